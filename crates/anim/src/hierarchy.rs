@@ -1,0 +1,106 @@
+//! Node hierarchy in parents-first order, local→model transforms and skinning matrices.
+
+use glam::{Affine3A, Mat4};
+
+use crate::model::Skin;
+use crate::pose::Pose;
+
+/// Marks a root in [`Hierarchy::parents`].
+pub const NO_PARENT: u32 = u32::MAX;
+
+/// The node tree flattened for one linear local→model pass.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hierarchy {
+    /// Parent of each node (by glTF node index), [`NO_PARENT`] for roots.
+    pub parents: Vec<u32>,
+    /// Every node exactly once, each parent before its children.
+    pub order: Vec<u32>,
+}
+
+impl Hierarchy {
+    /// Build from a parent table that is known to be a forest (the importer checks this).
+    ///
+    /// Returns `None` when the table has a cycle or an out-of-range parent.
+    pub fn from_parents(parents: Vec<u32>) -> Option<Self> {
+        let n = parents.len();
+        let mut children_start = vec![0u32; n + 1];
+        for &p in &parents {
+            if p != NO_PARENT {
+                let p = p as usize;
+                if p >= n {
+                    return None;
+                }
+                children_start[p + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            children_start[i + 1] += children_start[i];
+        }
+        let mut fill = children_start.clone();
+        let mut children = vec![0u32; children_start[n] as usize];
+        for (node, &p) in parents.iter().enumerate() {
+            if p != NO_PARENT {
+                let slot = &mut fill[p as usize];
+                children[*slot as usize] = node as u32;
+                *slot += 1;
+            }
+        }
+        let mut order: Vec<u32> = (0..n as u32).filter(|&i| parents[i as usize] == NO_PARENT).collect();
+        let mut head = 0;
+        while head < order.len() {
+            let node = order[head] as usize;
+            head += 1;
+            let range = children_start[node] as usize..children_start[node + 1] as usize;
+            order.extend_from_slice(&children[range]);
+        }
+        (order.len() == n).then_some(Self { parents, order })
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// True when there are no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.parents.is_empty()
+    }
+
+    /// Parent of `node`, if any.
+    pub fn parent(&self, node: usize) -> Option<usize> {
+        self.parents.get(node).copied().filter(|&p| p != NO_PARENT).map(|p| p as usize)
+    }
+
+    /// Compute `model_from_node` for every node from the pose's local transforms, in one pass.
+    ///
+    /// `model_from_node` must hold one matrix per node (panics in debug builds otherwise).
+    /// Allocates nothing.
+    pub fn local_to_model(&self, pose: &Pose, model_from_node: &mut [Affine3A]) {
+        debug_assert_eq!(model_from_node.len(), self.parents.len());
+        debug_assert_eq!(pose.translations.len(), self.parents.len());
+        for &node in &self.order {
+            let node = node as usize;
+            let parent_from_node = Affine3A::from_scale_rotation_translation(
+                pose.scales[node],
+                pose.rotations[node],
+                pose.translations[node],
+            );
+            let parent = self.parents[node];
+            model_from_node[node] = if parent == NO_PARENT {
+                parent_from_node
+            } else {
+                model_from_node[parent as usize] * parent_from_node
+            };
+        }
+    }
+}
+
+/// Fill `joint_palette[i] = model_from_joint[i] × inverse_bind[i]` for the skin's joints: the
+/// matrices a vertex shader blends. Allocates nothing; `joint_palette.len()` must equal the
+/// skin's joint count.
+pub fn skinning_matrices(skin: &Skin, model_from_node: &[Affine3A], joint_palette: &mut [Mat4]) {
+    debug_assert_eq!(joint_palette.len(), skin.joints.len());
+    for ((out, &joint), inverse_bind) in joint_palette.iter_mut().zip(&skin.joints).zip(&skin.inverse_bind_matrices) {
+        *out = Mat4::from(model_from_node[joint]) * *inverse_bind;
+    }
+}

@@ -1,0 +1,834 @@
+//! Turns the glTF JSON and its buffers into the owned [`Model`], validating as it goes.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use gltf::json::Value;
+
+use super::Limits;
+use super::accessor::{Accessor, Component, Data, ElementType, View, parse_accessor};
+use super::json::{
+    array, expect_object, get, index_list, name, opt_f32, opt_float_list, opt_floats, opt_index, opt_str, opt_u64,
+    req_index, req_u64, top_array,
+};
+use super::uri::{decode_data_uri, resolve_relative};
+use crate::clip::{Clip, Interpolation, Property, Timeline, Track, TrackValues};
+use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
+use crate::hierarchy::{Hierarchy, NO_PARENT};
+use crate::model::{
+    Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, TextureRef, Transform,
+};
+
+/// Extensions that may be required: animtune reads their data correctly or they only change
+/// looks it does not draw.
+const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] =
+    &["KHR_mesh_quantization", "KHR_materials_unlit", "KHR_texture_transform", "KHR_materials_emissive_strength"];
+
+fn object_ref(kind: ObjectKind, index: usize, value: &Value) -> ObjectRef {
+    ObjectRef { kind, index, name: name(value), part: None }
+}
+
+fn bad_value(object: &ObjectRef, field: &'static str, reason: impl Into<String>) -> ImportError {
+    invalid(object, Problem::BadValue { field, reason: reason.into() })
+}
+
+/// Read the bytes a `uri` names: a data URI or a file beside the model.
+fn read_uri(
+    uri: &str,
+    object: &ObjectRef,
+    base_dir: Option<&Path>,
+    limits: &Limits,
+) -> Result<(Option<String>, Vec<u8>), ImportError> {
+    let shown: String = uri.chars().take(80).collect();
+    let uri_error = |reason: String| invalid(object, Problem::Uri { uri: shown.clone(), reason });
+    if uri.starts_with("data:") {
+        return decode_data_uri(uri).map_err(uri_error);
+    }
+    let Some(base_dir) = base_dir else {
+        return Err(uri_error("external files cannot be resolved for a model loaded from memory".to_owned()));
+    };
+    let path = resolve_relative(base_dir, uri).map_err(uri_error)?;
+    let size = std::fs::metadata(&path).map_err(|e| uri_error(format!("cannot read {}: {e}", path.display())))?.len();
+    if size > limits.max_file_bytes {
+        return Err(invalid(
+            object,
+            Problem::Limit { what: "file size in bytes", value: size, limit: limits.max_file_bytes },
+        ));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| uri_error(format!("cannot read {}: {e}", path.display())))?;
+    let mime = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
+        Some("png") => Some("image/png".to_owned()),
+        Some("jpg" | "jpeg") => Some("image/jpeg".to_owned()),
+        _ => None,
+    };
+    Ok((mime, bytes))
+}
+
+struct Builder<'a> {
+    root: &'a Value,
+    limits: &'a Limits,
+    buffers: Vec<Vec<u8>>,
+    views: Vec<View>,
+    accessors: Vec<Accessor>,
+}
+
+/// Build a model from the JSON document and the GLB binary chunk, if any.
+pub(crate) fn build(
+    json: &[u8],
+    bin: Option<&[u8]>,
+    base_dir: Option<&Path>,
+    limits: &Limits,
+) -> Result<Model, ImportError> {
+    let root: Value = gltf::json::deserialize::from_slice(json).map_err(|e| ImportError::Json(e.to_string()))?;
+    let root_ref = ObjectRef::root();
+    expect_object(&root, &root_ref)?;
+    let asset = get(&root, "asset").ok_or_else(|| invalid(&root_ref, Problem::MissingField("asset")))?;
+    let version = opt_str(asset, &root_ref, "version")?
+        .ok_or_else(|| invalid(&root_ref, Problem::MissingField("asset.version")))?;
+    if !version.starts_with("2.") {
+        return Err(bad_value(&root_ref, "asset.version", format!("\"{version}\": only glTF 2.x is supported")));
+    }
+    for ext in array(&root, &root_ref, "extensionsRequired")? {
+        let ext = ext.as_str().unwrap_or("?");
+        if !SUPPORTED_REQUIRED_EXTENSIONS.contains(&ext) {
+            return Err(invalid(&root_ref, Problem::UnsupportedExtension(ext.to_owned())));
+        }
+    }
+
+    let mut b = Builder { root: &root, limits, buffers: Vec::new(), views: Vec::new(), accessors: Vec::new() };
+    b.load_buffers(bin, base_dir)?;
+    b.parse_views()?;
+    let view_count = b.views.len();
+    b.accessors = top_array(&root, "accessors")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| parse_accessor(v, i, view_count))
+        .collect::<Result<_, _>>()?;
+
+    let images = b.load_images(base_dir)?;
+    let textures = b.parse_textures(images.len())?;
+    let materials = b.parse_materials(&textures)?;
+    let meshes = b.parse_meshes(materials.len())?;
+    let skins_json = top_array(&root, "skins")?;
+    let mut nodes = b.parse_nodes(&meshes, skins_json.len())?;
+    let hierarchy = build_hierarchy(&root, &mut nodes)?;
+    let skins = b.parse_skins(&nodes)?;
+    check_skinned_meshes(&root, &nodes, &meshes, &skins)?;
+    let scenes = b.parse_scenes(&nodes)?;
+    let default_scene = opt_index(&root, &root_ref, "scene", "scene", scenes.len())?;
+    let weight_count = nodes.iter().map(|n| n.rest_weights.len()).sum();
+    let clips = b.parse_animations(&nodes)?;
+    Ok(Model { nodes, hierarchy, scenes, default_scene, meshes, skins, materials, images, clips, weight_count })
+}
+
+impl Builder<'_> {
+    fn data(&self) -> Data<'_> {
+        Data { buffers: &self.buffers, views: &self.views, max_components: self.limits.max_accessor_components }
+    }
+
+    fn load_buffers(&mut self, bin: Option<&[u8]>, base_dir: Option<&Path>) -> Result<(), ImportError> {
+        for (i, value) in top_array(self.root, "buffers")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::Buffer, i, value);
+            expect_object(value, &object)?;
+            let byte_length = req_u64(value, &object, "byteLength")?;
+            if byte_length > self.limits.max_file_bytes {
+                return Err(invalid(
+                    &object,
+                    Problem::Limit { what: "byteLength", value: byte_length, limit: self.limits.max_file_bytes },
+                ));
+            }
+            let bytes = match opt_str(value, &object, "uri")? {
+                None => match (i, bin) {
+                    (0, Some(bin)) => bin.to_vec(),
+                    _ => return Err(invalid(&object, Problem::MissingField("uri"))),
+                },
+                Some(uri) => read_uri(uri, &object, base_dir, self.limits)?.1,
+            };
+            if (bytes.len() as u64) < byte_length {
+                return Err(invalid(
+                    &object,
+                    Problem::OutOfBounds(format!(
+                        "byteLength is {byte_length} but the data holds {} bytes",
+                        bytes.len()
+                    )),
+                ));
+            }
+            self.buffers.push(bytes);
+        }
+        Ok(())
+    }
+
+    fn parse_views(&mut self) -> Result<(), ImportError> {
+        for (i, value) in top_array(self.root, "bufferViews")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::BufferView, i, value);
+            expect_object(value, &object)?;
+            let buffer = req_index(value, &object, "buffer", "buffer", self.buffers.len())?;
+            let byte_offset = opt_u64(value, &object, "byteOffset")?.unwrap_or(0);
+            let byte_length = req_u64(value, &object, "byteLength")?;
+            let available = self.buffers[buffer].len() as u64;
+            if byte_offset.checked_add(byte_length).is_none_or(|end| end > available) {
+                return Err(invalid(
+                    &object,
+                    Problem::OutOfBounds(format!(
+                        "bytes {byte_offset}..{} lie outside buffer {buffer} of {available} bytes",
+                        byte_offset.saturating_add(byte_length)
+                    )),
+                ));
+            }
+            let byte_stride = opt_u64(value, &object, "byteStride")?;
+            if let Some(stride) = byte_stride
+                && !(4..=252).contains(&stride)
+            {
+                return Err(bad_value(&object, "byteStride", format!("{stride} is outside 4..=252")));
+            }
+            self.views.push(View {
+                buffer,
+                byte_offset: byte_offset as usize,
+                byte_length: byte_length as usize,
+                byte_stride: byte_stride.map(|s| s as usize),
+            });
+        }
+        Ok(())
+    }
+
+    /// The accessor at `index` (already range-checked) if its type suits the use.
+    fn typed(
+        &self,
+        user: &ObjectRef,
+        field: &'static str,
+        index: usize,
+        types: &[ElementType],
+        allowed: fn(Component, bool) -> bool,
+        expected: &'static str,
+    ) -> Result<&Accessor, ImportError> {
+        let a = &self.accessors[index];
+        if types.contains(&a.element) && allowed(a.component, a.normalized) {
+            Ok(a)
+        } else {
+            Err(invalid(user, Problem::AccessorType { field, accessor: index, expected, found: a.describe() }))
+        }
+    }
+
+    fn check_count(
+        user: &ObjectRef,
+        field: &'static str,
+        index: usize,
+        a: &Accessor,
+        expected: usize,
+    ) -> Result<(), ImportError> {
+        if a.count == expected as u64 {
+            Ok(())
+        } else {
+            Err(invalid(user, Problem::AccessorCount { field, accessor: index, expected, found: a.count as usize }))
+        }
+    }
+
+    fn load_images(&self, base_dir: Option<&Path>) -> Result<Vec<Image>, ImportError> {
+        let mut images = Vec::new();
+        for (i, value) in top_array(self.root, "images")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::Image, i, value);
+            expect_object(value, &object)?;
+            let mut mime_type = opt_str(value, &object, "mimeType")?.map(str::to_owned);
+            let bytes = if let Some(uri) = opt_str(value, &object, "uri")? {
+                let (mime, bytes) = read_uri(uri, &object, base_dir, self.limits)?;
+                mime_type = mime_type.or(mime);
+                bytes
+            } else if let Some(view) = opt_index(value, &object, "bufferView", "buffer view", self.views.len())? {
+                let v = self.views[view];
+                self.buffers[v.buffer][v.byte_offset..v.byte_offset + v.byte_length].to_vec()
+            } else {
+                return Err(invalid(&object, Problem::MissingField("uri")));
+            };
+            images.push(Image { name: name(value), mime_type, bytes });
+        }
+        Ok(images)
+    }
+
+    fn parse_textures(&self, image_count: usize) -> Result<Vec<Option<usize>>, ImportError> {
+        top_array(self.root, "textures")?
+            .iter()
+            .enumerate()
+            .map(|(i, value)| {
+                let object = object_ref(ObjectKind::Texture, i, value);
+                expect_object(value, &object)?;
+                opt_index(value, &object, "source", "image", image_count)
+            })
+            .collect()
+    }
+
+    fn parse_materials(&self, textures: &[Option<usize>]) -> Result<Vec<Material>, ImportError> {
+        let mut materials = Vec::new();
+        for (i, value) in top_array(self.root, "materials")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::Material, i, value);
+            expect_object(value, &object)?;
+            let mut material = Material { name: name(value), ..Material::default() };
+            if let Some(pbr) = get(value, "pbrMetallicRoughness") {
+                if let Some(f) = opt_floats::<4>(pbr, &object, "baseColorFactor")? {
+                    material.base_color_factor = Vec4::from(f);
+                }
+                if let Some(tex) = get(pbr, "baseColorTexture") {
+                    let texture = req_index(tex, &object, "index", "texture", textures.len())?;
+                    let texcoord = opt_u64(tex, &object, "texCoord")?.unwrap_or(0).min(u64::from(u32::MAX)) as u32;
+                    material.base_color_texture = textures[texture].map(|image| TextureRef { image, texcoord });
+                }
+                material.metallic_factor = opt_f32(pbr, &object, "metallicFactor")?.unwrap_or(1.0);
+                material.roughness_factor = opt_f32(pbr, &object, "roughnessFactor")?.unwrap_or(1.0);
+            }
+            material.double_sided = get(value, "doubleSided").and_then(Value::as_bool).unwrap_or(false);
+            material.alpha_blend = opt_str(value, &object, "alphaMode")? == Some("BLEND");
+            materials.push(material);
+        }
+        Ok(materials)
+    }
+
+    fn vec3s(
+        &self,
+        user: &ObjectRef,
+        field: &'static str,
+        index: usize,
+        count: Option<usize>,
+    ) -> Result<Vec<Vec3>, ImportError> {
+        let a = self.typed(user, field, index, &[ElementType::Vec3], |_, _| true, "VEC3")?;
+        if let Some(count) = count {
+            Self::check_count(user, field, index, a, count)?;
+        }
+        let floats = self.data().read_f32(a)?;
+        if let Some(bad) = floats.iter().position(|x| !x.is_finite()) {
+            return Err(invalid(user, Problem::NonFinite { field, element: bad / 3 }));
+        }
+        Ok(floats.chunks_exact(3).map(Vec3::from_slice).collect())
+    }
+
+    fn parse_primitive(
+        &self,
+        value: &Value,
+        object: &ObjectRef,
+        material_count: usize,
+    ) -> Result<Primitive, ImportError> {
+        expect_object(value, object)?;
+        let attributes =
+            get(value, "attributes").ok_or_else(|| invalid(object, Problem::MissingField("attributes")))?;
+        let accessor_count = self.accessors.len();
+        let attr = |key: &'static str| opt_index(attributes, object, key, "accessor", accessor_count);
+        let position_index =
+            attr("POSITION")?.ok_or_else(|| invalid(object, Problem::MissingField("attributes.POSITION")))?;
+        let positions = self.vec3s(object, "POSITION", position_index, None)?;
+        let vertex_count = positions.len();
+        let normals = match attr("NORMAL")? {
+            Some(i) => self.vec3s(object, "NORMAL", i, Some(vertex_count))?,
+            None => Vec::new(),
+        };
+        let texcoords = match attr("TEXCOORD_0")? {
+            Some(i) => {
+                let a = self.typed(object, "TEXCOORD_0", i, &[ElementType::Vec2], |_, _| true, "VEC2")?;
+                Self::check_count(object, "TEXCOORD_0", i, a, vertex_count)?;
+                self.data().read_f32(a)?.chunks_exact(2).map(Vec2::from_slice).collect()
+            }
+            None => Vec::new(),
+        };
+        let colors = match attr("COLOR_0")? {
+            Some(i) => {
+                let a = self.typed(
+                    object,
+                    "COLOR_0",
+                    i,
+                    &[ElementType::Vec3, ElementType::Vec4],
+                    |c, n| c == Component::F32 || (n && matches!(c, Component::U8 | Component::U16)),
+                    "VEC3/VEC4 of FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT",
+                )?;
+                Self::check_count(object, "COLOR_0", i, a, vertex_count)?;
+                let n = a.element.components();
+                self.data()
+                    .read_f32(a)?
+                    .chunks_exact(n)
+                    .map(|c| if n == 3 { Vec4::new(c[0], c[1], c[2], 1.0) } else { Vec4::from_slice(c) })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let mut joints = Vec::new();
+        let mut weights = Vec::new();
+        for (jk, wk) in [("JOINTS_0", "WEIGHTS_0"), ("JOINTS_1", "WEIGHTS_1")] {
+            let (Some(ji), Some(wi)) = (attr(jk)?, attr(wk)?) else { break };
+            let a = self.typed(
+                object,
+                jk,
+                ji,
+                &[ElementType::Vec4],
+                |c, n| !n && matches!(c, Component::U8 | Component::U16),
+                "VEC4 of UNSIGNED_BYTE/UNSIGNED_SHORT",
+            )?;
+            Self::check_count(object, jk, ji, a, vertex_count)?;
+            let j = self.data().read_u32(a)?;
+            joints.push(j.chunks_exact(4).map(|c| [c[0] as u16, c[1] as u16, c[2] as u16, c[3] as u16]).collect());
+            let a = self.typed(
+                object,
+                wk,
+                wi,
+                &[ElementType::Vec4],
+                |c, n| c == Component::F32 || (n && matches!(c, Component::U8 | Component::U16)),
+                "VEC4 of FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT",
+            )?;
+            Self::check_count(object, wk, wi, a, vertex_count)?;
+            let w = self.data().read_f32(a)?;
+            if let Some(bad) = w.iter().position(|x| !x.is_finite()) {
+                return Err(invalid(object, Problem::NonFinite { field: wk, element: bad / 4 }));
+            }
+            weights.push(w.chunks_exact(4).map(Vec4::from_slice).collect());
+        }
+        let indices = match opt_index(value, object, "indices", "accessor", accessor_count)? {
+            Some(i) => {
+                let a = self.typed(
+                    object,
+                    "indices",
+                    i,
+                    &[ElementType::Scalar],
+                    |c, n| !n && matches!(c, Component::U8 | Component::U16 | Component::U32),
+                    "SCALAR of UNSIGNED_BYTE/UNSIGNED_SHORT/UNSIGNED_INT",
+                )?;
+                let indices = self.data().read_u32(a)?;
+                if let Some(bad) = indices.iter().position(|&x| x as usize >= vertex_count) {
+                    return Err(bad_value(
+                        object,
+                        "indices",
+                        format!("index {bad} refers to vertex {} but there are {vertex_count}", indices[bad]),
+                    ));
+                }
+                Some(indices)
+            }
+            None => None,
+        };
+        let mode = match opt_u64(value, object, "mode")?.unwrap_or(4) {
+            0 => PrimitiveMode::Points,
+            1 => PrimitiveMode::Lines,
+            2 => PrimitiveMode::LineLoop,
+            3 => PrimitiveMode::LineStrip,
+            4 => PrimitiveMode::Triangles,
+            5 => PrimitiveMode::TriangleStrip,
+            6 => PrimitiveMode::TriangleFan,
+            other => return Err(bad_value(object, "mode", format!("unknown primitive mode {other}"))),
+        };
+        let material = opt_index(value, object, "material", "material", material_count)?;
+        let mut targets = Vec::new();
+        for target in array(value, object, "targets")? {
+            let positions = match opt_index(target, object, "POSITION", "accessor", accessor_count)? {
+                Some(i) => self.vec3s(object, "targets.POSITION", i, Some(vertex_count))?,
+                None => vec![Vec3::ZERO; vertex_count],
+            };
+            let normals = match opt_index(target, object, "NORMAL", "accessor", accessor_count)? {
+                Some(i) => self.vec3s(object, "targets.NORMAL", i, Some(vertex_count))?,
+                None => Vec::new(),
+            };
+            targets.push(MorphTarget { positions, normals });
+        }
+        Ok(Primitive { mode, positions, normals, texcoords, colors, joints, weights, indices, material, targets })
+    }
+
+    fn parse_meshes(&self, material_count: usize) -> Result<Vec<Mesh>, ImportError> {
+        let mut meshes = Vec::new();
+        for (i, value) in top_array(self.root, "meshes")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::Mesh, i, value);
+            expect_object(value, &object)?;
+            let prims = array(value, &object, "primitives")?;
+            if prims.is_empty() {
+                return Err(invalid(&object, Problem::MissingField("primitives")));
+            }
+            let primitives = prims
+                .iter()
+                .enumerate()
+                .map(|(p, v)| self.parse_primitive(v, &object.with_part("primitive", p), material_count))
+                .collect::<Result<Vec<_>, _>>()?;
+            let target_count = primitives[0].targets.len();
+            if let Some(p) = primitives.iter().position(|p| p.targets.len() != target_count) {
+                return Err(bad_value(
+                    &object.with_part("primitive", p),
+                    "targets",
+                    format!("{} morph targets, but primitive 0 has {target_count}", primitives[p].targets.len()),
+                ));
+            }
+            let default_weights = opt_float_list(value, &object, "weights")?.unwrap_or_else(|| vec![0.0; target_count]);
+            if default_weights.len() != target_count {
+                return Err(bad_value(
+                    &object,
+                    "weights",
+                    format!("{} weights for {target_count} morph targets", default_weights.len()),
+                ));
+            }
+            let target_names = get(value, "extras")
+                .and_then(|e| get(e, "targetNames"))
+                .and_then(Value::as_array)
+                .map(|names| names.iter().map(|n| n.as_str().unwrap_or_default().to_owned()).collect())
+                .unwrap_or_default();
+            meshes.push(Mesh { name: name(value), primitives, default_weights, target_names });
+        }
+        Ok(meshes)
+    }
+
+    fn parse_nodes(&self, meshes: &[Mesh], skin_count: usize) -> Result<Vec<Node>, ImportError> {
+        let nodes_json = top_array(self.root, "nodes")?;
+        if nodes_json.len() > self.limits.max_nodes {
+            return Err(invalid(
+                &ObjectRef::root(),
+                Problem::Limit {
+                    what: "node count",
+                    value: nodes_json.len() as u64,
+                    limit: self.limits.max_nodes as u64,
+                },
+            ));
+        }
+        let count = nodes_json.len();
+        let mut nodes = Vec::with_capacity(count);
+        let mut weights_offset = 0;
+        for (i, value) in nodes_json.iter().enumerate() {
+            let object = object_ref(ObjectKind::Node, i, value);
+            expect_object(value, &object)?;
+            let children = index_list(value, &object, "children", "node", count)?;
+            let mesh = opt_index(value, &object, "mesh", "mesh", meshes.len())?;
+            let skin = opt_index(value, &object, "skin", "skin", skin_count)?;
+            if skin.is_some() && mesh.is_none() {
+                return Err(bad_value(&object, "skin", "a node with a skin must have a mesh"));
+            }
+            let rest = if let Some(m) = opt_floats::<16>(value, &object, "matrix")? {
+                let (scale, rotation, translation) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
+                let rotation =
+                    if rotation.is_finite() && rotation.length() > 0.5 { rotation.normalize() } else { Quat::IDENTITY };
+                Transform { translation, rotation, scale }
+            } else {
+                let translation = opt_floats::<3>(value, &object, "translation")?.map_or(Vec3::ZERO, Vec3::from);
+                let scale = opt_floats::<3>(value, &object, "scale")?.map_or(Vec3::ONE, Vec3::from);
+                let rotation = match opt_floats::<4>(value, &object, "rotation")? {
+                    None => Quat::IDENTITY,
+                    Some(r) => {
+                        let q = Vec4::from(r);
+                        if q.length() < 1e-6 {
+                            return Err(bad_value(&object, "rotation", "quaternion has zero length"));
+                        }
+                        Quat::from_vec4(q.normalize())
+                    }
+                };
+                Transform { translation, rotation, scale }
+            };
+            let target_count = mesh.map_or(0, |m| meshes[m].target_count());
+            let rest_weights = match opt_float_list(value, &object, "weights")? {
+                Some(w) if w.len() == target_count => w,
+                Some(w) => {
+                    return Err(bad_value(
+                        &object,
+                        "weights",
+                        format!("{} weights for {target_count} morph targets", w.len()),
+                    ));
+                }
+                None => mesh.map_or_else(Vec::new, |m| meshes[m].default_weights.clone()),
+            };
+            nodes.push(Node {
+                name: name(value),
+                rest,
+                parent: None,
+                children,
+                mesh,
+                skin,
+                rest_weights,
+                weights_offset,
+            });
+            weights_offset += target_count;
+        }
+        Ok(nodes)
+    }
+
+    fn parse_skins(&self, nodes: &[Node]) -> Result<Vec<Skin>, ImportError> {
+        let mut skins = Vec::new();
+        for (i, value) in top_array(self.root, "skins")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::Skin, i, value);
+            expect_object(value, &object)?;
+            let joints = index_list(value, &object, "joints", "node", nodes.len())?;
+            if joints.is_empty() {
+                return Err(invalid(&object, Problem::MissingField("joints")));
+            }
+            let inverse_bind_matrices =
+                match opt_index(value, &object, "inverseBindMatrices", "accessor", self.accessors.len())? {
+                    None => vec![Mat4::IDENTITY; joints.len()],
+                    Some(index) => {
+                        let a = self.typed(
+                            &object,
+                            "inverseBindMatrices",
+                            index,
+                            &[ElementType::Mat4],
+                            |c, _| c == Component::F32,
+                            "MAT4 of FLOAT",
+                        )?;
+                        if a.count < joints.len() as u64 {
+                            return Err(invalid(
+                                &object,
+                                Problem::AccessorCount {
+                                    field: "inverseBindMatrices",
+                                    accessor: index,
+                                    expected: joints.len(),
+                                    found: a.count as usize,
+                                },
+                            ));
+                        }
+                        let floats = self.data().read_f32(a)?;
+                        if let Some(bad) = floats.iter().position(|x| !x.is_finite()) {
+                            return Err(invalid(
+                                &object,
+                                Problem::NonFinite { field: "inverseBindMatrices", element: bad / 16 },
+                            ));
+                        }
+                        floats.chunks_exact(16).take(joints.len()).map(Mat4::from_cols_slice).collect()
+                    }
+                };
+            let skeleton = opt_index(value, &object, "skeleton", "node", nodes.len())?;
+            skins.push(Skin { name: name(value), joints, inverse_bind_matrices, skeleton });
+        }
+        Ok(skins)
+    }
+
+    fn parse_scenes(&self, nodes: &[Node]) -> Result<Vec<Scene>, ImportError> {
+        let mut scenes = Vec::new();
+        for (i, value) in top_array(self.root, "scenes")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::Scene, i, value);
+            expect_object(value, &object)?;
+            let roots = index_list(value, &object, "nodes", "node", nodes.len())?;
+            if let Some(&child) = roots.iter().find(|&&n| nodes[n].parent.is_some()) {
+                return Err(bad_value(&object, "nodes", format!("node {child} is not a root node")));
+            }
+            scenes.push(Scene { name: name(value), roots });
+        }
+        Ok(scenes)
+    }
+
+    fn key_times(&self, sampler: &ObjectRef, index: usize) -> Result<Vec<f32>, ImportError> {
+        let a =
+            self.typed(sampler, "input", index, &[ElementType::Scalar], |c, _| c == Component::F32, "SCALAR of FLOAT")?;
+        let times = self.data().read_f32(a)?;
+        for (key, &t) in times.iter().enumerate() {
+            if !t.is_finite() {
+                return Err(invalid(sampler, Problem::NonFinite { field: "input", element: key }));
+            }
+            if t < 0.0 {
+                return Err(invalid(sampler, Problem::NegativeKeyTime { key, time_secs: t }));
+            }
+            if key > 0 && t <= times[key - 1] {
+                return Err(invalid(
+                    sampler,
+                    Problem::KeyTimesNotIncreasing { key, previous_secs: times[key - 1], time_secs: t },
+                ));
+            }
+        }
+        Ok(times)
+    }
+
+    fn parse_animations(&self, nodes: &[Node]) -> Result<Vec<Clip>, ImportError> {
+        let mut clips = Vec::new();
+        let mut total_keys: u64 = 0;
+        for (i, value) in top_array(self.root, "animations")?.iter().enumerate() {
+            let object = object_ref(ObjectKind::Animation, i, value);
+            expect_object(value, &object)?;
+            let samplers = array(value, &object, "samplers")?;
+            let channels = array(value, &object, "channels")?;
+            let mut timelines: Vec<Timeline> = Vec::new();
+            let mut timeline_of_input: HashMap<usize, usize> = HashMap::new();
+            let mut tracks = Vec::new();
+            for (c, channel) in channels.iter().enumerate() {
+                let channel_ref = object.with_part("channel", c);
+                expect_object(channel, &channel_ref)?;
+                let s = req_index(channel, &channel_ref, "sampler", "sampler", samplers.len())?;
+                let target =
+                    get(channel, "target").ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target")))?;
+                let path = opt_str(target, &channel_ref, "path")?
+                    .ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target.path")))?;
+                let property = match path {
+                    "translation" => Property::Translation,
+                    "rotation" => Property::Rotation,
+                    "scale" => Property::Scale,
+                    "weights" => Property::Weights,
+                    other => return Err(bad_value(&channel_ref, "target.path", format!("unknown path \"{other}\""))),
+                };
+                // A channel without a node is for extensions; the core ignores it.
+                let Some(node) = opt_index(target, &channel_ref, "node", "node", nodes.len())? else { continue };
+
+                let sampler_ref = object.with_part("sampler", s);
+                let sampler = &samplers[s];
+                expect_object(sampler, &sampler_ref)?;
+                let interpolation = match opt_str(sampler, &sampler_ref, "interpolation")?.unwrap_or("LINEAR") {
+                    "LINEAR" => Interpolation::Linear,
+                    "STEP" => Interpolation::Step,
+                    "CUBICSPLINE" => Interpolation::CubicSpline,
+                    other => return Err(bad_value(&sampler_ref, "interpolation", format!("unknown mode \"{other}\""))),
+                };
+                let input = req_index(sampler, &sampler_ref, "input", "accessor", self.accessors.len())?;
+                let output = req_index(sampler, &sampler_ref, "output", "accessor", self.accessors.len())?;
+                let timeline = match timeline_of_input.get(&input) {
+                    Some(&t) => t,
+                    None => {
+                        let times_secs = self.key_times(&sampler_ref, input)?;
+                        total_keys += times_secs.len() as u64;
+                        if total_keys > self.limits.max_total_keys {
+                            return Err(invalid(
+                                &sampler_ref,
+                                Problem::Limit {
+                                    what: "total key count",
+                                    value: total_keys,
+                                    limit: self.limits.max_total_keys,
+                                },
+                            ));
+                        }
+                        // Exporters often write identical key times to separate accessors.
+                        let t = timelines.iter().position(|t| t.times_secs == times_secs).unwrap_or_else(|| {
+                            timelines.push(Timeline { times_secs });
+                            timelines.len() - 1
+                        });
+                        timeline_of_input.insert(input, t);
+                        t
+                    }
+                };
+                let keys = timelines[timeline].times_secs.len();
+                let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+                let values = self.track_values(&sampler_ref, output, property, node, &nodes[node], keys * per_key)?;
+                let values = normalize_rotation_keys(values, interpolation, &sampler_ref)?;
+                tracks.push(Track { node, timeline, interpolation, values, channel: c, sampler: s });
+            }
+            let used: Vec<&Timeline> = tracks.iter().map(|t| &timelines[t.timeline]).collect();
+            let start_secs = used.iter().filter_map(|t| t.times_secs.first()).copied().reduce(f32::min).unwrap_or(0.0);
+            let end_secs = used.iter().filter_map(|t| t.times_secs.last()).copied().reduce(f32::max).unwrap_or(0.0);
+            clips.push(Clip { name: name(value), timelines, tracks, start_secs, end_secs });
+        }
+        Ok(clips)
+    }
+
+    fn track_values(
+        &self,
+        sampler: &ObjectRef,
+        output: usize,
+        property: Property,
+        node_index: usize,
+        node: &Node,
+        elements: usize,
+    ) -> Result<TrackValues, ImportError> {
+        let float_or_normalized: fn(Component, bool) -> bool = |c, n| c == Component::F32 || (n && c != Component::U32);
+        type Rule = (&'static [ElementType], fn(Component, bool) -> bool, &'static str);
+        let (types, allowed, expected): Rule = match property {
+            // Integer translations and scales come from KHR_mesh_quantization.
+            Property::Translation | Property::Scale => {
+                (&[ElementType::Vec3], |c, _| c != Component::U32, "VEC3 of FLOAT")
+            }
+            Property::Rotation => (&[ElementType::Vec4], float_or_normalized, "VEC4 of FLOAT or normalized BYTE/SHORT"),
+            Property::Weights => {
+                (&[ElementType::Scalar], float_or_normalized, "SCALAR of FLOAT or normalized BYTE/SHORT")
+            }
+        };
+        let a = self.typed(sampler, "output", output, types, allowed, expected)?;
+        let per_element = if property == Property::Weights {
+            let targets = node.rest_weights.len();
+            if targets == 0 {
+                return Err(bad_value(
+                    sampler,
+                    "output",
+                    format!("animates the weights of node {node_index}, which has no morph targets"),
+                ));
+            }
+            targets
+        } else {
+            1
+        };
+        Self::check_count(sampler, "output", output, a, elements * per_element)?;
+        let floats = self.data().read_f32(a)?;
+        if let Some(bad) = floats.iter().position(|x| !x.is_finite()) {
+            return Err(invalid(
+                sampler,
+                Problem::NonFinite { field: "output", element: bad / a.element.components() },
+            ));
+        }
+        Ok(match property {
+            Property::Translation => TrackValues::Translation(floats.chunks_exact(3).map(Vec3::from_slice).collect()),
+            Property::Scale => TrackValues::Scale(floats.chunks_exact(3).map(Vec3::from_slice).collect()),
+            Property::Rotation => TrackValues::Rotation(floats.chunks_exact(4).map(Quat::from_slice).collect()),
+            Property::Weights => {
+                TrackValues::Weights { offset: node.weights_offset, count: per_element, values: floats }
+            }
+        })
+    }
+}
+
+/// Rotation key values are made unit length (quantized keys are only approximately so);
+/// cubic tangents are left as authored.
+fn normalize_rotation_keys(
+    values: TrackValues,
+    interpolation: Interpolation,
+    sampler: &ObjectRef,
+) -> Result<TrackValues, ImportError> {
+    let TrackValues::Rotation(mut keys) = values else { return Ok(values) };
+    let (start, step) = if interpolation == Interpolation::CubicSpline { (1, 3) } else { (0, 1) };
+    for (k, q) in keys.iter_mut().skip(start).step_by(step).enumerate() {
+        let length = q.length();
+        if length < 1e-6 {
+            return Err(bad_value(sampler, "output", format!("rotation key {k} has zero length")));
+        }
+        *q = Quat::from_vec4(Vec4::from(*q) / length);
+    }
+    Ok(TrackValues::Rotation(keys))
+}
+
+/// Fill in parents, rejecting two-parent nodes and cycles, and order the nodes parents-first.
+fn build_hierarchy(root: &Value, nodes: &mut [Node]) -> Result<Hierarchy, ImportError> {
+    let nodes_json = top_array(root, "nodes")?;
+    let node_ref = |i: usize| object_ref(ObjectKind::Node, i, &nodes_json[i]);
+    let mut parents = vec![NO_PARENT; nodes.len()];
+    for (p, node) in nodes.iter().enumerate() {
+        for &c in &node.children {
+            if c == p {
+                return Err(invalid(&node_ref(p), Problem::Cycle));
+            }
+            if parents[c] != NO_PARENT {
+                return Err(invalid(&node_ref(c), Problem::TwoParents { first: parents[c] as usize, second: p }));
+            }
+            parents[c] = p as u32;
+        }
+    }
+    for (node, &p) in nodes.iter_mut().zip(&parents) {
+        node.parent = (p != NO_PARENT).then_some(p as usize);
+    }
+    Hierarchy::from_parents(parents).ok_or_else(|| {
+        // Some node was unreachable from every root: it sits on a cycle (or below one).
+        let mut on_cycle = 0;
+        for start in 0..nodes.len() {
+            let mut n = start;
+            let mut steps = 0;
+            while let Some(p) = nodes[n].parent {
+                n = p;
+                steps += 1;
+                if steps > nodes.len() {
+                    on_cycle = n;
+                    break;
+                }
+            }
+            if steps > nodes.len() {
+                break;
+            }
+        }
+        invalid(&node_ref(on_cycle), Problem::Cycle)
+    })
+}
+
+/// Every skinned primitive's joint indices must fall inside its skin.
+fn check_skinned_meshes(root: &Value, nodes: &[Node], meshes: &[Mesh], skins: &[Skin]) -> Result<(), ImportError> {
+    let nodes_json = top_array(root, "nodes")?;
+    for (i, node) in nodes.iter().enumerate() {
+        let (Some(mesh), Some(skin)) = (node.mesh, node.skin) else { continue };
+        let joint_count = skins[skin].joints.len();
+        for (p, primitive) in meshes[mesh].primitives.iter().enumerate() {
+            let max = primitive.joints.iter().flatten().flat_map(|j| j.iter().copied()).max();
+            if let Some(max) = max
+                && usize::from(max) >= joint_count
+            {
+                return Err(bad_value(
+                    &object_ref(ObjectKind::Node, i, &nodes_json[i]),
+                    "skin",
+                    format!("mesh {mesh} primitive {p} uses joint {max} but skin {skin} has {joint_count} joints"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

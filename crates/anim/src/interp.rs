@@ -1,0 +1,364 @@
+//! Interpolation maths: lerp, shortest-path slerp, cubic Hermite, and the "wrong space" teaching
+//! modes (nlerp, squad, matrix-lerp, euler-lerp, linear vs log scale), plus easing curves.
+
+use glam::{EulerRot, Mat3, Quat, Vec3, Vec4};
+
+/// Linear interpolation, exact at both ends (`u = 0` gives `a`, `u = 1` gives `b`).
+#[inline]
+pub fn lerp_vec3(a: Vec3, b: Vec3, u: f32) -> Vec3 {
+    a * (1.0 - u) + b * u
+}
+
+/// Scalar lerp, exact at both ends.
+#[inline]
+pub fn lerp_f32(a: f32, b: f32, u: f32) -> f32 {
+    a * (1.0 - u) + b * u
+}
+
+/// Spherical linear interpolation along the shortest arc: when `a · b < 0`, `b` is negated.
+/// Exact at both ends; falls back to normalized lerp when the keys are nearly equal.
+#[inline]
+pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
+    let a4 = Vec4::from(a);
+    let mut b4 = Vec4::from(b);
+    let mut dot = a4.dot(b4);
+    if dot < 0.0 {
+        b4 = -b4;
+        dot = -dot;
+    }
+    if dot > 0.9995 {
+        // sin(Ω) ≈ Ω: the sine ratios are 1−u and u to within f32 rounding.
+        return Quat::from_vec4(a4 * (1.0 - u) + b4 * u).normalize();
+    }
+    let omega = dot.min(1.0).acos();
+    let inv_sin = 1.0 / omega.sin();
+    let wa = ((1.0 - u) * omega).sin() * inv_sin;
+    let wb = (u * omega).sin() * inv_sin;
+    Quat::from_vec4(a4 * wa + b4 * wb)
+}
+
+/// Normalized lerp along the shortest arc: right path, non-uniform angular speed.
+#[inline]
+pub fn nlerp(a: Quat, b: Quat, u: f32) -> Quat {
+    let a4 = Vec4::from(a);
+    let b4 = Vec4::from(b);
+    let b4 = if a4.dot(b4) < 0.0 { -b4 } else { b4 };
+    normalize_or_identity(a4 * (1.0 - u) + b4 * u)
+}
+
+/// Normalize a 4-vector as a quaternion; the identity when it is (near) zero or not finite.
+#[inline]
+pub fn normalize_or_identity(v: Vec4) -> Quat {
+    let len_sq = v.length_squared();
+    if len_sq > 1e-20 && len_sq.is_finite() { Quat::from_vec4(v / len_sq.sqrt()) } else { Quat::IDENTITY }
+}
+
+/// The four cubic Hermite basis weights at `s`: `(h00, h10, h01, h11)`.
+#[inline]
+pub fn hermite_basis(s: f32) -> [f32; 4] {
+    let s2 = s * s;
+    let s3 = s2 * s;
+    [2.0 * s3 - 3.0 * s2 + 1.0, s3 - 2.0 * s2 + s, -2.0 * s3 + 3.0 * s2, s3 - s2]
+}
+
+/// Derivative of the Hermite basis with respect to `s`.
+#[inline]
+pub fn hermite_basis_derivative(s: f32) -> [f32; 4] {
+    let s2 = s * s;
+    [6.0 * s2 - 6.0 * s, 3.0 * s2 - 4.0 * s + 1.0, -6.0 * s2 + 6.0 * s, 3.0 * s2 - 2.0 * s]
+}
+
+/// glTF cubic spline between keys `p0` (out-tangent `m0`) and `p1` (in-tangent `m1`), with the
+/// tangents (units per second) scaled by the key interval `dt_secs`.
+#[inline]
+pub fn hermite<T>(p0: T, m0: T, p1: T, m1: T, dt_secs: f32, s: f32) -> T
+where
+    T: std::ops::Mul<f32, Output = T> + std::ops::Add<Output = T>,
+{
+    let [h00, h10, h01, h11] = hermite_basis(s);
+    p0 * h00 + m0 * (h10 * dt_secs) + p1 * h01 + m1 * (h11 * dt_secs)
+}
+
+/// Squad: a smooth quaternion curve through a chain of keys. `before` and `after` are the keys
+/// around the segment `a → b`; the curve passes through `a` and `b` with continuous angular
+/// velocity.
+pub fn squad(before: Quat, a: Quat, b: Quat, after: Quat, u: f32) -> Quat {
+    // Put the four keys in one hemisphere, following the chain.
+    let a = align(before, a);
+    let b = align(a, b);
+    let after = align(b, after);
+    let before = align(a, before);
+    let sa = squad_control(before, a, b);
+    let sb = squad_control(a, b, after);
+    slerp_no_flip(slerp_no_flip(a, b, u), slerp_no_flip(sa, sb, u), 2.0 * u * (1.0 - u))
+}
+
+/// `q` or `−q`, whichever is on the same hemisphere as `reference`.
+#[inline]
+pub fn align(reference: Quat, q: Quat) -> Quat {
+    if reference.dot(q) < 0.0 { -q } else { q }
+}
+
+fn squad_control(prev: Quat, q: Quat, next: Quat) -> Quat {
+    let inv = q.conjugate();
+    let l1 = quat_log(inv * next);
+    let l2 = quat_log(inv * prev);
+    let sum = (l1 + l2) * -0.25;
+    (q * quat_exp(sum)).normalize()
+}
+
+fn quat_log(q: Quat) -> Vec3 {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let len = v.length();
+    if len < 1e-7 {
+        return Vec3::ZERO;
+    }
+    v * (len.atan2(q.w) / len)
+}
+
+fn quat_exp(v: Vec3) -> Quat {
+    let angle = v.length();
+    if angle < 1e-7 {
+        return Quat::IDENTITY;
+    }
+    let s = angle.sin() / angle;
+    Quat::from_xyzw(v.x * s, v.y * s, v.z * s, angle.cos())
+}
+
+fn slerp_no_flip(a: Quat, b: Quat, u: f32) -> Quat {
+    let a4 = Vec4::from(a);
+    let b4 = Vec4::from(b);
+    let dot = a4.dot(b4).clamp(-1.0, 1.0);
+    if dot.abs() > 0.9995 {
+        return normalize_or_identity(a4 * (1.0 - u) + b4 * u);
+    }
+    let omega = dot.acos();
+    let inv_sin = 1.0 / omega.sin();
+    Quat::from_vec4(a4 * (((1.0 - u) * omega).sin() * inv_sin) + b4 * ((u * omega).sin() * inv_sin))
+}
+
+/// The wrong-space demo: lerp the two rotation matrices entry by entry.
+///
+/// Returns the closest rotation to the blended matrix and the lengths of its three columns (the
+/// "shrink" the blend applies: 1 for a true rotation, ≈ 0.707 half way through a 90° turn).
+pub fn matrix_lerp(a: Quat, b: Quat, u: f32) -> (Quat, Vec3) {
+    let ma = Mat3::from_quat(a);
+    let mb = Mat3::from_quat(b);
+    let m = Mat3::from_cols(
+        lerp_vec3(ma.x_axis, mb.x_axis, u),
+        lerp_vec3(ma.y_axis, mb.y_axis, u),
+        lerp_vec3(ma.z_axis, mb.z_axis, u),
+    );
+    let lengths = Vec3::new(m.x_axis.length(), m.y_axis.length(), m.z_axis.length());
+    if lengths.min_element() < 1e-6 {
+        // The blend collapsed a column (a 180° turn): no rotation is recoverable.
+        return (Quat::IDENTITY, lengths);
+    }
+    let rotation = Quat::from_mat3(&Mat3::from_cols(m.x_axis / lengths.x, m.y_axis / lengths.y, m.z_axis / lengths.z));
+    (normalize_or_identity(Vec4::from(rotation)), lengths)
+}
+
+/// The wrong-space demo: lerp XYZ Euler angles independently (may take a long path and pass
+/// near gimbal lock).
+pub fn euler_lerp(a: Quat, b: Quat, u: f32) -> Quat {
+    let (ax, ay, az) = a.to_euler(EulerRot::XYZ);
+    let (bx, by, bz) = b.to_euler(EulerRot::XYZ);
+    Quat::from_euler(EulerRot::XYZ, lerp_f32(ax, bx, u), lerp_f32(ay, by, u), lerp_f32(az, bz, u))
+}
+
+/// Scale interpolated in log space: `exp(lerp(ln a, ln b))`, per component. Components that are
+/// not positive (where the logarithm is undefined) fall back to plain lerp.
+#[inline]
+pub fn log_lerp_vec3(a: Vec3, b: Vec3, u: f32) -> Vec3 {
+    let one = |a: f32, b: f32| {
+        if a > 0.0 && b > 0.0 { (lerp_f32(a.ln(), b.ln(), u)).exp() } else { lerp_f32(a, b, u) }
+    };
+    Vec3::new(one(a.x, b.x), one(a.y, b.y), one(a.z, b.z))
+}
+
+/// How scales are interpolated and blended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum ScaleSpace {
+    /// Component-wise lerp (what the glTF spec asks for).
+    #[default]
+    Linear,
+    /// Lerp the logarithm, then exponentiate: 1 → 4 passes 2 half way.
+    Log,
+}
+
+impl ScaleSpace {
+    /// Every variant, for menus.
+    pub const ALL: [Self; 2] = [Self::Linear, Self::Log];
+
+    /// Interpolate two scales in this space.
+    #[inline]
+    pub fn lerp(self, a: Vec3, b: Vec3, u: f32) -> Vec3 {
+        match self {
+            Self::Linear => lerp_vec3(a, b, u),
+            Self::Log => log_lerp_vec3(a, b, u),
+        }
+    }
+
+    /// Stable name (`linear`, `log`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Log => "log",
+        }
+    }
+}
+
+/// How rotation keys are interpolated under LINEAR interpolation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum RotationSpace {
+    /// Shortest-path slerp (what the glTF spec asks for).
+    #[default]
+    Slerp,
+    /// Normalized lerp: right path, uneven speed.
+    Nlerp,
+    /// Squad through the chain of keys: smooth angular velocity at keys.
+    Squad,
+    /// Entry-wise lerp of rotation matrices: the limb shrinks mid-swing.
+    MatrixLerp,
+    /// Lerp of XYZ Euler angles: long paths, gimbal trouble.
+    EulerLerp,
+}
+
+impl RotationSpace {
+    /// Every variant, for menus.
+    pub const ALL: [Self; 5] = [Self::Slerp, Self::Nlerp, Self::Squad, Self::MatrixLerp, Self::EulerLerp];
+
+    /// Stable name (`slerp`, `nlerp`, `squad`, `matrix-lerp`, `euler-lerp`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Slerp => "slerp",
+            Self::Nlerp => "nlerp",
+            Self::Squad => "squad",
+            Self::MatrixLerp => "matrix-lerp",
+            Self::EulerLerp => "euler-lerp",
+        }
+    }
+}
+
+/// Easing curves on the segment parameter `u ∈ [0, 1]`, each with `e(0) = 0` and `e(1) = 1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub enum Easing {
+    /// `u`.
+    #[default]
+    Linear,
+    /// `3u² − 2u³` (slow in, slow out).
+    Smoothstep,
+    /// `6u⁵ − 15u⁴ + 10u³` (zero velocity and acceleration at both ends).
+    Smootherstep,
+    /// `u²`.
+    EaseInQuad,
+    /// `1 − (1 − u)²`.
+    EaseOutQuad,
+    /// Quadratic in, then out.
+    EaseInOutQuad,
+    /// `u³`.
+    EaseInCubic,
+    /// `1 − (1 − u)³`.
+    EaseOutCubic,
+    /// Cubic in, then out.
+    EaseInOutCubic,
+    /// `1 − cos(πu/2)`.
+    EaseInSine,
+    /// `sin(πu/2)`.
+    EaseOutSine,
+    /// `(1 − cos πu) / 2`.
+    EaseInOutSine,
+}
+
+impl Easing {
+    /// Every variant, for menus.
+    pub const ALL: [Self; 12] = [
+        Self::Linear,
+        Self::Smoothstep,
+        Self::Smootherstep,
+        Self::EaseInQuad,
+        Self::EaseOutQuad,
+        Self::EaseInOutQuad,
+        Self::EaseInCubic,
+        Self::EaseOutCubic,
+        Self::EaseInOutCubic,
+        Self::EaseInSine,
+        Self::EaseOutSine,
+        Self::EaseInOutSine,
+    ];
+
+    /// Apply the curve; the input is clamped to `[0, 1]` (NaN maps to 0).
+    #[inline]
+    pub fn apply(self, u: f32) -> f32 {
+        let u = if u > 0.0 { u.min(1.0) } else { 0.0 };
+        match self {
+            Self::Linear => u,
+            Self::Smoothstep => u * u * (3.0 - 2.0 * u),
+            Self::Smootherstep => u * u * u * (u * (u * 6.0 - 15.0) + 10.0),
+            Self::EaseInQuad => u * u,
+            Self::EaseOutQuad => 1.0 - (1.0 - u) * (1.0 - u),
+            Self::EaseInOutQuad => {
+                if u < 0.5 {
+                    2.0 * u * u
+                } else {
+                    1.0 - 2.0 * (1.0 - u) * (1.0 - u)
+                }
+            }
+            Self::EaseInCubic => u * u * u,
+            Self::EaseOutCubic => 1.0 - (1.0 - u).powi(3),
+            Self::EaseInOutCubic => {
+                if u < 0.5 {
+                    4.0 * u * u * u
+                } else {
+                    1.0 - 4.0 * (1.0 - u).powi(3)
+                }
+            }
+            Self::EaseInSine => 1.0 - (u * std::f32::consts::FRAC_PI_2).cos(),
+            Self::EaseOutSine => (u * std::f32::consts::FRAC_PI_2).sin(),
+            Self::EaseInOutSine => 0.5 * (1.0 - (u * std::f32::consts::PI).cos()),
+        }
+    }
+
+    /// Stable name (`linear`, `smoothstep`, `ease-in-quad`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Linear => "linear",
+            Self::Smoothstep => "smoothstep",
+            Self::Smootherstep => "smootherstep",
+            Self::EaseInQuad => "ease-in-quad",
+            Self::EaseOutQuad => "ease-out-quad",
+            Self::EaseInOutQuad => "ease-in-out-quad",
+            Self::EaseInCubic => "ease-in-cubic",
+            Self::EaseOutCubic => "ease-out-cubic",
+            Self::EaseInOutCubic => "ease-in-out-cubic",
+            Self::EaseInSine => "ease-in-sine",
+            Self::EaseOutSine => "ease-out-sine",
+            Self::EaseInOutSine => "ease-in-out-sine",
+        }
+    }
+}
+
+/// Parses the stable names of [`Easing`], [`RotationSpace`] and [`ScaleSpace`].
+macro_rules! impl_from_name {
+    ($ty:ty) => {
+        impl std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                Self::ALL.iter().copied().find(|v| v.name() == s).ok_or_else(|| {
+                    let names: Vec<&str> = Self::ALL.iter().map(|v| v.name()).collect();
+                    format!("unknown value \"{s}\" (expected one of: {})", names.join(", "))
+                })
+            }
+        }
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+pub(crate) use impl_from_name;
+
+impl_from_name!(Easing);
+impl_from_name!(RotationSpace);
+impl_from_name!(ScaleSpace);

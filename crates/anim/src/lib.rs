@@ -1,0 +1,30 @@
+//! The pure animation core of animtune.
+//!
+//! * [`import`]: glTF 2.0 files into an owned [`Model`] (nodes, meshes, skins, materials, clips),
+//!   with typed errors ([`ImportError`]) that name the object at fault.
+//! * [`Clip::sample`]: spec-exact STEP / LINEAR / CUBICSPLINE sampling into a [`Pose`], with
+//!   interpolation overrides and the "wrong space" teaching modes ([`SampleSettings`]).
+//! * [`blend_poses`], [`Hierarchy::local_to_model`], [`skinning_matrices`]: blending and
+//!   skinning-palette jobs over caller-owned buffers; per-frame calls allocate nothing.
+//! * [`CrossFader`]: time-based cross-fades that survive interruption and rapid re-triggering.
+//!
+//! Depends on glam, gltf (for JSON parsing) and thiserror only: no GPU, UI or physics.
+
+pub mod clip;
+pub mod crossfade;
+pub mod error;
+pub mod hierarchy;
+pub mod import;
+pub mod interp;
+pub mod model;
+pub mod pose;
+pub mod sample;
+
+pub use clip::{Clip, Interpolation, Property, Timeline, Track, TrackValues};
+pub use crossfade::{CrossFader, Layer};
+pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
+pub use hierarchy::{Hierarchy, skinning_matrices};
+pub use interp::{Easing, RotationSpace, ScaleSpace};
+pub use model::{Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, Transform};
+pub use pose::{Pose, blend_into, blend_poses};
+pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, Segment, TrackSample};

@@ -1,0 +1,246 @@
+//! The owned runtime model produced by the importer. No `gltf` type appears here.
+
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+
+use crate::clip::Clip;
+use crate::hierarchy::Hierarchy;
+
+/// A node's local transform as translation, rotation, scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transform {
+    /// Translation in the parent's frame.
+    pub translation: Vec3,
+    /// Unit rotation quaternion.
+    pub rotation: Quat,
+    /// Non-uniform scale.
+    pub scale: Vec3,
+}
+
+impl Transform {
+    /// The identity transform.
+    pub const IDENTITY: Self = Self { translation: Vec3::ZERO, rotation: Quat::IDENTITY, scale: Vec3::ONE };
+
+    /// `parent_from_local` as a matrix.
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+/// A node of the glTF hierarchy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The node's name, when it has one.
+    pub name: Option<String>,
+    /// Rest (authored) local transform; a `matrix` is decomposed into this.
+    pub rest: Transform,
+    /// Parent node, `None` for roots.
+    pub parent: Option<usize>,
+    /// Child nodes in file order.
+    pub children: Vec<usize>,
+    /// Mesh drawn at this node.
+    pub mesh: Option<usize>,
+    /// Skin deforming that mesh.
+    pub skin: Option<usize>,
+    /// Rest morph weights (the node's `weights`, else the mesh's, else zeros); empty without morphs.
+    pub rest_weights: Vec<f32>,
+    /// Offset of this node's morph weights in [`crate::Pose::weights`].
+    pub weights_offset: usize,
+}
+
+/// A scene: a set of root nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scene {
+    /// The scene's name, when it has one.
+    pub name: Option<String>,
+    /// Root nodes of the scene.
+    pub roots: Vec<usize>,
+}
+
+/// Topology of a primitive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrimitiveMode {
+    /// `0`.
+    Points,
+    /// `1`.
+    Lines,
+    /// `2`.
+    LineLoop,
+    /// `3`.
+    LineStrip,
+    /// `4` (the default).
+    Triangles,
+    /// `5`.
+    TriangleStrip,
+    /// `6`.
+    TriangleFan,
+}
+
+/// One morph target of a primitive: per-vertex deltas.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MorphTarget {
+    /// Position deltas (zeros when the target has none).
+    pub positions: Vec<Vec3>,
+    /// Normal deltas (empty when the target has none).
+    pub normals: Vec<Vec3>,
+}
+
+/// A drawable piece of a mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Primitive {
+    /// Topology.
+    pub mode: PrimitiveMode,
+    /// Vertex positions in the mesh frame.
+    pub positions: Vec<Vec3>,
+    /// Vertex normals (empty when absent).
+    pub normals: Vec<Vec3>,
+    /// First texture coordinate set (empty when absent).
+    pub texcoords: Vec<Vec2>,
+    /// Linear RGBA vertex colours (empty when absent).
+    pub colors: Vec<Vec4>,
+    /// Joint indices (into the skin's joint list), one set of four per influence group:
+    /// `joints[0]` from `JOINTS_0`, `joints[1]` from `JOINTS_1`.
+    pub joints: Vec<Vec<[u16; 4]>>,
+    /// Weights matching `joints`.
+    pub weights: Vec<Vec<Vec4>>,
+    /// Triangle/line indices (`None` for non-indexed geometry).
+    pub indices: Option<Vec<u32>>,
+    /// Material index (`None`: the default material).
+    pub material: Option<usize>,
+    /// Morph targets.
+    pub targets: Vec<MorphTarget>,
+}
+
+/// A mesh: primitives sharing morph weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mesh {
+    /// The mesh's name, when it has one.
+    pub name: Option<String>,
+    /// Its primitives.
+    pub primitives: Vec<Primitive>,
+    /// Default morph weights (zeros when the file gives none).
+    pub default_weights: Vec<f32>,
+    /// Morph target names from `extras.targetNames`, when present.
+    pub target_names: Vec<String>,
+}
+
+impl Mesh {
+    /// Number of morph targets (the same for every primitive).
+    pub fn target_count(&self) -> usize {
+        self.primitives.first().map_or(0, |p| p.targets.len())
+    }
+}
+
+/// A skin: joints and their inverse bind matrices.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skin {
+    /// The skin's name, when it has one.
+    pub name: Option<String>,
+    /// Joint nodes.
+    pub joints: Vec<usize>,
+    /// `joint_from_bind` for each joint (identity when the file gives none).
+    pub inverse_bind_matrices: Vec<Mat4>,
+    /// The skeleton root node, when given.
+    pub skeleton: Option<usize>,
+}
+
+/// Where an image's encoded bytes came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Image {
+    /// The image's name, when it has one.
+    pub name: Option<String>,
+    /// MIME type when known (`image/png`, `image/jpeg`).
+    pub mime_type: Option<String>,
+    /// Encoded bytes (PNG, JPEG, ...), decoded by the renderer.
+    pub bytes: Vec<u8>,
+}
+
+/// A material (the subset animtune draws).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// The material's name, when it has one.
+    pub name: Option<String>,
+    /// Linear RGBA base colour factor.
+    pub base_color_factor: Vec4,
+    /// Base colour texture: image index and texture coordinate set.
+    pub base_color_texture: Option<TextureRef>,
+    /// Metallic factor.
+    pub metallic_factor: f32,
+    /// Roughness factor.
+    pub roughness_factor: f32,
+    /// Draw both faces.
+    pub double_sided: bool,
+    /// Alpha blending requested (`alphaMode` BLEND).
+    pub alpha_blend: bool,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            name: None,
+            base_color_factor: Vec4::ONE,
+            base_color_texture: None,
+            metallic_factor: 1.0,
+            roughness_factor: 1.0,
+            double_sided: false,
+            alpha_blend: false,
+        }
+    }
+}
+
+/// A material's reference to an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextureRef {
+    /// Index into [`Model::images`].
+    pub image: usize,
+    /// `TEXCOORD_n` set used.
+    pub texcoord: u32,
+}
+
+/// An imported glTF model: everything animtune uses, owned, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// Nodes in file order (node indices are glTF node indices).
+    pub nodes: Vec<Node>,
+    /// Parents-first traversal order of the nodes.
+    pub hierarchy: Hierarchy,
+    /// Scenes.
+    pub scenes: Vec<Scene>,
+    /// The default scene (`scene`), when given.
+    pub default_scene: Option<usize>,
+    /// Meshes.
+    pub meshes: Vec<Mesh>,
+    /// Skins.
+    pub skins: Vec<Skin>,
+    /// Materials.
+    pub materials: Vec<Material>,
+    /// Images (encoded).
+    pub images: Vec<Image>,
+    /// Animation clips, one per glTF animation, in file order.
+    pub clips: Vec<Clip>,
+    /// Total number of morph weights over all nodes (length of [`crate::Pose::weights`]).
+    pub weight_count: usize,
+}
+
+impl Model {
+    /// Find a clip by name, or else by decimal index.
+    pub fn find_clip(&self, name_or_index: &str) -> Option<usize> {
+        self.clips
+            .iter()
+            .position(|c| c.name.as_deref() == Some(name_or_index))
+            .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < self.clips.len()))
+    }
+
+    /// The nodes of the scene to show: the default scene, else scene 0, else every root node.
+    pub fn scene_roots(&self) -> Vec<usize> {
+        match self.default_scene.or(if self.scenes.is_empty() { None } else { Some(0) }) {
+            Some(s) => self.scenes[s].roots.clone(),
+            None => (0..self.nodes.len()).filter(|&n| self.nodes[n].parent.is_none()).collect(),
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Poses (local transforms per node, structure of arrays) and pose blending.
+
+use glam::{Quat, Vec3};
+
+use crate::interp::{ScaleSpace, lerp_f32, lerp_vec3, slerp};
+use crate::model::Model;
+
+/// Local translation, rotation, scale and morph weights for every node of a model, indexed by
+/// glTF node index (structure of arrays).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pose {
+    /// Local translation per node.
+    pub translations: Vec<Vec3>,
+    /// Local rotation per node (unit quaternions).
+    pub rotations: Vec<Quat>,
+    /// Local scale per node.
+    pub scales: Vec<Vec3>,
+    /// Morph weights of all nodes, each node's at its `weights_offset`.
+    pub weights: Vec<f32>,
+}
+
+impl Pose {
+    /// The model's rest pose (every node's own transform and weights).
+    pub fn rest(model: &Model) -> Self {
+        let mut weights = vec![0.0; model.weight_count];
+        for node in &model.nodes {
+            weights[node.weights_offset..node.weights_offset + node.rest_weights.len()]
+                .copy_from_slice(&node.rest_weights);
+        }
+        Self {
+            translations: model.nodes.iter().map(|n| n.rest.translation).collect(),
+            rotations: model.nodes.iter().map(|n| n.rest.rotation).collect(),
+            scales: model.nodes.iter().map(|n| n.rest.scale).collect(),
+            weights,
+        }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.translations.len()
+    }
+
+    /// True for a pose of no nodes.
+    pub fn is_empty(&self) -> bool {
+        self.translations.is_empty()
+    }
+
+    /// Overwrite with another pose of the same shape, allocating nothing.
+    pub fn copy_from(&mut self, other: &Self) {
+        self.translations.copy_from_slice(&other.translations);
+        self.rotations.copy_from_slice(&other.rotations);
+        self.scales.copy_from_slice(&other.scales);
+        self.weights.copy_from_slice(&other.weights);
+    }
+}
+
+/// `out = blend(a, b, weight)`: translations and morph weights lerped, rotations slerped along
+/// the shortest path, scales in `scale_space`. `weight = 0` gives `a`, `1` gives `b`. All three
+/// poses must have the same shape. Allocates nothing; `out` may not alias the inputs.
+pub fn blend_poses(a: &Pose, b: &Pose, weight: f32, scale_space: ScaleSpace, out: &mut Pose) {
+    let w = if weight > 0.0 { weight.min(1.0) } else { 0.0 };
+    for ((o, &x), &y) in out.translations.iter_mut().zip(&a.translations).zip(&b.translations) {
+        *o = lerp_vec3(x, y, w);
+    }
+    for ((o, &x), &y) in out.rotations.iter_mut().zip(&a.rotations).zip(&b.rotations) {
+        *o = slerp(x, y, w);
+    }
+    for ((o, &x), &y) in out.scales.iter_mut().zip(&a.scales).zip(&b.scales) {
+        *o = scale_space.lerp(x, y, w);
+    }
+    for ((o, &x), &y) in out.weights.iter_mut().zip(&a.weights).zip(&b.weights) {
+        *o = lerp_f32(x, y, w);
+    }
+}
+
+/// `acc = blend(acc, b, weight)` in place (the accumulation step of a layer stack).
+pub fn blend_into(acc: &mut Pose, b: &Pose, weight: f32, scale_space: ScaleSpace) {
+    let w = if weight > 0.0 { weight.min(1.0) } else { 0.0 };
+    for (o, &y) in acc.translations.iter_mut().zip(&b.translations) {
+        *o = lerp_vec3(*o, y, w);
+    }
+    for (o, &y) in acc.rotations.iter_mut().zip(&b.rotations) {
+        *o = slerp(*o, y, w);
+    }
+    for (o, &y) in acc.scales.iter_mut().zip(&b.scales) {
+        *o = scale_space.lerp(*o, y, w);
+    }
+    for (o, &y) in acc.weights.iter_mut().zip(&b.weights) {
+        *o = lerp_f32(*o, y, w);
+    }
+}

@@ -1,0 +1,179 @@
+//! `animtune info`: what a model contains.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use anim::{Model, Property};
+use serde::Serialize;
+
+/// Summary of a model.
+#[derive(Debug, Clone, Serialize)]
+pub struct InfoReport {
+    /// Where the model came from.
+    pub source: String,
+    /// Scenes with their root nodes.
+    pub scenes: Vec<SceneInfo>,
+    /// The default scene, if the file names one.
+    pub default_scene: Option<usize>,
+    /// Number of nodes.
+    pub node_count: usize,
+    /// Skins.
+    pub skins: Vec<SkinInfo>,
+    /// Meshes.
+    pub meshes: Vec<MeshInfo>,
+    /// Animations.
+    pub animations: Vec<AnimationInfo>,
+}
+
+/// One scene.
+#[derive(Debug, Clone, Serialize)]
+pub struct SceneInfo {
+    /// Scene index.
+    pub index: usize,
+    /// Scene name.
+    pub name: Option<String>,
+    /// Root node indices.
+    pub roots: Vec<usize>,
+}
+
+/// One skin.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkinInfo {
+    /// Skin index.
+    pub index: usize,
+    /// Skin name.
+    pub name: Option<String>,
+    /// Number of joints.
+    pub joint_count: usize,
+}
+
+/// One mesh.
+#[derive(Debug, Clone, Serialize)]
+pub struct MeshInfo {
+    /// Mesh index.
+    pub index: usize,
+    /// Mesh name.
+    pub name: Option<String>,
+    /// Number of primitives.
+    pub primitive_count: usize,
+    /// Vertices over all primitives.
+    pub vertex_count: usize,
+    /// Morph targets.
+    pub morph_target_count: usize,
+}
+
+/// One animation clip.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnimationInfo {
+    /// Clip index.
+    pub index: usize,
+    /// Name (`animation_<index>` when unnamed).
+    pub name: String,
+    /// Seconds from 0 to the last key.
+    pub duration_secs: f32,
+    /// First key time.
+    pub start_secs: f32,
+    /// Channels per animated path.
+    pub channels: BTreeMap<&'static str, usize>,
+    /// Interpolation modes used (glTF spelling).
+    pub interpolations: Vec<&'static str>,
+    /// Distinct key timelines after sharing.
+    pub timelines: usize,
+}
+
+impl InfoReport {
+    /// Summarize `model`, loaded from `source`.
+    pub fn new(model: &Model, source: &str) -> Self {
+        Self {
+            source: source.to_owned(),
+            scenes: model
+                .scenes
+                .iter()
+                .enumerate()
+                .map(|(index, s)| SceneInfo { index, name: s.name.clone(), roots: s.roots.clone() })
+                .collect(),
+            default_scene: model.default_scene,
+            node_count: model.nodes.len(),
+            skins: model
+                .skins
+                .iter()
+                .enumerate()
+                .map(|(index, s)| SkinInfo { index, name: s.name.clone(), joint_count: s.joints.len() })
+                .collect(),
+            meshes: model
+                .meshes
+                .iter()
+                .enumerate()
+                .map(|(index, m)| MeshInfo {
+                    index,
+                    name: m.name.clone(),
+                    primitive_count: m.primitives.len(),
+                    vertex_count: m.primitives.iter().map(|p| p.positions.len()).sum(),
+                    morph_target_count: m.target_count(),
+                })
+                .collect(),
+            animations: model
+                .clips
+                .iter()
+                .enumerate()
+                .map(|(index, clip)| AnimationInfo {
+                    index,
+                    name: clip.display_name(index),
+                    duration_secs: clip.duration_secs(),
+                    start_secs: clip.start_secs,
+                    channels: [Property::Translation, Property::Rotation, Property::Scale, Property::Weights]
+                        .into_iter()
+                        .map(|p| (p.gltf_name(), clip.track_count(p)))
+                        .collect(),
+                    interpolations: clip.interpolations().iter().map(|i| i.gltf_name()).collect(),
+                    timelines: clip.timelines.len(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Human-readable rendering.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let opt = |n: &Option<String>| n.as_deref().map(|n| format!(" \"{n}\"")).unwrap_or_default();
+        let _ = writeln!(s, "{}", self.source);
+        let _ = writeln!(s, "  nodes: {}", self.node_count);
+        let _ = writeln!(s, "  scenes: {}", self.scenes.len());
+        for scene in &self.scenes {
+            let default = if self.default_scene == Some(scene.index) { " (default)" } else { "" };
+            let _ = writeln!(s, "    {}{}{default}: {} root node(s)", scene.index, opt(&scene.name), scene.roots.len());
+        }
+        let _ = writeln!(s, "  skins: {}", self.skins.len());
+        for skin in &self.skins {
+            let _ = writeln!(s, "    {}{}: {} joints", skin.index, opt(&skin.name), skin.joint_count);
+        }
+        let _ = writeln!(s, "  meshes: {}", self.meshes.len());
+        for mesh in &self.meshes {
+            let _ = writeln!(
+                s,
+                "    {}{}: {} primitive(s), {} vertices, {} morph target(s)",
+                mesh.index,
+                opt(&mesh.name),
+                mesh.primitive_count,
+                mesh.vertex_count,
+                mesh.morph_target_count
+            );
+        }
+        let _ = writeln!(s, "  animations: {}", self.animations.len());
+        for a in &self.animations {
+            let channels: Vec<String> =
+                a.channels.iter().filter(|(_, n)| **n > 0).map(|(p, n)| format!("{n} {p}")).collect();
+            let _ = writeln!(
+                s,
+                "    {} \"{}\": {:.3} s, channels: {} [{}], {}",
+                a.index,
+                a.name,
+                a.duration_secs,
+                a.channels.values().sum::<usize>(),
+                channels.join(", "),
+                if a.interpolations.is_empty() { "no keys".to_owned() } else { a.interpolations.join("+") }
+            );
+        }
+        s
+    }
+}

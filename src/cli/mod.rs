@@ -1,0 +1,37 @@
+//! The headless commands: each builds a serializable report from the core, printed as text or
+//! JSON by `main.rs`.
+
+pub mod info;
+pub mod sample;
+
+use std::path::Path;
+
+use anyhow::Context as _;
+
+/// Output format of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Human-readable text.
+    #[default]
+    Text,
+    /// Machine-readable JSON.
+    Json,
+}
+
+/// Import a model file, with the file named in the error.
+pub fn load_model(path: &Path) -> anyhow::Result<anim::Model> {
+    anim::import::load_path(path).with_context(|| format!("cannot load {}", path.display()))
+}
+
+/// Find a clip by name or index, with the available clips listed in the error.
+pub fn find_clip(model: &anim::Model, name_or_index: &str) -> anyhow::Result<usize> {
+    model.find_clip(name_or_index).with_context(|| {
+        let names: Vec<String> =
+            model.clips.iter().enumerate().map(|(i, c)| format!("{i}: {}", c.display_name(i))).collect();
+        if names.is_empty() {
+            format!("clip \"{name_or_index}\" not found: the model has no animations")
+        } else {
+            format!("clip \"{name_or_index}\" not found; clips are: {}", names.join(", "))
+        }
+    })
+}

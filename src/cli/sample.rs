@@ -1,0 +1,111 @@
+//! `animtune sample`: local transforms of every animated node at given times.
+
+use std::fmt::Write as _;
+
+use anim::{ClipCursor, InterpolationOverride, Model, Pose, SampleSettings};
+use serde::Serialize;
+
+/// The sampled clip, in the exact JSON shape scripts rely on.
+#[derive(Debug, Clone, Serialize)]
+pub struct SampleReport {
+    /// Clip name (`animation_<index>` when unnamed).
+    pub clip: String,
+    /// One entry per requested time, in the order given.
+    pub samples: Vec<TimeSample>,
+}
+
+/// All animated nodes at one time.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeSample {
+    /// The requested time, as given.
+    pub time: f64,
+    /// Every node the clip animates, ascending.
+    pub nodes: Vec<NodeSample>,
+}
+
+/// One node's local transform.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeSample {
+    /// glTF node index.
+    pub node: usize,
+    /// Local translation.
+    pub translation: [f32; 3],
+    /// Local rotation `[x, y, z, w]`.
+    pub rotation: [f32; 4],
+    /// Local scale.
+    pub scale: [f32; 3],
+    /// Morph weights, only for nodes whose weights the clip animates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weights: Option<Vec<f32>>,
+}
+
+impl SampleReport {
+    /// Sample clip `clip` of `model` at each time (clamped to `[0, clip end]`).
+    pub fn new(model: &Model, clip_index: usize, times: &[f64], mode: InterpolationOverride) -> Self {
+        let clip = &model.clips[clip_index];
+        let settings = SampleSettings::with_mode(mode);
+        let rest = Pose::rest(model);
+        let mut pose = rest.clone();
+        let mut cursor = ClipCursor::new(clip);
+        let nodes = clip.animated_nodes();
+        let weighted: Vec<usize> =
+            clip.tracks.iter().filter(|t| t.property() == anim::Property::Weights).map(|t| t.node).collect();
+        let samples = times
+            .iter()
+            .map(|&time| {
+                let t = (time as f32).clamp(0.0, clip.end_secs);
+                pose.copy_from(&rest);
+                clip.sample(t, &mut cursor, &settings, &mut pose);
+                let nodes = nodes
+                    .iter()
+                    .map(|&node| {
+                        let n = &model.nodes[node];
+                        NodeSample {
+                            node,
+                            translation: pose.translations[node].to_array(),
+                            rotation: pose.rotations[node].to_array(),
+                            scale: pose.scales[node].to_array(),
+                            weights: weighted.contains(&node).then(|| {
+                                pose.weights[n.weights_offset..n.weights_offset + n.rest_weights.len()].to_vec()
+                            }),
+                        }
+                    })
+                    .collect();
+                TimeSample { time, nodes }
+            })
+            .collect();
+        Self { clip: clip.display_name(clip_index), samples }
+    }
+
+    /// Human-readable rendering.
+    pub fn to_text(&self, model: &Model) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "clip \"{}\"", self.clip);
+        let v = |x: &[f32]| x.iter().map(|c| format!("{c:9.5}")).collect::<Vec<_>>().join(" ");
+        for sample in &self.samples {
+            let _ = writeln!(s, "t = {} s", sample.time);
+            for n in &sample.nodes {
+                let name = model.nodes[n.node].name.as_deref().unwrap_or("");
+                let _ = writeln!(s, "  node {:3} {name}", n.node);
+                let _ = writeln!(s, "    translation {}", v(&n.translation));
+                let _ = writeln!(s, "    rotation    {}", v(&n.rotation));
+                let _ = writeln!(s, "    scale       {}", v(&n.scale));
+                if let Some(w) = &n.weights {
+                    let _ = writeln!(s, "    weights     {}", v(w));
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Parse `T1,T2,...` into finite times.
+pub fn parse_times(text: &str) -> Result<Vec<f64>, String> {
+    text.split(',')
+        .map(|part| {
+            let part = part.trim();
+            let t: f64 = part.parse().map_err(|_| format!("\"{part}\" is not a number"))?;
+            if t.is_finite() { Ok(t) } else { Err(format!("time \"{part}\" is not finite")) }
+        })
+        .collect()
+}

@@ -1,0 +1,6 @@
+//! animtune: preview, compare and tune glTF character animation.
+//!
+//! The pure animation core lives in the `anim` crate (`crates/anim`); this crate holds the
+//! headless command line and, as they land, the renderer, physics and viewer.
+
+pub mod cli;

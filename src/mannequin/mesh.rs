@@ -1,0 +1,589 @@
+//! Polygonises the body's distance field into one closed, smoothly skinned triangle mesh.
+//!
+//! Steps: sample the field on a regular grid (coarse pass first, fine samples only near the
+//! surface), extract a quad mesh with surface nets (one vertex per cell that the surface crosses,
+//! one quad per grid edge that it crosses), relax it with Laplacian smoothing while keeping
+//! the vertices on the surface, split quads along their shorter diagonal, then compute smooth
+//! normals, skin weights, vertex colours and the blink morph target.
+
+use glam::DVec3;
+
+use super::math::{smoothstep, srgb8};
+use super::shape::{Body, ChainId, Group, Paint, Part, SkinRule};
+use super::skeleton::{self as sk, JOINT_COUNT, Side};
+
+/// Grid spacing of the polygonisation, in metres.
+pub const CELL: f64 = 0.01;
+/// Coarse pass stride (in fine cells).
+const COARSE: usize = 4;
+
+/// Final mesh data, ready to be written to glTF.
+pub struct MeshData {
+    pub positions: Vec<[f32; 3]>,
+    pub normals: Vec<[f32; 3]>,
+    pub colors: Vec<[f32; 3]>,
+    pub joints: Vec<[u8; 4]>,
+    pub weights: Vec<[f32; 4]>,
+    pub indices: Vec<u32>,
+    /// Blink morph target: position and normal offsets.
+    pub blink_positions: Vec<[f32; 3]>,
+    pub blink_normals: Vec<[f32; 3]>,
+}
+
+struct Grid {
+    origin: DVec3,
+    n: [usize; 3],
+    values: Vec<f64>,
+}
+
+impl Grid {
+    fn index(&self, i: usize, j: usize, k: usize) -> usize {
+        (k * self.n[1] + j) * self.n[0] + i
+    }
+
+    fn point(&self, i: usize, j: usize, k: usize) -> DVec3 {
+        // Grid indices are small; the conversions are exact.
+        #[allow(clippy::cast_precision_loss)]
+        let v = DVec3::new(i as f64, j as f64, k as f64);
+        self.origin + v * CELL
+    }
+}
+
+fn sample_grid(body: &Body) -> Grid {
+    let (lo, hi) = body.bounds;
+    let extent = (hi - lo) / CELL;
+    let mut n = [0_usize; 3];
+    for (axis, len) in [extent.x, extent.y, extent.z].into_iter().enumerate() {
+        // Round the cell count up to a whole number of coarse cells.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let cells = len.ceil() as usize;
+        n[axis] = cells.div_ceil(COARSE) * COARSE + 1;
+    }
+    let mut grid = Grid { origin: lo, n, values: vec![f64::NAN; n[0] * n[1] * n[2]] };
+    let cn = [n[0] / COARSE + 1, n[1] / COARSE + 1, n[2] / COARSE + 1];
+    let mut coarse = vec![0.0; cn[0] * cn[1] * cn[2]];
+    let cidx = |i: usize, j: usize, k: usize| (k * cn[1] + j) * cn[0] + i;
+    for k in 0..cn[2] {
+        for j in 0..cn[1] {
+            for i in 0..cn[0] {
+                let d = body.distance(grid.point(i * COARSE, j * COARSE, k * COARSE));
+                coarse[cidx(i, j, k)] = d;
+                let gi = grid.index(i * COARSE, j * COARSE, k * COARSE);
+                grid.values[gi] = d;
+            }
+        }
+    }
+    // A coarse cell can only contain surface if one of its corners is within (Lipschitz bound x
+    // cell diagonal) of it; the field's Lipschitz constant stays below 1.35.
+    #[allow(clippy::cast_precision_loss)]
+    let threshold = 1.35 * CELL * COARSE as f64 * 3.0_f64.sqrt();
+    for k in 0..cn[2] - 1 {
+        for j in 0..cn[1] - 1 {
+            for i in 0..cn[0] - 1 {
+                let mut near = false;
+                for c in 0..8 {
+                    let v = coarse[cidx(i + (c & 1), j + ((c >> 1) & 1), k + ((c >> 2) & 1))];
+                    near |= v.abs() < threshold;
+                }
+                if !near {
+                    continue;
+                }
+                for fk in 0..=COARSE {
+                    for fj in 0..=COARSE {
+                        for fi in 0..=COARSE {
+                            let (gi, gj, gk) = (i * COARSE + fi, j * COARSE + fj, k * COARSE + fk);
+                            let idx = grid.index(gi, gj, gk);
+                            if grid.values[idx].is_nan() {
+                                grid.values[idx] = body.distance(grid.point(gi, gj, gk));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Points far from the surface: take the sign (and rough size) of the nearest coarse sample.
+    for k in 0..n[2] {
+        for j in 0..n[1] {
+            for i in 0..n[0] {
+                let idx = grid.index(i, j, k);
+                if grid.values[idx].is_nan() {
+                    let near = |v: usize| (v + COARSE / 2) / COARSE;
+                    grid.values[idx] = coarse[cidx(near(i), near(j), near(k))];
+                }
+            }
+        }
+    }
+    grid
+}
+
+/// Surface nets: returns vertex positions and quads (counter-clockwise seen from outside).
+fn surface_nets(grid: &Grid) -> (Vec<DVec3>, Vec<[u32; 4]>) {
+    let n = grid.n;
+    let cells = [n[0] - 1, n[1] - 1, n[2] - 1];
+    let cell_index = |i: usize, j: usize, k: usize| (k * cells[1] + j) * cells[0] + i;
+    let mut cell_vertex = vec![u32::MAX; cells[0] * cells[1] * cells[2]];
+    let mut positions = Vec::new();
+    const EDGES: [(usize, usize); 12] =
+        [(0, 1), (2, 3), (4, 5), (6, 7), (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7)];
+    for k in 0..cells[2] {
+        for j in 0..cells[1] {
+            for i in 0..cells[0] {
+                let mut v = [0.0; 8];
+                let mut inside = 0;
+                for (c, value) in v.iter_mut().enumerate() {
+                    *value = grid.values[grid.index(i + (c & 1), j + ((c >> 1) & 1), k + ((c >> 2) & 1))];
+                    if *value < 0.0 {
+                        inside += 1;
+                    }
+                }
+                if inside == 0 || inside == 8 {
+                    continue;
+                }
+                let mut sum = DVec3::ZERO;
+                let mut count = 0.0;
+                for (a, b) in EDGES {
+                    if (v[a] < 0.0) != (v[b] < 0.0) {
+                        let t = v[a] / (v[a] - v[b]);
+                        let corner = |c: usize| {
+                            DVec3::new(
+                                f64::from(u8::from(c & 1 != 0)),
+                                f64::from(u8::from(c & 2 != 0)),
+                                f64::from(u8::from(c & 4 != 0)),
+                            )
+                        };
+                        sum += corner(a) + (corner(b) - corner(a)) * t;
+                        count += 1.0;
+                    }
+                }
+                let local = sum / count;
+                let p = grid.point(i, j, k) + local * CELL;
+                let index = u32::try_from(positions.len()).expect("vertex count fits u32");
+                cell_vertex[cell_index(i, j, k)] = index;
+                positions.push(p);
+            }
+        }
+    }
+    let mut quads = Vec::new();
+    for k in 1..n[2] - 1 {
+        for j in 1..n[1] - 1 {
+            for i in 1..n[0] - 1 {
+                let here = grid.values[grid.index(i, j, k)] < 0.0;
+                // Edge along x: cells around it vary in (y, z).
+                for axis in 0..3 {
+                    let (ni, nj, nk) = match axis {
+                        0 => (i + 1, j, k),
+                        1 => (i, j + 1, k),
+                        _ => (i, j, k + 1),
+                    };
+                    if ni >= n[0] || nj >= n[1] || nk >= n[2] {
+                        continue;
+                    }
+                    let there = grid.values[grid.index(ni, nj, nk)] < 0.0;
+                    if here == there {
+                        continue;
+                    }
+                    // The four cells sharing the edge, counter-clockwise around +axis.
+                    let ring: [(usize, usize, usize); 4] = match axis {
+                        // (b, c) = (y, z)
+                        0 => [(i, j - 1, k - 1), (i, j, k - 1), (i, j, k), (i, j - 1, k)],
+                        // (b, c) = (z, x)
+                        1 => [(i - 1, j, k - 1), (i - 1, j, k), (i, j, k), (i, j, k - 1)],
+                        // (b, c) = (x, y)
+                        _ => [(i - 1, j - 1, k), (i, j - 1, k), (i, j, k), (i - 1, j, k)],
+                    };
+                    let mut quad = [0_u32; 4];
+                    for (slot, (ci, cj, ck)) in quad.iter_mut().zip(ring) {
+                        *slot = cell_vertex[cell_index(ci, cj, ck)];
+                        debug_assert_ne!(*slot, u32::MAX);
+                    }
+                    if !here {
+                        // Inside is on the far side: the surface faces -axis.
+                        quad.reverse();
+                    }
+                    quads.push(quad);
+                }
+            }
+        }
+    }
+    (positions, quads)
+}
+
+/// Uniform Laplacian smoothing, re-projecting onto the surface after each pass.
+fn relax(body: &Body, positions: &mut [DVec3], quads: &[[u32; 4]], passes: usize) {
+    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); positions.len()];
+    for q in quads {
+        for e in 0..4 {
+            let a = q[e];
+            let b = q[(e + 1) % 4];
+            if !neighbours[a as usize].contains(&b) {
+                neighbours[a as usize].push(b);
+            }
+            if !neighbours[b as usize].contains(&a) {
+                neighbours[b as usize].push(a);
+            }
+        }
+    }
+    for _ in 0..passes {
+        let previous = positions.to_vec();
+        for (v, p) in positions.iter_mut().enumerate() {
+            let ns = &neighbours[v];
+            if ns.is_empty() {
+                continue;
+            }
+            let mut avg = DVec3::ZERO;
+            for &nb in ns {
+                avg += previous[nb as usize];
+            }
+            #[allow(clippy::cast_precision_loss)]
+            let count = ns.len() as f64;
+            avg /= count;
+            *p = body.project(previous[v] + (avg - previous[v]) * 0.5);
+        }
+    }
+}
+
+fn triangulate(positions: &[DVec3], quads: &[[u32; 4]]) -> Vec<u32> {
+    let mut indices = Vec::with_capacity(quads.len() * 6);
+    for q in quads {
+        let p = |i: usize| positions[q[i] as usize];
+        if p(0).distance_squared(p(2)) <= p(1).distance_squared(p(3)) {
+            indices.extend_from_slice(&[q[0], q[1], q[2], q[0], q[2], q[3]]);
+        } else {
+            indices.extend_from_slice(&[q[0], q[1], q[3], q[1], q[2], q[3]]);
+        }
+    }
+    indices
+}
+
+/// Area-weighted vertex normals.
+fn vertex_normals(positions: &[DVec3], indices: &[u32]) -> Vec<DVec3> {
+    let mut normals = vec![DVec3::ZERO; positions.len()];
+    for tri in indices.chunks_exact(3) {
+        let (a, b, c) = (tri[0] as usize, tri[1] as usize, tri[2] as usize);
+        let n = (positions[b] - positions[a]).cross(positions[c] - positions[a]);
+        normals[a] += n;
+        normals[b] += n;
+        normals[c] += n;
+    }
+    normals.iter().map(|n| n.normalize_or(DVec3::Y)).collect()
+}
+
+/// A polyline through a bone chain; skin along it is shared by the chain's bones with smooth
+/// ramps of the given half-width around each interior point (joint).
+struct Chain {
+    points: Vec<DVec3>,
+    bones: Vec<usize>,
+    half_widths: Vec<f64>,
+}
+
+impl Chain {
+    fn new(id: ChainId) -> Self {
+        let j = sk::bind_world_positions();
+        match id {
+            ChainId::Torso => Self {
+                points: vec![DVec3::new(0.0, 0.70, 0.0), j[sk::SPINE], j[sk::CHEST], DVec3::new(0.0, 1.60, 0.0)],
+                bones: vec![sk::HIPS, sk::SPINE, sk::CHEST],
+                half_widths: vec![0.05, 0.08],
+            },
+            ChainId::Neck => Self {
+                points: vec![DVec3::new(0.0, 1.36, -0.02), j[sk::NECK], j[sk::HEAD], DVec3::new(0.0, 1.75, 0.0)],
+                bones: vec![sk::CHEST, sk::NECK, sk::HEAD],
+                half_widths: vec![0.035, 0.035],
+            },
+            ChainId::Arm(side) => {
+                let a = sk::arm(side);
+                let tip = j[a.hand] + sk::arm_dir(side) * sk::HAND_LEN;
+                Self {
+                    points: vec![j[a.shoulder], j[a.upper], j[a.lower], j[a.hand], tip],
+                    bones: vec![a.shoulder, a.upper, a.lower, a.hand],
+                    half_widths: vec![0.05, 0.105, 0.05],
+                }
+            }
+            ChainId::Leg(side) => {
+                let l = sk::leg(side);
+                let top = j[l.upper] + DVec3::new(0.0, 0.1, 0.0);
+                let tip = DVec3::new(j[l.toes].x, 0.02, 0.20);
+                Self {
+                    points: vec![top, j[l.lower], j[l.foot], j[l.toes], tip],
+                    bones: vec![l.upper, l.lower, l.foot, l.toes],
+                    half_widths: vec![0.105, 0.045, 0.025],
+                }
+            }
+        }
+    }
+
+    /// Arc length along the chain of the point nearest to `p`.
+    fn arc_length(&self, p: DVec3) -> f64 {
+        let mut best = f64::MAX;
+        let mut best_s = 0.0;
+        let mut start = 0.0;
+        for w in self.points.windows(2) {
+            let seg = w[1] - w[0];
+            let len = seg.length();
+            let t = ((p - w[0]).dot(seg) / (len * len)).clamp(0.0, 1.0);
+            let d = p.distance_squared(w[0] + seg * t);
+            if d < best {
+                best = d;
+                best_s = start + t * len;
+            }
+            start += len;
+        }
+        best_s
+    }
+
+    /// Arc length of point `i`.
+    fn joint_arc(&self, i: usize) -> f64 {
+        self.points.windows(2).take(i).map(|w| w[0].distance(w[1])).sum()
+    }
+
+    fn weights(&self, p: DVec3, out: &mut [f64; JOINT_COUNT], scale: f64) {
+        let s = self.arc_length(p);
+        let n = self.bones.len();
+        // ramp(i) = share of the skin beyond interior joint i.
+        let ramp = |i: usize| -> f64 {
+            if i == 0 {
+                1.0
+            } else if i >= n {
+                0.0
+            } else {
+                let c = self.joint_arc(i);
+                let h = self.half_widths[i - 1];
+                smoothstep(c - h, c + h, s)
+            }
+        };
+        for (i, &bone) in self.bones.iter().enumerate() {
+            out[bone] += scale * (ramp(i) - ramp(i + 1));
+        }
+    }
+}
+
+/// Joint weights of a surface point, from the parts nearest to it.
+fn skin_weights(body: &Body, p: DVec3) -> ([u8; 4], [f32; 4]) {
+    let d = body.part_distances(p);
+    let d_min = d.iter().copied().fold(f64::MAX, f64::min);
+    let mut acc = [0.0_f64; JOINT_COUNT];
+    for (part, &dp) in body.parts.iter().zip(&d) {
+        let x = (dp - d_min) / part.skin_reach;
+        if x >= 1.0 {
+            continue;
+        }
+        let m = (1.0 - x) * (1.0 - x);
+        match part.skin {
+            SkinRule::Rigid(joint) => acc[joint] += m,
+            SkinRule::Chain(id) => Chain::new(id).weights(p, &mut acc, m),
+        }
+    }
+    // Keep the four largest influences (ties broken by joint order) and quantise them to
+    // multiples of 1/65536 that sum to exactly one.
+    let mut order: Vec<usize> = (0..JOINT_COUNT).collect();
+    order.sort_by(|&a, &b| acc[b].total_cmp(&acc[a]).then(a.cmp(&b)));
+    let top: Vec<usize> = order.into_iter().take(4).filter(|&j| acc[j] > 0.0).collect();
+    let total: f64 = top.iter().map(|&j| acc[j]).sum();
+    let mut q = [0_u32; 4];
+    let mut joints = [0_u8; 4];
+    for (slot, &j) in top.iter().enumerate() {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let v = (acc[j] / total * 65536.0).round() as u32;
+        q[slot] = v;
+        joints[slot] = u8::try_from(j).expect("joint index fits u8");
+    }
+    // Drop influences that rounded to nothing, then fix the sum on the largest.
+    let sum: u32 = q.iter().sum();
+    q[0] = q[0] + 65536 - sum;
+    let mut weights = [0.0_f32; 4];
+    for slot in 0..4 {
+        if q[slot] == 0 {
+            joints[slot] = 0;
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let w = q[slot] as f32 / 65536.0;
+        weights[slot] = w;
+    }
+    (joints, weights)
+}
+
+/// Colours (linear RGB).
+struct Palette {
+    skin: [f64; 3],
+    shirt: [f64; 3],
+    belt: [f64; 3],
+    trousers: [f64; 3],
+    shoe: [f64; 3],
+    sole: [f64; 3],
+    hair: [f64; 3],
+    eye: [f64; 3],
+}
+
+impl Palette {
+    fn new() -> Self {
+        Self {
+            skin: srgb8(226, 178, 146),
+            shirt: srgb8(52, 112, 168),
+            belt: srgb8(70, 46, 32),
+            trousers: srgb8(62, 66, 82),
+            shoe: srgb8(232, 230, 224),
+            sole: srgb8(48, 46, 44),
+            hair: srgb8(74, 50, 34),
+            eye: srgb8(24, 22, 26),
+        }
+    }
+}
+
+/// The two eyes: centre on the face surface and half-sizes (x, y) of the dark region.
+pub struct Eye {
+    pub centre: DVec3,
+    pub radii: [f64; 2],
+}
+
+pub fn eyes(body: &Body) -> [Eye; 2] {
+    [Side::Left, Side::Right].map(|side| {
+        // March along -Z from in front of the face until the surface is reached.
+        let mut p = DVec3::new(0.033 * side.sign(), 1.652, 0.25);
+        for _ in 0..200 {
+            let d = body.distance(p);
+            if d < 1e-6 {
+                break;
+            }
+            p.z -= d.max(1e-5);
+        }
+        Eye { centre: body.project(p), radii: [0.0135, 0.0105] }
+    })
+}
+
+fn eye_norm(eye: &Eye, p: DVec3) -> f64 {
+    if p.z < eye.centre.z - 0.03 {
+        return f64::MAX;
+    }
+    let dx = (p.x - eye.centre.x) / eye.radii[0];
+    let dy = (p.y - eye.centre.y) / eye.radii[1];
+    (dx * dx + dy * dy).sqrt()
+}
+
+fn paint(body: &Body, owner: &Part, p: DVec3, eyes: &[Eye; 2], pal: &Palette) -> [f64; 3] {
+    match owner.paint {
+        Paint::Skin => pal.skin,
+        Paint::Torso => {
+            if p.y > 1.005 {
+                pal.shirt
+            } else if p.y > 0.975 {
+                pal.belt
+            } else {
+                pal.trousers
+            }
+        }
+        Paint::Head => {
+            if eyes.iter().any(|e| eye_norm(e, p) < 1.0) {
+                return pal.eye;
+            }
+            let q = p - DVec3::new(0.0, 1.66, -0.01);
+            let hair_dir = DVec3::new(0.0, 1.0, -0.8).normalize();
+            if q.dot(hair_dir) > 0.02 && q.y > -0.06 && owner.name != "ear" {
+                pal.hair
+            } else {
+                pal.skin
+            }
+        }
+        Paint::Arm(side) => {
+            let chain = Chain::new(ChainId::Arm(side));
+            if chain.arc_length(p) < chain.joint_arc(1) + 0.13 { pal.shirt } else { pal.skin }
+        }
+        Paint::Leg => {
+            let _ = body;
+            if p.y < 0.012 {
+                pal.sole
+            } else if p.y < 0.095 {
+                pal.shoe
+            } else {
+                pal.trousers
+            }
+        }
+    }
+}
+
+/// Closing the eyes: points in and around each eye are squashed onto a line slightly below the
+/// eye's centre (the upper lid travels further than the lower), then put back on the surface.
+fn blink_offset(body: &Body, eyes: &[Eye; 2], p: DVec3, is_head: bool) -> DVec3 {
+    if !is_head {
+        return DVec3::ZERO;
+    }
+    for eye in eyes {
+        let n = eye_norm(eye, p);
+        if n >= 1.8 {
+            continue;
+        }
+        let w = 1.0 - smoothstep(1.0, 1.8, n);
+        let line = eye.centre.y - 0.3 * eye.radii[1];
+        let target_y = line + (p.y - line) * (1.0 - 0.93 * w);
+        let moved = body.project(DVec3::new(p.x, target_y, p.z));
+        return moved - p;
+    }
+    DVec3::ZERO
+}
+
+fn to_f32(v: DVec3) -> [f32; 3] {
+    // Narrowing to the file's float type is the point of this function.
+    #[allow(clippy::cast_possible_truncation)]
+    [v.x as f32, v.y as f32, v.z as f32]
+}
+
+pub fn build() -> MeshData {
+    let body = Body::new();
+    let grid = sample_grid(&body);
+    let (mut positions, quads) = surface_nets(&grid);
+    for p in &mut positions {
+        *p = body.project(*p);
+    }
+    relax(&body, &mut positions, &quads, 3);
+    let indices = triangulate(&positions, &quads);
+    let normals = vertex_normals(&positions, &indices);
+
+    let eyes = eyes(&body);
+    let pal = Palette::new();
+    let mut colors = Vec::with_capacity(positions.len());
+    let mut joints = Vec::with_capacity(positions.len());
+    let mut weights = Vec::with_capacity(positions.len());
+    let mut blinked = positions.clone();
+    for (v, &p) in positions.iter().enumerate() {
+        let d = body.part_distances(p);
+        let mut owner = 0;
+        for (i, &di) in d.iter().enumerate() {
+            if di < d[owner] {
+                owner = i;
+            }
+        }
+        let owner = &body.parts[owner];
+        colors.push(paint(&body, owner, p, &eyes, &pal));
+        let (j, w) = skin_weights(&body, p);
+        joints.push(j);
+        weights.push(w);
+        blinked[v] = p + blink_offset(&body, &eyes, p, owner.group == Group::Head);
+    }
+    let blink_normals_full = vertex_normals(&blinked, &indices);
+
+    let positions_f: Vec<[f32; 3]> = positions.iter().map(|&p| to_f32(p)).collect();
+    let normals_f: Vec<[f32; 3]> = normals.iter().map(|&n| to_f32(n)).collect();
+    let blink_positions = positions
+        .iter()
+        .zip(&blinked)
+        .map(|(&a, &b)| if a == b { [0.0; 3] } else { to_f32(b - a) })
+        .collect();
+    let blink_normals = normals_f
+        .iter()
+        .zip(&blink_normals_full)
+        .map(|(a, &b)| {
+            let b = to_f32(b);
+            [b[0] - a[0], b[1] - a[1], b[2] - a[2]]
+        })
+        .collect();
+    MeshData {
+        positions: positions_f,
+        normals: normals_f,
+        colors: colors.iter().map(|c| to_f32(DVec3::from_array(*c))).collect(),
+        joints,
+        weights,
+        indices,
+        blink_positions,
+        blink_normals,
+    }
+}
