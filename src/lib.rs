@@ -4,3 +4,4 @@
 //! headless command line and, as they land, the renderer, physics and viewer.
 
 pub mod cli;
+pub mod mannequin;

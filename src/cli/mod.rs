@@ -25,7 +25,10 @@ pub fn load_model(path: &Path) -> anyhow::Result<anim::Model> {
 
 /// Find a clip by name or index, with the available clips listed in the error.
 pub fn find_clip(model: &anim::Model, name_or_index: &str) -> anyhow::Result<usize> {
-    model.find_clip(name_or_index).with_context(|| {
+    // An unnamed clip is shown as `animation_<index>`, so that name finds it too.
+    let shown_name =
+        || model.clips.iter().enumerate().position(|(i, c)| c.name.is_none() && c.display_name(i) == name_or_index);
+    model.find_clip(name_or_index).or_else(shown_name).with_context(|| {
         let names: Vec<String> =
             model.clips.iter().enumerate().map(|(i, c)| format!("{i}: {}", c.display_name(i))).collect();
         if names.is_empty() {

@@ -20,22 +20,13 @@ pub fn sin_cos(x: f64) -> (f64, f64) {
                     - r2 / 20.0
                         * (1.0
                             - r2 / 42.0
-                                * (1.0
-                                    - r2 / 72.0
-                                        * (1.0
-                                            - r2 / 110.0
-                                                * (1.0 - r2 / 156.0 * (1.0 - r2 / 210.0)))))));
+                                * (1.0 - r2 / 72.0 * (1.0 - r2 / 110.0 * (1.0 - r2 / 156.0 * (1.0 - r2 / 210.0)))))));
     let c = 1.0
         - r2 / 2.0
             * (1.0
                 - r2 / 12.0
                     * (1.0
-                        - r2 / 30.0
-                            * (1.0
-                                - r2 / 56.0
-                                    * (1.0
-                                        - r2 / 90.0
-                                            * (1.0 - r2 / 132.0 * (1.0 - r2 / 182.0))))));
+                        - r2 / 30.0 * (1.0 - r2 / 56.0 * (1.0 - r2 / 90.0 * (1.0 - r2 / 132.0 * (1.0 - r2 / 182.0))))));
     // `quarter` is a small whole number; the cast cannot truncate anything meaningful.
     #[allow(clippy::cast_possible_truncation)]
     match (quarter as i64).rem_euclid(4) {
@@ -84,10 +75,7 @@ pub fn smax(a: f64, b: f64, k: f64) -> f64 {
 pub fn catmull_rom(p0: f64, p1: f64, p2: f64, p3: f64, t: f64) -> f64 {
     let t2 = t * t;
     let t3 = t2 * t;
-    0.5 * (2.0 * p1
-        + (p2 - p0) * t
-        + (2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3) * t2
-        + (3.0 * p1 - p0 - 3.0 * p2 + p3) * t3)
+    0.5 * (2.0 * p1 + (p2 - p0) * t + (2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3) * t2 + (3.0 * p1 - p0 - 3.0 * p2 + p3) * t3)
 }
 
 /// Linear RGB from an sRGB byte triple (a few constants only; uses a rational approximation of

@@ -13,7 +13,7 @@ use super::shape::{Body, ChainId, Group, Paint, Part, SkinRule};
 use super::skeleton::{self as sk, JOINT_COUNT, Side};
 
 /// Grid spacing of the polygonisation, in metres.
-pub const CELL: f64 = 0.01;
+pub const CELL: f64 = 0.012;
 /// Coarse pass stride (in fine cells).
 const COARSE: usize = 4;
 
@@ -359,11 +359,10 @@ impl Chain {
 }
 
 /// Joint weights of a surface point, from the parts nearest to it.
-fn skin_weights(body: &Body, p: DVec3) -> ([u8; 4], [f32; 4]) {
-    let d = body.part_distances(p);
+fn skin_weights(body: &Body, chains: &Chains, d: &[f64], p: DVec3) -> ([u8; 4], [f32; 4]) {
     let d_min = d.iter().copied().fold(f64::MAX, f64::min);
     let mut acc = [0.0_f64; JOINT_COUNT];
-    for (part, &dp) in body.parts.iter().zip(&d) {
+    for (part, &dp) in body.parts.iter().zip(d) {
         let x = (dp - d_min) / part.skin_reach;
         if x >= 1.0 {
             continue;
@@ -371,7 +370,7 @@ fn skin_weights(body: &Body, p: DVec3) -> ([u8; 4], [f32; 4]) {
         let m = (1.0 - x) * (1.0 - x);
         match part.skin {
             SkinRule::Rigid(joint) => acc[joint] += m,
-            SkinRule::Chain(id) => Chain::new(id).weights(p, &mut acc, m),
+            SkinRule::Chain(id) => chains.get(id).weights(p, &mut acc, m),
         }
     }
     // Keep the four largest influences (ties broken by joint order) and quantise them to
@@ -405,120 +404,243 @@ fn skin_weights(body: &Body, p: DVec3) -> ([u8; 4], [f32; 4]) {
 
 /// Colours (linear RGB).
 struct Palette {
-    skin: [f64; 3],
-    shirt: [f64; 3],
-    belt: [f64; 3],
-    trousers: [f64; 3],
-    shoe: [f64; 3],
-    sole: [f64; 3],
-    hair: [f64; 3],
-    eye: [f64; 3],
+    skin: DVec3,
+    lips: DVec3,
+    shirt: DVec3,
+    belt: DVec3,
+    trousers: DVec3,
+    shoe: DVec3,
+    sole: DVec3,
+    hair: DVec3,
+    eye: DVec3,
 }
 
 impl Palette {
     fn new() -> Self {
+        let c = |r, g, b| DVec3::from_array(srgb8(r, g, b));
         Self {
-            skin: srgb8(226, 178, 146),
-            shirt: srgb8(52, 112, 168),
-            belt: srgb8(70, 46, 32),
-            trousers: srgb8(62, 66, 82),
-            shoe: srgb8(232, 230, 224),
-            sole: srgb8(48, 46, 44),
-            hair: srgb8(74, 50, 34),
-            eye: srgb8(24, 22, 26),
+            skin: c(226, 178, 146),
+            lips: c(184, 112, 100),
+            shirt: c(52, 112, 168),
+            belt: c(70, 46, 32),
+            trousers: c(62, 66, 82),
+            shoe: c(232, 230, 224),
+            sole: c(48, 46, 44),
+            hair: c(74, 50, 34),
+            eye: c(24, 22, 26),
         }
     }
 }
 
-/// The two eyes: centre on the face surface and half-sizes (x, y) of the dark region.
-pub struct Eye {
+/// Blend from `below` to `above` across the level `edge` of `value` (soft over +-`half`).
+fn band(below: DVec3, above: DVec3, value: f64, edge: f64, half: f64) -> DVec3 {
+    below.lerp(above, smoothstep(edge - half, edge + half, value))
+}
+
+/// Half-width of painted borders, in metres.
+const PAINT_SOFT: f64 = 0.004;
+
+/// Facial features: centre on the face surface and half-sizes (x, y).
+pub struct Feature {
     pub centre: DVec3,
     pub radii: [f64; 2],
 }
 
-pub fn eyes(body: &Body) -> [Eye; 2] {
-    [Side::Left, Side::Right].map(|side| {
-        // March along -Z from in front of the face until the surface is reached.
-        let mut p = DVec3::new(0.033 * side.sign(), 1.652, 0.25);
-        for _ in 0..200 {
-            let d = body.distance(p);
-            if d < 1e-6 {
-                break;
-            }
-            p.z -= d.max(1e-5);
+impl Feature {
+    /// Elliptical distance (1 on the border), or a large number behind the face.
+    fn norm(&self, p: DVec3) -> f64 {
+        if p.z < self.centre.z - 0.03 {
+            return f64::MAX;
         }
-        Eye { centre: body.project(p), radii: [0.0135, 0.0105] }
-    })
-}
-
-fn eye_norm(eye: &Eye, p: DVec3) -> f64 {
-    if p.z < eye.centre.z - 0.03 {
-        return f64::MAX;
+        let dx = (p.x - self.centre.x) / self.radii[0];
+        let dy = (p.y - self.centre.y) / self.radii[1];
+        (dx * dx + dy * dy).sqrt()
     }
-    let dx = (p.x - eye.centre.x) / eye.radii[0];
-    let dy = (p.y - eye.centre.y) / eye.radii[1];
-    (dx * dx + dy * dy).sqrt()
 }
 
-fn paint(body: &Body, owner: &Part, p: DVec3, eyes: &[Eye; 2], pal: &Palette) -> [f64; 3] {
-    match owner.paint {
+/// Point on the face found by marching along -Z from in front of the head at (x, y).
+fn on_face(body: &Body, x: f64, y: f64) -> DVec3 {
+    let mut p = DVec3::new(x, y, 0.25);
+    for _ in 0..200 {
+        let d = body.distance(p);
+        if d < 1e-6 {
+            break;
+        }
+        p.z -= d.max(1e-5);
+    }
+    body.project(p)
+}
+
+struct Face {
+    eyes: [Feature; 2],
+    brows: [Feature; 2],
+    mouth: Feature,
+}
+
+impl Face {
+    fn new(body: &Body) -> Self {
+        let eye = |side: Side| Feature { centre: on_face(body, 0.033 * side.sign(), 1.652), radii: [0.0125, 0.0095] };
+        let brow =
+            |side: Side| Feature { centre: on_face(body, 0.035 * side.sign(), 1.6755), radii: [0.0165, 0.0032] };
+        Self {
+            eyes: [eye(Side::Left), eye(Side::Right)],
+            brows: [brow(Side::Left), brow(Side::Right)],
+            mouth: Feature { centre: on_face(body, 0.0, 1.584), radii: [0.021, 0.0042] },
+        }
+    }
+
+    /// Whether `p` is close enough to a feature to need the finest mesh.
+    fn detail(&self, p: DVec3) -> bool {
+        let near = |f: &Feature| {
+            let d = p - f.centre;
+            d.x.abs() < f.radii[0] + 0.012 && d.y.abs() < f.radii[1] + 0.012 && d.z.abs() < 0.03
+        };
+        self.eyes.iter().any(near) || self.brows.iter().any(near) || near(&self.mouth)
+    }
+}
+
+/// Feature mask: 1 inside, 0 outside, soft across the border.
+fn mask(f: &Feature, p: DVec3) -> f64 {
+    let n = f.norm(p);
+    if n == f64::MAX {
+        return 0.0;
+    }
+    // Border softness of about PAINT_SOFT / 2 in metres.
+    let soft = 0.5 * PAINT_SOFT / f.radii[1].min(f.radii[0]);
+    1.0 - smoothstep(1.0 - soft, 1.0 + soft, n)
+}
+
+/// Colour of a part's surface at `p`.
+fn paint(part: &Part, p: DVec3, face: &Face, chains: &Chains, pal: &Palette) -> DVec3 {
+    match part.paint {
         Paint::Skin => pal.skin,
         Paint::Torso => {
-            if p.y > 1.005 {
-                pal.shirt
-            } else if p.y > 0.975 {
-                pal.belt
-            } else {
-                pal.trousers
-            }
+            let lower = band(pal.trousers, pal.belt, p.y, 0.975, PAINT_SOFT);
+            band(lower, pal.shirt, p.y, 1.005, PAINT_SOFT)
         }
         Paint::Head => {
-            if eyes.iter().any(|e| eye_norm(e, p) < 1.0) {
-                return pal.eye;
+            if part.name == "ear" {
+                return pal.skin;
             }
+            // Hairline: low at the back (nape), high on the forehead, above the ears.
             let q = p - DVec3::new(0.0, 1.66, -0.01);
-            let hair_dir = DVec3::new(0.0, 1.0, -0.8).normalize();
-            if q.dot(hair_dir) > 0.02 && q.y > -0.06 && owner.name != "ear" {
-                pal.hair
-            } else {
-                pal.skin
+            let front = smoothstep(-0.06, 0.05, q.z);
+            let base = -0.07 + front * 0.132;
+            // Above the ears (but not behind them) the hair stops higher.
+            let ear_zone = smoothstep(0.045, 0.065, q.x.abs()) * smoothstep(-0.06, -0.035, q.z);
+            let hairline = base.max(base + (0.022 - base) * ear_zone);
+            let mut c = band(pal.skin, pal.hair, q.y, hairline, PAINT_SOFT);
+            for brow in &face.brows {
+                c = c.lerp(pal.hair, mask(brow, p));
             }
+            c = c.lerp(pal.lips, mask(&face.mouth, p));
+            for eye in &face.eyes {
+                c = c.lerp(pal.eye, mask(eye, p));
+            }
+            c
         }
         Paint::Arm(side) => {
-            let chain = Chain::new(ChainId::Arm(side));
-            if chain.arc_length(p) < chain.joint_arc(1) + 0.13 { pal.shirt } else { pal.skin }
+            let chain = chains.get(ChainId::Arm(side));
+            band(pal.shirt, pal.skin, chain.arc_length(p), chain.joint_arc(1) + 0.13, PAINT_SOFT)
         }
         Paint::Leg => {
-            let _ = body;
-            if p.y < 0.012 {
-                pal.sole
-            } else if p.y < 0.095 {
-                pal.shoe
-            } else {
-                pal.trousers
-            }
+            let shoe = band(pal.sole, pal.shoe, p.y, 0.012, PAINT_SOFT * 0.5);
+            band(shoe, pal.trousers, p.y, 0.115, PAINT_SOFT)
         }
     }
 }
 
 /// Closing the eyes: points in and around each eye are squashed onto a line slightly below the
-/// eye's centre (the upper lid travels further than the lower), then put back on the surface.
-fn blink_offset(body: &Body, eyes: &[Eye; 2], p: DVec3, is_head: bool) -> DVec3 {
-    if !is_head {
-        return DVec3::ZERO;
-    }
-    for eye in eyes {
-        let n = eye_norm(eye, p);
-        if n >= 1.8 {
+/// eye's centre (so the upper lid travels further than the lower), then put back on the surface.
+fn blink_offset(body: &Body, face: &Face, p: DVec3) -> DVec3 {
+    for eye in &face.eyes {
+        let n = eye.norm(p);
+        if n >= 1.9 {
             continue;
         }
-        let w = 1.0 - smoothstep(1.0, 1.8, n);
+        let w = 1.0 - smoothstep(1.0, 1.9, n);
         let line = eye.centre.y - 0.3 * eye.radii[1];
-        let target_y = line + (p.y - line) * (1.0 - 0.93 * w);
+        let target_y = line + (p.y - line) * (1.0 - 0.95 * w);
         let moved = body.project(DVec3::new(p.x, target_y, p.z));
         return moved - p;
     }
     DVec3::ZERO
+}
+
+/// Red-green refinement: triangles for which `red` holds are split in four (new vertices on the
+/// surface at edge midpoints); neighbours with one split edge are split in two, so the mesh stays
+/// crack-free. A triangle with two split edges gets its third split too.
+fn refine(body: &Body, positions: &mut Vec<DVec3>, indices: &[u32], red: impl Fn(DVec3) -> bool) -> Vec<u32> {
+    use std::collections::BTreeMap;
+    let key = |a: u32, b: u32| if a < b { (a, b) } else { (b, a) };
+    let mut split: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+    let tris: Vec<[u32; 3]> = indices.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+    let mut marked: Vec<bool> = tris
+        .iter()
+        .map(|t| red((positions[t[0] as usize] + positions[t[1] as usize] + positions[t[2] as usize]) / 3.0))
+        .collect();
+    loop {
+        for (t, &m) in tris.iter().zip(&marked) {
+            if m {
+                for e in 0..3 {
+                    split.entry(key(t[e], t[(e + 1) % 3])).or_insert(u32::MAX);
+                }
+            }
+        }
+        let mut changed = false;
+        for (t, m) in tris.iter().zip(marked.iter_mut()) {
+            if !*m && (0..3).filter(|&e| split.contains_key(&key(t[e], t[(e + 1) % 3]))).count() >= 2 {
+                *m = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (&(a, b), v) in &mut split {
+        let mid = (positions[a as usize] + positions[b as usize]) * 0.5;
+        *v = u32::try_from(positions.len()).expect("vertex count fits u32");
+        positions.push(body.project(mid));
+    }
+    let mut out = Vec::with_capacity(indices.len() * 2);
+    for t in &tris {
+        let mids: [Option<u32>; 3] = [0, 1, 2].map(|e| split.get(&key(t[e], t[(e + 1) % 3])).copied());
+        match mids {
+            [Some(ab), Some(bc), Some(ca)] => {
+                out.extend_from_slice(&[t[0], ab, ca, ab, t[1], bc, ca, bc, t[2], ab, bc, ca]);
+            }
+            [None, None, None] => out.extend_from_slice(t),
+            _ => {
+                // Exactly one split edge (the closure above rules out two).
+                let e = mids.iter().position(Option::is_some).expect("one split edge");
+                let m = mids[e].expect("split edge");
+                let (a, b, c) = (t[e], t[(e + 1) % 3], t[(e + 2) % 3]);
+                out.extend_from_slice(&[a, m, c, m, b, c]);
+            }
+        }
+    }
+    out
+}
+
+/// The skinning chains, built once.
+struct Chains {
+    chains: Vec<(ChainId, Chain)>,
+}
+
+impl Chains {
+    fn new() -> Self {
+        let mut ids = vec![ChainId::Torso, ChainId::Neck];
+        for side in [Side::Left, Side::Right] {
+            ids.push(ChainId::Arm(side));
+            ids.push(ChainId::Leg(side));
+        }
+        Self { chains: ids.into_iter().map(|id| (id, Chain::new(id))).collect() }
+    }
+
+    fn get(&self, id: ChainId) -> &Chain {
+        &self.chains.iter().find(|(i, _)| *i == id).expect("every chain is built").1
+    }
 }
 
 fn to_f32(v: DVec3) -> [f32; 3] {
@@ -527,6 +649,9 @@ fn to_f32(v: DVec3) -> [f32; 3] {
     [v.x as f32, v.y as f32, v.z as f32]
 }
 
+/// How far (difference of part distances) colours of neighbouring parts blend.
+const PAINT_BLEND: f64 = 0.006;
+
 pub fn build() -> MeshData {
     let body = Body::new();
     let grid = sample_grid(&body);
@@ -534,11 +659,15 @@ pub fn build() -> MeshData {
     for p in &mut positions {
         *p = body.project(*p);
     }
-    relax(&body, &mut positions, &quads, 3);
+    relax(&body, &mut positions, &quads, 2);
     let indices = triangulate(&positions, &quads);
+    // Finer mesh on the head, finest around the eyes, brows and mouth.
+    let face = Face::new(&body);
+    let indices = refine(&body, &mut positions, &indices, |p| p.y > 1.535 && p.z > -0.03 || p.y > 1.6);
+    let indices = refine(&body, &mut positions, &indices, |p| face.detail(p));
     let normals = vertex_normals(&positions, &indices);
 
-    let eyes = eyes(&body);
+    let chains = Chains::new();
     let pal = Palette::new();
     let mut colors = Vec::with_capacity(positions.len());
     let mut joints = Vec::with_capacity(positions.len());
@@ -546,18 +675,26 @@ pub fn build() -> MeshData {
     let mut blinked = positions.clone();
     for (v, &p) in positions.iter().enumerate() {
         let d = body.part_distances(p);
-        let mut owner = 0;
-        for (i, &di) in d.iter().enumerate() {
-            if di < d[owner] {
-                owner = i;
+        let d_min = d.iter().copied().fold(f64::MAX, f64::min);
+        let mut color = DVec3::ZERO;
+        let mut total = 0.0;
+        let mut head = false;
+        for (part, &dp) in body.parts.iter().zip(&d) {
+            let x = (dp - d_min) / PAINT_BLEND;
+            if x < 1.0 {
+                let w = (1.0 - x) * (1.0 - x);
+                color += paint(part, p, &face, &chains, &pal) * w;
+                total += w;
             }
+            head |= dp == d_min && part.group == Group::Head;
         }
-        let owner = &body.parts[owner];
-        colors.push(paint(&body, owner, p, &eyes, &pal));
-        let (j, w) = skin_weights(&body, p);
+        colors.push(to_f32(color / total));
+        let (j, w) = skin_weights(&body, &chains, &d, p);
         joints.push(j);
         weights.push(w);
-        blinked[v] = p + blink_offset(&body, &eyes, p, owner.group == Group::Head);
+        if head {
+            blinked[v] = p + blink_offset(&body, &face, p);
+        }
     }
     let blink_normals_full = vertex_normals(&blinked, &indices);
 
@@ -579,7 +716,7 @@ pub fn build() -> MeshData {
     MeshData {
         positions: positions_f,
         normals: normals_f,
-        colors: colors.iter().map(|c| to_f32(DVec3::from_array(*c))).collect(),
+        colors,
         joints,
         weights,
         indices,

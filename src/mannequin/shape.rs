@@ -60,10 +60,22 @@ pub enum Group {
 pub enum Prim {
     /// Convex hull of two spheres; optionally squashed along `flat_axis` (perpendicular to the
     /// segment) by `aspect` to get an elliptical cross-section.
-    Cone { a: DVec3, b: DVec3, ra: f64, rb: f64, flat: Option<(DVec3, f64)> },
-    Ellipsoid { c: DVec3, r: DVec3 },
+    Cone {
+        a: DVec3,
+        b: DVec3,
+        ra: f64,
+        rb: f64,
+        flat: Option<(DVec3, f64)>,
+    },
+    Ellipsoid {
+        c: DVec3,
+        r: DVec3,
+    },
     /// Stack of horizontal ellipses (y, half-width x, half-depth z, centre z), rounded caps.
-    Loft { rows: Vec<[f64; 4]>, cap_round: f64 },
+    Loft {
+        rows: Vec<[f64; 4]>,
+        cap_round: f64,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -414,7 +426,6 @@ fn add_arm(parts: &mut Vec<Part>, j: &[DVec3; sk::JOINT_COUNT], side: Side) {
     // Palm normal: in the frontal plane, perpendicular to the arm (palms face the thighs).
     let palm_normal = DVec3::new(-d.y * sx, d.x * sx, 0.0);
     let fwd = DVec3::Z;
-    let at = |v: DVec3| v;
     parts.push(
         Part::new(
             "trapezius",
@@ -437,7 +448,7 @@ fn add_arm(parts: &mut Vec<Part>, j: &[DVec3; sk::JOINT_COUNT], side: Side) {
     let knuckles = wrist + d * 0.095;
     parts.push(Part::new(
         "palm",
-        flat_cone(wrist + d * 0.015, 0.031, knuckles, 0.042, palm_normal, 0.36),
+        flat_cone(wrist + d * 0.015, 0.031, knuckles, 0.042, palm_normal, 0.46),
         g,
         0.02,
         skin,
@@ -445,7 +456,7 @@ fn add_arm(parts: &mut Vec<Part>, j: &[DVec3; sk::JOINT_COUNT], side: Side) {
     ));
     parts.push(Part::new(
         "fingers",
-        flat_cone(knuckles, 0.042, wrist + d * (sk::HAND_LEN - 0.03), 0.03, palm_normal, 0.4),
+        flat_cone(knuckles, 0.042, wrist + d * (sk::HAND_LEN - 0.03), 0.03, palm_normal, 0.48),
         g,
         0.02,
         skin,
@@ -453,7 +464,7 @@ fn add_arm(parts: &mut Vec<Part>, j: &[DVec3; sk::JOINT_COUNT], side: Side) {
     ));
     parts.push(Part::new(
         "thumb",
-        cone(at(wrist + d * 0.03 + fwd * 0.022), 0.014, wrist + d * 0.075 + fwd * 0.048, 0.011),
+        cone(wrist + d * 0.03 + fwd * 0.022, 0.014, wrist + d * 0.075 + fwd * 0.048, 0.011),
         g,
         0.012,
         skin,
@@ -472,12 +483,11 @@ fn add_leg(parts: &mut Vec<Part>, j: &[DVec3; sk::JOINT_COUNT], side: Side) {
     let ankle = j[leg.foot];
     let mid_thigh = DVec3::new(x, 0.70, 0.008);
     parts.push(
-        Part::new("thigh", cone(DVec3::new(x, 0.93, 0.0), 0.088, mid_thigh, 0.072), g, 0.0, skin, paint)
-            .reach(0.07),
+        Part::new("thigh", cone(DVec3::new(x, 0.93, 0.0), 0.088, mid_thigh, 0.072), g, 0.0, skin, paint).reach(0.07),
     );
-    parts.push(Part::new("thigh_low", cone(mid_thigh, 0.072, knee, 0.052), g, 0.04, skin, paint));
-    let calf = DVec3::new(x, 0.36, -0.006);
-    parts.push(Part::new("calf", cone(knee, 0.052, calf, 0.055), g, 0.04, skin, paint));
+    parts.push(Part::new("thigh_low", cone(mid_thigh, 0.072, knee, 0.054), g, 0.04, skin, paint));
+    let calf = DVec3::new(x, 0.37, -0.008);
+    parts.push(Part::new("calf", cone(knee, 0.054, calf, 0.055), g, 0.04, skin, paint));
     parts.push(Part::new("shin", cone(calf, 0.055, ankle + DVec3::new(0.0, 0.01, 0.0), 0.034), g, 0.04, skin, paint));
     parts.push(Part::new(
         "heel",
@@ -489,7 +499,7 @@ fn add_leg(parts: &mut Vec<Part>, j: &[DVec3; sk::JOINT_COUNT], side: Side) {
     ));
     parts.push(Part::new(
         "foot",
-        flat_cone(DVec3::new(x, 0.06, -0.01), 0.04, DVec3::new(x, 0.035, 0.12), 0.045, DVec3::Y, 0.7),
+        flat_cone(DVec3::new(x, 0.06, -0.01), 0.042, DVec3::new(x, 0.035, 0.12), 0.045, DVec3::Y, 0.8),
         g,
         0.03,
         skin,

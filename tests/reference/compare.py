@@ -39,6 +39,7 @@ import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # keep tests/reference free of __pycache__
 
 import gltf_ref  # noqa: E402
 
@@ -202,8 +203,30 @@ def compare_clip(model_label, clip_label, mode, times, got_samples, got_name, re
                 if field == "rotation" and (node in sign_free) and all(close(a, -b) for a, b in zip(gv, rv)):
                     continue  # rest rotation decomposed from a matrix: q and -q are the same
                 diff = max((abs(a - b) if is_number(a) else math.inf) for a, b in zip(gv, rv))
-                bad(t, node, field, gv, rv, f"max abs diff {diff:.3g}")
+                note = f"max abs diff {diff:.3g}"
+                if field == "rotation":
+                    note += "; " + rotation_triage(gv, rv)
+                bad(t, node, field, gv, rv, note)
     return out
+
+
+def rotation_triage(got, want) -> str:
+    """Say how a rotation mismatch relates to the reference (to help triage)."""
+    if not all(is_number(a) and math.isfinite(a) for a in got):
+        return "not a finite quaternion"
+    n = math.sqrt(sum(v * v for v in want))
+    unit = [v / n for v in want] if n > 0 else list(want)
+    if all(close(a, -b) for a, b in zip(got, want)):
+        return "kind: SIGN - same rotation, opposite quaternion sign (q vs -q)"
+    if all(close(a, b) for a, b in zip(got, unit)):
+        return f"kind: NORM - equals the reference rescaled to unit length (reference |q| = {n:.6f})"
+    if all(close(a, -b) for a, b in zip(got, unit)):
+        return f"kind: SIGN+NORM - equals minus the reference rescaled to unit length (reference |q| = {n:.6f})"
+    # angle between the two rotations
+    gn = math.sqrt(sum(v * v for v in got)) or 1.0
+    d = abs(sum(a * b for a, b in zip(got, unit))) / gn
+    angle = 2 * math.degrees(math.acos(min(1.0, d)))
+    return f"kind: VALUE - different rotation, {angle:.4g} deg apart"
 
 
 def find_models(models_dir: str) -> list[str]:
@@ -281,9 +304,15 @@ def main(argv=None) -> int:
     ap.add_argument("--no-models", action="store_true", help="skip the models folder")
     ap.add_argument("--no-tricky", action="store_true", help="skip the tricky files")
     ap.add_argument("--max-report", type=int, default=12, help="mismatches to print (default 12)")
+    ap.add_argument(
+        "--raw-rotation-keys",
+        action="store_true",
+        help="triage aid: make the reference use rotation keys as decoded, without rescaling to unit length",
+    )
     ap.add_argument("--jobs", type=int, default=2, help="concurrent animtune processes (default 2)")
     args = ap.parse_args(argv)
 
+    gltf_ref.Sampler.normalize_rotation_keys = not args.raw_rotation_keys
     binary = os.path.abspath(args.animtune)
     if not os.path.isfile(binary):
         print(f"error: animtune binary not found: {binary}", file=sys.stderr)
@@ -348,7 +377,12 @@ def main(argv=None) -> int:
             if per.get(key, 0) < 3 and len(shown) < args.max_report:
                 per[key] = per.get(key, 0) + 1
                 shown.append(m)
-        print(f"\n{len(shown)} of {len(all_mm)} mismatching values (at most 3 per model/clip/mode):")
+        kinds = {}
+        for m in all_mm:
+            k = m.note.split("kind: ")[1].split(" ")[0] if "kind: " in m.note else m.field.upper()
+            kinds[k] = kinds.get(k, 0) + 1
+        print("\nmismatching values by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+        print(f"{len(shown)} of {len(all_mm)} mismatching values (at most 3 per model/clip/mode):")
         for m in shown:
             print(m)
         print()

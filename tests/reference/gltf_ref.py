@@ -359,6 +359,12 @@ class Sampler:
     `in_tan[k]` / `out_tan[k]` exist for CUBICSPLINE data only.
     """
 
+    # On by default, as animtune does: rotation key values (not cubic tangents) are rescaled to
+    # unit length on load. The spec requires unit rotation keys; quantized keys (normalized
+    # BYTE/SHORT, e.g. 90/127) only approximate that, and Asset-Generator's SamplerType sets are
+    # meant to play the same animation in float, byte and short. `--raw-rotation-keys` turns it off.
+    normalize_rotation_keys = True
+
     def __init__(self, gltf: Gltf, sampler: dict, path: str):
         self.interpolation = sampler.get("interpolation", "LINEAR")
         self.path = path
@@ -387,6 +393,8 @@ class Sampler:
         else:
             self.values = [list(elems[k]) for k in range(n)]
             self.in_tan = self.out_tan = None
+        if path == "rotation" and Sampler.normalize_rotation_keys:
+            self.values = [normalize4(v) for v in self.values]
 
     def end_time(self) -> float:
         return max(self.times)

@@ -610,6 +610,7 @@ def verify(path):
     the shortest-path choice would hinge on float rounding.
     """
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.dont_write_bytecode = True
     import gltf_ref
 
     g = gltf_ref.Gltf(path)

@@ -1,1 +1,131 @@
-fn main() {}
+//! Criterion benchmarks of the per-frame jobs on W64 (see `anim::workload`) and on the shared
+//! sample models. Throughput is reported per joint (translation + rotation + scale).
+
+use std::hint::black_box;
+
+use anim::workload::{W64_DURATION_SECS, w64_model};
+use anim::{ClipCursor, Model, Pose, SampleSettings, ScaleSpace, blend_poses, skinning_matrices};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use glam::{Affine3A, Mat4};
+
+const PLAYBACK_FRAMES: usize = 600;
+
+/// 4,096 pseudo-random times in the clip (xorshift, fixed seed).
+fn random_times(duration_secs: f32) -> Vec<f32> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..4096)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * duration_secs
+        })
+        .collect()
+}
+
+fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cubic: Option<usize>, second: usize) {
+    let joints = model.skins.first().map_or(model.nodes.len(), |s| s.joints.len()).max(1);
+    let settings = SampleSettings::default();
+    let rest = Pose::rest(model);
+    let mut group = c.benchmark_group(label);
+
+    for (name, clip) in [("sample_linear_playback", Some(linear)), ("sample_cubic_playback", cubic)] {
+        let Some(clip) = clip else { continue };
+        let clip = &model.clips[clip];
+        let mut pose = rest.clone();
+        let mut cursor = ClipCursor::new(clip);
+        let duration = clip.end_secs.max(1e-3);
+        group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for n in 0..PLAYBACK_FRAMES {
+                    clip.sample((n as f32 / 60.0) % duration, &mut cursor, &settings, &mut pose);
+                }
+                black_box(&pose);
+            });
+        });
+    }
+
+    let clip = &model.clips[linear];
+    let times = random_times(clip.end_secs.max(1e-3));
+    let mut pose = rest.clone();
+    let mut cursor = ClipCursor::new(clip);
+    group.throughput(Throughput::Elements((times.len() * joints) as u64));
+    group.bench_function("sample_random", |b| {
+        b.iter(|| {
+            for &t in &times {
+                clip.sample(t, &mut cursor, &settings, &mut pose);
+            }
+            black_box(&pose);
+        });
+    });
+
+    let (mut a, mut bpose, mut out) = (rest.clone(), rest.clone(), rest.clone());
+    model.clips[linear].sample(1.0, &mut ClipCursor::new(&model.clips[linear]), &settings, &mut a);
+    model.clips[second].sample(1.0, &mut ClipCursor::new(&model.clips[second]), &settings, &mut bpose);
+    group.throughput(Throughput::Elements(model.nodes.len() as u64));
+    group.bench_function("blend", |b| {
+        b.iter(|| blend_poses(black_box(&a), black_box(&bpose), 0.37, ScaleSpace::Linear, &mut out));
+    });
+
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+    group.throughput(Throughput::Elements(joints as u64));
+    group.bench_function("local_to_model_skinning", |b| {
+        b.iter(|| {
+            model.hierarchy.local_to_model(black_box(&a), &mut world);
+            for (skin, palette) in model.skins.iter().zip(&mut palettes) {
+                skinning_matrices(skin, &world, palette);
+            }
+        });
+    });
+
+    let clip_b = &model.clips[second];
+    let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip_b));
+    group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
+    group.bench_function("full_frame", |b| {
+        b.iter(|| {
+            for n in 0..PLAYBACK_FRAMES {
+                let t = n as f32 / 60.0;
+                clip.sample(t % clip.end_secs.max(1e-3), &mut cursor_a, &settings, &mut a);
+                clip_b.sample(t % clip_b.end_secs.max(1e-3), &mut cursor_b, &settings, &mut bpose);
+                blend_poses(&a, &bpose, 0.5, ScaleSpace::Linear, &mut out);
+                model.hierarchy.local_to_model(&out, &mut world);
+                for (skin, palette) in model.skins.iter().zip(&mut palettes) {
+                    skinning_matrices(skin, &world, palette);
+                }
+            }
+            black_box(&palettes);
+        });
+    });
+    group.finish();
+}
+
+fn w64(c: &mut Criterion) {
+    let model = w64_model();
+    assert_eq!(model.clips[0].end_secs, W64_DURATION_SECS);
+    bench_model(c, "W64", &model, 0, Some(1), 2);
+}
+
+fn shared_models(c: &mut Criterion) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/models");
+    for (label, file) in [
+        ("Fox", "Fox/Fox.glb"),
+        ("CesiumMan", "CesiumMan/CesiumMan.glb"),
+        ("RobotExpressive", "RobotExpressive/RobotExpressive.glb"),
+    ] {
+        let Ok(model) = anim::import::load_path(&dir.join(file)) else {
+            eprintln!("skipped {label}: {} not found", dir.join(file).display());
+            continue;
+        };
+        let second = if model.clips.len() > 1 { 1 } else { 0 };
+        bench_model(c, label, &model, 0, None, second);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    targets = w64, shared_models
+}
+criterion_main!(benches);

@@ -213,7 +213,7 @@ pub enum Problem {
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     /// The file (or a file it refers to) cannot be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Io {
         /// The file.
         path: PathBuf,

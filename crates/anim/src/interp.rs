@@ -16,7 +16,8 @@ pub fn lerp_f32(a: f32, b: f32, u: f32) -> f32 {
 }
 
 /// Spherical linear interpolation along the shortest arc: when `a · b < 0`, `b` is negated.
-/// Exact at both ends; falls back to normalized lerp when the keys are nearly equal.
+/// Exact at both ends; falls back to normalized lerp when the keys are nearly equal. The angle
+/// and sines come from polynomials accurate to a few f32 ulps (see `tests/maths.rs`).
 #[inline]
 pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
     let a4 = Vec4::from(a);
@@ -30,11 +31,40 @@ pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
         // sin(Ω) ≈ Ω: the sine ratios are 1−u and u to within f32 rounding.
         return Quat::from_vec4(a4 * (1.0 - u) + b4 * u).normalize();
     }
-    let omega = dot.min(1.0).acos();
-    let inv_sin = 1.0 / omega.sin();
-    let wa = ((1.0 - u) * omega).sin() * inv_sin;
-    let wb = (u * omega).sin() * inv_sin;
+    let omega = acos_unit(dot);
+    // Divide (not multiply by 1/sin Ω) so that u = 0 and u = 1 give the keys exactly.
+    let sin_omega = sin_quarter_turn(omega);
+    let wa = sin_quarter_turn((1.0 - u) * omega) / sin_omega;
+    let wb = sin_quarter_turn(u * omega) / sin_omega;
     Quat::from_vec4(a4 * wa + b4 * wb)
+}
+
+/// `acos(x)` for `x ∈ [0, 1]`: Abramowitz & Stegun 4.4.46, absolute error ≤ 2·10⁻⁸ before
+/// rounding.
+#[inline]
+pub fn acos_unit(x: f32) -> f32 {
+    let x = x.clamp(0.0, 1.0);
+    let p = -0.001_262_491_1_f32;
+    let p = p.mul_add(x, 0.006_670_090_1);
+    let p = p.mul_add(x, -0.017_088_125_6);
+    let p = p.mul_add(x, 0.030_891_881_0);
+    let p = p.mul_add(x, -0.050_174_304_6);
+    let p = p.mul_add(x, 0.088_978_987_4);
+    let p = p.mul_add(x, -0.214_598_801_6);
+    let p = p.mul_add(x, 1.570_796_305_0);
+    (1.0 - x).sqrt() * p
+}
+
+/// `sin(x)` for `x ∈ [0, π/2]`: Taylor series to x¹¹ in Horner form (truncation < 6·10⁻⁸).
+#[inline]
+pub fn sin_quarter_turn(x: f32) -> f32 {
+    let x2 = x * x;
+    let p = 1.0 - x2 / 110.0;
+    let p = 1.0 - x2 / 72.0 * p;
+    let p = 1.0 - x2 / 42.0 * p;
+    let p = 1.0 - x2 / 20.0 * p;
+    let p = 1.0 - x2 / 6.0 * p;
+    x * p
 }
 
 /// Normalized lerp along the shortest arc: right path, non-uniform angular speed.

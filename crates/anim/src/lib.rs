@@ -19,6 +19,7 @@ pub mod interp;
 pub mod model;
 pub mod pose;
 pub mod sample;
+pub mod workload;
 
 pub use clip::{Clip, Interpolation, Property, Timeline, Track, TrackValues};
 pub use crossfade::{CrossFader, Layer};

@@ -25,7 +25,7 @@ pub struct Segment {
     pub next: u32,
     /// The key at or before the time (what STEP holds).
     pub held: u32,
-    /// Segment parameter in `[0, 1]`: 0 before the first key, 1 after the last.
+    /// Segment parameter in `[0, 1]` (0 outside the keys, where `key == next`).
     pub u: f32,
     /// Key interval in seconds (0 for single-key timelines).
     pub dt_secs: f32,
@@ -47,14 +47,10 @@ impl Timeline {
         }
         let last = n - 1;
         if time_secs >= times[last] {
+            // Hold the last key exactly as stored (a u = 1 slerp could return its negation).
             *cursor = (last - 1) as u32;
-            return Segment {
-                key: (last - 1) as u32,
-                next: last as u32,
-                held: last as u32,
-                u: 1.0,
-                dt_secs: times[last] - times[last - 1],
-            };
+            let last = last as u32;
+            return Segment { key: last, next: last, held: last, u: 0.0, dt_secs: 0.0 };
         }
         // Here times[0] < t < times[last], so the segment k with times[k] <= t < times[k+1] exists.
         let mut k = (*cursor as usize).min(last - 1);

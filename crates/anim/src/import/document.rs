@@ -138,7 +138,7 @@ impl Builder<'_> {
                     Problem::Limit { what: "byteLength", value: byte_length, limit: self.limits.max_file_bytes },
                 ));
             }
-            let bytes = match opt_str(value, &object, "uri")? {
+            let mut bytes = match opt_str(value, &object, "uri")? {
                 None => match (i, bin) {
                     (0, Some(bin)) => bin.to_vec(),
                     _ => return Err(invalid(&object, Problem::MissingField("uri"))),
@@ -154,6 +154,9 @@ impl Builder<'_> {
                     )),
                 ));
             }
+            // Bytes past byteLength (GLB chunk padding, longer data URIs) are not part of the
+            // buffer: views must fit the declared length.
+            bytes.truncate(byte_length as usize);
             self.buffers.push(bytes);
         }
         Ok(())
@@ -638,6 +641,9 @@ impl Builder<'_> {
                     get(channel, "target").ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target")))?;
                 let path = opt_str(target, &channel_ref, "path")?
                     .ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target.path")))?;
+                // A channel without a node is for extensions (KHR_animation_pointer's path is
+                // "pointer"); the core ignores it, whatever its path.
+                let Some(node) = opt_index(target, &channel_ref, "node", "node", nodes.len())? else { continue };
                 let property = match path {
                     "translation" => Property::Translation,
                     "rotation" => Property::Rotation,
@@ -645,8 +651,6 @@ impl Builder<'_> {
                     "weights" => Property::Weights,
                     other => return Err(bad_value(&channel_ref, "target.path", format!("unknown path \"{other}\""))),
                 };
-                // A channel without a node is for extensions; the core ignores it.
-                let Some(node) = opt_index(target, &channel_ref, "node", "node", nodes.len())? else { continue };
 
                 let sampler_ref = object.with_part("sampler", s);
                 let sampler = &samplers[s];

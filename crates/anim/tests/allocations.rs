@@ -1,0 +1,106 @@
+//! Per-frame calls allocate nothing: counted by a global allocator on the test's own thread.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use anim::{ClipCursor, CrossFader, Easing, Pose, SampleSettings, blend_poses, skinning_matrices};
+use common::Doc;
+use glam::{Affine3A, Mat4};
+use serde_json::json;
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            COUNT.with(|c| c.set(c.get() + 1));
+        }
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            COUNT.with(|c| c.set(c.get() + 1));
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn count_allocations(f: impl FnOnce()) -> usize {
+    COUNT.with(|c| c.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    COUNT.with(Cell::get)
+}
+
+#[test]
+fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
+    let mut doc = Doc::new();
+    let positions = doc.add_f32(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3");
+    let joints = doc.add_raw(&[0, 1, 0, 0, 1, 2, 0, 0, 2, 0, 0, 0], 5121, "VEC4", 3, false);
+    let weights = doc.add_f32(&[0.5, 0.5, 0.0, 0.0, 0.7, 0.3, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], "VEC4");
+    let mesh = doc.add_mesh(
+        json!({"primitives": [{"attributes": {"POSITION": positions, "JOINTS_0": joints, "WEIGHTS_0": weights}}]}),
+    );
+    doc.add_node(json!({"children": [1]}));
+    doc.add_node(json!({"translation": [0.0, 1.0, 0.0], "children": [2]}));
+    doc.add_node(json!({"translation": [0.0, 1.0, 0.0]}));
+    doc.add_node(json!({"mesh": mesh, "skin": 0}));
+    doc.json["skins"] = json!([{"joints": [0, 1, 2]}]);
+    let times = [0.0, 0.5, 1.0];
+    let rot: Vec<f32> = [0.0f32, 0.6, 0.0].iter().flat_map(|&a| glam::Quat::from_rotation_z(a).to_array()).collect();
+    let cubic: Vec<f32> =
+        [0.0f32, 0.6, 0.2].iter().flat_map(|&a| [0.0, 0.0, 0.0, 0.0, 0.0, a, 0.0, 0.0, 0.0].into_iter()).collect();
+    doc.add_animation(
+        Some("A"),
+        &[(0, "rotation", &times, &rot, "LINEAR"), (1, "translation", &times, &cubic, "CUBICSPLINE")],
+    );
+    doc.add_animation(Some("B"), &[(1, "rotation", &times, &rot, "STEP"), (2, "rotation", &times, &rot, "LINEAR")]);
+    let model = doc.load().unwrap();
+
+    let settings = SampleSettings::default();
+    let rest = Pose::rest(&model);
+    let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
+    let mut cursors: Vec<ClipCursor> = model.clips.iter().map(ClipCursor::new).collect();
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut palette = vec![Mat4::IDENTITY; model.skins[0].joints.len()];
+    let mut fader = CrossFader::new(&model, 0);
+    let teaching = SampleSettings {
+        rotation_space: anim::RotationSpace::MatrixLerp,
+        mode: anim::InterpolationOverride::Cubic,
+        ..SampleSettings::default()
+    };
+
+    let allocations = count_allocations(|| {
+        for frame in 0..600 {
+            let t = frame as f32 / 60.0;
+            a.copy_from(&rest);
+            b.copy_from(&rest);
+            model.clips[0].sample(t % 1.0, &mut cursors[0], &settings, &mut a);
+            model.clips[1].sample((t * 1.3) % 1.0, &mut cursors[1], &teaching, &mut b);
+            blend_poses(&a, &b, 0.4, anim::ScaleSpace::Log, &mut out);
+            model.hierarchy.local_to_model(&out, &mut world);
+            skinning_matrices(&model.skins[0], &world, &mut palette);
+            if frame % 7 == 0 {
+                fader.trigger(frame % 2, 0.2, Easing::Smoothstep);
+            }
+            fader.advance(1.0 / 60.0);
+            let _ = fader.evaluate(&model, &settings);
+        }
+    });
+    assert_eq!(allocations, 0, "per-frame calls allocated {allocations} times");
+    assert!(palette.iter().all(|m| m.is_finite()));
+}

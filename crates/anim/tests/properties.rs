@@ -1,0 +1,156 @@
+//! Property tests: sampling, blending and cross-fading stay finite for any finite input, and
+//! LINEAR stays inside the hull of its keys.
+
+use anim::{
+    Clip, ClipCursor, Easing, Interpolation, InterpolationOverride, Pose, RotationSpace, SampleSettings, ScaleSpace,
+    Timeline, Track, TrackValues, blend_poses,
+};
+use glam::{Quat, Vec3, Vec4};
+use proptest::prelude::*;
+
+fn one_node_pose() -> Pose {
+    Pose { translations: vec![Vec3::ZERO], rotations: vec![Quat::IDENTITY], scales: vec![Vec3::ONE], weights: vec![] }
+}
+
+/// Key times: strictly increasing, with near-coincident neighbours allowed.
+fn times_strategy() -> impl Strategy<Value = Vec<f32>> {
+    prop::collection::vec(prop_oneof![1e-6f32..1e-4, 1e-3f32..2.0], 0..12).prop_map(|gaps| {
+        let mut t = 0.0f32;
+        let mut times = vec![0.0];
+        for g in gaps {
+            let next = t + g;
+            if next > t {
+                times.push(next);
+                t = next;
+            }
+        }
+        times
+    })
+}
+
+fn vec3(range: f32) -> impl Strategy<Value = Vec3> {
+    (-range..range, -range..range, -range..range).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+}
+
+/// Any finite 4-vector, including (near-)degenerate ones, as a rotation key or tangent.
+fn quat_any() -> impl Strategy<Value = Quat> {
+    (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0).prop_map(|(x, y, z, w)| {
+        let v = Vec4::new(x, y, z, w);
+        if v.length() > 1e-3 { Quat::from_vec4(v.normalize()) } else { Quat::IDENTITY }
+    })
+}
+
+fn interpolation() -> impl Strategy<Value = Interpolation> {
+    prop_oneof![Just(Interpolation::Step), Just(Interpolation::Linear), Just(Interpolation::CubicSpline)]
+}
+
+fn clip_strategy() -> impl Strategy<Value = Clip> {
+    (times_strategy(), interpolation(), interpolation(), interpolation()).prop_flat_map(|(times, it, ir, is)| {
+        let n = times.len();
+        let elems = |i: Interpolation| if i == Interpolation::CubicSpline { 3 * n } else { n };
+        (
+            Just(times),
+            Just((it, ir, is)),
+            prop::collection::vec(vec3(1e3), elems(it)),
+            prop::collection::vec(quat_any(), elems(ir)),
+            prop::collection::vec(
+                prop_oneof![vec3(1e4), vec3(1.0).prop_map(|v| v.abs() + Vec3::splat(1e-3))],
+                elems(is),
+            ),
+            prop::collection::vec(vec3(1e4), n * 3),
+        )
+            .prop_map(move |(times, (it, ir, is), translations, mut rotations, scales, huge_tangents)| {
+                // Cubic rotation tangents may be huge too.
+                if ir == Interpolation::CubicSpline {
+                    for (k, tangent) in huge_tangents.iter().enumerate().take(n) {
+                        rotations[3 * k] = Quat::from_xyzw(tangent.x, tangent.y, tangent.z, 0.0);
+                    }
+                }
+                let end = *times.last().unwrap_or(&0.0);
+                let track = |values, interpolation| Track {
+                    node: 0,
+                    timeline: 0,
+                    interpolation,
+                    values,
+                    channel: 0,
+                    sampler: 0,
+                };
+                Clip {
+                    name: None,
+                    timelines: vec![Timeline { times_secs: times }],
+                    tracks: vec![
+                        track(TrackValues::Translation(translations), it),
+                        track(TrackValues::Rotation(rotations), ir),
+                        track(TrackValues::Scale(scales), is),
+                    ],
+                    start_secs: 0.0,
+                    end_secs: end,
+                }
+            })
+    })
+}
+
+fn settings_strategy() -> impl Strategy<Value = SampleSettings> {
+    (
+        prop::sample::select(InterpolationOverride::ALL.to_vec()),
+        prop::sample::select(RotationSpace::ALL.to_vec()),
+        prop::sample::select(ScaleSpace::ALL.to_vec()),
+        prop::sample::select(Easing::ALL.to_vec()),
+    )
+        .prop_map(|(mode, rotation_space, scale_space, easing)| SampleSettings {
+            mode,
+            track_modes: Vec::new(),
+            rotation_space,
+            scale_space,
+            easing,
+        })
+}
+
+fn is_finite(p: &Pose) -> bool {
+    p.translations.iter().all(|v| v.is_finite())
+        && p.rotations.iter().all(|q| q.is_finite())
+        && p.scales.iter().all(|v| v.is_finite())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn sampling_is_always_finite(clip in clip_strategy(), settings in settings_strategy(), times in prop::collection::vec(-10.0f32..40.0, 1..16)) {
+        let mut pose = one_node_pose();
+        let mut cursor = ClipCursor::new(&clip);
+        for t in times {
+            clip.sample(t, &mut cursor, &settings, &mut pose);
+            prop_assert!(is_finite(&pose), "t = {}: {:?}", t, pose);
+            prop_assert!((pose.rotations[0].length() - 1.0).abs() < 1e-3, "|q| = {}", pose.rotations[0].length());
+        }
+    }
+
+    #[test]
+    fn linear_stays_inside_the_key_hull(clip in clip_strategy(), times in prop::collection::vec(-10.0f32..40.0, 1..16)) {
+        let settings = SampleSettings::with_mode(InterpolationOverride::Linear);
+        let TrackValues::Translation(values) = &clip.tracks[0].values else { unreachable!() };
+        let keys: Vec<Vec3> = (0..clip.timelines[0].times_secs.len()).map(|k| values[clip.tracks[0].value_index(k)]).collect();
+        let lo = keys.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
+        let hi = keys.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
+        let mut pose = one_node_pose();
+        let mut cursor = ClipCursor::new(&clip);
+        for t in times {
+            clip.sample(t, &mut cursor, &settings, &mut pose);
+            let v = pose.translations[0];
+            let slack = Vec3::splat(1e-3);
+            prop_assert!(v.cmpge(lo - slack).all() && v.cmple(hi + slack).all(), "{} outside [{}, {}]", v, lo, hi);
+        }
+    }
+
+    #[test]
+    fn blending_is_always_finite(a in (vec3(1e4), quat_any(), vec3(1e3)), b in (vec3(1e4), quat_any(), vec3(1e3)), w in -1.0f32..2.0, log in any::<bool>()) {
+        let pa = Pose { translations: vec![a.0], rotations: vec![a.1], scales: vec![a.2], weights: vec![a.0.x] };
+        let pb = Pose { translations: vec![b.0], rotations: vec![b.1], scales: vec![b.2], weights: vec![b.0.y] };
+        let mut out = pa.clone();
+        let space = if log { ScaleSpace::Log } else { ScaleSpace::Linear };
+        blend_poses(&pa, &pb, w, space, &mut out);
+        prop_assert!(is_finite(&out) && out.weights[0].is_finite());
+        prop_assert!((out.rotations[0].length() - 1.0).abs() < 1e-3);
+    }
+}
