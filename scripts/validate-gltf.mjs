@@ -26,7 +26,13 @@ try {
 }
 
 const severityNames = ['error', 'warning', 'info', 'hint'];
-const bytes = new Uint8Array(readFileSync(file));
+let bytes;
+try {
+    bytes = new Uint8Array(readFileSync(file));
+} catch (e) {
+    console.error(`cannot read ${file}: ${e.message}`);
+    process.exit(2);
+}
 let report;
 try {
     report = await validator.validateBytes(bytes, {

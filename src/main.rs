@@ -42,6 +42,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Render a model at a clip time to a PNG (headless GPU; lavapipe works).
+    Render(cli::render::RenderArgs),
 }
 
 fn run(args: Args) -> anyhow::Result<String> {
@@ -63,6 +65,7 @@ fn run(args: Args) -> anyhow::Result<String> {
                 Format::Json => serde_json::to_string(&report)? + "\n",
             })
         }
+        Command::Render(render) => cli::render::run(&render),
     }
 }
 

@@ -2,6 +2,7 @@
 //! JSON by `main.rs`.
 
 pub mod info;
+pub mod render;
 pub mod sample;
 
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Minimal glTF 2.0 document model (only what the mannequin needs) and GLB packing.
 //!
 //! Field order is fixed by the struct definitions, so the JSON text is deterministic whatever
-//! features serde_json is compiled with.
+//! features `serde_json` is compiled with.
 
 use serde::Serialize;
 
@@ -161,7 +161,9 @@ pub struct Sampler {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Accessor {
-    pub buffer_view: usize,
+    /// `None` for sparse accessors whose base is all zeros.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_view: Option<usize>,
     #[serde(skip_serializing_if = "is_zero")]
     pub byte_offset: usize,
     pub component_type: u32,
@@ -175,6 +177,28 @@ pub struct Accessor {
     pub min: Option<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sparse: Option<Sparse>,
+}
+
+#[derive(Serialize)]
+pub struct Sparse {
+    pub count: usize,
+    pub indices: SparseIndices,
+    pub values: SparseValues,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SparseIndices {
+    pub buffer_view: usize,
+    pub component_type: u32,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SparseValues {
+    pub buffer_view: usize,
 }
 
 // serde's skip_serializing_if passes a reference.
@@ -207,23 +231,9 @@ pub struct BinBuilder {
     pub accessors: Vec<Accessor>,
 }
 
-/// Component type and element type of one accessor.
-#[derive(Clone, Copy)]
-pub struct Layout {
-    pub component_type: u32,
-    pub kind: &'static str,
-    pub normalized: bool,
-}
-
-impl Layout {
-    pub const fn float(kind: &'static str) -> Self {
-        Self { component_type: FLOAT, kind, normalized: false }
-    }
-}
-
 impl BinBuilder {
     fn align(&mut self) {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
     }
@@ -249,7 +259,7 @@ impl BinBuilder {
         let width = components(kind);
         let (min, max) = if bounds { min_max(data, width) } else { (None, None) };
         self.accessor(Accessor {
-            buffer_view: view,
+            buffer_view: Some(view),
             byte_offset: 0,
             component_type: FLOAT,
             normalized: false,
@@ -257,6 +267,47 @@ impl BinBuilder {
             kind,
             min,
             max,
+            sparse: None,
+        })
+    }
+
+    /// A float accessor stored sparsely: only the elements that are not all zero are written
+    /// (with their indices); min/max are those of the full data when `bounds` is set.
+    pub fn sparse_floats(&mut self, data: &[f32], kind: &'static str, bounds: bool) -> usize {
+        let width = components(kind);
+        let count = data.len() / width;
+        let mut indices = Vec::new();
+        let mut values: Vec<u8> = Vec::new();
+        for (i, element) in data.chunks_exact(width).enumerate() {
+            if element.iter().any(|&v| v != 0.0) {
+                indices.push(u32::try_from(i).expect("element index fits u32"));
+                values.extend(element.iter().flat_map(|v| v.to_le_bytes()));
+            }
+        }
+        assert!(!indices.is_empty(), "a sparse accessor needs at least one element");
+        let (index_bytes, index_type): (Vec<u8>, u32) = if count <= usize::from(u16::MAX) {
+            let bytes = indices.iter().flat_map(|&i| u16::try_from(i).expect("index fits u16").to_le_bytes()).collect();
+            (bytes, UNSIGNED_SHORT)
+        } else {
+            (indices.iter().flat_map(|i| i.to_le_bytes()).collect(), UNSIGNED_INT)
+        };
+        let index_view = self.view(&index_bytes, None);
+        let value_view = self.view(&values, None);
+        let (min, max) = if bounds { min_max(data, width) } else { (None, None) };
+        self.accessor(Accessor {
+            buffer_view: None,
+            byte_offset: 0,
+            component_type: FLOAT,
+            normalized: false,
+            count,
+            kind,
+            min,
+            max,
+            sparse: Some(Sparse {
+                count: indices.len(),
+                indices: SparseIndices { buffer_view: index_view, component_type: index_type },
+                values: SparseValues { buffer_view: value_view },
+            }),
         })
     }
 

@@ -114,7 +114,52 @@ fn sample_grid(body: &Body) -> Grid {
             }
         }
     }
+    resolve_ambiguous_faces(&mut grid);
     grid
+}
+
+/// A grid face whose corners alternate inside/outside (a saddle) would make surface nets join
+/// two sheets along one edge (four quads on it). Such saddles sit right at the surface, so the
+/// corner closest to it is nudged across to the other side; repeated until no face is ambiguous.
+fn resolve_ambiguous_faces(grid: &mut Grid) {
+    let n = grid.n;
+    for _ in 0..16 {
+        let mut changed = false;
+        for k in 0..n[2] {
+            for j in 0..n[1] {
+                for i in 0..n[0] {
+                    // Faces spanned from this corner: (x, y), (y, z), (z, x).
+                    for (a, b) in [([1, 0, 0], [0, 1, 0]), ([0, 1, 0], [0, 0, 1]), ([0, 0, 1], [1, 0, 0])] {
+                        let c1 = [i + a[0], j + a[1], k + a[2]];
+                        let c3 = [i + b[0], j + b[1], k + b[2]];
+                        let c2 = [c1[0] + b[0], c1[1] + b[1], c1[2] + b[2]];
+                        if c2[0] >= n[0] || c2[1] >= n[1] || c2[2] >= n[2] {
+                            continue;
+                        }
+                        let corners = [
+                            grid.index(i, j, k),
+                            grid.index(c1[0], c1[1], c1[2]),
+                            grid.index(c2[0], c2[1], c2[2]),
+                            grid.index(c3[0], c3[1], c3[2]),
+                        ];
+                        let inside = corners.map(|c| grid.values[c] < 0.0);
+                        if inside[0] == inside[2] && inside[1] == inside[3] && inside[0] != inside[1] {
+                            let nearest = corners
+                                .into_iter()
+                                .min_by(|&x, &y| grid.values[x].abs().total_cmp(&grid.values[y].abs()))
+                                .expect("four corners");
+                            let v = grid.values[nearest];
+                            grid.values[nearest] = if v < 0.0 { 1e-9 } else { -1e-9 };
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
 }
 
 /// Surface nets: returns vertex positions and quads (counter-clockwise seen from outside).
@@ -480,8 +525,7 @@ struct Face {
 impl Face {
     fn new(body: &Body) -> Self {
         let eye = |side: Side| Feature { centre: on_face(body, 0.033 * side.sign(), 1.652), radii: [0.0125, 0.0095] };
-        let brow =
-            |side: Side| Feature { centre: on_face(body, 0.035 * side.sign(), 1.6755), radii: [0.0165, 0.0032] };
+        let brow = |side: Side| Feature { centre: on_face(body, 0.035 * side.sign(), 1.6755), radii: [0.0165, 0.0032] };
         Self {
             eyes: [eye(Side::Left), eye(Side::Right)],
             brows: [brow(Side::Left), brow(Side::Right)],
@@ -700,11 +744,8 @@ pub fn build() -> MeshData {
 
     let positions_f: Vec<[f32; 3]> = positions.iter().map(|&p| to_f32(p)).collect();
     let normals_f: Vec<[f32; 3]> = normals.iter().map(|&n| to_f32(n)).collect();
-    let blink_positions = positions
-        .iter()
-        .zip(&blinked)
-        .map(|(&a, &b)| if a == b { [0.0; 3] } else { to_f32(b - a) })
-        .collect();
+    let blink_positions =
+        positions.iter().zip(&blinked).map(|(&a, &b)| if a == b { [0.0; 3] } else { to_f32(b - a) }).collect();
     let blink_normals = normals_f
         .iter()
         .zip(&blink_normals_full)

@@ -3,8 +3,8 @@
 //! [`build_mannequin_glb`] produces a complete glTF 2.0 binary (`.glb`): a 21-joint humanoid
 //! skeleton in an A-pose (Y up, metres, facing +Z, feet on y = 0, 1.76 m tall), one continuous
 //! smoothly skinned mesh with vertex colours and a "Blink" morph target, and eight hand-keyed
-//! clips (Idle, Walk, Run, Wave, Jump, Stumble as cubic splines; Walk_Linear; Jump_Blocking as
-//! steps). The output is byte-for-byte deterministic: all geometry is computed with plain `f64`
+//! clips (Idle, Walk, Run, Wave, Jump, Stumble as cubic splines; `Walk_Linear`; `Jump_Blocking`
+//! as steps). The output is byte-for-byte deterministic: all geometry is computed with plain `f64`
 //! arithmetic (see [`math`]) and the JSON is written from fixed-order structs.
 //!
 //! The checked-in `assets/mannequin.glb` is this function's output; regenerate it with
@@ -21,10 +21,10 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use clips::{BuiltClip, Interp, Target as ClipTarget};
+use clips::{BuiltClip, Target as ClipTarget};
 use glb::{
-    Accessor, Animation, AnimationExtras, Asset, Attributes, BinBuilder, Channel, Document, Layout, Material, Mesh,
-    MeshExtras, MorphTarget, Node, Pbr, Primitive, Sampler, Scene, Skin, Target,
+    Accessor, Animation, AnimationExtras, Asset, Attributes, BinBuilder, Channel, Document, Material, Mesh, MeshExtras,
+    MorphTarget, Node, Pbr, Primitive, Sampler, Scene, Skin, Target,
 };
 use skeleton::{JOINT_COUNT, JOINT_NAMES, PARENTS};
 
@@ -62,7 +62,7 @@ fn assemble(mesh: &mesh::MeshData, clips: &[BuiltClip]) -> Vec<u8> {
     let joint_bytes: Vec<u8> = mesh.joints.iter().flatten().copied().collect();
     let joints_view = bin.view(&joint_bytes, array);
     let joints = bin.accessor(Accessor {
-        buffer_view: joints_view,
+        buffer_view: Some(joints_view),
         byte_offset: 0,
         component_type: glb::UNSIGNED_BYTE,
         normalized: false,
@@ -70,11 +70,13 @@ fn assemble(mesh: &mesh::MeshData, clips: &[BuiltClip]) -> Vec<u8> {
         kind: "VEC4",
         min: None,
         max: None,
+        sparse: None,
     });
     let weights_flat: Vec<f32> = mesh.weights.iter().flatten().copied().collect();
     let weights = bin.floats(&weights_flat, "VEC4", array, false);
-    let blink_position = bin.floats(&flat3(&mesh.blink_positions), "VEC3", array, true);
-    let blink_normal = bin.floats(&flat3(&mesh.blink_normals), "VEC3", array, false);
+    // The blink moves a few hundred vertices around the eyes: store its offsets sparsely.
+    let blink_position = bin.sparse_floats(&flat3(&mesh.blink_positions), "VEC3", true);
+    let blink_normal = bin.sparse_floats(&flat3(&mesh.blink_normals), "VEC3", false);
 
     let vertex_count = mesh.positions.len();
     let (index_bytes, index_type): (Vec<u8>, u32) = if vertex_count <= usize::from(u16::MAX) {
@@ -86,7 +88,7 @@ fn assemble(mesh: &mesh::MeshData, clips: &[BuiltClip]) -> Vec<u8> {
     };
     let index_view = bin.view(&index_bytes, Some(glb::ELEMENT_ARRAY_BUFFER));
     let indices = bin.accessor(Accessor {
-        buffer_view: index_view,
+        buffer_view: Some(index_view),
         byte_offset: 0,
         component_type: index_type,
         normalized: false,
@@ -94,6 +96,7 @@ fn assemble(mesh: &mesh::MeshData, clips: &[BuiltClip]) -> Vec<u8> {
         kind: "SCALAR",
         min: None,
         max: None,
+        sparse: None,
     });
 
     // Skeleton nodes: bind pose in local translations, identity rotations.
@@ -137,12 +140,12 @@ fn assemble(mesh: &mesh::MeshData, clips: &[BuiltClip]) -> Vec<u8> {
                 inputs.push((track.times.clone(), acc));
                 acc
             };
-            let (node, path, layout) = match target {
-                ClipTarget::Rotation(j) => (*j, "rotation", Layout::float("VEC4")),
-                ClipTarget::Translation(j) => (*j, "translation", Layout::float("VEC3")),
-                ClipTarget::Weights => (mesh_node, "weights", Layout::float("SCALAR")),
+            let (node, path, kind) = match target {
+                ClipTarget::Rotation(j) => (*j, "rotation", "VEC4"),
+                ClipTarget::Translation(j) => (*j, "translation", "VEC3"),
+                ClipTarget::Weights => (mesh_node, "weights", "SCALAR"),
             };
-            let output = bin.floats(&track.output, layout.kind, None, false);
+            let output = bin.floats(&track.output, kind, None, false);
             samplers.push(Sampler { input, interpolation: clip.interp.gltf_name(), output });
             channels.push(Channel { sampler: samplers.len() - 1, target: Target { node, path } });
         }
@@ -153,7 +156,6 @@ fn assemble(mesh: &mesh::MeshData, clips: &[BuiltClip]) -> Vec<u8> {
             extras: AnimationExtras { looping: clip.looping },
         });
     }
-    let _ = Interp::Step;
 
     let (bin_data, buffer_views, accessors) = bin.finish();
     let doc = Document {

@@ -120,6 +120,10 @@ impl Track {
 }
 
 /// An animation clip: tracks grouped by shared timelines.
+///
+/// Built by [`Clip::new`], which checks the invariants sampling relies on and lays the keys out
+/// a second time, key-major per (timeline, property, interpolation) group, for the authored
+/// fast path.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     /// The glTF animation's name, when it has one.
@@ -132,9 +136,188 @@ pub struct Clip {
     pub start_secs: f32,
     /// Latest key time over all tracks: the clip's duration measured from time 0.
     pub end_secs: f32,
+    pub(crate) groups: Vec<Group>,
+}
+
+/// Why a clip cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClipError {
+    /// A timeline has no keys.
+    #[error("timeline {0} has no keys")]
+    EmptyTimeline(usize),
+    /// Key times are not finite or not strictly increasing.
+    #[error("timeline {timeline}: key {key} is not finite or not after the key before it")]
+    BadKeyTime {
+        /// The timeline.
+        timeline: usize,
+        /// The key.
+        key: usize,
+    },
+    /// A track refers to a missing timeline.
+    #[error("track {track} refers to timeline {timeline}, which does not exist")]
+    MissingTimeline {
+        /// The track.
+        track: usize,
+        /// The timeline index it gives.
+        timeline: usize,
+    },
+    /// A track's value count does not fit its timeline and interpolation.
+    #[error("track {track} has {found} values where {expected} are required")]
+    ValueCount {
+        /// The track.
+        track: usize,
+        /// Required element count.
+        expected: usize,
+        /// Element count found.
+        found: usize,
+    },
+}
+
+/// Tracks of one property and interpolation on one timeline, their keys stored key-major
+/// (`values[(key × per_key + part) × nodes.len() + j]`) so that one segment of every track is
+/// two contiguous rows.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Group {
+    pub timeline: usize,
+    pub interpolation: Interpolation,
+    pub nodes: Vec<u32>,
+    pub values: GroupValues,
+    /// LINEAR rotations only: the arc of each segment, key-major like `values`.
+    pub arcs: Vec<Arc>,
+}
+
+/// A precomputed slerp segment from key k to key k+1 of one rotation track.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct Arc {
+    /// Angle Ω between the keys (after the shortest-path flip), radians.
+    pub omega: f32,
+    /// `1 / sin Ω`, or 0 where the keys are so close that normalized lerp is exact to f32.
+    pub inv_sin_omega: f32,
+    /// −1 when the end key must be negated for the shortest path, else 1.
+    pub sign: f32,
+}
+
+impl Arc {
+    /// The arc from `a` to `b`.
+    pub fn between(a: Quat, b: Quat) -> Self {
+        let dot = a.dot(b);
+        let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+        let dot = f64::from(dot.abs()).min(1.0);
+        if dot > 0.9995 {
+            return Self { omega: 0.0, inv_sin_omega: 0.0, sign };
+        }
+        let omega = dot.acos();
+        Self { omega: omega as f32, inv_sin_omega: (1.0 / omega.sin()) as f32, sign }
+    }
+}
+
+/// Key-major values of a [`Group`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum GroupValues {
+    Translation(Vec<Vec3>),
+    Rotation(Vec<Quat>),
+    Scale(Vec<Vec3>),
+}
+
+fn interleave<T: Copy>(tracks: &[&[T]], elements: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(tracks.len() * elements);
+    for e in 0..elements {
+        out.extend(tracks.iter().map(|t| t[e]));
+    }
+    out
 }
 
 impl Clip {
+    /// Build a clip, checking that every timeline has strictly increasing finite times and that
+    /// every track's values fit its timeline (`keys × 3` elements for CUBICSPLINE, × target
+    /// count for weights). Start and end come from the timelines the tracks use.
+    pub fn new(name: Option<String>, timelines: Vec<Timeline>, tracks: Vec<Track>) -> Result<Self, ClipError> {
+        for (t, timeline) in timelines.iter().enumerate() {
+            let times = &timeline.times_secs;
+            if times.is_empty() {
+                return Err(ClipError::EmptyTimeline(t));
+            }
+            if let Some(key) = (0..times.len()).find(|&k| !times[k].is_finite() || (k > 0 && times[k] <= times[k - 1]))
+            {
+                return Err(ClipError::BadKeyTime { timeline: t, key });
+            }
+        }
+        for (i, track) in tracks.iter().enumerate() {
+            let timeline = timelines
+                .get(track.timeline)
+                .ok_or(ClipError::MissingTimeline { track: i, timeline: track.timeline })?;
+            let per_key = if track.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+            let (found, width) = match &track.values {
+                TrackValues::Translation(v) | TrackValues::Scale(v) => (v.len(), 1),
+                TrackValues::Rotation(v) => (v.len(), 1),
+                TrackValues::Weights { count, values, .. } => (values.len(), (*count).max(1)),
+            };
+            let expected = timeline.times_secs.len() * per_key * width;
+            if found != expected {
+                return Err(ClipError::ValueCount { track: i, expected, found });
+            }
+        }
+        let used: Vec<&[f32]> = tracks.iter().map(|t| &timelines[t.timeline].times_secs[..]).collect();
+        let start_secs = used.iter().map(|t| t[0]).reduce(f32::min).unwrap_or(0.0);
+        let end_secs = used.iter().map(|t| t[t.len() - 1]).reduce(f32::max).unwrap_or(0.0);
+        let groups = Self::build_groups(&timelines, &tracks);
+        Ok(Self { name, timelines, tracks, start_secs, end_secs, groups })
+    }
+
+    fn build_groups(timelines: &[Timeline], tracks: &[Track]) -> Vec<Group> {
+        let mut keys: Vec<(usize, Property, Interpolation)> = Vec::new();
+        for track in tracks {
+            let key = (track.timeline, track.property(), track.interpolation);
+            if track.property() != Property::Weights && !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys.into_iter()
+            .map(|(timeline, property, interpolation)| {
+                let members: Vec<&Track> = tracks
+                    .iter()
+                    .filter(|t| t.timeline == timeline && t.property() == property && t.interpolation == interpolation)
+                    .collect();
+                let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+                let elements = timelines[timeline].times_secs.len() * per_key;
+                let vec3s = |members: &[&Track]| -> Vec<Vec3> {
+                    let slices: Vec<&[Vec3]> = members
+                        .iter()
+                        .filter_map(|t| match &t.values {
+                            TrackValues::Translation(v) | TrackValues::Scale(v) => Some(&v[..]),
+                            _ => None,
+                        })
+                        .collect();
+                    interleave(&slices, elements)
+                };
+                let values = match property {
+                    Property::Translation => GroupValues::Translation(vec3s(&members)),
+                    Property::Scale => GroupValues::Scale(vec3s(&members)),
+                    _ => {
+                        let slices: Vec<&[Quat]> = members
+                            .iter()
+                            .filter_map(|t| match &t.values {
+                                TrackValues::Rotation(v) => Some(&v[..]),
+                                _ => None,
+                            })
+                            .collect();
+                        GroupValues::Rotation(interleave(&slices, elements))
+                    }
+                };
+                let arcs = match (&values, interpolation) {
+                    (GroupValues::Rotation(q), Interpolation::Linear) => {
+                        let n = members.len();
+                        (0..elements * n)
+                            .map(|i| if i + n < q.len() { Arc::between(q[i], q[i + n]) } else { Arc::default() })
+                            .collect()
+                    }
+                    _ => Vec::new(),
+                };
+                Group { timeline, interpolation, nodes: members.iter().map(|t| t.node as u32).collect(), values, arcs }
+            })
+            .collect()
+    }
+
     /// The clip's display name: its name, or `animation_<index>` when unnamed.
     pub fn display_name(&self, index: usize) -> String {
         self.name.clone().unwrap_or_else(|| format!("animation_{index}"))

@@ -32,26 +32,47 @@ pub fn slerp(a: Quat, b: Quat, u: f32) -> Quat {
         return Quat::from_vec4(a4 * (1.0 - u) + b4 * u).normalize();
     }
     let omega = acos_unit(dot);
-    // Divide (not multiply by 1/sin Ω) so that u = 0 and u = 1 give the keys exactly.
-    let sin_omega = sin_quarter_turn(omega);
-    let wa = sin_quarter_turn((1.0 - u) * omega) / sin_omega;
-    let wb = sin_quarter_turn(u * omega) / sin_omega;
+    // sin((1−u)Ω), sin(uΩ) and sin Ω in one 4-lane polynomial; dividing (rather than
+    // multiplying by 1/sin Ω) makes u = 0 and u = 1 give the keys exactly.
+    let sines = sin4_quarter_turn(Vec4::new((1.0 - u) * omega, u * omega, omega, omega));
+    let wa = sines.x / sines.z;
+    let wb = sines.y / sines.z;
     Quat::from_vec4(a4 * wa + b4 * wb)
+}
+
+/// [`sin_quarter_turn`] on four lanes at once.
+#[inline]
+pub fn sin4_quarter_turn(x: Vec4) -> Vec4 {
+    let x2 = x * x;
+    let p = Vec4::ONE - x2 * (1.0 / 110.0);
+    let p = Vec4::ONE - x2 * (1.0 / 72.0) * p;
+    let p = Vec4::ONE - x2 * (1.0 / 42.0) * p;
+    let p = Vec4::ONE - x2 * (1.0 / 20.0) * p;
+    let p = Vec4::ONE - x2 * (1.0 / 6.0) * p;
+    x * p
 }
 
 /// `acos(x)` for `x ∈ [0, 1]`: Abramowitz & Stegun 4.4.46, absolute error ≤ 2·10⁻⁸ before
 /// rounding.
 #[inline]
+#[allow(clippy::excessive_precision)] // The coefficients as published.
 pub fn acos_unit(x: f32) -> f32 {
+    // Plain multiply-adds: `mul_add` is a slow library call without target-cpu FMA.
+    const C: [f32; 8] = [
+        -0.001_262_491_1,
+        0.006_670_090_1,
+        -0.017_088_125_6,
+        0.030_891_881_0,
+        -0.050_174_304_6,
+        0.088_978_987_4,
+        -0.214_598_801_6,
+        1.570_796_305_0,
+    ];
     let x = x.clamp(0.0, 1.0);
-    let p = -0.001_262_491_1_f32;
-    let p = p.mul_add(x, 0.006_670_090_1);
-    let p = p.mul_add(x, -0.017_088_125_6);
-    let p = p.mul_add(x, 0.030_891_881_0);
-    let p = p.mul_add(x, -0.050_174_304_6);
-    let p = p.mul_add(x, 0.088_978_987_4);
-    let p = p.mul_add(x, -0.214_598_801_6);
-    let p = p.mul_add(x, 1.570_796_305_0);
+    let mut p = C[0];
+    for c in &C[1..] {
+        p = p * x + c;
+    }
     (1.0 - x).sqrt() * p
 }
 
@@ -59,11 +80,11 @@ pub fn acos_unit(x: f32) -> f32 {
 #[inline]
 pub fn sin_quarter_turn(x: f32) -> f32 {
     let x2 = x * x;
-    let p = 1.0 - x2 / 110.0;
-    let p = 1.0 - x2 / 72.0 * p;
-    let p = 1.0 - x2 / 42.0 * p;
-    let p = 1.0 - x2 / 20.0 * p;
-    let p = 1.0 - x2 / 6.0 * p;
+    let p = 1.0 - x2 * (1.0 / 110.0);
+    let p = 1.0 - x2 * (1.0 / 72.0) * p;
+    let p = 1.0 - x2 * (1.0 / 42.0) * p;
+    let p = 1.0 - x2 * (1.0 / 20.0) * p;
+    let p = 1.0 - x2 * (1.0 / 6.0) * p;
     x * p
 }
 

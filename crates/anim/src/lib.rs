@@ -6,6 +6,8 @@
 //!   interpolation overrides and the "wrong space" teaching modes ([`SampleSettings`]).
 //! * [`blend_poses`], [`Hierarchy::local_to_model`], [`skinning_matrices`]: blending and
 //!   skinning-palette jobs over caller-owned buffers; per-frame calls allocate nothing.
+//! * [`morph_and_skin`]: CPU morph targets and linear blend skinning of a primitive (the
+//!   reference for the GPU shader, and animated bounds).
 //! * [`CrossFader`]: time-based cross-fades that survive interruption and rapid re-triggering.
 //!
 //! Depends on glam, gltf (for JSON parsing) and thiserror only: no GPU, UI or physics.
@@ -19,9 +21,10 @@ pub mod interp;
 pub mod model;
 pub mod pose;
 pub mod sample;
+pub mod skinning;
 pub mod workload;
 
-pub use clip::{Clip, Interpolation, Property, Timeline, Track, TrackValues};
+pub use clip::{Clip, ClipError, Interpolation, Property, Timeline, Track, TrackValues};
 pub use crossfade::{CrossFader, Layer};
 pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
 pub use hierarchy::{Hierarchy, skinning_matrices};
@@ -29,3 +32,4 @@ pub use interp::{Easing, RotationSpace, ScaleSpace};
 pub use model::{Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, Transform};
 pub use pose::{Pose, blend_into, blend_poses};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, Segment, TrackSample};
+pub use skinning::{SkinningError, morph_and_skin, vertex_skin_matrix};

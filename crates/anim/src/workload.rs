@@ -105,13 +105,8 @@ pub fn w64_clip(interpolation: Interpolation, phase_secs: f32) -> Clip {
         t.channel = i;
         t.sampler = i;
     }
-    Clip {
-        name: Some(format!("W64 {}", interpolation.gltf_name())),
-        timelines: vec![Timeline { times_secs }],
-        tracks,
-        start_secs: 0.0,
-        end_secs: W64_DURATION_SECS,
-    }
+    Clip::new(Some(format!("W64 {}", interpolation.gltf_name())), vec![Timeline { times_secs }], tracks)
+        .unwrap_or_else(|e| unreachable!("W64 is built consistent: {e}"))
 }
 
 /// The W64 model: skeleton, one skin over every joint (bind pose = rest pose), and clips

@@ -1,5 +1,7 @@
 //! Cross-fade weights over time, interruption, same-clip restarts and rapid re-triggering.
 
+#![allow(clippy::unwrap_used, clippy::type_complexity)]
+
 mod common;
 
 use anim::crossfade::MAX_LAYERS;
@@ -28,7 +30,8 @@ fn chain_model() -> Model {
                 .collect();
             channels_data.push((node, rot));
         }
-        let trans: Vec<f32> = times.iter().flat_map(|&t| [(t * freq * 6.28).sin() * 0.3, 0.0, 0.0]).collect();
+        let trans: Vec<f32> =
+            times.iter().flat_map(|&t| [(t * freq * std::f32::consts::TAU).sin() * 0.3, 0.0, 0.0]).collect();
         let mut channels: Vec<(usize, &str, &[f32], &[f32], &str)> =
             channels_data.iter().map(|(n, r)| (*n, "rotation", &times[..], &r[..], "LINEAR")).collect();
         channels.push((0, "translation", &times[..], &trans[..], "LINEAR"));

@@ -1,5 +1,7 @@
 //! Analytic checks of the interpolation maths, local→model and skinning matrices.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use anim::hierarchy::NO_PARENT;
@@ -139,13 +141,14 @@ fn polynomial_acos_and_sin_match_the_library_to_f32_precision() {
         for j in 0..=10 {
             let u = j as f32 / 10.0;
             let got = glam::Vec4::from(slerp(a, b, u));
-            let (a64, b64) = (glam::DVec4::from(glam::Vec4::from(a).as_dvec4()), glam::Vec4::from(b).as_dvec4());
+            let (a64, b64) = (glam::Vec4::from(a).as_dvec4(), glam::Vec4::from(b).as_dvec4());
             let (b64, d) = if a64.dot(b64) < 0.0 { (-b64, -a64.dot(b64)) } else { (b64, a64.dot(b64)) };
             let omega = d.min(1.0).acos();
             let expected = if omega < 1e-9 {
                 a64
             } else {
-                a64 * (((1.0 - f64::from(u)) * omega).sin() / omega.sin()) + b64 * ((f64::from(u) * omega).sin() / omega.sin())
+                a64 * (((1.0 - f64::from(u)) * omega).sin() / omega.sin())
+                    + b64 * ((f64::from(u) * omega).sin() / omega.sin())
             };
             worst = worst.max((got.as_dvec4() - expected).abs().max_element());
         }

@@ -1,6 +1,8 @@
 //! Property tests: sampling, blending and cross-fading stay finite for any finite input, and
 //! LINEAR stays inside the hull of its keys.
 
+#![allow(clippy::unwrap_used)]
+
 use anim::{
     Clip, ClipCursor, Easing, Interpolation, InterpolationOverride, Pose, RotationSpace, SampleSettings, ScaleSpace,
     Timeline, Track, TrackValues, blend_poses,
@@ -66,7 +68,6 @@ fn clip_strategy() -> impl Strategy<Value = Clip> {
                         rotations[3 * k] = Quat::from_xyzw(tangent.x, tangent.y, tangent.z, 0.0);
                     }
                 }
-                let end = *times.last().unwrap_or(&0.0);
                 let track = |values, interpolation| Track {
                     node: 0,
                     timeline: 0,
@@ -75,17 +76,16 @@ fn clip_strategy() -> impl Strategy<Value = Clip> {
                     channel: 0,
                     sampler: 0,
                 };
-                Clip {
-                    name: None,
-                    timelines: vec![Timeline { times_secs: times }],
-                    tracks: vec![
+                Clip::new(
+                    None,
+                    vec![Timeline { times_secs: times }],
+                    vec![
                         track(TrackValues::Translation(translations), it),
                         track(TrackValues::Rotation(rotations), ir),
                         track(TrackValues::Scale(scales), is),
                     ],
-                    start_secs: 0.0,
-                    end_secs: end,
-                }
+                )
+                .unwrap()
             })
     })
 }

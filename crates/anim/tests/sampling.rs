@@ -1,6 +1,8 @@
 //! Sampling against values computed by hand from the glTF 2.0 spec (Appendix C), overrides and
 //! teaching modes, on small generated documents and on the shared sample models.
 
+#![allow(clippy::unwrap_used)]
+
 mod common;
 
 use anim::{
@@ -178,7 +180,7 @@ fn overrides_step_linear_cubic() {
 #[test]
 fn cubic_override_on_rotations_stays_unit_and_hits_the_keys() {
     let keys = [Quat::IDENTITY, -Quat::from_rotation_y(1.0), Quat::from_rotation_y(2.0), Quat::from_rotation_x(0.5)];
-    let values: Vec<f32> = keys.iter().flat_map(|q| q.to_array()).collect();
+    let values: Vec<f32> = keys.iter().flat_map(Quat::to_array).collect();
     let m = single("rotation", &[0.0, 0.4, 1.0, 2.5], &values, "LINEAR");
     let cubic = SampleSettings::with_mode(InterpolationOverride::Cubic);
     for (k, &t) in [0.0f32, 0.4, 1.0, 2.5].iter().enumerate() {
@@ -298,7 +300,7 @@ fn squad_passes_through_keys_with_continuous_angular_velocity() {
         Quat::from_rotation_x(0.7) * Quat::from_rotation_y(1.2),
         Quat::from_rotation_z(0.4),
     ];
-    let values: Vec<f32> = keys.iter().flat_map(|q| q.to_array()).collect();
+    let values: Vec<f32> = keys.iter().flat_map(Quat::to_array).collect();
     let m = single("rotation", &[0.0, 1.0, 2.0, 3.0], &values, "LINEAR");
     let squad = SampleSettings { rotation_space: RotationSpace::Squad, ..SampleSettings::default() };
     for (k, key) in keys.iter().enumerate() {

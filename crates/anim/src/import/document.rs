@@ -693,10 +693,10 @@ impl Builder<'_> {
                 let values = normalize_rotation_keys(values, interpolation, &sampler_ref)?;
                 tracks.push(Track { node, timeline, interpolation, values, channel: c, sampler: s });
             }
-            let used: Vec<&Timeline> = tracks.iter().map(|t| &timelines[t.timeline]).collect();
-            let start_secs = used.iter().filter_map(|t| t.times_secs.first()).copied().reduce(f32::min).unwrap_or(0.0);
-            let end_secs = used.iter().filter_map(|t| t.times_secs.last()).copied().reduce(f32::max).unwrap_or(0.0);
-            clips.push(Clip { name: name(value), timelines, tracks, start_secs, end_secs });
+            // Everything Clip::new checks was validated above with the glTF object named.
+            let clip =
+                Clip::new(name(value), timelines, tracks).map_err(|e| bad_value(&object, "samplers", e.to_string()))?;
+            clips.push(clip);
         }
         Ok(clips)
     }

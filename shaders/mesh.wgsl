@@ -1,0 +1,162 @@
+// Skinned, morphed, lit meshes.
+// Keep in sync with src/render/gpu_data.rs (GpuVertex, ViewUniforms, DrawUniforms) and the
+// CPU reference in crates/anim/src/skinning.rs (same morph-then-skin maths).
+
+struct ViewUniforms {
+    clip_from_world: mat4x4<f32>,
+    eye_world: vec4<f32>,
+    light_dir_world: vec4<f32>,
+    light_color: vec4<f32>,
+    sky_color: vec4<f32>,
+    ground_color: vec4<f32>,
+    blob: vec4<f32>,
+    grid: vec4<f32>,
+};
+
+struct DrawUniforms {
+    world_from_mesh: mat4x4<f32>,
+    normal_from_mesh: mat4x4<f32>,
+    base_color: vec4<f32>,
+    tint: vec4<f32>,
+    palette_offset: u32,
+    joint_count: u32,
+    influences: u32,
+    morph_target_count: u32,
+    morph_offset: u32,
+    morph_vertex_count: u32,
+    weights_offset: u32,
+    opacity: f32,
+};
+
+@group(0) @binding(0) var<uniform> view: ViewUniforms;
+// world_from_joint × inverse_bind for every joint of every skin of every instance.
+@group(0) @binding(1) var<storage, read> joint_palette: array<mat4x4<f32>>;
+// Morph weights of every node of every instance.
+@group(0) @binding(2) var<storage, read> morph_weights: array<f32>;
+// Per primitive, per target, per vertex: position delta then normal delta.
+@group(0) @binding(3) var<storage, read> morph_deltas: array<vec4<f32>>;
+
+@group(1) @binding(0) var<uniform> draw: DrawUniforms;
+
+@group(2) @binding(0) var base_color_texture: texture_2d<f32>;
+@group(2) @binding(1) var base_color_sampler: sampler;
+
+struct VertexIn {
+    @builtin(vertex_index) vertex_index: u32,
+    @location(0) position: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) texcoord: vec2<f32>,
+    @location(3) color: vec4<f32>,
+    @location(4) joints0: vec4<u32>,
+    @location(5) weights0: vec4<f32>,
+    @location(6) joints1: vec4<u32>,
+    @location(7) weights1: vec4<f32>,
+};
+
+struct VertexOut {
+    @builtin(position) clip_position: vec4<f32>,
+    @location(0) world_position: vec3<f32>,
+    @location(1) world_normal: vec3<f32>,
+    @location(2) texcoord: vec2<f32>,
+    @location(3) color: vec4<f32>,
+};
+
+struct Skin {
+    matrix: mat4x4<f32>,
+    total: f32,
+};
+
+fn add_influences(skin: Skin, joints: vec4<u32>, weights: vec4<f32>) -> Skin {
+    var out = skin;
+    for (var i = 0u; i < 4u; i++) {
+        let joint = joints[i];
+        let weight = weights[i];
+        if (weight != 0.0 && joint < draw.joint_count) {
+            out.matrix = out.matrix + joint_palette[draw.palette_offset + joint] * weight;
+            out.total = out.total + weight;
+        }
+    }
+    return out;
+}
+
+fn mat3_of(m: mat4x4<f32>) -> mat3x3<f32> {
+    return mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz);
+}
+
+@vertex
+fn vs_main(in: VertexIn) -> VertexOut {
+    // Morph targets, in the mesh frame.
+    var position = in.position;
+    var normal = in.normal;
+    for (var t = 0u; t < draw.morph_target_count; t++) {
+        let weight = morph_weights[draw.weights_offset + t];
+        if (weight != 0.0) {
+            let base = draw.morph_offset + (t * draw.morph_vertex_count + in.vertex_index) * 2u;
+            position = position + morph_deltas[base].xyz * weight;
+            normal = normal + morph_deltas[base + 1u].xyz * weight;
+        }
+    }
+
+    var world_position: vec3<f32>;
+    var world_normal: vec3<f32>;
+    if (draw.influences > 0u) {
+        var skin = Skin(mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0)), 0.0);
+        skin = add_influences(skin, in.joints0, in.weights0);
+        if (draw.influences > 4u) {
+            skin = add_influences(skin, in.joints1, in.weights1);
+        }
+        var world_from_mesh = mat4x4<f32>(
+            vec4<f32>(1.0, 0.0, 0.0, 0.0),
+            vec4<f32>(0.0, 1.0, 0.0, 0.0),
+            vec4<f32>(0.0, 0.0, 1.0, 0.0),
+            vec4<f32>(0.0, 0.0, 0.0, 1.0),
+        );
+        if (skin.total > 0.0) {
+            world_from_mesh = skin.matrix * (1.0 / skin.total);
+        }
+        world_position = (world_from_mesh * vec4<f32>(position, 1.0)).xyz;
+        world_normal = mat3_of(world_from_mesh) * normal;
+    } else {
+        world_position = (draw.world_from_mesh * vec4<f32>(position, 1.0)).xyz;
+        world_normal = mat3_of(draw.normal_from_mesh) * normal;
+    }
+
+    var out: VertexOut;
+    out.clip_position = view.clip_from_world * vec4<f32>(world_position, 1.0);
+    out.world_position = world_position;
+    out.world_normal = world_normal;
+    out.texcoord = in.texcoord;
+    out.color = in.color;
+    return out;
+}
+
+@fragment
+fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
+    let texel = textureSample(base_color_texture, base_color_sampler, in.texcoord);
+    let base = draw.base_color * in.color * texel;
+
+    // Face normal when the mesh has no normals.
+    let face_normal = normalize(cross(dpdx(in.world_position), dpdy(in.world_position)));
+    var n = face_normal;
+    if (dot(in.world_normal, in.world_normal) > 1e-12) {
+        n = normalize(in.world_normal);
+        if (!front_facing) {
+            n = -n;
+        }
+    }
+    let to_eye = normalize(view.eye_world.xyz - in.world_position);
+    if (dot(n, to_eye) < 0.0 && dot(in.world_normal, in.world_normal) <= 1e-12) {
+        n = -n;
+    }
+
+    let to_light = normalize(view.light_dir_world.xyz);
+    let diffuse = max(dot(n, to_light), 0.0);
+    let ambient = mix(view.ground_color.rgb, view.sky_color.rgb, n.y * 0.5 + 0.5);
+    let half_vector = normalize(to_light + to_eye);
+    let specular = pow(max(dot(n, half_vector), 0.0), 40.0) * 0.12 * diffuse;
+    let rim = pow(1.0 - max(dot(n, to_eye), 0.0), 3.0) * 0.08;
+
+    var rgb = base.rgb * (ambient + view.light_color.rgb * diffuse) + view.light_color.rgb * specular + vec3<f32>(rim);
+    rgb = mix(rgb, draw.tint.rgb * (0.35 + 0.65 * diffuse), draw.tint.a);
+    return vec4<f32>(rgb, base.a * draw.opacity);
+}

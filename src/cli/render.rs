@@ -1,0 +1,183 @@
+//! `animtune render`: headless render of a model at a clip time to a PNG, optionally with two
+//! interpolation modes side by side (`--compare`), a ghost pose or the skeleton overlay.
+
+use std::path::PathBuf;
+
+use anim::{ClipCursor, InterpolationOverride, Model, Pose, SampleSettings};
+use anyhow::Context as _;
+
+use crate::render::framing::animated_bounds;
+use crate::render::text::{draw_label, text_width};
+use crate::render::{GpuContext, InstanceDesc, OrbitCamera, Renderer, ViewDesc, Viewport};
+
+/// Arguments of `animtune render`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RenderArgs {
+    /// A .glb or .gltf file.
+    pub model: PathBuf,
+    /// Clip name or index (default: the first clip; none: the rest pose).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Time in seconds (default: the middle of the clip).
+    #[arg(long)]
+    pub time: Option<f32>,
+    /// Interpolation override: authored, step, linear or cubic.
+    #[arg(long, default_value = "authored")]
+    pub interpolation: InterpolationOverride,
+    /// Image size in pixels, `WIDTHxHEIGHT`.
+    #[arg(long, default_value = "960x540", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// Output PNG file.
+    #[arg(long, default_value = "render.png")]
+    pub out: PathBuf,
+    /// Draw the skeleton overlay (bones and joints).
+    #[arg(long)]
+    pub skeleton: bool,
+    /// Two interpolation modes side by side, e.g. `linear,cubic` (replaces --interpolation).
+    #[arg(long, value_parser = parse_compare)]
+    pub compare: Option<(InterpolationOverride, InterpolationOverride)>,
+    /// Also draw a translucent ghost of the pose at this time (seconds).
+    #[arg(long)]
+    pub ghost: Option<f32>,
+    /// Leave out the ground grid and contact shadow.
+    #[arg(long)]
+    pub no_ground: bool,
+}
+
+/// Parse `WIDTHxHEIGHT`.
+///
+/// # Errors
+/// A message when the text is not two positive integers separated by `x`.
+pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(|| format!("size \"{text}\" is not WIDTHxHEIGHT"))?;
+    let parse = |s: &str| s.trim().parse::<u32>().ok().filter(|&v| v > 0);
+    match (parse(w), parse(h)) {
+        (Some(w), Some(h)) => Ok((w, h)),
+        _ => Err(format!("size \"{text}\" is not WIDTHxHEIGHT with positive integers")),
+    }
+}
+
+/// Parse `MODE_A,MODE_B`.
+///
+/// # Errors
+/// A message when there are not exactly two known modes.
+pub fn parse_compare(text: &str) -> Result<(InterpolationOverride, InterpolationOverride), String> {
+    let (a, b) = text.split_once(',').ok_or_else(|| format!("compare \"{text}\" is not MODE_A,MODE_B"))?;
+    Ok((a.trim().parse()?, b.trim().parse()?))
+}
+
+/// A model posed at one time with one interpolation mode.
+pub fn sample_pose(model: &Model, clip: Option<usize>, time_secs: f32, mode: InterpolationOverride) -> Pose {
+    let mut pose = Pose::rest(model);
+    if let Some(clip) = clip.and_then(|c| model.clips.get(c)) {
+        let mut cursor = ClipCursor::new(clip);
+        clip.sample(time_secs, &mut cursor, &SampleSettings::with_mode(mode), &mut pose);
+    }
+    pose
+}
+
+/// A camera framing the model's animated bounds over the clip (sampled at 16 times with every
+/// given mode) for a viewport of `aspect`.
+pub fn framed_camera(model: &Model, clip: Option<usize>, modes: &[InterpolationOverride], aspect: f32) -> OrbitCamera {
+    let mut bounds = crate::render::Aabb::EMPTY;
+    for &mode in modes {
+        bounds.union(&animated_bounds(model, clip, &SampleSettings::with_mode(mode), 16));
+    }
+    let mut camera = OrbitCamera { yaw_rad: 0.6, pitch_rad: 0.22, ..OrbitCamera::default() };
+    camera.frame(&bounds, aspect, 1.08);
+    camera
+}
+
+/// Render what `args` asks for into an image (labels included).
+///
+/// # Errors
+/// Unknown clip, no GPU adapter, texture decoding or readback failures.
+pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyhow::Result<image::RgbaImage> {
+    let clip = match &args.clip {
+        Some(name) => Some(super::find_clip(model, name)?),
+        None => (!model.clips.is_empty()).then_some(0),
+    };
+    let time_secs = args.time.unwrap_or_else(|| clip.map_or(0.0, |c| model.clips[c].end_secs * 0.5));
+    let (width, height) = args.size;
+    let modes: Vec<InterpolationOverride> = match args.compare {
+        Some((a, b)) => vec![a, b],
+        None => vec![args.interpolation],
+    };
+    let viewports = Viewport::split_horizontally(width, height, modes.len() as u32);
+    let camera = framed_camera(model, clip, &modes, viewports[0].aspect());
+    let poses: Vec<Pose> = modes.iter().map(|&m| sample_pose(model, clip, time_secs, m)).collect();
+    let ghost = args.ghost.map(|t| sample_pose(model, clip, t, modes[0]));
+
+    let mut renderer = Renderer::new(&ctx.device);
+    let gpu = renderer.upload(ctx, model)?;
+    let views: Vec<ViewDesc<'_>> = viewports
+        .iter()
+        .zip(&poses)
+        .map(|(&viewport, pose)| {
+            let mut instances = vec![InstanceDesc::solid(pose)];
+            if let Some(ghost) = &ghost {
+                instances.push(InstanceDesc::ghost(ghost));
+            }
+            ViewDesc {
+                viewport,
+                camera,
+                instances,
+                ground: !args.no_ground,
+                skeleton: args.skeleton,
+                selected_joint: None,
+            }
+        })
+        .collect();
+    let mut image = renderer.render_to_image(ctx, model, &gpu, &views, width, height)?;
+
+    let scale = if height >= 400 { 2 } else { 1 };
+    let clip_label = match clip {
+        Some(c) => format!("{} T={time_secs:.2}S", model.clips[c].display_name(c)),
+        None => "REST POSE".to_owned(),
+    };
+    for (viewport, mode) in viewports.iter().zip(&modes) {
+        if args.compare.is_some() {
+            draw_label(&mut image, viewport.x + 6 * scale, viewport.y + 6 * scale, mode.name(), scale, [255; 4]);
+        }
+    }
+    if args.compare.is_some() {
+        for viewport in viewports.iter().skip(1) {
+            for y in 0..height {
+                image.put_pixel(viewport.x.min(width - 1), y, image::Rgba([20, 20, 24, 255]));
+            }
+        }
+    }
+    let label_width = text_width(&clip_label, scale) + 4 * scale;
+    let x = width.saturating_sub(label_width + 6 * scale);
+    draw_label(&mut image, x, height.saturating_sub(13 * scale), &clip_label, scale, [220, 220, 220, 255]);
+    Ok(image)
+}
+
+/// Run `animtune render`: write the PNG and return a one-line summary.
+///
+/// # Errors
+/// Loading, rendering or writing failures, with context.
+pub fn run(args: &RenderArgs) -> anyhow::Result<String> {
+    let model = super::load_model(&args.model)?;
+    let ctx = GpuContext::new_headless()?;
+    let image = render_image(&ctx, &model, args)?;
+    image
+        .save_with_format(&args.out, image::ImageFormat::Png)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    Ok(format!("wrote {} ({}x{}) on {}\n", args.out.display(), image.width(), image.height(), ctx.adapter_summary()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_size_and_compare() {
+        assert_eq!(parse_size("256x128"), Ok((256, 128)));
+        assert!(parse_size("0x5").is_err());
+        assert!(parse_size("12").is_err());
+        assert_eq!(parse_compare("linear,cubic"), Ok((InterpolationOverride::Linear, InterpolationOverride::Cubic)));
+        assert!(parse_compare("linear").is_err());
+        assert!(parse_compare("linear,wobbly").is_err());
+    }
+}

@@ -1,0 +1,162 @@
+//! CPU-side posing of a whole model (the core's morph + skin job over every drawn primitive),
+//! animated bounds for automatic framing, and the draw order shared with the GPU path.
+
+use anim::{ClipCursor, Model, Pose, Primitive, PrimitiveMode, SampleSettings};
+use glam::{Affine3A, Mat4, Vec3};
+
+use crate::render::camera::Aabb;
+
+/// Nodes with a mesh that belong to the shown scene ([`Model::scene_roots`] and their
+/// descendants), in depth-first order.
+pub fn drawn_nodes(model: &Model) -> Vec<usize> {
+    let mut stack: Vec<usize> = model.scene_roots();
+    stack.reverse();
+    let mut out = Vec::new();
+    let mut seen = vec![false; model.nodes.len()];
+    while let Some(node) = stack.pop() {
+        let Some(seen_node) = seen.get_mut(node) else { continue };
+        if std::mem::replace(seen_node, true) {
+            continue;
+        }
+        let Some(data) = model.nodes.get(node) else { continue };
+        if data.mesh.is_some() {
+            out.push(node);
+        }
+        stack.extend(data.children.iter().rev());
+    }
+    out
+}
+
+/// True for the primitive modes the renderer draws (triangle lists, strips and fans).
+pub fn is_triangle_mode(mode: PrimitiveMode) -> bool {
+    matches!(mode, PrimitiveMode::Triangles | PrimitiveMode::TriangleStrip | PrimitiveMode::TriangleFan)
+}
+
+/// Reusable buffers for posing a model on the CPU.
+#[derive(Debug, Default)]
+pub struct CpuPoser {
+    model_from_node: Vec<Affine3A>,
+    palette: Vec<Mat4>,
+    positions: Vec<Vec3>,
+}
+
+impl CpuPoser {
+    /// Pose every drawn triangle primitive on the CPU and hand its world-frame positions to `visit`
+    /// (skinned primitives through their palette, others through their node's world matrix).
+    pub fn for_each_posed_primitive(
+        &mut self,
+        model: &Model,
+        pose: &Pose,
+        nodes: &[usize],
+        mut visit: impl FnMut(&Primitive, &[Vec3]),
+    ) {
+        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        model.hierarchy.local_to_model(pose, &mut self.model_from_node);
+        for &node_index in nodes {
+            let Some(node) = model.nodes.get(node_index) else { continue };
+            let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
+            let skin = node.skin.and_then(|s| model.skins.get(s));
+            if let Some(skin) = skin {
+                self.palette.resize(skin.joints.len(), Mat4::IDENTITY);
+                anim::skinning_matrices(skin, &self.model_from_node, &mut self.palette);
+            }
+            let weights_end = node.weights_offset + node.rest_weights.len();
+            let weights = pose.weights.get(node.weights_offset..weights_end).unwrap_or(&[]);
+            for primitive in &mesh.primitives {
+                if !is_triangle_mode(primitive.mode) {
+                    continue;
+                }
+                self.positions.resize(primitive.positions.len(), Vec3::ZERO);
+                let palette = skin.map(|_| self.palette.as_slice());
+                if anim::morph_and_skin(primitive, weights, palette, &mut self.positions, &mut []).is_err() {
+                    continue;
+                }
+                if skin.is_none() {
+                    let world_from_mesh = self.model_from_node[node_index];
+                    for p in &mut self.positions {
+                        *p = world_from_mesh.transform_point3(*p);
+                    }
+                }
+                visit(primitive, &self.positions);
+            }
+        }
+    }
+
+    /// Bounds of the model in `pose`.
+    pub fn pose_bounds(&mut self, model: &Model, pose: &Pose, nodes: &[usize]) -> Aabb {
+        let mut bounds = Aabb::EMPTY;
+        self.for_each_posed_primitive(model, pose, nodes, |_, positions| {
+            for &p in positions {
+                if p.is_finite() {
+                    bounds.extend(p);
+                }
+            }
+        });
+        bounds
+    }
+}
+
+/// Bounds of the model over a clip, sampled at `sample_count` evenly spaced times (both ends
+/// included); without a clip, the rest pose's bounds.
+pub fn animated_bounds(model: &Model, clip: Option<usize>, settings: &SampleSettings, sample_count: usize) -> Aabb {
+    let nodes = drawn_nodes(model);
+    let mut poser = CpuPoser::default();
+    let mut pose = Pose::rest(model);
+    let mut bounds = poser.pose_bounds(model, &pose, &nodes);
+    let Some(clip) = clip.and_then(|c| model.clips.get(c)) else { return bounds };
+    let mut cursor = ClipCursor::new(clip);
+    let samples = sample_count.max(2);
+    for i in 0..samples {
+        let time_secs = clip.end_secs * i as f32 / (samples - 1) as f32;
+        pose.copy_from(&Pose::rest(model));
+        clip.sample(time_secs, &mut cursor, settings, &mut pose);
+        bounds.union(&poser.pose_bounds(model, &pose, &nodes));
+    }
+    bounds
+}
+
+/// Triangle-list indices of a primitive: its indices (or `0..n`), strips and fans unrolled.
+pub fn triangle_list_indices(primitive: &Primitive) -> Vec<u32> {
+    let count = primitive.positions.len() as u32;
+    let raw: Vec<u32> = primitive.indices.clone().unwrap_or_else(|| (0..count).collect());
+    let raw: Vec<u32> = raw.into_iter().filter(|&i| i < count).collect();
+    match primitive.mode {
+        PrimitiveMode::Triangles => {
+            let whole = raw.len() / 3 * 3;
+            raw[..whole].to_vec()
+        }
+        PrimitiveMode::TriangleStrip => (2..raw.len())
+            .flat_map(|i| if i % 2 == 0 { [raw[i - 2], raw[i - 1], raw[i]] } else { [raw[i - 1], raw[i - 2], raw[i]] })
+            .collect(),
+        PrimitiveMode::TriangleFan => (2..raw.len()).flat_map(|i| [raw[0], raw[i - 1], raw[i]]).collect(),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn primitive(mode: PrimitiveMode, n: usize) -> Primitive {
+        Primitive {
+            mode,
+            positions: vec![Vec3::ZERO; n],
+            normals: vec![],
+            texcoords: vec![],
+            colors: vec![],
+            joints: vec![],
+            weights: vec![],
+            indices: None,
+            material: None,
+            targets: vec![],
+        }
+    }
+
+    #[test]
+    fn strips_and_fans_unroll() {
+        assert_eq!(triangle_list_indices(&primitive(PrimitiveMode::TriangleStrip, 5)), [0, 1, 2, 2, 1, 3, 2, 3, 4]);
+        assert_eq!(triangle_list_indices(&primitive(PrimitiveMode::TriangleFan, 4)), [0, 1, 2, 0, 2, 3]);
+        assert_eq!(triangle_list_indices(&primitive(PrimitiveMode::Triangles, 7)), [0, 1, 2, 3, 4, 5]);
+        assert!(triangle_list_indices(&primitive(PrimitiveMode::Lines, 4)).is_empty());
+    }
+}

@@ -1,0 +1,110 @@
+//! Every `#[repr(C)]` struct the GPU reads, in one place. Each one mirrors a WGSL struct:
+//! keep them in sync with `shaders/mesh.wgsl`, `shaders/ground.wgsl` and `shaders/overlay.wgsl`
+//! (those files point back here).
+
+use bytemuck::{Pod, Zeroable};
+
+/// Stride of one slot in a dynamic-offset uniform buffer (`min_uniform_buffer_offset_alignment`
+/// is at most 256 on every backend).
+pub const UNIFORM_SLOT_BYTES: u64 = 256;
+
+/// One mesh vertex: static attributes plus up to 8 skin influences.
+///
+/// Keep in sync with `VertexIn` in `shaders/mesh.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct GpuVertex {
+    /// Position in the mesh frame.
+    pub position: [f32; 3],
+    /// Normal in the mesh frame (zero when the primitive has none: the shader then uses the face normal).
+    pub normal: [f32; 3],
+    /// First texture coordinate set.
+    pub texcoord: [f32; 2],
+    /// Linear RGBA vertex colour (white when absent).
+    pub color: [f32; 4],
+    /// `JOINTS_0`.
+    pub joints0: [u32; 4],
+    /// `WEIGHTS_0`.
+    pub weights0: [f32; 4],
+    /// `JOINTS_1` (zeros when absent).
+    pub joints1: [u32; 4],
+    /// `WEIGHTS_1` (zeros when absent).
+    pub weights1: [f32; 4],
+}
+
+/// Per-viewport constants: camera and lights.
+///
+/// Keep in sync with `ViewUniforms` in `shaders/mesh.wgsl`, `shaders/ground.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct ViewUniforms {
+    /// `clip_from_world` of the viewport's camera.
+    pub clip_from_world: [[f32; 4]; 4],
+    /// Eye position in the world frame (w unused).
+    pub eye_world: [f32; 4],
+    /// Unit direction towards the key light, world frame (w unused).
+    pub light_dir_world: [f32; 4],
+    /// Key light colour, linear RGB (w unused).
+    pub light_color: [f32; 4],
+    /// Hemisphere ambient from above, linear RGB (w unused).
+    pub sky_color: [f32; 4],
+    /// Hemisphere ambient from below, linear RGB (w unused).
+    pub ground_color: [f32; 4],
+    /// Contact shadow: centre x, centre z, radius, strength (0 = none).
+    pub blob: [f32; 4],
+    /// Ground grid: cell size, half extent, centre x, centre z (world units).
+    pub grid: [f32; 4],
+}
+
+/// Per-draw constants: one primitive of one node of one model instance.
+///
+/// Keep in sync with `DrawUniforms` in `shaders/mesh.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct DrawUniforms {
+    /// `world_from_mesh` of an unskinned node (ignored when skinned: the palette holds it).
+    pub world_from_mesh: [[f32; 4]; 4],
+    /// Inverse transpose of `world_from_mesh`, for normals.
+    pub normal_from_mesh: [[f32; 4]; 4],
+    /// Material base colour factor, linear RGBA.
+    pub base_color: [f32; 4],
+    /// Tint colour (linear RGB) mixed in by `tint[3]` (ghost poses).
+    pub tint: [f32; 4],
+    /// First palette entry of this node's skin for this instance.
+    pub palette_offset: u32,
+    /// Joint count of the skin (influences at or beyond it are ignored).
+    pub joint_count: u32,
+    /// 0 (unskinned), 4 (`JOINTS_0`) or 8 (`JOINTS_0` + `JOINTS_1`).
+    pub influences: u32,
+    /// Number of morph targets.
+    pub morph_target_count: u32,
+    /// First `vec4` of this primitive's deltas in the morph delta buffer.
+    pub morph_offset: u32,
+    /// Vertex count of the primitive (stride of one target in the deltas).
+    pub morph_vertex_count: u32,
+    /// First weight of this node for this instance in the morph weight buffer.
+    pub weights_offset: u32,
+    /// Opacity multiplier (1 opaque; ghosts below 1).
+    pub opacity: f32,
+}
+
+/// One vertex of the screen-space overlay (skeleton lines and joint dots), already in clip space.
+///
+/// Keep in sync with `OverlayIn` in `shaders/overlay.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct OverlayVertex {
+    /// Clip-space position.
+    pub clip_position: [f32; 4],
+    /// Linear RGBA colour.
+    pub color: [f32; 4],
+    /// Corner in `[-1, 1]²` for dots (discs); zero for lines.
+    pub corner: [f32; 2],
+    /// Padding to a 16-byte multiple.
+    pub padding: [f32; 2],
+}
+
+const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
+const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 192);
+const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

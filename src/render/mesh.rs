@@ -1,0 +1,312 @@
+//! Upload of an imported model (`anim::Model`, the CPU side) into GPU buffers ([`GpuModel`]).
+
+use anim::{Model, Primitive};
+use glam::{Vec2, Vec3, Vec4};
+use wgpu::util::DeviceExt as _;
+
+use crate::render::RenderError;
+use crate::render::camera::Aabb;
+use crate::render::framing::{CpuPoser, drawn_nodes, is_triangle_mode, triangle_list_indices};
+use crate::render::gpu_data::GpuVertex;
+
+/// One drawable primitive on the GPU.
+#[derive(Debug)]
+pub struct GpuPrimitive {
+    /// Interleaved [`GpuVertex`] data.
+    pub vertex_buffer: wgpu::Buffer,
+    /// `u32` triangle-list indices.
+    pub index_buffer: wgpu::Buffer,
+    /// Number of indices.
+    pub index_count: u32,
+    /// Index into [`GpuModel::materials`].
+    pub material: usize,
+    /// First `vec4` of this primitive's morph deltas in [`GpuModel::morph_deltas`].
+    pub morph_offset: u32,
+    /// Number of morph targets.
+    pub target_count: u32,
+    /// Number of vertices.
+    pub vertex_count: u32,
+    /// 0 without joints, 4 with `JOINTS_0`, 8 with `JOINTS_1` too.
+    pub influences: u32,
+}
+
+/// A mesh on the GPU: its drawable primitives (non-triangle ones are left out).
+#[derive(Debug)]
+pub struct GpuMesh {
+    /// Primitives, by index into the CPU mesh's primitives (`None`: not drawn).
+    pub primitives: Vec<Option<GpuPrimitive>>,
+}
+
+/// A material ready to draw.
+#[derive(Debug)]
+pub struct GpuMaterial {
+    /// Linear RGBA base colour factor.
+    pub base_color: Vec4,
+    /// Base colour texture (sRGB) and sampler; a white texel when the material has none.
+    pub bind_group: wgpu::BindGroup,
+}
+
+/// One draw of one instance: a primitive of a node's mesh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DrawItem {
+    /// Node index.
+    pub node: usize,
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index in the mesh.
+    pub primitive: usize,
+}
+
+/// Everything of a model that lives on the GPU and never changes between frames.
+#[derive(Debug)]
+pub struct GpuModel {
+    /// Meshes, by model mesh index.
+    pub meshes: Vec<GpuMesh>,
+    /// Materials, by model material index, then the default material last.
+    pub materials: Vec<GpuMaterial>,
+    /// Morph deltas of every primitive: per target, per vertex, position delta then normal delta.
+    pub morph_deltas: wgpu::Buffer,
+    /// First palette entry of each skin within one instance's palette.
+    pub skin_palette_offsets: Vec<u32>,
+    /// Palette entries of one instance (all skins' joints).
+    pub joints_per_instance: u32,
+    /// Morph weights of one instance ([`Model::weight_count`]).
+    pub weights_per_instance: u32,
+    /// Draws of one instance, in order.
+    pub draws: Vec<DrawItem>,
+    /// Nodes with a mesh in the shown scene.
+    pub drawn_nodes: Vec<usize>,
+    /// Bounds of the rest pose (scale hint for the ground grid).
+    pub rest_bounds: Aabb,
+}
+
+impl GpuModel {
+    /// Upload `model`: vertex and index buffers, morph deltas, textures.
+    ///
+    /// # Errors
+    /// [`RenderError::ImageDecode`] when a base colour image cannot be decoded.
+    pub fn new(
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        material_layout: &wgpu::BindGroupLayout,
+        model: &Model,
+    ) -> Result<Self, RenderError> {
+        let mut deltas: Vec<[f32; 4]> = Vec::new();
+        let meshes = model
+            .meshes
+            .iter()
+            .map(|mesh| GpuMesh {
+                primitives: mesh.primitives.iter().map(|p| upload_primitive(device, model, p, &mut deltas)).collect(),
+            })
+            .collect();
+        if deltas.is_empty() {
+            deltas.push([0.0; 4]);
+        }
+        let morph_deltas = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("morph deltas"),
+            contents: bytemuck::cast_slice(&deltas),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("base colour sampler"),
+            address_mode_u: wgpu::AddressMode::Repeat,
+            address_mode_v: wgpu::AddressMode::Repeat,
+            mag_filter: wgpu::FilterMode::Linear,
+            min_filter: wgpu::FilterMode::Linear,
+            ..Default::default()
+        });
+        let mut textures: Vec<Option<wgpu::TextureView>> = vec![None; model.images.len()];
+        let white = upload_texture(device, queue, &image::RgbaImage::from_pixel(1, 1, image::Rgba([255; 4])));
+        let mut materials = Vec::with_capacity(model.materials.len() + 1);
+        for material in &model.materials {
+            let view = match material.base_color_texture {
+                Some(texture) if texture.image < model.images.len() => {
+                    if textures[texture.image].is_none() {
+                        textures[texture.image] = Some(decode_and_upload(device, queue, model, texture.image)?);
+                    }
+                    textures[texture.image].as_ref().unwrap_or(&white)
+                }
+                _ => &white,
+            };
+            materials.push(GpuMaterial {
+                base_color: material.base_color_factor,
+                bind_group: material_bind_group(device, material_layout, view, &sampler),
+            });
+        }
+        materials.push(GpuMaterial {
+            base_color: Vec4::ONE,
+            bind_group: material_bind_group(device, material_layout, &white, &sampler),
+        });
+
+        let mut skin_palette_offsets = Vec::with_capacity(model.skins.len());
+        let mut joints_per_instance = 0u32;
+        for skin in &model.skins {
+            skin_palette_offsets.push(joints_per_instance);
+            joints_per_instance += skin.joints.len() as u32;
+        }
+
+        let nodes = drawn_nodes(model);
+        let mut draws = Vec::new();
+        for &node in &nodes {
+            let Some(mesh_index) = model.nodes[node].mesh else { continue };
+            let Some(mesh) = model.meshes.get(mesh_index) else { continue };
+            for primitive in 0..mesh.primitives.len() {
+                draws.push(DrawItem { node, mesh: mesh_index, primitive });
+            }
+        }
+        let rest_bounds = CpuPoser::default().pose_bounds(model, &anim::Pose::rest(model), &nodes);
+        Ok(Self {
+            meshes,
+            materials,
+            morph_deltas,
+            skin_palette_offsets,
+            joints_per_instance,
+            weights_per_instance: model.weight_count as u32,
+            draws,
+            drawn_nodes: nodes,
+            rest_bounds,
+        })
+    }
+
+    /// The GPU primitive of a draw, when it is drawable.
+    pub fn primitive(&self, draw: DrawItem) -> Option<&GpuPrimitive> {
+        self.meshes.get(draw.mesh)?.primitives.get(draw.primitive)?.as_ref()
+    }
+}
+
+fn upload_primitive(
+    device: &wgpu::Device,
+    model: &Model,
+    primitive: &Primitive,
+    deltas: &mut Vec<[f32; 4]>,
+) -> Option<GpuPrimitive> {
+    if !is_triangle_mode(primitive.mode) || primitive.positions.is_empty() {
+        return None;
+    }
+    let indices = triangle_list_indices(primitive);
+    if indices.is_empty() {
+        return None;
+    }
+    let joints =
+        |set: usize, v: usize| primitive.joints.get(set).and_then(|j| j.get(v)).map_or([0; 4], |j| j.map(u32::from));
+    let weights =
+        |set: usize, v: usize| primitive.weights.get(set).and_then(|w| w.get(v)).map_or([0.0; 4], |w| w.to_array());
+    let vertices: Vec<GpuVertex> = (0..primitive.positions.len())
+        .map(|v| GpuVertex {
+            position: primitive.positions[v].to_array(),
+            normal: primitive.normals.get(v).copied().unwrap_or(Vec3::ZERO).to_array(),
+            texcoord: primitive.texcoords.get(v).copied().unwrap_or(Vec2::ZERO).to_array(),
+            color: primitive.colors.get(v).copied().unwrap_or(Vec4::ONE).to_array(),
+            joints0: joints(0, v),
+            weights0: weights(0, v),
+            joints1: joints(1, v),
+            weights1: weights(1, v),
+        })
+        .collect();
+    let morph_offset = deltas.len() as u32;
+    for target in &primitive.targets {
+        for v in 0..primitive.positions.len() {
+            let dp = target.positions.get(v).copied().unwrap_or(Vec3::ZERO);
+            let dn = target.normals.get(v).copied().unwrap_or(Vec3::ZERO);
+            deltas.push(dp.extend(0.0).to_array());
+            deltas.push(dn.extend(0.0).to_array());
+        }
+    }
+    let influences = match (primitive.joints.len(), primitive.weights.len()) {
+        (0, _) | (_, 0) => 0,
+        (1, _) | (_, 1) => 4,
+        _ => 8,
+    };
+    let material = primitive.material.filter(|&m| m < model.materials.len()).unwrap_or(model.materials.len());
+    Some(GpuPrimitive {
+        vertex_buffer: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("vertices"),
+            contents: bytemuck::cast_slice(&vertices),
+            usage: wgpu::BufferUsages::VERTEX,
+        }),
+        index_buffer: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("indices"),
+            contents: bytemuck::cast_slice(&indices),
+            usage: wgpu::BufferUsages::INDEX,
+        }),
+        index_count: indices.len() as u32,
+        material,
+        morph_offset,
+        target_count: primitive.targets.len() as u32,
+        vertex_count: primitive.positions.len() as u32,
+        influences,
+    })
+}
+
+fn decode_and_upload(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    model: &Model,
+    image_index: usize,
+) -> Result<wgpu::TextureView, RenderError> {
+    let image_data = &model.images[image_index];
+    let mime = image_data.mime_type.clone().unwrap_or_default();
+    let format = match mime.as_str() {
+        "image/png" => Some(image::ImageFormat::Png),
+        "image/jpeg" => Some(image::ImageFormat::Jpeg),
+        _ => None,
+    };
+    let decoded = match format {
+        Some(format) => image::load_from_memory_with_format(&image_data.bytes, format),
+        None => image::load_from_memory(&image_data.bytes),
+    }
+    .map_err(|source| RenderError::ImageDecode { image: image_index, mime, source })?;
+    let mut rgba = decoded.to_rgba8();
+    let limit = device.limits().max_texture_dimension_2d;
+    if rgba.width() > limit || rgba.height() > limit {
+        let scale = f64::from(limit) / f64::from(rgba.width().max(rgba.height()));
+        let width = ((f64::from(rgba.width()) * scale) as u32).clamp(1, limit);
+        let height = ((f64::from(rgba.height()) * scale) as u32).clamp(1, limit);
+        rgba = image::imageops::resize(&rgba, width, height, image::imageops::FilterType::Triangle);
+    }
+    Ok(upload_texture(device, queue, &rgba))
+}
+
+/// Upload an sRGB RGBA8 image as a sampled texture.
+fn upload_texture(device: &wgpu::Device, queue: &wgpu::Queue, rgba: &image::RgbaImage) -> wgpu::TextureView {
+    let size = wgpu::Extent3d { width: rgba.width(), height: rgba.height(), depth_or_array_layers: 1 };
+    let texture = device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("base colour texture"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format: wgpu::TextureFormat::Rgba8UnormSrgb,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+        view_formats: &[],
+    });
+    queue.write_texture(
+        wgpu::TexelCopyTextureInfo {
+            texture: &texture,
+            mip_level: 0,
+            origin: wgpu::Origin3d::ZERO,
+            aspect: wgpu::TextureAspect::All,
+        },
+        rgba.as_raw(),
+        wgpu::TexelCopyBufferLayout { offset: 0, bytes_per_row: Some(4 * rgba.width()), rows_per_image: None },
+        size,
+    );
+    texture.create_view(&wgpu::TextureViewDescriptor::default())
+}
+
+fn material_bind_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    view: &wgpu::TextureView,
+    sampler: &wgpu::Sampler,
+) -> wgpu::BindGroup {
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("material"),
+        layout,
+        entries: &[
+            wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(view) },
+            wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(sampler) },
+        ],
+    })
+}

@@ -1,0 +1,105 @@
+//! Skeleton overlay: bones as thin screen-space quads and joints as discs, built on the CPU in
+//! clip space (so widths are in pixels) and drawn on top of the scene.
+
+use anim::Model;
+use glam::{Affine3A, Mat4, Vec2, Vec3};
+
+use crate::render::gpu_data::OverlayVertex;
+
+/// Look of the skeleton overlay, sizes in pixels and colours in linear RGBA.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SkeletonStyle {
+    /// Bone line width.
+    pub bone_width_px: f32,
+    /// Joint disc radius.
+    pub joint_radius_px: f32,
+    /// Bone colour.
+    pub bone_color: [f32; 4],
+    /// Joint colour.
+    pub joint_color: [f32; 4],
+    /// Selected joint colour (drawn larger).
+    pub selected_color: [f32; 4],
+}
+
+impl Default for SkeletonStyle {
+    fn default() -> Self {
+        Self {
+            bone_width_px: 2.5,
+            joint_radius_px: 4.0,
+            bone_color: [1.0, 0.62, 0.08, 0.95],
+            joint_color: [0.95, 0.95, 0.95, 1.0],
+            selected_color: [0.05, 0.75, 1.0, 1.0],
+        }
+    }
+}
+
+/// Every joint node of every skin, ascending and without repeats.
+pub fn joint_nodes(model: &Model) -> Vec<usize> {
+    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    joints.sort_unstable();
+    joints.dedup();
+    joints
+}
+
+/// Append the skeleton of one pose: a bone from each joint's nearest joint ancestor to it, and a
+/// disc per joint (the `selected` joint node larger and highlighted). `viewport_px` is the
+/// viewport's size in pixels; points behind the camera are skipped.
+pub fn push_skeleton(
+    model: &Model,
+    model_from_node: &[Affine3A],
+    clip_from_world: Mat4,
+    viewport_px: Vec2,
+    selected: Option<usize>,
+    style: &SkeletonStyle,
+    out: &mut Vec<OverlayVertex>,
+) {
+    let joints = joint_nodes(model);
+    let is_joint = |node: usize| joints.binary_search(&node).is_ok();
+    let project = |node: usize| -> Option<Vec2> {
+        let world: Vec3 = model_from_node.get(node)?.translation.into();
+        let clip = clip_from_world * world.extend(1.0);
+        (clip.w > 1e-6).then(|| Vec2::new(clip.x, clip.y) / clip.w)
+    };
+    let half_px = viewport_px * 0.5;
+    for &joint in &joints {
+        let mut ancestor = model.hierarchy.parent(joint);
+        while let Some(a) = ancestor {
+            if is_joint(a) {
+                break;
+            }
+            ancestor = model.hierarchy.parent(a);
+        }
+        let (Some(parent), Some(end)) = (ancestor.and_then(project), project(joint)) else { continue };
+        let along_px = (end - parent) * half_px;
+        let Some(direction) = along_px.try_normalize() else { continue };
+        let offset = direction.perp() * (style.bone_width_px * 0.5) / half_px;
+        push_quad(
+            out,
+            [parent - offset, parent + offset, end + offset, end - offset],
+            [Vec2::ZERO; 4],
+            style.bone_color,
+        );
+    }
+    for &joint in &joints {
+        let Some(center) = project(joint) else { continue };
+        let (radius_px, color) = if selected == Some(joint) {
+            (style.joint_radius_px * 1.8, style.selected_color)
+        } else {
+            (style.joint_radius_px, style.joint_color)
+        };
+        let r = Vec2::splat(radius_px) / half_px;
+        let corners = [Vec2::new(-1.0, -1.0), Vec2::new(1.0, -1.0), Vec2::new(1.0, 1.0), Vec2::new(-1.0, 1.0)];
+        push_quad(out, corners.map(|c| center + c * r), corners, color);
+    }
+}
+
+fn push_quad(out: &mut Vec<OverlayVertex>, ndc: [Vec2; 4], corners: [Vec2; 4], color: [f32; 4]) {
+    for i in [0, 1, 2, 0, 2, 3] {
+        out.push(OverlayVertex {
+            clip_position: [ndc[i].x, ndc[i].y, 0.0, 1.0],
+            color,
+            corner: corners[i].to_array(),
+            padding: [0.0; 2],
+        });
+    }
+}

@@ -1,0 +1,685 @@
+//! Pipelines, per-frame GPU buffers and the drawing of one or more views (split viewports,
+//! several posed instances per view, ghosts, ground, skeleton overlay).
+
+use std::ops::Range;
+
+use anim::{Model, Pose};
+use glam::{Affine3A, Mat4, Vec2, Vec3};
+
+use crate::render::camera::OrbitCamera;
+use crate::render::device::GpuContext;
+use crate::render::gpu_data::{DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, ViewUniforms};
+use crate::render::mesh::{DrawItem, GpuModel};
+use crate::render::overlay::{SkeletonStyle, joint_nodes, push_skeleton};
+use crate::render::{RenderError, readback};
+
+/// Colour format of render targets: sRGB, so shaders write linear colour and the stored bytes
+/// are display-ready.
+pub const COLOR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// Depth buffer format.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// MSAA sample count.
+pub const SAMPLE_COUNT: u32 = 4;
+
+/// A rectangle of the target in pixels, origin top-left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Viewport {
+    /// Left edge.
+    pub x: u32,
+    /// Top edge.
+    pub y: u32,
+    /// Width (> 0).
+    pub width: u32,
+    /// Height (> 0).
+    pub height: u32,
+}
+
+impl Viewport {
+    /// Width over height.
+    pub fn aspect(&self) -> f32 {
+        self.width as f32 / self.height.max(1) as f32
+    }
+
+    /// Split a `width`×`height` target into `count` side-by-side viewports of equal width.
+    pub fn split_horizontally(width: u32, height: u32, count: u32) -> Vec<Self> {
+        let count = count.max(1);
+        (0..count)
+            .map(|i| {
+                let x = width * i / count;
+                Self { x, y: 0, width: width * (i + 1) / count - x, height }
+            })
+            .collect()
+    }
+}
+
+/// One posed copy of the model in a view.
+#[derive(Debug, Clone, Copy)]
+pub struct InstanceDesc<'a> {
+    /// The pose (local transforms and morph weights).
+    pub pose: &'a Pose,
+    /// 1 for a solid model; below 1 draws a translucent ghost after the solid ones.
+    pub opacity: f32,
+    /// Tint colour (linear RGB) and how much of it replaces the lit colour (`[3]`).
+    pub tint: [f32; 4],
+}
+
+impl<'a> InstanceDesc<'a> {
+    /// A solid, untinted instance.
+    pub fn solid(pose: &'a Pose) -> Self {
+        Self { pose, opacity: 1.0, tint: [0.0; 4] }
+    }
+
+    /// A translucent blue-tinted ghost.
+    pub fn ghost(pose: &'a Pose) -> Self {
+        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6] }
+    }
+}
+
+/// What one viewport shows.
+#[derive(Debug, Clone)]
+pub struct ViewDesc<'a> {
+    /// Where in the target.
+    pub viewport: Viewport,
+    /// The camera.
+    pub camera: OrbitCamera,
+    /// Posed instances; the first one gets the contact shadow and the skeleton overlay.
+    pub instances: Vec<InstanceDesc<'a>>,
+    /// Draw the ground grid and contact shadow.
+    pub ground: bool,
+    /// Draw the skeleton overlay of the first instance.
+    pub skeleton: bool,
+    /// Node index of the highlighted joint.
+    pub selected_joint: Option<usize>,
+}
+
+/// The textures one frame renders into: MSAA colour and depth, resolved into a single-sample
+/// texture that can be copied out.
+#[derive(Debug)]
+pub struct RenderTarget {
+    color_msaa: wgpu::TextureView,
+    depth: wgpu::TextureView,
+    resolve: wgpu::Texture,
+    resolve_view: wgpu::TextureView,
+}
+
+impl RenderTarget {
+    /// Allocate a target of `width`×`height` pixels.
+    ///
+    /// # Errors
+    /// [`RenderError::InvalidSize`] for a zero size or one beyond the device's texture limit.
+    pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Result<Self, RenderError> {
+        let limit = device.limits().max_texture_dimension_2d;
+        if width == 0 || height == 0 || width > limit || height > limit {
+            return Err(RenderError::InvalidSize { width, height, limit });
+        }
+        let size = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
+        let texture = |label, format, sample_count, usage| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let attachment = wgpu::TextureUsages::RENDER_ATTACHMENT;
+        let color_msaa = texture("colour msaa", COLOR_FORMAT, SAMPLE_COUNT, attachment);
+        let depth = texture("depth", DEPTH_FORMAT, SAMPLE_COUNT, attachment);
+        let resolve = texture(
+            "colour",
+            COLOR_FORMAT,
+            1,
+            attachment | wgpu::TextureUsages::COPY_SRC | wgpu::TextureUsages::TEXTURE_BINDING,
+        );
+        let view = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok(Self { color_msaa: view(&color_msaa), depth: view(&depth), resolve_view: view(&resolve), resolve })
+    }
+
+    /// The resolved single-sample colour texture.
+    pub fn texture(&self) -> &wgpu::Texture {
+        &self.resolve
+    }
+
+    /// Size in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        (self.resolve.width(), self.resolve.height())
+    }
+}
+
+/// A GPU buffer that grows (by doubling) when more bytes are written than it holds.
+#[derive(Debug)]
+struct GrowBuffer {
+    buffer: wgpu::Buffer,
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+}
+
+impl GrowBuffer {
+    fn new(device: &wgpu::Device, label: &'static str, usage: wgpu::BufferUsages) -> Self {
+        let usage = usage | wgpu::BufferUsages::COPY_DST;
+        Self { buffer: Self::create(device, label, usage, 1024), label, usage }
+    }
+
+    fn create(device: &wgpu::Device, label: &str, usage: wgpu::BufferUsages, size: u64) -> wgpu::Buffer {
+        device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false })
+    }
+
+    fn write(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, bytes: &[u8]) {
+        let needed = (bytes.len() as u64).max(256).next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
+        if needed > self.buffer.size() {
+            self.buffer = Self::create(device, self.label, self.usage, needed.next_power_of_two());
+        }
+        if !bytes.is_empty() {
+            queue.write_buffer(&self.buffer, 0, bytes);
+        }
+    }
+}
+
+/// One mesh draw of the frame.
+#[derive(Debug, Clone, Copy)]
+struct DrawCommand {
+    slot: u32,
+    item: DrawItem,
+    ghost: bool,
+}
+
+/// Per-view draw lists of the frame.
+#[derive(Debug)]
+struct ViewCommands {
+    viewport: super::Viewport,
+    ground: bool,
+    draws: Range<usize>,
+    overlay: Range<u32>,
+}
+
+/// Pipelines and per-frame buffers. One renderer draws any number of models and views.
+#[derive(Debug)]
+pub struct Renderer {
+    view_layout: wgpu::BindGroupLayout,
+    draw_layout: wgpu::BindGroupLayout,
+    material_layout: wgpu::BindGroupLayout,
+    mesh_pipeline: wgpu::RenderPipeline,
+    ghost_pipeline: wgpu::RenderPipeline,
+    ground_pipeline: wgpu::RenderPipeline,
+    overlay_pipeline: wgpu::RenderPipeline,
+    view_uniforms: GrowBuffer,
+    draw_uniforms: GrowBuffer,
+    palette: GrowBuffer,
+    weights: GrowBuffer,
+    overlay: GrowBuffer,
+    /// Clear colour (linear).
+    pub clear_color: wgpu::Color,
+    /// Look of the skeleton overlay.
+    pub skeleton_style: SkeletonStyle,
+    // Scratch, reused between frames.
+    model_from_node: Vec<Affine3A>,
+    palette_data: Vec<Mat4>,
+    palette_upload: Vec<[f32; 16]>,
+    weight_data: Vec<f32>,
+    view_bytes: Vec<u8>,
+    draw_bytes: Vec<u8>,
+    overlay_data: Vec<OverlayVertex>,
+    commands: Vec<DrawCommand>,
+    view_commands: Vec<ViewCommands>,
+}
+
+fn uniform_entry(binding: u32, visibility: wgpu::ShaderStages) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: true,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+fn storage_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+impl Renderer {
+    /// Build the pipelines for [`COLOR_FORMAT`] targets on `device`.
+    pub fn new(device: &wgpu::Device) -> Self {
+        let both = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        let view_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("view"),
+            entries: &[uniform_entry(0, both), storage_entry(1), storage_entry(2), storage_entry(3)],
+        });
+        let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("draw"),
+            entries: &[uniform_entry(0, both)],
+        });
+        let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("material"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+                wgpu::BindGroupLayoutEntry {
+                    binding: 1,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                    count: None,
+                },
+            ],
+        });
+        let shader = |label, source: &'static str| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
+        };
+        let mesh_shader = shader("mesh.wgsl", include_str!("../../shaders/mesh.wgsl"));
+        let ground_shader = shader("ground.wgsl", include_str!("../../shaders/ground.wgsl"));
+        let overlay_shader = shader("overlay.wgsl", include_str!("../../shaders/overlay.wgsl"));
+        let layout = |label, groups: &[Option<&wgpu::BindGroupLayout>]| {
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some(label),
+                bind_group_layouts: groups,
+                immediate_size: 0,
+            })
+        };
+        let mesh_layout = layout("mesh", &[Some(&view_layout), Some(&draw_layout), Some(&material_layout)]);
+        let ground_layout = layout("ground", &[Some(&view_layout)]);
+        let overlay_layout = layout("overlay", &[]);
+
+        let vertex_attributes = wgpu::vertex_attr_array![
+            0 => Float32x3, 1 => Float32x3, 2 => Float32x2, 3 => Float32x4,
+            4 => Uint32x4, 5 => Float32x4, 6 => Uint32x4, 7 => Float32x4
+        ];
+        let mesh_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<GpuVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &vertex_attributes,
+        })];
+        let overlay_attributes = wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4, 2 => Float32x2];
+        let overlay_buffers = [Some(wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<OverlayVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &overlay_attributes,
+        })];
+
+        let pipeline = |label,
+                        layout: &wgpu::PipelineLayout,
+                        module: &wgpu::ShaderModule,
+                        buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+                        depth_write: bool,
+                        depth_compare: wgpu::CompareFunction| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(layout),
+                vertex: wgpu::VertexState {
+                    module,
+                    entry_point: Some("vs_main"),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    buffers,
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(depth_write),
+                    depth_compare: Some(depth_compare),
+                    stencil: wgpu::StencilState::default(),
+                    bias: wgpu::DepthBiasState::default(),
+                }),
+                multisample: wgpu::MultisampleState { count: SAMPLE_COUNT, ..Default::default() },
+                fragment: Some(wgpu::FragmentState {
+                    module,
+                    entry_point: Some("fs_main"),
+                    compilation_options: wgpu::PipelineCompilationOptions::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        use wgpu::CompareFunction::{Always, Less, LessEqual};
+        let mesh_pipeline = pipeline("mesh", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less);
+        let ghost_pipeline = pipeline("ghost", &mesh_layout, &mesh_shader, &mesh_buffers, false, LessEqual);
+        let ground_pipeline = pipeline("ground", &ground_layout, &ground_shader, &[], true, Less);
+        let overlay_pipeline = pipeline("overlay", &overlay_layout, &overlay_shader, &overlay_buffers, false, Always);
+
+        let uniform = wgpu::BufferUsages::UNIFORM;
+        let storage = wgpu::BufferUsages::STORAGE;
+        Self {
+            view_uniforms: GrowBuffer::new(device, "view uniforms", uniform),
+            draw_uniforms: GrowBuffer::new(device, "draw uniforms", uniform),
+            palette: GrowBuffer::new(device, "joint palette", storage),
+            weights: GrowBuffer::new(device, "morph weights", storage),
+            overlay: GrowBuffer::new(device, "overlay vertices", wgpu::BufferUsages::VERTEX),
+            view_layout,
+            draw_layout,
+            material_layout,
+            mesh_pipeline,
+            ghost_pipeline,
+            ground_pipeline,
+            overlay_pipeline,
+            clear_color: wgpu::Color { r: 0.045, g: 0.05, b: 0.06, a: 1.0 },
+            skeleton_style: SkeletonStyle::default(),
+            model_from_node: Vec::new(),
+            palette_data: Vec::new(),
+            palette_upload: Vec::new(),
+            weight_data: Vec::new(),
+            view_bytes: Vec::new(),
+            draw_bytes: Vec::new(),
+            overlay_data: Vec::new(),
+            commands: Vec::new(),
+            view_commands: Vec::new(),
+        }
+    }
+
+    /// Upload a model for drawing with this renderer.
+    ///
+    /// # Errors
+    /// [`RenderError::ImageDecode`] when a texture cannot be decoded.
+    pub fn upload(&self, ctx: &GpuContext, model: &Model) -> Result<GpuModel, RenderError> {
+        GpuModel::new(&ctx.device, &ctx.queue, &self.material_layout, model)
+    }
+
+    /// Draw `views` of `model` into `target` (cleared first) and submit.
+    pub fn render(
+        &mut self,
+        ctx: &GpuContext,
+        model: &Model,
+        gpu: &GpuModel,
+        views: &[ViewDesc<'_>],
+        target: &RenderTarget,
+    ) {
+        self.prepare(model, gpu, views);
+        self.palette_upload.clear();
+        self.palette_upload.extend(self.palette_data.iter().map(Mat4::to_cols_array));
+        let (device, queue) = (&ctx.device, &ctx.queue);
+        self.view_uniforms.write(device, queue, &self.view_bytes);
+        self.draw_uniforms.write(device, queue, &self.draw_bytes);
+        self.palette.write(device, queue, bytemuck::cast_slice(&self.palette_upload));
+        self.weights.write(device, queue, bytemuck::cast_slice(&self.weight_data));
+        self.overlay.write(device, queue, bytemuck::cast_slice(&self.overlay_data));
+
+        let view_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("view"),
+            layout: &self.view_layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform_binding(&self.view_uniforms.buffer, std::mem::size_of::<ViewUniforms>()),
+                },
+                wgpu::BindGroupEntry { binding: 1, resource: self.palette.buffer.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 2, resource: self.weights.buffer.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 3, resource: gpu.morph_deltas.as_entire_binding() },
+            ],
+        });
+        let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("draw"),
+            layout: &self.draw_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform_binding(&self.draw_uniforms.buffer, std::mem::size_of::<DrawUniforms>()),
+            }],
+        });
+
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("frame"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view: &target.color_msaa,
+                    depth_slice: None,
+                    resolve_target: Some(&target.resolve_view),
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(self.clear_color),
+                        store: wgpu::StoreOp::Discard,
+                    },
+                })],
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &target.depth,
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                    stencil_ops: None,
+                }),
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            let (target_width, target_height) = target.size();
+            for (view_index, view) in self.view_commands.iter().enumerate() {
+                let vp = view.viewport;
+                let x = vp.x.min(target_width);
+                let y = vp.y.min(target_height);
+                let width = vp.width.min(target_width - x);
+                let height = vp.height.min(target_height - y);
+                if width == 0 || height == 0 {
+                    continue;
+                }
+                pass.set_viewport(x as f32, y as f32, width as f32, height as f32, 0.0, 1.0);
+                pass.set_scissor_rect(x, y, width, height);
+                let view_offset = (view_index as u64 * UNIFORM_SLOT_BYTES) as u32;
+                pass.set_bind_group(0, &view_group, &[view_offset]);
+                if view.ground {
+                    pass.set_pipeline(&self.ground_pipeline);
+                    pass.draw(0..6, 0..1);
+                }
+                for ghost in [false, true] {
+                    pass.set_pipeline(if ghost { &self.ghost_pipeline } else { &self.mesh_pipeline });
+                    for command in &self.commands[view.draws.clone()] {
+                        if command.ghost != ghost {
+                            continue;
+                        }
+                        let Some(primitive) = gpu.primitive(command.item) else { continue };
+                        let Some(material) = gpu.materials.get(primitive.material) else { continue };
+                        let draw_offset = (u64::from(command.slot) * UNIFORM_SLOT_BYTES) as u32;
+                        pass.set_bind_group(1, &draw_group, &[draw_offset]);
+                        pass.set_bind_group(2, &material.bind_group, &[]);
+                        pass.set_vertex_buffer(0, primitive.vertex_buffer.slice(..));
+                        pass.set_index_buffer(primitive.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
+                        pass.draw_indexed(0..primitive.index_count, 0, 0..1);
+                    }
+                }
+                if !view.overlay.is_empty() {
+                    pass.set_pipeline(&self.overlay_pipeline);
+                    pass.set_vertex_buffer(0, self.overlay.buffer.slice(..));
+                    pass.draw(view.overlay.clone(), 0..1);
+                }
+            }
+        }
+        queue.submit([encoder.finish()]);
+    }
+
+    /// Render `views` into a new `width`×`height` target and read it back as sRGB RGBA8.
+    ///
+    /// # Errors
+    /// [`RenderError::InvalidSize`] or [`RenderError::Readback`].
+    pub fn render_to_image(
+        &mut self,
+        ctx: &GpuContext,
+        model: &Model,
+        gpu: &GpuModel,
+        views: &[ViewDesc<'_>],
+        width: u32,
+        height: u32,
+    ) -> Result<image::RgbaImage, RenderError> {
+        let target = RenderTarget::new(&ctx.device, width, height)?;
+        self.render(ctx, model, gpu, views, &target);
+        readback::read_rgba8(&ctx.device, &ctx.queue, target.texture())
+    }
+
+    /// CPU work of a frame: palettes, weights, uniforms, overlay vertices.
+    fn prepare(&mut self, model: &Model, gpu: &GpuModel, views: &[ViewDesc<'_>]) {
+        self.palette_data.clear();
+        self.weight_data.clear();
+        self.view_bytes.clear();
+        self.draw_bytes.clear();
+        self.overlay_data.clear();
+        self.commands.clear();
+        self.view_commands.clear();
+        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        let joints = joint_nodes(model);
+        let rest_radius = gpu.rest_bounds.radius().max(1e-3);
+
+        for view in views {
+            let clip_from_world = view.camera.clip_from_world(view.viewport.aspect());
+            let draws_start = self.commands.len();
+            let overlay_start = self.overlay_data.len() as u32;
+            let mut blob = [0.0; 4];
+            for (instance_index, instance) in view.instances.iter().enumerate() {
+                if instance.pose.len() != model.nodes.len() {
+                    continue;
+                }
+                model.hierarchy.local_to_model(instance.pose, &mut self.model_from_node);
+                let palette_base = self.palette_data.len() as u32;
+                for skin in &model.skins {
+                    let start = self.palette_data.len();
+                    self.palette_data.resize(start + skin.joints.len(), Mat4::IDENTITY);
+                    anim::skinning_matrices(skin, &self.model_from_node, &mut self.palette_data[start..]);
+                }
+                let weights_base = self.weight_data.len() as u32;
+                self.weight_data.extend_from_slice(instance.pose.weights.as_slice());
+                self.weight_data.resize(weights_base as usize + gpu.weights_per_instance as usize, 0.0);
+
+                if instance_index == 0 {
+                    if view.ground {
+                        blob = self.contact_blob(gpu, &joints, rest_radius);
+                    }
+                    if view.skeleton {
+                        let viewport_px = Vec2::new(view.viewport.width as f32, view.viewport.height as f32);
+                        push_skeleton(
+                            model,
+                            &self.model_from_node,
+                            clip_from_world,
+                            viewport_px,
+                            view.selected_joint,
+                            &self.skeleton_style,
+                            &mut self.overlay_data,
+                        );
+                    }
+                }
+                for &item in &gpu.draws {
+                    let Some(primitive) = gpu.primitive(item) else { continue };
+                    let node = &model.nodes[item.node];
+                    let world_from_mesh = Mat4::from(self.model_from_node[item.node]);
+                    let skin = node.skin.filter(|&s| s < model.skins.len());
+                    let influences = if skin.is_some() { primitive.influences } else { 0 };
+                    let material = gpu.materials.get(primitive.material);
+                    let uniforms = DrawUniforms {
+                        world_from_mesh: world_from_mesh.to_cols_array_2d(),
+                        normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
+                        base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                        tint: instance.tint,
+                        palette_offset: palette_base + skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
+                        joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
+                        influences,
+                        morph_target_count: primitive.target_count.min(node.rest_weights.len() as u32),
+                        morph_offset: primitive.morph_offset,
+                        morph_vertex_count: primitive.vertex_count,
+                        weights_offset: weights_base + node.weights_offset as u32,
+                        opacity: instance.opacity,
+                    };
+                    let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
+                    push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms));
+                    self.commands.push(DrawCommand { slot, item, ghost: instance.opacity < 1.0 });
+                }
+            }
+            let uniforms = view_uniforms(&view.camera, clip_from_world, blob, rest_radius);
+            push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));
+            self.view_commands.push(ViewCommands {
+                viewport: view.viewport,
+                ground: view.ground,
+                draws: draws_start..self.commands.len(),
+                overlay: overlay_start..self.overlay_data.len() as u32,
+            });
+        }
+        // Storage bindings must not be empty.
+        if self.palette_data.is_empty() {
+            self.palette_data.push(Mat4::IDENTITY);
+        }
+        if self.weight_data.is_empty() {
+            self.weight_data.push(0.0);
+        }
+    }
+
+    /// Contact shadow under the current pose (in `model_from_node`): centred under the joints
+    /// (or the mesh nodes of an unskinned model), sized by their horizontal spread.
+    fn contact_blob(&self, gpu: &GpuModel, joints: &[usize], rest_radius: f32) -> [f32; 4] {
+        let nodes = if joints.is_empty() { gpu.drawn_nodes.as_slice() } else { joints };
+        let mut min = Vec2::INFINITY;
+        let mut max = Vec2::NEG_INFINITY;
+        for &node in nodes {
+            let Some(m) = self.model_from_node.get(node) else { continue };
+            let p = Vec2::new(m.translation.x, m.translation.z);
+            if p.is_finite() {
+                min = min.min(p);
+                max = max.max(p);
+            }
+        }
+        if !min.is_finite() {
+            let c = gpu.rest_bounds.center();
+            return [c.x, c.z, rest_radius * 0.5, 0.5];
+        }
+        let center = (min + max) * 0.5;
+        let radius = ((max - min).max_element() * 0.6).clamp(rest_radius * 0.25, rest_radius * 0.9);
+        [center.x, center.y, radius, 0.8]
+    }
+}
+
+/// Append one 256-byte uniform slot holding `bytes`.
+fn push_slot(out: &mut Vec<u8>, bytes: &[u8]) {
+    let start = out.len();
+    out.extend_from_slice(bytes);
+    out.resize(start + UNIFORM_SLOT_BYTES as usize, 0);
+}
+
+/// Lights follow the camera (key light from the viewer's upper left) so every view is lit.
+fn view_uniforms(camera: &OrbitCamera, clip_from_world: Mat4, blob: [f32; 4], rest_radius: f32) -> ViewUniforms {
+    let (right, _) = camera.right_up();
+    let toward_eye = camera.eye_direction() * Vec3::new(1.0, 0.0, 1.0);
+    let light_dir = (toward_eye.normalize_or_zero() * 0.8 - right * 0.6 + Vec3::Y * 1.3).normalize();
+    let eye = camera.eye();
+    let cell = 10f32.powf((rest_radius * 2.0).log10().floor()) * 0.25;
+    ViewUniforms {
+        clip_from_world: clip_from_world.to_cols_array_2d(),
+        eye_world: eye.extend(1.0).to_array(),
+        light_dir_world: light_dir.extend(0.0).to_array(),
+        light_color: [0.9, 0.86, 0.8, 1.0],
+        sky_color: [0.26, 0.29, 0.36, 1.0],
+        ground_color: [0.10, 0.09, 0.08, 1.0],
+        blob,
+        grid: [cell, rest_radius * 5.0, camera.target.x, camera.target.z],
+    }
+}
+
+/// A binding of the first `size` bytes of a dynamic-offset uniform buffer.
+fn uniform_binding(buffer: &wgpu::Buffer, size: usize) -> wgpu::BindingResource<'_> {
+    wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        buffer,
+        offset: 0,
+        size: std::num::NonZeroU64::new(size as u64),
+    })
+}
