@@ -1,19 +1,49 @@
 # Sourced by scripts/test.sh: installs, only when missing, what the tests need on a fresh machine.
 # (Kept separate so CI and developers share one list.)
 
-# Khronos glTF validator (npm package `gltf-validator`), used by tests/mannequin.rs through
-# scripts/validate-gltf.mjs. Installed into the ignored folder .tools/ of the repository root.
+# Khronos glTF validator (npm package `gltf-validator`), run by tests/mannequin.rs through
+# scripts/validate-gltf.mjs. Installed into the git-ignored folder .tools/ of the repository root.
+# Without it the validator test is skipped locally, and fails under CI=true.
 GLTF_VALIDATOR_VERSION="2.0.0-dev.3.10"
 if [ ! -f .tools/node_modules/gltf-validator/package.json ]; then
-    if command -v npm >/dev/null 2>&1; then
+    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
         echo "== installing gltf-validator@${GLTF_VALIDATOR_VERSION} into .tools/"
         mkdir -p .tools
-        npm install --prefix .tools --no-audit --no-fund --silent \
-            "gltf-validator@${GLTF_VALIDATOR_VERSION}"
+        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error \
+            "gltf-validator@${GLTF_VALIDATOR_VERSION}"; then
+            echo "== could not install gltf-validator" >&2
+            if [ "${CI:-}" = "true" ]; then
+                return 1 2>/dev/null || exit 1
+            fi
+        fi
     else
-        echo "== npm not found: cannot install gltf-validator (install Node.js >= 18)" >&2
+        echo "== node/npm not found: cannot install gltf-validator (needs Node.js >= 18)" >&2
         if [ "${CI:-}" = "true" ]; then
             return 1 2>/dev/null || exit 1
         fi
+    fi
+fi
+
+# A Vulkan driver for the GPU renderer tests (tests/render.rs): on machines without a GPU, Mesa's
+# lavapipe renders on the CPU. Installed with apt-get only when no Vulkan ICD is present, and only
+# as root or with passwordless sudo. Without one the GPU tests are skipped locally and fail under
+# CI=true.
+if ! ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json 2>/dev/null | grep -q .; then
+    if command -v apt-get >/dev/null 2>&1; then
+        APT_AS=""
+        if [ "$(id -u)" != "0" ]; then
+            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then APT_AS="sudo -n"; else APT_AS="none"; fi
+        fi
+        if [ "$APT_AS" != "none" ]; then
+            echo "== installing mesa-vulkan-drivers libvulkan1 (software Vulkan for the GPU tests)"
+            $APT_AS apt-get update -qq >/dev/null \
+                && DEBIAN_FRONTEND=noninteractive $APT_AS apt-get install -y -qq --no-install-recommends \
+                    mesa-vulkan-drivers libvulkan1 >/dev/null \
+                || echo "== could not install mesa-vulkan-drivers" >&2
+        else
+            echo "== no Vulkan driver and no root/sudo: install mesa-vulkan-drivers libvulkan1 for the GPU tests" >&2
+        fi
+    else
+        echo "== no Vulkan driver found: install a Vulkan driver (Debian: mesa-vulkan-drivers) for the GPU tests" >&2
     fi
 fi

@@ -5,4 +5,5 @@
 
 pub mod cli;
 pub mod mannequin;
+pub mod physics;
 pub mod render;

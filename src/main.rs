@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anim::InterpolationOverride;
-use animtune::cli::{self, Format, info::InfoReport, sample::SampleReport};
+use animtune::cli::{self, Format, bench::BenchReport, info::InfoReport, sample::SampleReport};
 use clap::{Parser, Subcommand};
 
 /// Preview, compare and tune glTF character animation.
@@ -19,16 +19,16 @@ struct Args {
 enum Command {
     /// Print scenes, nodes, skins, meshes and animations of a model.
     Info {
-        /// A .glb or .gltf file.
-        model: PathBuf,
+        /// A .glb or .gltf file (default: the built-in character).
+        model: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
     /// Print the local transforms of every animated node of a clip at the given times.
     Sample {
-        /// A .glb or .gltf file.
-        model: PathBuf,
+        /// A .glb or .gltf file (default: the built-in character).
+        model: Option<PathBuf>,
         /// Clip name or index.
         #[arg(long)]
         clip: String,
@@ -42,22 +42,51 @@ enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Measure the per-frame jobs (median ns per joint) on W64 or on a model's clip.
+    Bench {
+        /// A .glb or .gltf file (default: the W64 workload, built in memory).
+        model: Option<PathBuf>,
+        /// Clip name or index (default: the first clip).
+        #[arg(long)]
+        clip: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Generate a built-in asset.
+    Generate {
+        #[command(subcommand)]
+        asset: GenerateAsset,
+    },
     /// Render a model at a clip time to a PNG (headless GPU; lavapipe works).
     Render(cli::render::RenderArgs),
+    /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
+    Ragdoll(cli::ragdoll::RagdollArgs),
+}
+
+/// Built-in assets `generate` can write.
+#[derive(Debug, Subcommand)]
+enum GenerateAsset {
+    /// The default character: a skinned, animated humanoid mannequin (.glb).
+    Mannequin {
+        /// Where to write the .glb.
+        #[arg(long, default_value = "assets/mannequin.glb")]
+        out: PathBuf,
+    },
 }
 
 fn run(args: Args) -> anyhow::Result<String> {
     match args.command {
         Command::Info { model, format } => {
-            let loaded = cli::load_model(&model)?;
-            let report = InfoReport::new(&loaded, &model.display().to_string());
+            let (loaded, label) = cli::load_model_or_default(model.as_deref())?;
+            let report = InfoReport::new(&loaded, &label);
             Ok(match format {
                 Format::Text => report.to_text(),
                 Format::Json => serde_json::to_string_pretty(&report)? + "\n",
             })
         }
         Command::Sample { model, clip, times, interpolation, format } => {
-            let loaded = cli::load_model(&model)?;
+            let (loaded, _) = cli::load_model_or_default(model.as_deref())?;
             let clip = cli::find_clip(&loaded, &clip)?;
             let report = SampleReport::new(&loaded, clip, &times, interpolation);
             Ok(match format {
@@ -65,7 +94,28 @@ fn run(args: Args) -> anyhow::Result<String> {
                 Format::Json => serde_json::to_string(&report)? + "\n",
             })
         }
+        Command::Bench { model, clip, format } => {
+            let (report, workload) = match model {
+                None => (BenchReport::run(None), "W64".to_owned()),
+                Some(path) => {
+                    let loaded = cli::load_model(&path)?;
+                    anyhow::ensure!(!loaded.clips.is_empty(), "{} has no animations to benchmark", path.display());
+                    let clip = cli::find_clip(&loaded, clip.as_deref().unwrap_or("0"))?;
+                    let name = loaded.clips[clip].display_name(clip);
+                    (BenchReport::run(Some((&loaded, clip))), format!("{} clip \"{name}\"", path.display()))
+                }
+            };
+            Ok(match format {
+                Format::Text => report.to_text(&workload),
+                Format::Json => serde_json::to_string(&report)? + "\n",
+            })
+        }
+        Command::Generate { asset: GenerateAsset::Mannequin { out } } => {
+            animtune::mannequin::write_mannequin(&out)?;
+            Ok(format!("wrote {}\n", out.display()))
+        }
         Command::Render(render) => cli::render::run(&render),
+        Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
     }
 }
 

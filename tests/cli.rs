@@ -667,3 +667,28 @@ fn info_text_mentions_every_clip() {
     }
     assert!(text.contains("rig"), "{text}");
 }
+
+#[test]
+fn without_a_model_the_built_in_character_is_used_from_any_directory() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
+        .args(["info", "--format", "json"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = info["animations"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    for clip in ["Idle", "Walk", "Run", "Wave", "Jump", "Stumble"] {
+        assert!(names.contains(&clip), "{clip} missing from {names:?}");
+    }
+    assert!(info["skins"][0]["joint_count"].as_u64().unwrap() >= 20);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
+        .args(["sample", "--clip", "Walk", "--times", "0,0.55", "--format", "json"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let sample: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sample["clip"], "Walk");
+    assert_eq!(sample["samples"].as_array().unwrap().len(), 2);
+}

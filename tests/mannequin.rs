@@ -152,8 +152,6 @@ fn checked_in_asset_is_current() {
         on_disk.len(),
         built.len()
     );
-    // Same output on a second build in this process too (no hidden state).
-    assert!(build_mannequin_glb() == built, "build_mannequin_glb() is not deterministic");
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The headless commands: each builds a serializable report from the core, printed as text or
 //! JSON by `main.rs`.
 
+pub mod bench;
 pub mod info;
+pub mod ragdoll;
 pub mod render;
 pub mod sample;
 
@@ -22,6 +24,19 @@ pub enum Format {
 /// Import a model file, with the file named in the error.
 pub fn load_model(path: &Path) -> anyhow::Result<anim::Model> {
     anim::import::load_path(path).with_context(|| format!("cannot load {}", path.display()))
+}
+
+/// Import `path`, or the built-in default character when there is none. Returns the model and
+/// a label for reports.
+pub fn load_model_or_default(path: Option<&Path>) -> anyhow::Result<(anim::Model, String)> {
+    match path {
+        Some(path) => Ok((load_model(path)?, path.display().to_string())),
+        None => {
+            let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None)
+                .context("the built-in default character failed to load")?;
+            Ok((model, crate::mannequin::DEFAULT_MODEL_LABEL.to_owned()))
+        }
+    }
 }
 
 /// Find a clip by name or index, with the available clips listed in the error.

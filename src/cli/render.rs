@@ -84,7 +84,7 @@ pub fn framed_camera(model: &Model, clip: Option<usize>, modes: &[InterpolationO
         bounds.union(&animated_bounds(model, clip, &SampleSettings::with_mode(mode), 16));
     }
     let mut camera = OrbitCamera { yaw_rad: 0.6, pitch_rad: 0.22, ..OrbitCamera::default() };
-    camera.frame(&bounds, aspect, 1.08);
+    camera.frame(&bounds, aspect, 1.15);
     camera
 }
 

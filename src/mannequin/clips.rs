@@ -391,20 +391,20 @@ fn walk_half() -> Vec<KeyPose> {
     };
     // Contact: left heel strikes in front, right foot pushing off behind.
     let contact = torso(KeyPose::new(0.0, Ease::Auto), -4.0, 0.0, 6.0)
-        .r(ll.upper, e(-25.0, 0.0, 0.0))
-        .r(ll.lower, e(4.0, 0.0, 0.0))
+        .r(ll.upper, e(-23.0, 0.0, 0.0))
+        .r(ll.lower, e(3.0, 0.0, 0.0))
         .r(ll.foot, e(0.0, 0.0, 0.0))
-        .r(rl.upper, e(16.0, 0.0, 0.0))
-        .r(rl.lower, e(20.0, 0.0, 0.0))
-        .r(rl.foot, e(-6.0, 0.0, 0.0))
-        .r(rl.toes, e(-30.0, 0.0, 0.0));
+        .r(rl.upper, e(14.0, 0.0, 0.0))
+        .r(rl.lower, e(18.0, 0.0, 0.0))
+        .r(rl.foot, e(-4.0, 0.0, 0.0))
+        .r(rl.toes, e(-28.0, 0.0, 0.0));
     let contact = arms(contact, -18.0, 22.0);
     // Down: weight goes onto the left leg, knee absorbs, right toe leaves the ground.
     let down = torso(KeyPose::new(0.13, Ease::Auto), -3.0, 3.0, 5.0)
         .hips(DVec3::new(0.012, 0.0, 0.0))
-        .r(ll.upper, e(-20.0, 0.0, 0.0))
-        .r(ll.lower, e(16.0, 0.0, 0.0))
-        .r(ll.foot, e(1.0, 0.0, 0.0))
+        .r(ll.upper, e(-24.0, 0.0, 0.0))
+        .r(ll.lower, e(30.0, 0.0, 0.0))
+        .r(ll.foot, e(-9.0, 0.0, 0.0))
         .r(rl.upper, e(10.0, 0.0, 0.0))
         .r(rl.lower, e(42.0, 0.0, 0.0))
         .r(rl.foot, e(12.0, 0.0, 0.0))
@@ -424,9 +424,9 @@ fn walk_half() -> Vec<KeyPose> {
     let up = torso(KeyPose::new(0.41, Ease::Auto), 3.0, 0.0, -4.0)
         .hips(DVec3::new(0.01, 0.0, 0.0))
         .r(ll.upper, e(10.0, 0.0, 0.0))
-        .r(ll.lower, e(6.0, 0.0, 0.0))
-        .r(ll.foot, e(4.0, 0.0, 0.0))
-        .r(ll.toes, e(-14.0, 0.0, 0.0))
+        .r(ll.lower, e(8.0, 0.0, 0.0))
+        .r(ll.foot, e(-6.0, 0.0, 0.0))
+        .r(ll.toes, e(-10.0, 0.0, 0.0))
         .r(rl.upper, e(-30.0, 0.0, 0.0))
         .r(rl.lower, e(20.0, 0.0, 0.0))
         .r(rl.foot, e(-6.0, 0.0, 0.0));

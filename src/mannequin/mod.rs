@@ -29,6 +29,13 @@ use glb::{
 use skeleton::{JOINT_COUNT, JOINT_NAMES, PARENTS};
 
 /// Name of the mesh node (a root node next to the skeleton's root, Hips).
+/// The default character as checked in (`assets/mannequin.glb`), embedded so that animtune
+/// opens it from any directory.
+pub const DEFAULT_MODEL_GLB: &[u8] = include_bytes!("../../assets/mannequin.glb");
+
+/// How the default character is named where a file path would be shown.
+pub const DEFAULT_MODEL_LABEL: &str = "built-in default character (assets/mannequin.glb)";
+
 pub const MESH_NODE_NAME: &str = "Mannequin";
 
 /// Builds the mannequin as GLB bytes (identical on every run and every platform).

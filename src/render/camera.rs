@@ -135,18 +135,33 @@ impl OrbitCamera {
         }
     }
 
-    /// Aim at the box and set the distance so its bounding sphere fits a viewport of `aspect`
-    /// (with `margin` ≥ 1 extra room), keeping yaw and pitch.
+    /// Aim at the box centre and set the distance so all eight corners fit a viewport of
+    /// `aspect` (with `margin` ≥ 1 extra room), keeping yaw and pitch. An empty box changes nothing.
     pub fn frame(&mut self, bounds: &Aabb, aspect: f32, margin: f32) {
         if bounds.is_empty() {
             return;
         }
         self.target = bounds.center();
-        let radius = bounds.radius().max(1e-3);
-        let half_fov_y = self.fov_y_rad * 0.5;
-        let half_fov_x = (half_fov_y.tan() * aspect.max(1e-6)).atan();
-        let half_fov = half_fov_y.min(half_fov_x);
-        self.distance = (radius * margin.max(1.0) / half_fov.sin()).max(Self::MIN_DISTANCE);
+        let tan_half_y = (self.fov_y_rad * 0.5).tan() / margin.max(1.0);
+        let tan_half_x = tan_half_y * aspect.max(1e-6);
+        let back = self.eye_direction();
+        let (right, up) = self.right_up();
+        // A corner at view coordinates (x, y) and depth `distance - c·back` fits when
+        // |x| ≤ depth·tan_half_x and |y| ≤ depth·tan_half_y.
+        let mut distance = Self::MIN_DISTANCE;
+        for i in 0..8 {
+            let corner = Vec3::new(
+                if i & 1 == 0 { bounds.min.x } else { bounds.max.x },
+                if i & 2 == 0 { bounds.min.y } else { bounds.max.y },
+                if i & 4 == 0 { bounds.min.z } else { bounds.max.z },
+            ) - self.target;
+            let along = corner.dot(back);
+            distance = distance
+                .max(along + corner.dot(right).abs() / tan_half_x)
+                .max(along + corner.dot(up).abs() / tan_half_y);
+        }
+        // Keep the near plane (1% of the distance) in front of the box.
+        self.distance = distance.max(bounds.radius() * 1.05);
     }
 }
 
@@ -222,6 +237,7 @@ mod tests {
         for aspect in [0.5, 1.0, 2.0] {
             let mut camera = OrbitCamera::default();
             camera.frame(&bounds, aspect, 1.05);
+            let mut widest = 0.0f32;
             for i in 0..8 {
                 let corner = Vec3::new(
                     if i & 1 == 0 { bounds.min.x } else { bounds.max.x },
@@ -230,7 +246,10 @@ mod tests {
                 );
                 let ndc = project(&camera, aspect, corner);
                 assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0, "aspect {aspect}: {ndc}");
+                widest = widest.max(ndc.x.abs()).max(ndc.y.abs());
             }
+            // Tight: some corner reaches the margin.
+            assert!(widest > 0.9, "aspect {aspect}: loose framing ({widest})");
         }
     }
 

@@ -191,7 +191,7 @@ fn upload_primitive(
     let joints =
         |set: usize, v: usize| primitive.joints.get(set).and_then(|j| j.get(v)).map_or([0; 4], |j| j.map(u32::from));
     let weights =
-        |set: usize, v: usize| primitive.weights.get(set).and_then(|w| w.get(v)).map_or([0.0; 4], |w| w.to_array());
+        |set: usize, v: usize| primitive.weights.get(set).and_then(|w| w.get(v)).map_or([0.0; 4], glam::Vec4::to_array);
     let vertices: Vec<GpuVertex> = (0..primitive.positions.len())
         .map(|v| GpuVertex {
             position: primitive.positions[v].to_array(),

@@ -318,6 +318,94 @@ impl Clip {
             .collect()
     }
 
+    /// A copy of the clip with every track converted to `mode`: key values kept, CUBICSPLINE
+    /// tangents dropped for STEP/LINEAR, and automatic (Catmull-Rom, spacing-aware) tangents
+    /// baked for CUBICSPLINE — the same curves as sampling with the matching
+    /// [`crate::InterpolationOverride`], but on the authored fast path. Rotation keys are put on one
+    /// hemisphere along each track first, so baked cubic segments never need a sign flip.
+    #[must_use]
+    pub fn with_interpolation(&self, mode: Interpolation) -> Self {
+        let tracks = self
+            .tracks
+            .iter()
+            .map(|track| {
+                let times = &self.timelines[track.timeline].times_secs;
+                let n = times.len();
+                let stride = if track.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+                let offset = usize::from(stride == 3);
+                let tangent = |k: usize| -> (usize, usize, f32) {
+                    let (a, b) = if n < 2 {
+                        (0, 0)
+                    } else if k == 0 {
+                        (0, 1)
+                    } else if k >= n - 1 {
+                        (n - 2, n - 1)
+                    } else {
+                        (k - 1, k + 1)
+                    };
+                    let dt = times[b] - times[a];
+                    (a, b, if dt > 0.0 { 1.0 / dt } else { 0.0 })
+                };
+                fn bake<T: Copy + std::ops::Sub<Output = T> + std::ops::Mul<f32, Output = T>>(
+                    keys: &[T],
+                    mode: Interpolation,
+                    tangent: &dyn Fn(usize) -> (usize, usize, f32),
+                ) -> Vec<T> {
+                    if mode != Interpolation::CubicSpline {
+                        return keys.to_vec();
+                    }
+                    (0..keys.len())
+                        .flat_map(|k| {
+                            let (a, b, inv_dt) = tangent(k);
+                            let m = (keys[b] - keys[a]) * inv_dt;
+                            [m, keys[k], m]
+                        })
+                        .collect()
+                }
+                let values = match &track.values {
+                    TrackValues::Translation(v) | TrackValues::Scale(v) => {
+                        let keys: Vec<Vec3> = (0..n).map(|k| v[k * stride + offset]).collect();
+                        let baked = bake(&keys, mode, &tangent);
+                        if track.property() == Property::Translation {
+                            TrackValues::Translation(baked)
+                        } else {
+                            TrackValues::Scale(baked)
+                        }
+                    }
+                    TrackValues::Rotation(v) => {
+                        let mut keys: Vec<glam::Vec4> = Vec::with_capacity(n);
+                        for k in 0..n {
+                            let q = glam::Vec4::from(v[k * stride + offset]);
+                            let aligned = match keys.last() {
+                                Some(previous) if previous.dot(q) < 0.0 => -q,
+                                _ => q,
+                            };
+                            keys.push(aligned);
+                        }
+                        TrackValues::Rotation(bake(&keys, mode, &tangent).into_iter().map(Quat::from_vec4).collect())
+                    }
+                    TrackValues::Weights { offset: weight_offset, count, values } => {
+                        let count = *count;
+                        let mut baked = vec![0.0; n * count * if mode == Interpolation::CubicSpline { 3 } else { 1 }];
+                        for c in 0..count {
+                            let keys: Vec<f32> = (0..n).map(|k| values[(k * stride + offset) * count + c]).collect();
+                            for (e, x) in bake(&keys, mode, &tangent).into_iter().enumerate() {
+                                baked[e * count + c] = x;
+                            }
+                        }
+                        TrackValues::Weights { offset: *weight_offset, count, values: baked }
+                    }
+                };
+                Track { interpolation: mode, values, ..track.clone() }
+            })
+            .collect();
+        let mut clip = Self::new(self.name.clone(), self.timelines.clone(), tracks)
+            .unwrap_or_else(|e| unreachable!("converting a valid clip keeps it valid: {e}"));
+        clip.start_secs = self.start_secs;
+        clip.end_secs = self.end_secs;
+        clip
+    }
+
     /// The clip's display name: its name, or `animation_<index>` when unnamed.
     pub fn display_name(&self, index: usize) -> String {
         self.name.clone().unwrap_or_else(|| format!("animation_{index}"))

@@ -20,6 +20,7 @@ pub mod import;
 pub mod interp;
 pub mod model;
 pub mod pose;
+pub mod ragdoll;
 pub mod sample;
 pub mod skinning;
 pub mod workload;

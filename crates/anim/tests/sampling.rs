@@ -521,3 +521,33 @@ fn every_shared_model_imports_and_samples_finite_values() {
     assert_eq!(a.meshes, b.meshes);
     assert_eq!(a.clips, b.clips);
 }
+
+#[test]
+fn converted_clips_match_the_override_they_bake() {
+    let keys = [Quat::IDENTITY, Quat::from_rotation_y(0.7), Quat::from_rotation_y(1.9), Quat::from_rotation_x(0.4)];
+    let rotations: Vec<f32> = keys.iter().flat_map(Quat::to_array).collect();
+    let mut doc = Doc::new();
+    doc.add_node(json!({}));
+    let times = [0.0, 0.3, 1.0, 1.2];
+    let translations = [0.0, 1.0, 0.0, 2.0, 0.0, 1.0, 3.0, 3.0, 0.0, 0.0, 0.5, 0.0];
+    doc.add_animation(
+        None,
+        &[(0, "rotation", &times, &rotations, "LINEAR"), (0, "translation", &times, &translations, "STEP")],
+    );
+    let m = doc.load().unwrap();
+    for (mode, o) in [
+        (anim::Interpolation::Step, InterpolationOverride::Step),
+        (anim::Interpolation::Linear, InterpolationOverride::Linear),
+        (anim::Interpolation::CubicSpline, InterpolationOverride::Cubic),
+    ] {
+        let mut baked_model = m.clone();
+        baked_model.clips[0] = m.clips[0].with_interpolation(mode);
+        for i in 0..=60 {
+            let t = i as f32 * 0.02;
+            let a = authored(&baked_model, 0, t);
+            let b = sample(&m, 0, t, &SampleSettings::with_mode(o));
+            assert_vec3(a.translations[0], b.translations[0], "translation");
+            assert!(a.rotations[0].dot(b.rotations[0]).abs() > 1.0 - 1e-5, "{mode:?} at {t}");
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! Pure helpers for the animation ↔ ragdoll handoff: the blend-weight ramp ([`RagdollRamp`]) and
+//! the conversion of world (model) transforms back into a local pose ([`model_to_local`]).
+//!
+//! No physics here: the physics engine lives in the application crate and only hands world
+//! transforms back.
+
+use glam::Affine3A;
+
+use crate::hierarchy::{Hierarchy, NO_PARENT};
+use crate::interp::Easing;
+use crate::pose::Pose;
+
+/// Progress this close to 1 counts as 1, so that `n` steps of `1 / (n · rate)` seconds reach full
+/// weight despite float rounding.
+const FULL_TOLERANCE: f32 = 1e-5;
+
+/// The ragdoll blend weight over time: `weight = easing(min(elapsed · rate, 1))`.
+///
+/// Time-based (the weight changes per second, never per frame): with the default rate of
+/// 5.0 per second the handoff takes 0.2 s whatever the frame rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RagdollRamp {
+    /// Linear progress per second (`1 / rate` is the ramp duration). Zero, negative or NaN
+    /// rates jump to full weight at once.
+    pub rate_per_sec: f32,
+    /// Easing of the weight.
+    pub easing: Easing,
+    elapsed_secs: f64,
+}
+
+impl Default for RagdollRamp {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_RATE_PER_SEC, Easing::Linear)
+    }
+}
+
+impl RagdollRamp {
+    /// The recipe's ramp rate: full weight after 0.2 s.
+    pub const DEFAULT_RATE_PER_SEC: f32 = 5.0;
+
+    /// A ramp at weight 0.
+    pub fn new(rate_per_sec: f32, easing: Easing) -> Self {
+        Self { rate_per_sec, easing, elapsed_secs: 0.0 }
+    }
+
+    /// Back to weight 0.
+    pub fn reset(&mut self) {
+        self.elapsed_secs = 0.0;
+    }
+
+    /// Advance by `dt_secs` (negative or non-finite steps are ignored).
+    pub fn advance(&mut self, dt_secs: f32) {
+        if dt_secs.is_finite() && dt_secs > 0.0 {
+            self.elapsed_secs += f64::from(dt_secs);
+        }
+    }
+
+    /// Time since the ramp started.
+    pub fn elapsed_secs(&self) -> f32 {
+        self.elapsed_secs as f32
+    }
+
+    /// Linear progress in `[0, 1]`.
+    pub fn progress(&self) -> f32 {
+        if !(self.rate_per_sec > 0.0) || !self.rate_per_sec.is_finite() {
+            return 1.0;
+        }
+        let u = (self.elapsed_secs * f64::from(self.rate_per_sec)) as f32;
+        if u >= 1.0 - FULL_TOLERANCE { 1.0 } else { u.max(0.0) }
+    }
+
+    /// The eased weight in `[0, 1]`: 0 = animation, 1 = physics.
+    pub fn weight(&self) -> f32 {
+        self.easing.apply(self.progress())
+    }
+
+    /// True once the weight has reached 1.
+    pub fn is_full(&self) -> bool {
+        self.progress() >= 1.0
+    }
+}
+
+/// Convert world transforms (`model_from_node`, one per node) into local transforms: each node
+/// relative to its parent's world transform. Writes translations, rotations and scales of `pose`
+/// (morph weights are left alone). Shear that a TRS cannot hold is dropped.
+///
+/// `model_from_node` and `pose` must have one entry per node of `hierarchy` (extra entries are
+/// ignored, missing ones left untouched). Allocates nothing.
+pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose: &mut Pose) {
+    let n = hierarchy.len().min(model_from_node.len()).min(pose.len());
+    for node in 0..n {
+        let parent = hierarchy.parents[node];
+        let parent_from_node = if parent == NO_PARENT {
+            model_from_node[node]
+        } else {
+            match model_from_node.get(parent as usize) {
+                Some(model_from_parent) => model_from_parent.inverse() * model_from_node[node],
+                None => continue,
+            }
+        };
+        let (scale, rotation, translation) = parent_from_node.to_scale_rotation_translation();
+        pose.translations[node] = translation;
+        pose.rotations[node] = rotation.normalize();
+        pose.scales[node] = scale;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3};
+
+    use super::*;
+
+    #[test]
+    fn default_ramp_reaches_full_weight_after_a_fifth_of_a_second_at_60_hz() {
+        let mut ramp = RagdollRamp::default();
+        let mut frames = 0;
+        while !ramp.is_full() {
+            ramp.advance(1.0 / 60.0);
+            frames += 1;
+            assert!(frames < 100);
+        }
+        assert_eq!(frames, 12);
+        assert!((ramp.weight() - 1.0).abs() < f32::EPSILON);
+    }
+
+    #[test]
+    fn eased_ramp_is_half_way_at_half_time() {
+        let mut ramp = RagdollRamp::new(2.0, Easing::Smoothstep);
+        ramp.advance(0.25);
+        assert!((ramp.weight() - 0.5).abs() < 1e-6);
+        ramp.reset();
+        assert!(ramp.weight().abs() < f32::EPSILON);
+    }
+
+    #[test]
+    fn non_positive_rate_is_instant() {
+        assert!(RagdollRamp::new(0.0, Easing::Linear).is_full());
+        assert!(RagdollRamp::new(f32::NAN, Easing::Linear).is_full());
+    }
+
+    #[test]
+    fn model_to_local_inverts_local_to_model() {
+        let hierarchy = Hierarchy::from_parents(vec![NO_PARENT, 0, 1]).expect("valid tree");
+        let pose = Pose {
+            translations: vec![Vec3::new(1.0, 2.0, 3.0), Vec3::Y, Vec3::new(0.0, 0.5, 0.2)],
+            rotations: vec![Quat::from_rotation_x(-1.2), Quat::from_rotation_z(0.4), Quat::from_rotation_y(2.0)],
+            scales: vec![Vec3::splat(2.0), Vec3::ONE, Vec3::ONE],
+            weights: vec![],
+        };
+        let mut world = vec![Affine3A::IDENTITY; 3];
+        hierarchy.local_to_model(&pose, &mut world);
+        let mut back = Pose::default();
+        back.translations = vec![Vec3::ZERO; 3];
+        back.rotations = vec![Quat::IDENTITY; 3];
+        back.scales = vec![Vec3::ONE; 3];
+        model_to_local(&hierarchy, &world, &mut back);
+        for i in 0..3 {
+            assert!(back.translations[i].abs_diff_eq(pose.translations[i], 1e-5));
+            assert!(back.rotations[i].dot(pose.rotations[i]).abs() > 1.0 - 1e-6);
+            assert!(back.scales[i].abs_diff_eq(pose.scales[i], 1e-5));
+        }
+    }
+}

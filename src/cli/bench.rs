@@ -1,0 +1,174 @@
+//! `animtune bench`: medians of the per-frame jobs in nanoseconds per joint, on W64 (built in
+//! memory) or on a model's clip.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::Instant;
+
+use anim::workload::w64_model;
+use anim::{Clip, ClipCursor, Interpolation, Model, Pose, SampleSettings, ScaleSpace, blend_poses, skinning_matrices};
+use glam::{Affine3A, Mat4};
+use serde::Serialize;
+
+/// Timed runs per operation (the median, min and max are over these).
+const RUNS: usize = 31;
+/// Frames of 60 Hz playback per run (10 s).
+const PLAYBACK_FRAMES: usize = 600;
+/// Random sampling times per run.
+const RANDOM_TIMES: usize = 4096;
+
+/// The measured table, in the exact JSON shape scripts rely on.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    /// Joints per sample (translation + rotation + scale each).
+    pub joints: usize,
+    /// One entry per operation.
+    pub results: Vec<BenchResult>,
+}
+
+/// One operation's timing.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchResult {
+    /// `sample_linear_playback`, `sample_cubic_playback`, `sample_random`, `blend`,
+    /// `local_to_model_skinning` or `full_frame`.
+    pub operation: &'static str,
+    /// Median over the runs.
+    pub median_ns_per_joint: f64,
+    /// Fastest run.
+    pub min_ns_per_joint: f64,
+    /// Slowest run.
+    pub max_ns_per_joint: f64,
+}
+
+/// Time `RUNS` runs of `run` (after one warm-up), each doing `work_per_run` joint-operations.
+fn measure(operation: &'static str, work_per_run: usize, mut run: impl FnMut()) -> BenchResult {
+    run();
+    let mut ns: Vec<f64> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            start.elapsed().as_nanos() as f64 / work_per_run as f64
+        })
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    let round = |x: f64| (x * 100.0).round() / 100.0;
+    BenchResult {
+        operation,
+        median_ns_per_joint: round(ns[RUNS / 2]),
+        min_ns_per_joint: round(ns[0]),
+        max_ns_per_joint: round(ns[RUNS - 1]),
+    }
+}
+
+/// Pseudo-random times in `[0, duration)` (xorshift, fixed seed).
+fn random_times(duration_secs: f32) -> Vec<f32> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..RANDOM_TIMES)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * duration_secs
+        })
+        .collect()
+}
+
+impl BenchReport {
+    /// Benchmark W64 (no model) or `clip` of `model`: the clip converted to LINEAR and to
+    /// CUBICSPLINE keeps its real key layout; blends pair it with itself a quarter period later.
+    pub fn run(model: Option<(&Model, usize)>) -> Self {
+        let w64;
+        let (model, linear, cubic) = match model {
+            None => {
+                w64 = w64_model();
+                (&w64, w64.clips[0].clone(), w64.clips[1].clone())
+            }
+            Some((model, clip)) => {
+                let clip = &model.clips[clip];
+                (model, clip.with_interpolation(Interpolation::Linear), clip.with_interpolation(Interpolation::CubicSpline))
+            }
+        };
+        let joints = linear.animated_nodes().len().max(1);
+        let duration = linear.end_secs.max(1e-3);
+        let settings = SampleSettings::default();
+        let rest = Pose::rest(model);
+        let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
+        let mut cursor_a = ClipCursor::new(&linear);
+        let mut cursor_b = ClipCursor::new(&linear);
+        let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+        let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+        let skinned_joints: usize = model.skins.iter().map(|s| s.joints.len()).sum::<usize>().max(joints);
+
+        let playback = |clip: &Clip, cursor: &mut ClipCursor, pose: &mut Pose| {
+            for n in 0..PLAYBACK_FRAMES {
+                clip.sample((n as f32 / 60.0) % duration, cursor, &settings, pose);
+            }
+            black_box(&*pose);
+        };
+        let mut results = Vec::new();
+        results.push(measure("sample_linear_playback", PLAYBACK_FRAMES * joints, || {
+            playback(&linear, &mut cursor_a, &mut a);
+        }));
+        let mut cursor_c = ClipCursor::new(&cubic);
+        results.push(measure("sample_cubic_playback", PLAYBACK_FRAMES * joints, || {
+            playback(&cubic, &mut cursor_c, &mut a);
+        }));
+        let times = random_times(duration);
+        results.push(measure("sample_random", RANDOM_TIMES * joints, || {
+            for &t in &times {
+                linear.sample(t, &mut cursor_a, &settings, &mut a);
+            }
+            black_box(&a);
+        }));
+        linear.sample(duration * 0.3, &mut cursor_a, &settings, &mut a);
+        linear.sample(duration * 0.55, &mut cursor_b, &settings, &mut b);
+        const REPEATS: usize = 1000;
+        results.push(measure("blend", REPEATS * joints, || {
+            for i in 0..REPEATS {
+                blend_poses(black_box(&a), black_box(&b), (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
+            }
+            black_box(&out);
+        }));
+        results.push(measure("local_to_model_skinning", REPEATS * skinned_joints, || {
+            for _ in 0..REPEATS {
+                model.hierarchy.local_to_model(black_box(&out), &mut world);
+                for (skin, palette) in model.skins.iter().zip(&mut palettes) {
+                    skinning_matrices(skin, &world, palette);
+                }
+            }
+            black_box(&palettes);
+        }));
+        results.push(measure("full_frame", PLAYBACK_FRAMES * joints, || {
+            for n in 0..PLAYBACK_FRAMES {
+                let t = n as f32 / 60.0;
+                linear.sample(t % duration, &mut cursor_a, &settings, &mut a);
+                linear.sample((t + duration * 0.25) % duration, &mut cursor_b, &settings, &mut b);
+                blend_poses(&a, &b, 0.5, ScaleSpace::Linear, &mut out);
+                model.hierarchy.local_to_model(&out, &mut world);
+                for (skin, palette) in model.skins.iter().zip(&mut palettes) {
+                    skinning_matrices(skin, &world, palette);
+                }
+            }
+            black_box(&palettes);
+        }));
+        Self { joints, results }
+    }
+
+    /// Human-readable table.
+    pub fn to_text(&self, workload: &str) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{workload}: {} joints, {RUNS} runs per operation, ns per joint (T+R+S)", self.joints);
+        let _ = writeln!(s, "{:<26} {:>9} {:>9} {:>9}", "operation", "median", "min", "max");
+        for r in &self.results {
+            let _ = writeln!(
+                s,
+                "{:<26} {:>9.2} {:>9.2} {:>9.2}",
+                r.operation, r.median_ns_per_joint, r.min_ns_per_joint, r.max_ns_per_joint
+            );
+        }
+        if cfg!(debug_assertions) {
+            let _ = writeln!(s, "note: this is a debug build; measure with `cargo run --release -- bench`");
+        }
+        s
+    }
+}

@@ -1,0 +1,476 @@
+//! GPU renderer tests, headless (lavapipe in CI): animation changes the image, the GPU coverage
+//! matches a CPU-skinned reference, morph targets move the surface, several poses per frame,
+//! and golden images (of the shared sample models only: the generated mannequin still changes,
+//! so it is checked by silhouette tests instead).
+//!
+//! Regenerate the golden images with `UPDATE_GOLDEN=1 cargo test --test render` and commit
+//! `tests/golden/*.png`. Without a GPU adapter or without `../shared/models` these tests print
+//! "skipped" and pass, except under `CI=true`, where they fail.
+
+use std::path::PathBuf;
+
+use anim::{InterpolationOverride, Model, Pose};
+use animtune::cli::render::{RenderArgs, framed_camera, render_image, sample_pose};
+use animtune::render::framing::CpuPoser;
+use animtune::render::{Aabb, GpuContext, InstanceDesc, OrbitCamera, RenderError, Renderer, ViewDesc, Viewport};
+use glam::{Mat4, Vec2, Vec3};
+use image::GenericImageView as _;
+
+/// Clear colour of the coverage tests: pure magenta, which no test model uses.
+const MASK_CLEAR: wgpu::Color = wgpu::Color { r: 1.0, g: 0.0, b: 1.0, a: 1.0 };
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+fn skip(reason: &str) {
+    assert!(!in_ci(), "CI=true: {reason}; CI must install what these tests need (scripts/install-test-deps.sh)");
+    println!("skipped: {reason}");
+}
+
+fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A model from `../shared/models`, or `None` (skipped) when the folder is missing.
+fn shared_model(relative: &str) -> Option<Model> {
+    let path = repo_root().join("../shared/models").join(relative);
+    if !path.exists() {
+        skip(&format!("{} is missing", path.display()));
+        return None;
+    }
+    Some(anim::import::load_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// The default character, when it has been generated.
+fn mannequin() -> Option<Model> {
+    let path = repo_root().join("assets/mannequin.glb");
+    if !path.exists() {
+        println!("no assets/mannequin.glb: mannequin case skipped");
+        return None;
+    }
+    Some(anim::import::load_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// A headless GPU, or `None` (skipped) when there is no adapter at all.
+fn gpu() -> Option<GpuContext> {
+    match GpuContext::new_headless() {
+        Ok(ctx) => Some(ctx),
+        Err(error @ RenderError::NoAdapter { .. }) => {
+            skip(&error.to_string());
+            None
+        }
+        Err(error) => panic!("GPU device: {error}"),
+    }
+}
+
+fn clip_index(model: &Model, name: &str) -> usize {
+    model.find_clip(name).unwrap_or_else(|| panic!("clip {name} not found"))
+}
+
+/// Render one view of `poses` (first solid, the rest ghosts) with the mask clear colour and no ground.
+fn render_masked(ctx: &GpuContext, model: &Model, poses: &[&Pose], camera: OrbitCamera, size: u32) -> image::RgbaImage {
+    let mut renderer = Renderer::new(&ctx.device);
+    renderer.clear_color = MASK_CLEAR;
+    let gpu = renderer.upload(ctx, model).expect("upload");
+    let instances = poses
+        .iter()
+        .enumerate()
+        .map(|(i, p)| if i == 0 { InstanceDesc::solid(p) } else { InstanceDesc::ghost(p) })
+        .collect();
+    let view = ViewDesc {
+        viewport: Viewport { x: 0, y: 0, width: size, height: size },
+        camera,
+        instances,
+        ground: false,
+        skeleton: false,
+        selected_joint: None,
+    };
+    renderer.render_to_image(ctx, model, &gpu, &[view], size, size).expect("render")
+}
+
+/// Pixels that are not the (magenta) background.
+fn coverage(image: &image::RgbaImage) -> Vec<bool> {
+    image
+        .pixels()
+        .map(|p| {
+            let [r, g, b, _] = p.0;
+            (255 - i32::from(r)) + i32::from(g) + (255 - i32::from(b)) > 150
+        })
+        .collect()
+}
+
+/// CPU reference: the core's morph + skin job, projected with the same camera, rasterized by
+/// pixel centres.
+fn cpu_coverage(model: &Model, pose: &Pose, clip_from_world: Mat4, size: u32) -> Vec<bool> {
+    let mut mask = vec![false; (size * size) as usize];
+    let nodes = animtune::render::framing::drawn_nodes(model);
+    let half = size as f32 * 0.5;
+    let mut poser = CpuPoser::default();
+    poser.for_each_posed_primitive(model, pose, &nodes, |primitive, positions| {
+        let screen: Vec<Option<Vec2>> = positions
+            .iter()
+            .map(|&p| {
+                let clip = clip_from_world * p.extend(1.0);
+                (clip.w > 1e-6).then(|| Vec2::new((clip.x / clip.w + 1.0) * half, (1.0 - clip.y / clip.w) * half))
+            })
+            .collect();
+        for triangle in animtune::render::framing::triangle_list_indices(primitive).chunks_exact(3) {
+            let [Some(a), Some(b), Some(c)] = [0, 1, 2].map(|i| screen[triangle[i] as usize]) else { continue };
+            let area = (b - a).perp_dot(c - a);
+            if area.abs() < 1e-12 {
+                continue;
+            }
+            let min = a.min(b).min(c).max(Vec2::ZERO);
+            let max = a.max(b).max(c).min(Vec2::splat(size as f32 - 1.0));
+            for y in (min.y.floor() as u32)..=(max.y.ceil().max(0.0) as u32).min(size - 1) {
+                for x in (min.x.floor() as u32)..=(max.x.ceil().max(0.0) as u32).min(size - 1) {
+                    let p = Vec2::new(x as f32 + 0.5, y as f32 + 0.5);
+                    let w0 = (b - a).perp_dot(p - a) / area;
+                    let w1 = (c - b).perp_dot(p - b) / area;
+                    let w2 = (a - c).perp_dot(p - c) / area;
+                    if w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0 {
+                        mask[(y * size + x) as usize] = true;
+                    }
+                }
+            }
+        }
+    });
+    mask
+}
+
+fn iou(a: &[bool], b: &[bool]) -> (f64, usize) {
+    let intersection = a.iter().zip(b).filter(|(x, y)| **x && **y).count();
+    let union = a.iter().zip(b).filter(|(x, y)| **x || **y).count();
+    (intersection as f64 / union.max(1) as f64, union)
+}
+
+/// Camera framing the given poses' CPU-skinned bounds.
+fn camera_for(model: &Model, poses: &[&Pose]) -> OrbitCamera {
+    let nodes = animtune::render::framing::drawn_nodes(model);
+    let mut poser = CpuPoser::default();
+    let mut bounds = Aabb::EMPTY;
+    for pose in poses {
+        bounds.union(&poser.pose_bounds(model, pose, &nodes));
+    }
+    let mut camera = OrbitCamera { yaw_rad: 0.6, pitch_rad: 0.22, ..OrbitCamera::default() };
+    camera.frame(&bounds, 1.0, 1.02);
+    camera
+}
+
+/// The GPU silhouette of `pose` matches the CPU-skinned reference.
+fn assert_coverage_matches_cpu(ctx: &GpuContext, name: &str, model: &Model, pose: &Pose) {
+    const SIZE: u32 = 384;
+    let camera = camera_for(model, &[pose]);
+    let image = render_masked(ctx, model, &[pose], camera, SIZE);
+    let gpu_mask = coverage(&image);
+    let cpu_mask = cpu_coverage(model, pose, camera.clip_from_world(1.0), SIZE);
+    let (iou, union) = iou(&gpu_mask, &cpu_mask);
+    println!("{name}: coverage IoU {iou:.4} over {union} pixels");
+    assert!(union > 2000, "{name}: silhouette too small ({union} pixels)");
+    assert!(iou >= 0.97, "{name}: GPU coverage differs from the CPU-skinned reference (IoU {iou:.4})");
+}
+
+/// Two times of a clip render differently inside the silhouette.
+fn assert_times_differ(ctx: &GpuContext, name: &str, model: &Model, clip: usize, times: [f32; 2]) {
+    let poses = times.map(|t| sample_pose(model, Some(clip), t, InterpolationOverride::Authored));
+    let camera = camera_for(model, &[&poses[0], &poses[1]]);
+    let images = poses.each_ref().map(|p| render_masked(ctx, model, &[p], camera, 256));
+    let masks = images.each_ref().map(coverage);
+    let silhouette = masks[0].iter().zip(&masks[1]).filter(|(a, b)| **a || **b).count();
+    let changed = images[0]
+        .pixels()
+        .zip(images[1].pixels())
+        .zip(masks[0].iter().zip(&masks[1]))
+        .filter(|((p, q), (a, b))| (**a || **b) && p.0.iter().zip(q.0).any(|(x, y)| x.abs_diff(y) > 40))
+        .count();
+    println!("{name}: {changed} of {silhouette} silhouette pixels changed between t={times:?}");
+    assert!(silhouette > 1000, "{name}: nothing drawn");
+    assert!(changed * 20 > silhouette, "{name}: the animation barely changes the image ({changed}/{silhouette})");
+}
+
+#[test]
+fn cesium_man_two_times_differ_inside_silhouette() {
+    let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    assert_times_differ(&ctx, "CesiumMan", &model, 0, [0.3, 0.9]);
+}
+
+#[test]
+fn mannequin_two_times_differ_inside_silhouette() {
+    let Some(model) = mannequin() else { return };
+    let Some(ctx) = gpu() else { return };
+    let walk = clip_index(&model, "Walk");
+    assert_times_differ(&ctx, "mannequin", &model, walk, [0.1, 0.4]);
+}
+
+#[test]
+fn cesium_man_coverage_matches_cpu_skinning() {
+    let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    for time in [0.25, 1.1] {
+        let pose = sample_pose(&model, Some(0), time, InterpolationOverride::Authored);
+        assert_coverage_matches_cpu(&ctx, &format!("CesiumMan t={time}"), &model, &pose);
+    }
+}
+
+#[test]
+fn mannequin_coverage_matches_cpu_skinning() {
+    let Some(model) = mannequin() else { return };
+    let Some(ctx) = gpu() else { return };
+    for clip in ["Walk", "Jump"] {
+        let pose = sample_pose(&model, Some(clip_index(&model, clip)), 0.45, InterpolationOverride::Authored);
+        assert_coverage_matches_cpu(&ctx, &format!("mannequin {clip}"), &model, &pose);
+    }
+}
+
+#[test]
+fn recursive_skeletons_84_skins_match_cpu_skinning() {
+    let Some(model) = shared_model("RecursiveSkeletons/RecursiveSkeletons.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    assert!(model.skins.len() >= 84, "{} skins", model.skins.len());
+    let clip = (!model.clips.is_empty()).then_some(0);
+    let pose = sample_pose(&model, clip, 0.5, InterpolationOverride::Authored);
+    assert_coverage_matches_cpu(&ctx, "RecursiveSkeletons", &model, &pose);
+}
+
+#[test]
+fn eight_influences_from_joints_1_are_skinned_on_the_gpu() {
+    let Some(mut model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    // Move influences 2 and 3 of every vertex into JOINTS_1/WEIGHTS_1: the same skinning, now
+    // only right when the shader reads the second set.
+    let mut moved = 0;
+    for primitive in model.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()) {
+        if primitive.joints.len() != 1 || primitive.weights.len() != 1 {
+            continue;
+        }
+        let mut joints1 = Vec::with_capacity(primitive.joints[0].len());
+        let mut weights1 = Vec::with_capacity(primitive.weights[0].len());
+        for (joints, weights) in primitive.joints[0].iter_mut().zip(primitive.weights[0].iter_mut()) {
+            joints1.push([joints[2], joints[3], 0, 0]);
+            weights1.push(glam::Vec4::new(weights.z, weights.w, 0.0, 0.0));
+            moved += usize::from(weights.z > 0.0);
+            joints[2] = 0;
+            joints[3] = 0;
+            weights.z = 0.0;
+            weights.w = 0.0;
+        }
+        primitive.joints.push(joints1);
+        primitive.weights.push(weights1);
+    }
+    assert!(moved > 100, "CesiumMan has vertices with 3+ influences ({moved})");
+    let pose = sample_pose(&model, Some(0), 0.6, InterpolationOverride::Authored);
+    assert_coverage_matches_cpu(&ctx, "CesiumMan with JOINTS_1", &model, &pose);
+}
+
+#[test]
+fn morph_cube_weights_move_the_surface() {
+    let Some(model) = shared_model("AnimatedMorphCube/AnimatedMorphCube.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    let mut poses = [Pose::rest(&model), Pose::rest(&model)];
+    assert!(poses[0].weights.len() >= 2, "the cube has two morph targets");
+    poses[0].weights.fill(0.0);
+    poses[1].weights.fill(0.0);
+    poses[1].weights[0] = 1.0;
+    let camera = camera_for(&model, &[&poses[0], &poses[1]]);
+    let images = poses.each_ref().map(|p| render_masked(&ctx, &model, &[p], camera, 256));
+    let masks = images.each_ref().map(coverage);
+    let moved = masks[0].iter().zip(&masks[1]).filter(|(a, b)| a != b).count();
+    let shaded = images[0].pixels().zip(images[1].pixels()).filter(|(p, q)| p != q).count();
+    println!("morph cube: coverage changed on {moved} pixels, colour on {shaded}");
+    assert!(moved > 200, "the morph does not move the silhouette ({moved} pixels)");
+    // And the morphed silhouette is where the CPU morph puts it.
+    for (index, pose) in poses.iter().enumerate() {
+        assert_coverage_matches_cpu(&ctx, &format!("morph cube pose {index}"), &model, pose);
+    }
+}
+
+#[test]
+fn ghost_overlay_draws_a_second_translucent_pose() {
+    let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    let solid = sample_pose(&model, Some(0), 0.3, InterpolationOverride::Authored);
+    let ghost = sample_pose(&model, Some(0), 0.9, InterpolationOverride::Authored);
+    let camera = camera_for(&model, &[&solid, &ghost]);
+    let alone = coverage(&render_masked(&ctx, &model, &[&solid], camera, 256));
+    let together = render_masked(&ctx, &model, &[&solid, &ghost], camera, 256);
+    let with_ghost = coverage(&together);
+    let ghost_only = alone.iter().zip(&with_ghost).filter(|(a, b)| !**a && **b).count();
+    assert!(ghost_only > 200, "the ghost adds no pixels ({ghost_only})");
+    // Translucent: where only the ghost is, the magenta background still shows through.
+    let see_through = together
+        .pixels()
+        .zip(alone.iter().zip(&with_ghost))
+        .filter(|(p, (a, b))| !**a && **b && p.0[0] > 90 && p.0[2] > 90)
+        .count();
+    assert!(see_through * 2 > ghost_only, "ghost is not translucent ({see_through}/{ghost_only})");
+}
+
+#[test]
+fn compare_renders_two_labelled_split_viewports() {
+    let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    let args = RenderArgs {
+        model: PathBuf::new(),
+        clip: Some("0".to_owned()),
+        time: Some(0.7),
+        interpolation: InterpolationOverride::Authored,
+        size: (320, 160),
+        out: PathBuf::new(),
+        skeleton: true,
+        compare: Some((InterpolationOverride::Step, InterpolationOverride::Cubic)),
+        ghost: None,
+        no_ground: false,
+    };
+    let image = render_image(&ctx, &model, &args).expect("render");
+    assert_eq!(image.dimensions(), (320, 160));
+    // Each half shows the character (bright pixels near its centre) and a white label top-left.
+    for half in 0..2u32 {
+        let x0 = half * 160;
+        let bright = (0..160u32)
+            .flat_map(|y| (x0..x0 + 160).map(move |x| (x, y)))
+            .filter(|&(x, y)| image.get_pixel(x, y).0[..3].iter().all(|&c| c > 170))
+            .count();
+        assert!(bright > 100, "viewport {half} looks empty ({bright} bright pixels)");
+        let label = (4..16u32)
+            .flat_map(|y| (x0 + 4..x0 + 40).map(move |x| (x, y)))
+            .filter(|&(x, y)| image.get_pixel(x, y).0 == [255, 255, 255, 255]);
+        assert!(label.count() > 20, "viewport {half} has no label");
+    }
+    // Step and cubic differ at t = 0.7.
+    let left = image.view(0, 20, 160, 120).to_image();
+    let right = image.view(160, 20, 160, 120).to_image();
+    let differ = left.pixels().zip(right.pixels()).filter(|(a, b)| a != b).count();
+    assert!(differ > 50, "step and cubic halves are identical");
+}
+
+#[test]
+fn cli_render_writes_a_png_of_the_requested_size() {
+    let model = repo_root().join("../shared/models/CesiumMan/CesiumMan.glb");
+    if !model.exists() {
+        skip(&format!("{} is missing", model.display()));
+        return;
+    }
+    let Some(_) = gpu() else { return };
+    let out = std::env::temp_dir().join(format!("animtune-render-test-{}.png", std::process::id()));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
+        .arg("render")
+        .arg(&model)
+        .args(["--clip", "0", "--time", "0.4", "--size", "200x120", "--skeleton", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run animtune");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.starts_with("wrote "), "{stdout}");
+    let image = image::open(&out).expect("a PNG was written").to_rgba8();
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(image.dimensions(), (200, 120));
+
+    // Bad arguments fail with a message, before any GPU work.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
+        .arg("render")
+        .arg(&model)
+        .args(["--compare", "linear,wobbly"])
+        .output()
+        .expect("run animtune");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("wobbly"));
+}
+
+#[test]
+fn camera_framing_contains_the_animated_character() {
+    let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
+    let camera = framed_camera(&model, Some(0), &[InterpolationOverride::Authored], 1.0);
+    let clip_from_world = camera.clip_from_world(1.0);
+    let nodes = animtune::render::framing::drawn_nodes(&model);
+    let mut poser = CpuPoser::default();
+    for i in 0..=8 {
+        let pose =
+            sample_pose(&model, Some(0), model.clips[0].end_secs * i as f32 / 8.0, InterpolationOverride::Authored);
+        poser.for_each_posed_primitive(&model, &pose, &nodes, |_, positions| {
+            for &p in positions {
+                let clip = clip_from_world * p.extend(1.0);
+                let ndc = Vec3::new(clip.x, clip.y, clip.z) / clip.w;
+                assert!(ndc.x.abs() <= 1.0 && ndc.y.abs() <= 1.0 && (0.0..=1.0).contains(&ndc.z), "clipped: {ndc}");
+            }
+        });
+    }
+}
+
+/// Compare with `tests/golden/NAME.png` (or write it under `UPDATE_GOLDEN=1`): a pixel differs
+/// when a channel is off by more than 24; at most 1% of the pixels may differ (software and
+/// hardware rasterizers disagree slightly on edges).
+fn check_golden(name: &str, image: &image::RgbaImage) {
+    let path = repo_root().join("tests/golden").join(format!("{name}.png"));
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("create tests/golden");
+        image.save(&path).expect("write golden");
+        println!("updated {}", path.display());
+        return;
+    }
+    let golden = image::open(&path)
+        .unwrap_or_else(|e| {
+            panic!("{}: {e}; create it with `UPDATE_GOLDEN=1 cargo test --test render` and commit it", path.display())
+        })
+        .to_rgba8();
+    assert_eq!(golden.dimensions(), image.dimensions(), "{name}: size changed");
+    let differing = golden
+        .pixels()
+        .zip(image.pixels())
+        .filter(|(a, b)| a.0.iter().zip(b.0).any(|(x, y)| x.abs_diff(y) > 24))
+        .count();
+    let budget = (golden.width() * golden.height()) as usize / 100;
+    if differing > budget {
+        let actual = path.with_extension("actual.png");
+        let _ = image.save(&actual);
+        panic!(
+            "{name}: {differing} pixels differ from {} (budget {budget}); actual image written to {}. \
+             If the change is intended: `UPDATE_GOLDEN=1 cargo test --test render`",
+            path.display(),
+            actual.display()
+        );
+    }
+}
+
+fn golden_view<'a>(model: &Model, pose: &'a Pose, skeleton: bool) -> ViewDesc<'a> {
+    let mut camera = camera_for(model, &[pose]);
+    camera.distance *= 1.1;
+    ViewDesc {
+        viewport: Viewport { x: 0, y: 0, width: 256, height: 256 },
+        camera,
+        instances: vec![InstanceDesc::solid(pose)],
+        ground: true,
+        skeleton,
+        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
+    }
+}
+
+fn render_golden_case(ctx: &GpuContext, name: &str, model: &Model, pose: &Pose, skeleton: bool) {
+    let mut renderer = Renderer::new(&ctx.device);
+    let gpu = renderer.upload(ctx, model).expect("upload");
+    let image =
+        renderer.render_to_image(ctx, model, &gpu, &[golden_view(model, pose, skeleton)], 256, 256).expect("render");
+    check_golden(name, &image);
+}
+
+#[test]
+fn golden_images_match() {
+    let Some(cesium) = shared_model("CesiumMan/CesiumMan.glb") else { return };
+    let Some(cube) = shared_model("AnimatedMorphCube/AnimatedMorphCube.glb") else { return };
+    let Some(ctx) = gpu() else { return };
+    let pose = sample_pose(&cesium, Some(0), 0.5, InterpolationOverride::Authored);
+    render_golden_case(&ctx, "cesium_man_t0.5_skeleton", &cesium, &pose, true);
+    let mut pose = Pose::rest(&cube);
+    pose.weights.fill(0.0);
+    pose.weights[0] = 0.7;
+    render_golden_case(&ctx, "morph_cube_w0.7", &cube, &pose, false);
+}
+
+#[test]
+fn missing_adapter_error_says_what_to_install() {
+    let message = RenderError::NoAdapter { detail: "no adapters".to_owned() }.to_string();
+    assert!(message.contains("mesa-vulkan-drivers"), "{message}");
+    assert!(message.contains("no GPU adapter"), "{message}");
+}
