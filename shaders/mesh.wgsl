@@ -54,7 +54,8 @@ struct VertexIn {
 };
 
 struct VertexOut {
-    @builtin(position) clip_position: vec4<f32>,
+    // Invariant: the ghost depth pre-pass and colour pass must produce identical depths.
+    @builtin(position) @invariant clip_position: vec4<f32>,
     @location(0) world_position: vec3<f32>,
     @location(1) world_normal: vec3<f32>,
     @location(2) texcoord: vec2<f32>,

@@ -312,7 +312,7 @@ fn compare_renders_two_labelled_split_viewports() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(ctx) = gpu() else { return };
     let args = RenderArgs {
-        model: PathBuf::new(),
+        model: None,
         clip: Some("0".to_owned()),
         time: Some(0.7),
         interpolation: InterpolationOverride::Authored,
@@ -321,6 +321,7 @@ fn compare_renders_two_labelled_split_viewports() {
         skeleton: true,
         compare: Some((InterpolationOverride::Step, InterpolationOverride::Cubic)),
         ghost: None,
+        joint: None,
         no_ground: false,
     };
     let image = render_image(&ctx, &model, &args).expect("render");

@@ -85,7 +85,11 @@ impl BenchReport {
             }
             Some((model, clip)) => {
                 let clip = &model.clips[clip];
-                (model, clip.with_interpolation(Interpolation::Linear), clip.with_interpolation(Interpolation::CubicSpline))
+                (
+                    model,
+                    clip.with_interpolation(Interpolation::Linear),
+                    clip.with_interpolation(Interpolation::CubicSpline),
+                )
             }
         };
         let joints = linear.animated_nodes().len().max(1);

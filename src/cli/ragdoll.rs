@@ -62,9 +62,9 @@ pub struct RagdollArgs {
 pub fn parse_push(text: &str) -> Result<(String, Vec3), String> {
     let (bone, vector) = text.rsplit_once(':').ok_or_else(|| format!("push \"{text}\" is not BONE:X,Y,Z"))?;
     let values: Vec<f32> = vector.split(',').filter_map(|s| s.trim().parse().ok()).collect();
-    match values.as_slice() {
-        &[x, y, z] if bone.is_empty() => Err(format!("push \"{text}\" names no bone ({x},{y},{z})")),
-        &[x, y, z] if x.is_finite() && y.is_finite() && z.is_finite() => Ok((bone.to_owned(), Vec3::new(x, y, z))),
+    match *values.as_slice() {
+        [x, y, z] if bone.is_empty() => Err(format!("push \"{text}\" names no bone ({x},{y},{z})")),
+        [x, y, z] if x.is_finite() && y.is_finite() && z.is_finite() => Ok((bone.to_owned(), Vec3::new(x, y, z))),
         _ => Err(format!("push \"{text}\" is not BONE:X,Y,Z with three finite numbers")),
     }
 }
@@ -206,7 +206,7 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
     let mut scratch = player.rest.clone();
     let mut world = vec![Affine3A::IDENTITY; n];
     let mut previous_world = vec![Affine3A::IDENTITY; n];
-    let mut displacement = vec![0.0f32; last_frame + 1];
+    let mut displacement: Vec<f32> = Vec::with_capacity(last_frame + 1);
     let mut finite = true;
     let mut weight_full_at = None;
     let mut last_moving_secs: Option<f32> = None;
@@ -218,9 +218,7 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
         let output = controller.update(model, if k == 0 { 0.0 } else { frame_dt }, &animated);
         model.hierarchy.local_to_model(output, &mut world);
         finite &= output.translations.iter().all(|v| v.is_finite()) && output.rotations.iter().all(|q| q.is_finite());
-        if k > 0 {
-            displacement[k] = largest_distance(&joints, &world, &previous_world);
-        }
+        displacement.push(if k > 0 { largest_distance(&joints, &world, &previous_world) } else { 0.0 });
         std::mem::swap(&mut world, &mut previous_world);
         if k == handoff_frame {
             player.sample(handoff_secs - step_secs, &mut scratch);
@@ -236,7 +234,7 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
                 if ragdoll.max_speed(&spec) > rest_speed {
                     last_moving_secs = Some(since);
                 }
-                root_height_history.push(ragdoll.body_pose(0).1.y - ragdoll.ground_y());
+                root_height_history.push(ragdoll.body_pose(spec.root).1.y - ragdoll.ground_y());
             }
         }
     }
@@ -264,7 +262,7 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
         None => (0.0, 0.0),
     };
     let window = |range: std::ops::RangeInclusive<usize>| {
-        range.filter(|&k| k > 0 && k <= last_frame).map(|k| displacement[k]).fold(0.0f32, f32::max)
+        range.filter_map(|k| displacement.get(k).copied()).fold(0.0f32, f32::max)
     };
     let before = window(handoff_frame.saturating_sub(POP_FRAMES - 1)..=handoff_frame);
     let after = window(handoff_frame + 1..=handoff_frame + POP_FRAMES);
@@ -318,7 +316,11 @@ impl RagdollReport {
         let _ = writeln!(s, "clip \"{}\", handoff at {:.4} s", self.clip, self.handoff_at_secs);
         let _ = writeln!(s, "ramp {} /s ({}), initial velocity {}", self.ramp_rate, self.easing, self.initial_velocity);
         let _ = writeln!(s, "{} bodies, {} joints: {}", self.body_count, self.joint_count, self.bodies.join(", "));
-        let _ = writeln!(s, "size {:.3} m, ground at {:.4} m, step {:.5} s", self.size_m, self.ground_height_m, self.step_secs);
+        let _ = writeln!(
+            s,
+            "size {:.3} m, ground at {:.4} m, step {:.5} s",
+            self.size_m, self.ground_height_m, self.step_secs
+        );
         let _ = writeln!(s, "handoff position error {:.6} m", self.handoff_position_error_m);
         let _ = writeln!(s, "handoff velocity error {:.6} m/s", self.handoff_velocity_error_mps);
         let _ = writeln!(

@@ -13,8 +13,8 @@ use crate::render::{GpuContext, InstanceDesc, OrbitCamera, Renderer, ViewDesc, V
 /// Arguments of `animtune render`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RenderArgs {
-    /// A .glb or .gltf file.
-    pub model: PathBuf,
+    /// A .glb or .gltf file (default: the built-in character).
+    pub model: Option<PathBuf>,
     /// Clip name or index (default: the first clip; none: the rest pose).
     #[arg(long)]
     pub clip: Option<String>,
@@ -33,6 +33,9 @@ pub struct RenderArgs {
     /// Draw the skeleton overlay (bones and joints).
     #[arg(long)]
     pub skeleton: bool,
+    /// Highlight this joint (node name or index) in the skeleton overlay (implies --skeleton).
+    #[arg(long)]
+    pub joint: Option<String>,
     /// Two interpolation modes side by side, e.g. `linear,cubic` (replaces --interpolation).
     #[arg(long, value_parser = parse_compare)]
     pub compare: Option<(InterpolationOverride, InterpolationOverride)>,
@@ -64,6 +67,21 @@ pub fn parse_size(text: &str) -> Result<(u32, u32), String> {
 pub fn parse_compare(text: &str) -> Result<(InterpolationOverride, InterpolationOverride), String> {
     let (a, b) = text.split_once(',').ok_or_else(|| format!("compare \"{text}\" is not MODE_A,MODE_B"))?;
     Ok((a.trim().parse()?, b.trim().parse()?))
+}
+
+/// Find a node by name, or else by decimal index, with a helpful error.
+///
+/// # Errors
+/// When no node has that name or index.
+pub fn find_node(model: &Model, name_or_index: &str) -> anyhow::Result<usize> {
+    model
+        .nodes
+        .iter()
+        .position(|n| n.name.as_deref() == Some(name_or_index))
+        .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < model.nodes.len()))
+        .with_context(|| {
+            format!("node \"{name_or_index}\" not found (give a node name or an index below {})", model.nodes.len())
+        })
 }
 
 /// A model posed at one time with one interpolation mode.
@@ -107,6 +125,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
     let camera = framed_camera(model, clip, &modes, viewports[0].aspect());
     let poses: Vec<Pose> = modes.iter().map(|&m| sample_pose(model, clip, time_secs, m)).collect();
     let ghost = args.ghost.map(|t| sample_pose(model, clip, t, modes[0]));
+    let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
 
     let mut renderer = Renderer::new(&ctx.device);
     let gpu = renderer.upload(ctx, model)?;
@@ -123,8 +142,8 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
                 camera,
                 instances,
                 ground: !args.no_ground,
-                skeleton: args.skeleton,
-                selected_joint: None,
+                skeleton: args.skeleton || selected_joint.is_some(),
+                selected_joint,
             }
         })
         .collect();
@@ -158,7 +177,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
 /// # Errors
 /// Loading, rendering or writing failures, with context.
 pub fn run(args: &RenderArgs) -> anyhow::Result<String> {
-    let model = super::load_model(&args.model)?;
+    let (model, _) = super::load_model_or_default(args.model.as_deref())?;
     let ctx = GpuContext::new_headless()?;
     let image = render_image(&ctx, &model, args)?;
     image

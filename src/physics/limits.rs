@@ -58,7 +58,11 @@ impl BoneKind {
         let has = |s: &str| n.contains(s);
         let kind = if has("forearm") || has("lowerarm") || has("elbow") {
             Self::LowerArm
-        } else if has("upperarm") || has("uparm") || n.ends_with("arml") || n.ends_with("armr") || has("leftarm")
+        } else if has("upperarm")
+            || has("uparm")
+            || n.ends_with("arml")
+            || n.ends_with("armr")
+            || has("leftarm")
             || has("rightarm")
         {
             Self::UpperArm
@@ -68,8 +72,14 @@ impl BoneKind {
             Self::Hand
         } else if has("upperleg") || has("upleg") || has("thigh") {
             Self::UpperLeg
-        } else if has("lowerleg") || has("shin") || has("calf") || has("knee") || n.ends_with("legl")
-            || n.ends_with("legr") || has("leftleg") || has("rightleg")
+        } else if has("lowerleg")
+            || has("shin")
+            || has("calf")
+            || has("knee")
+            || n.ends_with("legl")
+            || n.ends_with("legr")
+            || has("leftleg")
+            || has("rightleg")
         {
             Self::LowerLeg
         } else if has("foot") || has("ankle") {

@@ -128,12 +128,8 @@ impl Ragdoll {
         let count = spec.bodies.len();
         let node_world = |w: &[Affine3A], node: usize| w.get(node).copied().unwrap_or_default();
         let poses: Vec<(Quat, Vec3)> = spec.bodies.iter().map(|b| rigid(&node_world(world_now, b.node))).collect();
-        let capsules: Vec<(Vec3, Vec3)> = spec
-            .bodies
-            .iter()
-            .zip(&poses)
-            .map(|(b, &(r, t))| (t + r * b.capsule_a, t + r * b.capsule_b))
-            .collect();
+        let capsules: Vec<(Vec3, Vec3)> =
+            spec.bodies.iter().zip(&poses).map(|(b, &(r, t))| (t + r * b.capsule_a, t + r * b.capsule_b)).collect();
 
         // Pairs that never collide: jointed neighbours, near relatives, and bodies that overlap
         // at the handoff (pushing them apart would pop).
@@ -147,17 +143,13 @@ impl Ragdoll {
                 excluded[a * count + b] = a == b || near || gap < 0.02 * spec.size;
             }
         }
-        let lowest = spec
-            .bodies
-            .iter()
-            .zip(&capsules)
-            .map(|(b, &(p, q))| p.y.min(q.y) - b.radius)
-            .fold(0.0f32, f32::min);
+        let lowest =
+            spec.bodies.iter().zip(&capsules).map(|(b, &(p, q))| p.y.min(q.y) - b.radius).fold(0.0f32, f32::min);
         let ground_y = lowest;
         let ground_half = 0.5 * spec.size.max(1.0);
-        let ground = world.bodies.insert(
-            RigidBodyBuilder::fixed().translation(Vec3::new(0.0, ground_y - ground_half, 0.0)).build(),
-        );
+        let ground = world
+            .bodies
+            .insert(RigidBodyBuilder::fixed().translation(Vec3::new(0.0, ground_y - ground_half, 0.0)).build());
         let extent = 1000.0 * spec.size.max(1.0);
         world.colliders.insert_with_parent(
             ColliderBuilder::cuboid(extent, ground_half, extent).friction(settings.friction).user_data(GROUND),
@@ -325,7 +317,10 @@ impl Ragdoll {
         self.handles.iter().all(|&h| {
             self.world.bodies.get(h).is_some_and(|rb| {
                 let p = rb.position();
-                p.translation.is_finite() && p.rotation.is_finite() && rb.linvel().is_finite() && rb.angvel().is_finite()
+                p.translation.is_finite()
+                    && p.rotation.is_finite()
+                    && rb.linvel().is_finite()
+                    && rb.angvel().is_finite()
             })
         })
     }

@@ -53,7 +53,8 @@ pub struct BodySpec {
 pub struct RagdollSpec {
     /// The skin used.
     pub skin: usize,
-    /// Bodies, parents before children.
+    /// Bodies, parents before children along the node tree (a body attached to another tree by
+    /// proximity, see [`RagdollSpec::root`], may come before its parent).
     pub bodies: Vec<BodySpec>,
     /// For each node: the body it moves with (its own, or its nearest simulated ancestor's);
     /// `None` for nodes outside the ragdoll.
@@ -64,6 +65,8 @@ pub struct RagdollSpec {
     /// centimetres / millimetres (larger than 20 / 2000 units). Gravity and density are scaled
     /// by it.
     pub units_per_metre: f32,
+    /// The root body of the main tree (the one holding the most bodies).
+    pub root: usize,
 }
 
 impl RagdollSpec {
@@ -79,7 +82,8 @@ impl RagdollSpec {
     /// [`RagdollError::NoSkin`] without a skin, [`RagdollError::NoBodies`] when no bone is large
     /// enough.
     pub fn from_model(model: &Model) -> Result<Self, RagdollError> {
-        let skin_index = (0..model.skins.len()).max_by_key(|&s| model.skins[s].joints.len()).ok_or(RagdollError::NoSkin)?;
+        let skin_index =
+            (0..model.skins.len()).max_by_key(|&s| model.skins[s].joints.len()).ok_or(RagdollError::NoSkin)?;
         let skin = &model.skins[skin_index];
         let node_count = model.nodes.len();
         let rest = Pose::rest(model);
@@ -170,7 +174,8 @@ impl RagdollSpec {
         } else {
             1.0
         };
-        Ok(Self { skin: skin_index, bodies, node_body, size, units_per_metre })
+        let root = attach_extra_roots(&mut bodies, &world, size);
+        Ok(Self { skin: skin_index, bodies, node_body, size, units_per_metre, root })
     }
 
     /// Number of joints (bodies with a parent body).
@@ -204,6 +209,44 @@ impl RagdollSpec {
     }
 }
 
+/// Find the main tree (the root holding the most bodies) and attach every other root body (feet
+/// parented to the armature for IK, loose props) to the nearest body already attached, when it
+/// lies within a tenth of the character's size. Returns the main root.
+fn attach_extra_roots(bodies: &mut [BodySpec], world: &[Affine3A], size: f32) -> usize {
+    let root_of = |bodies: &[BodySpec], mut b: usize| {
+        while let Some(p) = bodies[b].parent {
+            b = p;
+        }
+        b
+    };
+    let roots: Vec<usize> = (0..bodies.len()).filter(|&b| bodies[b].parent.is_none()).collect();
+    let tree_size = |bodies: &[BodySpec], r: usize| (0..bodies.len()).filter(|&b| root_of(bodies, b) == r).count();
+    let main = roots.iter().copied().max_by(|&a, &b| tree_size(bodies, a).cmp(&tree_size(bodies, b)).then(b.cmp(&a)));
+    let Some(main) = main else { return 0 };
+    for &extra in roots.iter().filter(|&&r| r != main) {
+        let origin: Vec3 = world[bodies[extra].node].translation.into();
+        let nearest = (0..bodies.len())
+            .filter(|&b| root_of(bodies, b) == main)
+            .map(|b| {
+                let (_, rotation, translation) = world[bodies[b].node].to_scale_rotation_translation();
+                let a = translation + rotation * bodies[b].capsule_a;
+                let e = translation + rotation * bodies[b].capsule_b;
+                (b, point_segment_distance(origin, a, e) - bodies[b].radius)
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+        if let Some((parent, distance)) = nearest
+            && distance < 0.1 * size
+        {
+            let (_, parent_rotation, _) = world[bodies[parent].node].to_scale_rotation_translation();
+            let (_, rotation, _) = world[bodies[extra].node].to_scale_rotation_translation();
+            let world_from_joint_frame = rotation * bodies[extra].joint_frame_child;
+            bodies[extra].joint_frame_parent = (parent_rotation.inverse() * world_from_joint_frame).normalize();
+            bodies[extra].parent = Some(parent);
+        }
+    }
+    main
+}
+
 /// World-space rest positions of the skinned vertices of every skinned mesh, grouped by their
 /// dominant joint node (exporters often give each mesh its own skin over the same joints). Rigid
 /// meshes hanging under a joint (robot parts) count for their nearest joint ancestor.
@@ -219,7 +262,8 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
             }
             if let Some(joint) = joint {
                 let world_from_mesh = world[index];
-                let points = mesh.primitives.iter().flat_map(|p| &p.positions).map(|&p| world_from_mesh.transform_point3(p));
+                let points =
+                    mesh.primitives.iter().flat_map(|p| &p.positions).map(|&p| world_from_mesh.transform_point3(p));
                 out[joint].extend(points.filter(|p| p.is_finite()));
             }
             continue;

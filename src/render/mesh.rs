@@ -76,6 +76,8 @@ pub struct GpuModel {
     pub draws: Vec<DrawItem>,
     /// Nodes with a mesh in the shown scene.
     pub drawn_nodes: Vec<usize>,
+    /// Joint nodes of every skin, sorted ([`crate::render::overlay::joint_nodes`]).
+    pub joint_nodes: Vec<usize>,
     /// Bounds of the rest pose (scale hint for the ground grid).
     pub rest_bounds: Aabb,
 }
@@ -165,6 +167,7 @@ impl GpuModel {
             weights_per_instance: model.weight_count as u32,
             draws,
             drawn_nodes: nodes,
+            joint_nodes: crate::render::overlay::joint_nodes(model),
             rest_bounds,
         })
     }

@@ -42,10 +42,13 @@ pub fn joint_nodes(model: &Model) -> Vec<usize> {
 }
 
 /// Append the skeleton of one pose: a bone from each joint's nearest joint ancestor to it, and a
-/// disc per joint (the `selected` joint node larger and highlighted). `viewport_px` is the
-/// viewport's size in pixels; points behind the camera are skipped.
+/// disc per joint (the `selected` joint node larger and highlighted). `joints` is
+/// [`joint_nodes`] of the model (sorted); `viewport_px` is the viewport's size in pixels; points
+/// behind the camera are skipped.
+#[allow(clippy::too_many_arguments)]
 pub fn push_skeleton(
     model: &Model,
+    joints: &[usize],
     model_from_node: &[Affine3A],
     clip_from_world: Mat4,
     viewport_px: Vec2,
@@ -53,7 +56,6 @@ pub fn push_skeleton(
     style: &SkeletonStyle,
     out: &mut Vec<OverlayVertex>,
 ) {
-    let joints = joint_nodes(model);
     let is_joint = |node: usize| joints.binary_search(&node).is_ok();
     let project = |node: usize| -> Option<Vec2> {
         let world: Vec3 = model_from_node.get(node)?.translation.into();
@@ -61,7 +63,7 @@ pub fn push_skeleton(
         (clip.w > 1e-6).then(|| Vec2::new(clip.x, clip.y) / clip.w)
     };
     let half_px = viewport_px * 0.5;
-    for &joint in &joints {
+    for &joint in joints {
         let mut ancestor = model.hierarchy.parent(joint);
         while let Some(a) = ancestor {
             if is_joint(a) {
@@ -80,10 +82,10 @@ pub fn push_skeleton(
             style.bone_color,
         );
     }
-    for &joint in &joints {
+    for &joint in joints {
         let Some(center) = project(joint) else { continue };
         let (radius_px, color) = if selected == Some(joint) {
-            (style.joint_radius_px * 1.8, style.selected_color)
+            (style.joint_radius_px * 2.2, style.selected_color)
         } else {
             (style.joint_radius_px, style.joint_color)
         };

@@ -10,7 +10,7 @@ use crate::render::camera::OrbitCamera;
 use crate::render::device::GpuContext;
 use crate::render::gpu_data::{DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, ViewUniforms};
 use crate::render::mesh::{DrawItem, GpuModel};
-use crate::render::overlay::{SkeletonStyle, joint_nodes, push_skeleton};
+use crate::render::overlay::{SkeletonStyle, push_skeleton};
 use crate::render::{RenderError, readback};
 
 /// Colour format of render targets: sRGB, so shaders write linear colour and the stored bytes
@@ -202,6 +202,7 @@ pub struct Renderer {
     draw_layout: wgpu::BindGroupLayout,
     material_layout: wgpu::BindGroupLayout,
     mesh_pipeline: wgpu::RenderPipeline,
+    ghost_depth_pipeline: wgpu::RenderPipeline,
     ghost_pipeline: wgpu::RenderPipeline,
     ground_pipeline: wgpu::RenderPipeline,
     overlay_pipeline: wgpu::RenderPipeline,
@@ -326,7 +327,8 @@ impl Renderer {
                         module: &wgpu::ShaderModule,
                         buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
                         depth_write: bool,
-                        depth_compare: wgpu::CompareFunction| {
+                        depth_compare: wgpu::CompareFunction,
+                        write_color: bool| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(layout),
@@ -356,7 +358,7 @@ impl Renderer {
                     targets: &[Some(wgpu::ColorTargetState {
                         format: COLOR_FORMAT,
                         blend: Some(wgpu::BlendState::ALPHA_BLENDING),
-                        write_mask: wgpu::ColorWrites::ALL,
+                        write_mask: if write_color { wgpu::ColorWrites::ALL } else { wgpu::ColorWrites::empty() },
                     })],
                 }),
                 multiview_mask: None,
@@ -364,10 +366,15 @@ impl Renderer {
             })
         };
         use wgpu::CompareFunction::{Always, Less, LessEqual};
-        let mesh_pipeline = pipeline("mesh", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less);
-        let ghost_pipeline = pipeline("ghost", &mesh_layout, &mesh_shader, &mesh_buffers, false, LessEqual);
-        let ground_pipeline = pipeline("ground", &ground_layout, &ground_shader, &[], true, Less);
-        let overlay_pipeline = pipeline("overlay", &overlay_layout, &overlay_shader, &overlay_buffers, false, Always);
+        let mesh_pipeline = pipeline("mesh", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less, true);
+        // Ghosts: a depth-only pass first, then colour where the depth matches, so each pixel
+        // blends only the nearest ghost surface (no inner faces showing through).
+        let ghost_depth_pipeline =
+            pipeline("ghost depth", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less, false);
+        let ghost_pipeline = pipeline("ghost", &mesh_layout, &mesh_shader, &mesh_buffers, false, LessEqual, true);
+        let ground_pipeline = pipeline("ground", &ground_layout, &ground_shader, &[], true, Less, true);
+        let overlay_pipeline =
+            pipeline("overlay", &overlay_layout, &overlay_shader, &overlay_buffers, false, Always, true);
 
         let uniform = wgpu::BufferUsages::UNIFORM;
         let storage = wgpu::BufferUsages::STORAGE;
@@ -381,6 +388,7 @@ impl Renderer {
             draw_layout,
             material_layout,
             mesh_pipeline,
+            ghost_depth_pipeline,
             ghost_pipeline,
             ground_pipeline,
             overlay_pipeline,
@@ -487,8 +495,10 @@ impl Renderer {
                     pass.set_pipeline(&self.ground_pipeline);
                     pass.draw(0..6, 0..1);
                 }
-                for ghost in [false, true] {
-                    pass.set_pipeline(if ghost { &self.ghost_pipeline } else { &self.mesh_pipeline });
+                let phases =
+                    [(false, &self.mesh_pipeline), (true, &self.ghost_depth_pipeline), (true, &self.ghost_pipeline)];
+                for (ghost, pipeline) in phases {
+                    pass.set_pipeline(pipeline);
                     for command in &self.commands[view.draws.clone()] {
                         if command.ghost != ghost {
                             continue;
@@ -541,7 +551,6 @@ impl Renderer {
         self.commands.clear();
         self.view_commands.clear();
         self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
-        let joints = joint_nodes(model);
         let rest_radius = gpu.rest_bounds.radius().max(1e-3);
 
         for view in views {
@@ -566,12 +575,13 @@ impl Renderer {
 
                 if instance_index == 0 {
                     if view.ground {
-                        blob = self.contact_blob(gpu, &joints, rest_radius);
+                        blob = self.contact_blob(gpu, rest_radius);
                     }
                     if view.skeleton {
                         let viewport_px = Vec2::new(view.viewport.width as f32, view.viewport.height as f32);
                         push_skeleton(
                             model,
+                            &gpu.joint_nodes,
                             &self.model_from_node,
                             clip_from_world,
                             viewport_px,
@@ -627,8 +637,8 @@ impl Renderer {
 
     /// Contact shadow under the current pose (in `model_from_node`): centred under the joints
     /// (or the mesh nodes of an unskinned model), sized by their horizontal spread.
-    fn contact_blob(&self, gpu: &GpuModel, joints: &[usize], rest_radius: f32) -> [f32; 4] {
-        let nodes = if joints.is_empty() { gpu.drawn_nodes.as_slice() } else { joints };
+    fn contact_blob(&self, gpu: &GpuModel, rest_radius: f32) -> [f32; 4] {
+        let nodes = if gpu.joint_nodes.is_empty() { &gpu.drawn_nodes } else { &gpu.joint_nodes };
         let mut min = Vec2::INFINITY;
         let mut max = Vec2::NEG_INFINITY;
         for &node in nodes {

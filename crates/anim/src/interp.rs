@@ -1,7 +1,7 @@
 //! Interpolation maths: lerp, shortest-path slerp, cubic Hermite, and the "wrong space" teaching
 //! modes (nlerp, squad, matrix-lerp, euler-lerp, linear vs log scale), plus easing curves.
 
-use glam::{EulerRot, Mat3, Quat, Vec3, Vec4};
+use glam::{EulerRot, Mat3, Mat4, Quat, Vec3, Vec4};
 
 /// Linear interpolation, exact at both ends (`u = 0` gives `a`, `u = 1` gives `b`).
 #[inline]
@@ -50,6 +50,53 @@ pub fn sin4_quarter_turn(x: Vec4) -> Vec4 {
     let p = Vec4::ONE - x2 * (1.0 / 20.0) * p;
     let p = Vec4::ONE - x2 * (1.0 / 6.0) * p;
     x * p
+}
+
+/// [`slerp`] of four pairs at once, lane-wise in SIMD (the blend job's inner loop). Every
+/// result is normalized; agrees with [`slerp`] to f32 rounding.
+#[inline]
+pub fn slerp4(a: &[Quat], b: &[Quat], u: f32, out: &mut [Quat]) {
+    let ma = Mat4::from_cols(a[0].into(), a[1].into(), a[2].into(), a[3].into()).transpose();
+    let mb = Mat4::from_cols(b[0].into(), b[1].into(), b[2].into(), b[3].into()).transpose();
+    let dot = ma.x_axis * mb.x_axis + ma.y_axis * mb.y_axis + ma.z_axis * mb.z_axis + ma.w_axis * mb.w_axis;
+    let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
+    let d = dot.abs().min(Vec4::ONE);
+    let omega = acos4_unit(d);
+    let sin_omega = sin4_quarter_turn(omega);
+    let near = d.cmpgt(Vec4::splat(0.9995));
+    let wa = Vec4::select(near, Vec4::splat(1.0 - u), sin4_quarter_turn(omega * (1.0 - u)) / sin_omega);
+    let wb = Vec4::select(near, Vec4::splat(u), sin4_quarter_turn(omega * u) / sin_omega) * sign;
+    let x = ma.x_axis * wa + mb.x_axis * wb;
+    let y = ma.y_axis * wa + mb.y_axis * wb;
+    let z = ma.z_axis * wa + mb.z_axis * wb;
+    let w = ma.w_axis * wa + mb.w_axis * wb;
+    let inv_len = Vec4::ONE / (x * x + y * y + z * z + w * w).max(Vec4::splat(1e-30)).sqrt();
+    let r = Mat4::from_cols(x * inv_len, y * inv_len, z * inv_len, w * inv_len).transpose();
+    for (o, c) in out.iter_mut().zip([r.x_axis, r.y_axis, r.z_axis, r.w_axis]) {
+        *o = Quat::from_vec4(c);
+    }
+}
+
+/// [`acos_unit`] on four lanes.
+#[inline]
+#[allow(clippy::excessive_precision)] // The coefficients as published.
+pub fn acos4_unit(x: Vec4) -> Vec4 {
+    const C: [f32; 8] = [
+        -0.001_262_491_1,
+        0.006_670_090_1,
+        -0.017_088_125_6,
+        0.030_891_881_0,
+        -0.050_174_304_6,
+        0.088_978_987_4,
+        -0.214_598_801_6,
+        1.570_796_305_0,
+    ];
+    let x = x.clamp(Vec4::ZERO, Vec4::ONE);
+    let mut p = Vec4::splat(C[0]);
+    for c in &C[1..] {
+        p = p * x + Vec4::splat(*c);
+    }
+    (Vec4::ONE - x).sqrt() * p
 }
 
 /// `acos(x)` for `x ∈ [0, 1]`: Abramowitz & Stegun 4.4.46, absolute error ≤ 2·10⁻⁸ before

@@ -2,7 +2,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::interp::{ScaleSpace, lerp_f32, lerp_vec3, slerp};
+use crate::interp::{ScaleSpace, lerp_f32, lerp_vec3, log_lerp_vec3, slerp, slerp4};
 use crate::model::Model;
 
 /// Local translation, rotation, scale and morph weights for every node of a model, indexed by
@@ -62,14 +62,34 @@ pub fn blend_poses(a: &Pose, b: &Pose, weight: f32, scale_space: ScaleSpace, out
     for ((o, &x), &y) in out.translations.iter_mut().zip(&a.translations).zip(&b.translations) {
         *o = lerp_vec3(x, y, w);
     }
-    for ((o, &x), &y) in out.rotations.iter_mut().zip(&a.rotations).zip(&b.rotations) {
-        *o = slerp(x, y, w);
-    }
-    for ((o, &x), &y) in out.scales.iter_mut().zip(&a.scales).zip(&b.scales) {
-        *o = scale_space.lerp(x, y, w);
+    blend_rotations(&a.rotations, &b.rotations, w, &mut out.rotations);
+    match scale_space {
+        ScaleSpace::Linear => {
+            for ((o, &x), &y) in out.scales.iter_mut().zip(&a.scales).zip(&b.scales) {
+                *o = lerp_vec3(x, y, w);
+            }
+        }
+        ScaleSpace::Log => {
+            for ((o, &x), &y) in out.scales.iter_mut().zip(&a.scales).zip(&b.scales) {
+                *o = log_lerp_vec3(x, y, w);
+            }
+        }
     }
     for ((o, &x), &y) in out.weights.iter_mut().zip(&a.weights).zip(&b.weights) {
         *o = lerp_f32(x, y, w);
+    }
+}
+
+/// Shortest-path slerp of two rotation arrays, four at a time.
+fn blend_rotations(a: &[Quat], b: &[Quat], w: f32, out: &mut [Quat]) {
+    let n = out.len().min(a.len()).min(b.len());
+    let split = n - n % 4;
+    for ((o, x), y) in out[..split].chunks_exact_mut(4).zip(a[..split].chunks_exact(4)).zip(b[..split].chunks_exact(4))
+    {
+        slerp4(x, y, w, o);
+    }
+    for ((o, &x), &y) in out[split..n].iter_mut().zip(&a[split..n]).zip(&b[split..n]) {
+        *o = slerp(x, y, w);
     }
 }
 
@@ -79,7 +99,13 @@ pub fn blend_into(acc: &mut Pose, b: &Pose, weight: f32, scale_space: ScaleSpace
     for (o, &y) in acc.translations.iter_mut().zip(&b.translations) {
         *o = lerp_vec3(*o, y, w);
     }
-    for (o, &y) in acc.rotations.iter_mut().zip(&b.rotations) {
+    let n = acc.rotations.len().min(b.rotations.len());
+    let split = n - n % 4;
+    for (o, y) in acc.rotations[..split].chunks_exact_mut(4).zip(b.rotations[..split].chunks_exact(4)) {
+        let x = [o[0], o[1], o[2], o[3]];
+        slerp4(&x, y, w, o);
+    }
+    for (o, &y) in acc.rotations[split..n].iter_mut().zip(&b.rotations[split..n]) {
         *o = slerp(*o, y, w);
     }
     for (o, &y) in acc.scales.iter_mut().zip(&b.scales) {

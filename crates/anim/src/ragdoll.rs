@@ -62,7 +62,7 @@ impl RagdollRamp {
 
     /// Linear progress in `[0, 1]`.
     pub fn progress(&self) -> f32 {
-        if !(self.rate_per_sec > 0.0) || !self.rate_per_sec.is_finite() {
+        if !(self.rate_per_sec.is_finite() && self.rate_per_sec > 0.0) {
             return 1.0;
         }
         let u = (self.elapsed_secs * f64::from(self.rate_per_sec)) as f32;
@@ -150,10 +150,12 @@ mod tests {
         };
         let mut world = vec![Affine3A::IDENTITY; 3];
         hierarchy.local_to_model(&pose, &mut world);
-        let mut back = Pose::default();
-        back.translations = vec![Vec3::ZERO; 3];
-        back.rotations = vec![Quat::IDENTITY; 3];
-        back.scales = vec![Vec3::ONE; 3];
+        let mut back = Pose {
+            translations: vec![Vec3::ZERO; 3],
+            rotations: vec![Quat::IDENTITY; 3],
+            scales: vec![Vec3::ONE; 3],
+            weights: vec![],
+        };
         model_to_local(&hierarchy, &world, &mut back);
         for i in 0..3 {
             assert!(back.translations[i].abs_diff_eq(pose.translations[i], 1e-5));

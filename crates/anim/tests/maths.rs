@@ -155,3 +155,30 @@ fn polynomial_acos_and_sin_match_the_library_to_f32_precision() {
     }
     assert!(worst < 2e-6, "slerp error {worst}");
 }
+
+#[test]
+fn four_lane_slerp_matches_scalar_slerp() {
+    use anim::interp::slerp4;
+    let qs: Vec<Quat> = (0..16)
+        .map(|i| {
+            let axis = Vec3::new((i as f32 * 1.3).sin(), (i as f32 * 0.7).cos(), 0.4).normalize();
+            let q = Quat::from_axis_angle(axis, i as f32 * 0.45 - 3.0);
+            if i % 3 == 0 { -q } else { q }
+        })
+        .collect();
+    let mut out = [Quat::IDENTITY; 4];
+    for u in [0.0, 0.1, 0.5, 0.93, 1.0] {
+        for start in 0..12 {
+            let (a, b) = (&qs[start..start + 4], &qs[(start + 3) % 12..(start + 3) % 12 + 4]);
+            slerp4(a, b, u, &mut out);
+            for j in 0..4 {
+                let expected = slerp(a[j], b[j], u);
+                let d = (glam::Vec4::from(out[j]) - glam::Vec4::from(expected)).abs().max_element();
+                assert!(d < 2e-6, "lane {j} u {u}: {} vs {expected}", out[j]);
+            }
+        }
+    }
+    // Identical and opposite keys.
+    slerp4(&[Quat::IDENTITY; 4], &[-Quat::IDENTITY; 4], 0.5, &mut out);
+    assert!(out.iter().all(|q| q.dot(Quat::IDENTITY).abs() > 1.0 - 1e-6));
+}

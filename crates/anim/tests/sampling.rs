@@ -551,3 +551,39 @@ fn converted_clips_match_the_override_they_bake() {
         }
     }
 }
+
+#[test]
+fn asset_generator_skin_scale_and_misc_sets_match_hand_values() {
+    let Some(m) = load_shared("glTF-Asset-Generator/Animation_Node/Animation_Node_02.gltf") else { return };
+    // Scale 0.8 → 1.2 over the first second: 0.9 at 0.25 s.
+    assert_vec3(authored(&m, 0, 0.25).scales[0], Vec3::splat(0.9), "Node_02");
+
+    // Cubic rotation with zero tangents between +90° about Y and identity: at s = ½ the Hermite
+    // blend is the plain average of the keys, then normalized: 45° about Y.
+    let m = load_shared("glTF-Asset-Generator/Animation_Node/Animation_Node_05.gltf").unwrap();
+    let half45 = Quat::from_rotation_y(45f32.to_radians());
+    assert_quat(authored(&m, 0, 0.5).rotations[0], half45, "Node_05");
+
+    // joint1 (node 2) bends −45° about X at 1 s: −22.5° half way.
+    for file in ["Animation_Skin/Animation_Skin_01.gltf", "Animation_Skin/Animation_Skin_09.gltf"] {
+        let m = load_shared(&format!("glTF-Asset-Generator/{file}")).unwrap();
+        assert_quat(authored(&m, 0, 0.5).rotations[2], Quat::from_rotation_x(-22.5f32.to_radians()), file);
+    }
+    // +90° about X at 1 s, with joints in byte/short/float types: 45° at 0.5 s and 1.5 s.
+    for i in 0..4 {
+        let m = load_shared(&format!("glTF-Asset-Generator/Animation_SkinType/Animation_SkinType_0{i}.gltf")).unwrap();
+        for t in [0.5, 1.5] {
+            assert_quat(authored(&m, 0, t).rotations[2], Quat::from_rotation_x(45f32.to_radians()), "SkinType");
+        }
+        // Joints and weights decode from every legal component type into the same skin.
+        let prim = &m.meshes[0].primitives[0];
+        assert!(prim.weights[0].iter().all(|w| (w.element_sum() - 1.0).abs() < 1e-2));
+    }
+    // A constant channel overrides the node's own rotation; a translation channel leaves it.
+    let m = load_shared("glTF-Asset-Generator/Animation_NodeMisc/Animation_NodeMisc_05.gltf").unwrap();
+    assert_quat(authored(&m, 0, 3.0).rotations[0], Quat::from_xyzw(0.0, -0.5, 0.0, 0.866_025_4).normalize(), "Misc_05");
+    let m = load_shared("glTF-Asset-Generator/Animation_NodeMisc/Animation_NodeMisc_06.gltf").unwrap();
+    let p = authored(&m, 0, 1.0);
+    assert_quat(p.rotations[0], Quat::from_xyzw(0.0, 0.5, 0.0, 0.866_025_4).normalize(), "Misc_06 keeps its rotation");
+    assert_vec3(p.translations[0], Vec3::ZERO, "Misc_06 t=1");
+}
