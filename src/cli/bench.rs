@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Instant;
 
-use anim::workload::w64_model;
+use anim::workload::{random_times, w64_model};
 use anim::{Clip, ClipCursor, Interpolation, Model, Pose, SampleSettings, ScaleSpace, blend_poses, skinning_matrices};
 use glam::{Affine3A, Mat4};
 use serde::Serialize;
@@ -60,19 +60,6 @@ fn measure(operation: &'static str, work_per_run: usize, mut run: impl FnMut()) 
     }
 }
 
-/// Pseudo-random times in `[0, duration)` (xorshift, fixed seed).
-fn random_times(duration_secs: f32) -> Vec<f32> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    (0..RANDOM_TIMES)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 * duration_secs
-        })
-        .collect()
-}
-
 impl BenchReport {
     /// Benchmark W64 (no model) or `clip` of `model`: the clip converted to LINEAR and to
     /// CUBICSPLINE keeps its real key layout; blends pair it with itself a quarter period later.
@@ -117,7 +104,7 @@ impl BenchReport {
         results.push(measure("sample_cubic_playback", PLAYBACK_FRAMES * joints, || {
             playback(&cubic, &mut cursor_c, &mut a);
         }));
-        let times = random_times(duration);
+        let times = random_times(duration, RANDOM_TIMES);
         results.push(measure("sample_random", RANDOM_TIMES * joints, || {
             for &t in &times {
                 linear.sample(t, &mut cursor_a, &settings, &mut a);

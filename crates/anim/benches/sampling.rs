@@ -3,25 +3,12 @@
 
 use std::hint::black_box;
 
-use anim::workload::{W64_DURATION_SECS, w64_model};
+use anim::workload::{W64_DURATION_SECS, random_times, w64_model};
 use anim::{ClipCursor, Model, Pose, SampleSettings, ScaleSpace, blend_poses, skinning_matrices};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Mat4};
 
 const PLAYBACK_FRAMES: usize = 600;
-
-/// 4,096 pseudo-random times in the clip (xorshift, fixed seed).
-fn random_times(duration_secs: f32) -> Vec<f32> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    (0..4096)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 * duration_secs
-        })
-        .collect()
-}
 
 fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cubic: Option<usize>, second: usize) {
     let joints = model.skins.first().map_or(model.nodes.len(), |s| s.joints.len()).max(1);
@@ -47,7 +34,7 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
     }
 
     let clip = &model.clips[linear];
-    let times = random_times(clip.end_secs.max(1e-3));
+    let times = random_times(clip.end_secs.max(1e-3), 4096);
     let mut pose = rest.clone();
     let mut cursor = ClipCursor::new(clip);
     group.throughput(Throughput::Elements((times.len() * joints) as u64));

@@ -333,19 +333,7 @@ impl Clip {
                 let n = times.len();
                 let stride = if track.interpolation == Interpolation::CubicSpline { 3 } else { 1 };
                 let offset = usize::from(stride == 3);
-                let tangent = |k: usize| -> (usize, usize, f32) {
-                    let (a, b) = if n < 2 {
-                        (0, 0)
-                    } else if k == 0 {
-                        (0, 1)
-                    } else if k >= n - 1 {
-                        (n - 2, n - 1)
-                    } else {
-                        (k - 1, k + 1)
-                    };
-                    let dt = times[b] - times[a];
-                    (a, b, if dt > 0.0 { 1.0 / dt } else { 0.0 })
-                };
+                let tangent = |k: usize| crate::sample::auto_tangent_keys(times, k);
                 fn bake<T: Copy + std::ops::Sub<Output = T> + std::ops::Mul<f32, Output = T>>(
                     keys: &[T],
                     mode: Interpolation,

@@ -52,6 +52,19 @@ pub fn sin4_quarter_turn(x: Vec4) -> Vec4 {
     x * p
 }
 
+/// Abramowitz & Stegun 4.4.46: `acos(x) ≈ √(1−x)·Σ aᵢxⁱ` on `[0, 1]`, highest power first.
+#[allow(clippy::excessive_precision)] // The coefficients as published.
+const ACOS_COEFFICIENTS: [f32; 8] = [
+    -0.001_262_491_1,
+    0.006_670_090_1,
+    -0.017_088_125_6,
+    0.030_891_881_0,
+    -0.050_174_304_6,
+    0.088_978_987_4,
+    -0.214_598_801_6,
+    1.570_796_305_0,
+];
+
 /// [`slerp`] of four pairs at once, lane-wise in SIMD (the blend job's inner loop). Every
 /// result is normalized; agrees with [`slerp`] to f32 rounding.
 #[inline]
@@ -79,21 +92,10 @@ pub fn slerp4(a: &[Quat], b: &[Quat], u: f32, out: &mut [Quat]) {
 
 /// [`acos_unit`] on four lanes.
 #[inline]
-#[allow(clippy::excessive_precision)] // The coefficients as published.
 pub fn acos4_unit(x: Vec4) -> Vec4 {
-    const C: [f32; 8] = [
-        -0.001_262_491_1,
-        0.006_670_090_1,
-        -0.017_088_125_6,
-        0.030_891_881_0,
-        -0.050_174_304_6,
-        0.088_978_987_4,
-        -0.214_598_801_6,
-        1.570_796_305_0,
-    ];
     let x = x.clamp(Vec4::ZERO, Vec4::ONE);
-    let mut p = Vec4::splat(C[0]);
-    for c in &C[1..] {
+    let mut p = Vec4::splat(ACOS_COEFFICIENTS[0]);
+    for c in &ACOS_COEFFICIENTS[1..] {
         p = p * x + Vec4::splat(*c);
     }
     (Vec4::ONE - x).sqrt() * p
@@ -102,22 +104,11 @@ pub fn acos4_unit(x: Vec4) -> Vec4 {
 /// `acos(x)` for `x ∈ [0, 1]`: Abramowitz & Stegun 4.4.46, absolute error ≤ 2·10⁻⁸ before
 /// rounding.
 #[inline]
-#[allow(clippy::excessive_precision)] // The coefficients as published.
 pub fn acos_unit(x: f32) -> f32 {
     // Plain multiply-adds: `mul_add` is a slow library call without target-cpu FMA.
-    const C: [f32; 8] = [
-        -0.001_262_491_1,
-        0.006_670_090_1,
-        -0.017_088_125_6,
-        0.030_891_881_0,
-        -0.050_174_304_6,
-        0.088_978_987_4,
-        -0.214_598_801_6,
-        1.570_796_305_0,
-    ];
     let x = x.clamp(0.0, 1.0);
-    let mut p = C[0];
-    for c in &C[1..] {
+    let mut p = ACOS_COEFFICIENTS[0];
+    for c in &ACOS_COEFFICIENTS[1..] {
         p = p * x + c;
     }
     (1.0 - x).sqrt() * p

@@ -348,18 +348,15 @@ impl Clip {
     }
 }
 
-/// Automatic (Catmull-Rom style) tangent at key `k` in units per second: the central difference
-/// over the neighbouring keys' times, one-sided at the ends; correct for non-uniform spacing.
+/// The keys an automatic (Catmull-Rom style) tangent at key `k` differences, and `1 / Δt`
+/// between them: the neighbours for inner keys, one side at the ends, `(k, k, 0)` for a single key
+/// or a zero-length interval. Correct for non-uniform spacing.
 #[inline]
-fn auto_tangent<T>(value: impl Fn(usize) -> T, times: &[f32], k: usize, zero: T) -> T
-where
-    T: Copy + Sub<Output = T> + Mul<f32, Output = T>,
-{
+pub fn auto_tangent_keys(times: &[f32], k: usize) -> (usize, usize, f32) {
     let n = times.len();
-    if n < 2 {
-        return zero;
-    }
-    let (a, b) = if k == 0 {
+    let (a, b) = if n < 2 {
+        return (k, k, 0.0);
+    } else if k == 0 {
         (0, 1)
     } else if k >= n - 1 {
         (n - 2, n - 1)
@@ -367,7 +364,17 @@ where
         (k - 1, k + 1)
     };
     let dt = times[b] - times[a];
-    if dt > 0.0 { (value(b) - value(a)) * (1.0 / dt) } else { zero }
+    (a, b, if dt > 0.0 { 1.0 / dt } else { 0.0 })
+}
+
+/// Automatic tangent at key `k` in units per second (see [`auto_tangent_keys`]).
+#[inline]
+fn auto_tangent<T>(value: impl Fn(usize) -> T, times: &[f32], k: usize) -> T
+where
+    T: Copy + Sub<Output = T> + Mul<f32, Output = T>,
+{
+    let (a, b, inv_dt) = auto_tangent_keys(times, k);
+    (value(b) - value(a)) * inv_dt
 }
 
 /// The shared STEP / LINEAR / cubic logic for vector-like values.
@@ -382,7 +389,6 @@ fn eval_generic<T>(
     segment: Segment,
     mode: Interpolation,
     easing: Easing,
-    zero: T,
     lerp: impl Fn(T, T, f32) -> T,
 ) -> T
 where
@@ -396,7 +402,7 @@ where
             let (m0, m1) = if cubic_data {
                 (out_tangent(k), in_tangent(next))
             } else {
-                (auto_tangent(&value, times, k, zero), auto_tangent(&value, times, next, zero))
+                (auto_tangent(&value, times, k), auto_tangent(&value, times, next))
             };
             hermite(value(k), m0, value(next), m1, segment.dt_secs, easing.apply(segment.u))
         }
@@ -419,7 +425,7 @@ fn eval_vec3(
     let out_tangent = |k: usize| values[3 * k + 2];
     let space = if is_scale { settings.scale_space } else { ScaleSpace::Linear };
     let lerp = |a: Vec3, b: Vec3, u: f32| if is_scale { space.lerp(a, b, u) } else { lerp_vec3(a, b, u) };
-    eval_generic(value, in_tangent, out_tangent, cubic_data, times, segment, mode, settings.easing, Vec3::ZERO, lerp)
+    eval_generic(value, in_tangent, out_tangent, cubic_data, times, segment, mode, settings.easing, lerp)
 }
 
 fn eval_rotation(
@@ -462,7 +468,7 @@ fn eval_rotation(
                 let flip = if q0.dot(value(next)) < 0.0 { -1.0 } else { 1.0 };
                 let tangent = |key: usize| {
                     let center = value(key);
-                    auto_tangent(|j| Vec4::from(align(center, value(j))), times, key, Vec4::ZERO)
+                    auto_tangent(|j| Vec4::from(align(center, value(j))), times, key)
                 };
                 hermite(
                     Vec4::from(q0),
@@ -496,18 +502,7 @@ fn eval_weights(
         let value = |k: usize| element(k * stride + usize::from(cubic_data));
         let in_tangent = |k: usize| element(3 * k);
         let out_tangent = |k: usize| element(3 * k + 2);
-        *o = eval_generic(
-            value,
-            in_tangent,
-            out_tangent,
-            cubic_data,
-            times,
-            segment,
-            mode,
-            settings.easing,
-            0.0,
-            lerp_f32,
-        );
+        *o = eval_generic(value, in_tangent, out_tangent, cubic_data, times, segment, mode, settings.easing, lerp_f32);
     }
 }
 

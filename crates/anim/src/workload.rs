@@ -18,6 +18,20 @@ pub const W64_KEYS: usize = 301;
 /// Clip length of W64.
 pub const W64_DURATION_SECS: f32 = 10.0;
 
+/// `count` pseudo-random times in `[0, duration_secs)` from a fixed-seed xorshift: the
+/// scrubbing workload of the benchmarks.
+pub fn random_times(duration_secs: f32, count: usize) -> Vec<f32> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..count)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * duration_secs
+        })
+        .collect()
+}
+
 /// Parent of joint `i` in W64.
 pub fn w64_parent(i: usize) -> Option<usize> {
     match i {

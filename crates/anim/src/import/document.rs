@@ -1,5 +1,6 @@
 //! Turns the glTF JSON and its buffers into the owned [`Model`], validating as it goes.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -33,16 +34,30 @@ fn bad_value(object: &ObjectRef, field: &'static str, reason: impl Into<String>)
     invalid(object, Problem::BadValue { field, reason: reason.into() })
 }
 
-/// Read the bytes a `uri` names: a data URI or a file beside the model.
+/// The most bytes a URI may yield, and what that limit is called in errors.
+#[derive(Clone, Copy)]
+struct ByteLimit {
+    what: &'static str,
+    limit: u64,
+}
+
+/// Read the bytes a `uri` names: a data URI or a file beside the model, refusing more than
+/// `max` bytes before reading or decoding them.
 fn read_uri(
     uri: &str,
     object: &ObjectRef,
     base_dir: Option<&Path>,
-    limits: &Limits,
+    max: ByteLimit,
 ) -> Result<(Option<String>, Vec<u8>), ImportError> {
     let shown: String = uri.chars().take(80).collect();
     let uri_error = |reason: String| invalid(object, Problem::Uri { uri: shown.clone(), reason });
+    let too_big = |size: u64| invalid(object, Problem::Limit { what: max.what, value: size, limit: max.limit });
     if uri.starts_with("data:") {
+        // Base64 decodes to at most 3 bytes per 4 characters (percent-encoding to fewer).
+        let decoded_at_most = uri.len() as u64 / 4 * 3 + 3;
+        if decoded_at_most > max.limit {
+            return Err(too_big(decoded_at_most));
+        }
         return decode_data_uri(uri).map_err(uri_error);
     }
     let Some(base_dir) = base_dir else {
@@ -50,11 +65,8 @@ fn read_uri(
     };
     let path = resolve_relative(base_dir, uri).map_err(uri_error)?;
     let size = std::fs::metadata(&path).map_err(|e| uri_error(format!("cannot read {}: {e}", path.display())))?.len();
-    if size > limits.max_file_bytes {
-        return Err(invalid(
-            object,
-            Problem::Limit { what: "file size in bytes", value: size, limit: limits.max_file_bytes },
-        ));
+    if size > max.limit {
+        return Err(too_big(size));
     }
     let bytes = std::fs::read(&path).map_err(|e| uri_error(format!("cannot read {}: {e}", path.display())))?;
     let mime = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
@@ -71,6 +83,10 @@ struct Builder<'a> {
     buffers: Vec<Vec<u8>>,
     views: Vec<View>,
     accessors: Vec<Accessor>,
+    /// Vertices of the primitives parsed so far (checked against `max_total_vertices`).
+    total_vertices: Cell<u64>,
+    /// Indices of the primitives parsed so far (checked against `max_total_indices`).
+    total_indices: Cell<u64>,
 }
 
 /// Build a model from the JSON document and the GLB binary chunk, if any.
@@ -96,7 +112,15 @@ pub(crate) fn build(
         }
     }
 
-    let mut b = Builder { root: &root, limits, buffers: Vec::new(), views: Vec::new(), accessors: Vec::new() };
+    let mut b = Builder {
+        root: &root,
+        limits,
+        buffers: Vec::new(),
+        views: Vec::new(),
+        accessors: Vec::new(),
+        total_vertices: Cell::new(0),
+        total_indices: Cell::new(0),
+    };
     b.load_buffers(bin, base_dir)?;
     b.parse_views()?;
     let view_count = b.views.len();
@@ -113,6 +137,7 @@ pub(crate) fn build(
     let skins_json = top_array(&root, "skins")?;
     let mut nodes = b.parse_nodes(&meshes, skins_json.len())?;
     let hierarchy = build_hierarchy(&root, &mut nodes)?;
+    check_depth(&root, &hierarchy, limits.max_node_depth)?;
     let skins = b.parse_skins(&nodes)?;
     check_skinned_meshes(&root, &nodes, &meshes, &skins)?;
     let scenes = b.parse_scenes(&nodes)?;
@@ -143,7 +168,10 @@ impl Builder<'_> {
                     (0, Some(bin)) => bin.to_vec(),
                     _ => return Err(invalid(&object, Problem::MissingField("uri"))),
                 },
-                Some(uri) => read_uri(uri, &object, base_dir, self.limits)?.1,
+                Some(uri) => {
+                    let max = ByteLimit { what: "file size in bytes", limit: self.limits.max_file_bytes };
+                    read_uri(uri, &object, base_dir, max)?.1
+                }
             };
             if (bytes.len() as u64) < byte_length {
                 return Err(invalid(
@@ -233,12 +261,22 @@ impl Builder<'_> {
             let object = object_ref(ObjectKind::Image, i, value);
             expect_object(value, &object)?;
             let mut mime_type = opt_str(value, &object, "mimeType")?.map(str::to_owned);
+            let max = ByteLimit {
+                what: "image size in bytes",
+                limit: self.limits.max_image_bytes.min(self.limits.max_file_bytes),
+            };
             let bytes = if let Some(uri) = opt_str(value, &object, "uri")? {
-                let (mime, bytes) = read_uri(uri, &object, base_dir, self.limits)?;
+                let (mime, bytes) = read_uri(uri, &object, base_dir, max)?;
                 mime_type = mime_type.or(mime);
                 bytes
             } else if let Some(view) = opt_index(value, &object, "bufferView", "buffer view", self.views.len())? {
                 let v = self.views[view];
+                if v.byte_length as u64 > max.limit {
+                    return Err(invalid(
+                        &object,
+                        Problem::Limit { what: max.what, value: v.byte_length as u64, limit: max.limit },
+                    ));
+                }
                 self.buffers[v.buffer][v.byte_offset..v.byte_offset + v.byte_length].to_vec()
             } else {
                 return Err(invalid(&object, Problem::MissingField("uri")));
@@ -316,6 +354,14 @@ impl Builder<'_> {
         let attr = |key: &'static str| opt_index(attributes, object, key, "accessor", accessor_count);
         let position_index =
             attr("POSITION")?.ok_or_else(|| invalid(object, Problem::MissingField("attributes.POSITION")))?;
+        let vertices = self.total_vertices.get().saturating_add(self.accessors[position_index].count);
+        if vertices > self.limits.max_total_vertices {
+            return Err(invalid(
+                object,
+                Problem::Limit { what: "total vertex count", value: vertices, limit: self.limits.max_total_vertices },
+            ));
+        }
+        self.total_vertices.set(vertices);
         let positions = self.vec3s(object, "POSITION", position_index, None)?;
         let vertex_count = positions.len();
         let normals = match attr("NORMAL")? {
@@ -390,6 +436,18 @@ impl Builder<'_> {
                     |c, n| !n && matches!(c, Component::U8 | Component::U16 | Component::U32),
                     "SCALAR of UNSIGNED_BYTE/UNSIGNED_SHORT/UNSIGNED_INT",
                 )?;
+                let total = self.total_indices.get().saturating_add(a.count);
+                if total > self.limits.max_total_indices {
+                    return Err(invalid(
+                        object,
+                        Problem::Limit {
+                            what: "total index count",
+                            value: total,
+                            limit: self.limits.max_total_indices,
+                        },
+                    ));
+                }
+                self.total_indices.set(total);
                 let indices = self.data().read_u32(a)?;
                 if let Some(bad) = indices.iter().position(|&x| x as usize >= vertex_count) {
                     return Err(bad_value(
@@ -544,6 +602,17 @@ impl Builder<'_> {
         for (i, value) in top_array(self.root, "skins")?.iter().enumerate() {
             let object = object_ref(ObjectKind::Skin, i, value);
             expect_object(value, &object)?;
+            let joint_count = array(value, &object, "joints")?.len();
+            if joint_count > self.limits.max_skin_joints {
+                return Err(invalid(
+                    &object,
+                    Problem::Limit {
+                        what: "joint count",
+                        value: joint_count as u64,
+                        limit: self.limits.max_skin_joints as u64,
+                    },
+                ));
+            }
             let joints = index_list(value, &object, "joints", "node", nodes.len())?;
             if joints.is_empty() {
                 return Err(invalid(&object, Problem::MissingField("joints")));
@@ -813,6 +882,25 @@ fn build_hierarchy(root: &Value, nodes: &mut [Node]) -> Result<Hierarchy, Import
         }
         invalid(&node_ref(on_cycle), Problem::Cycle)
     })
+}
+
+/// Refuse hierarchies deeper than `max_depth` (a root has depth 1), naming the first node found
+/// below the limit. Traversals elsewhere are iterative; the limit keeps models sane to show.
+fn check_depth(root: &Value, hierarchy: &Hierarchy, max_depth: usize) -> Result<(), ImportError> {
+    let mut depth = vec![0usize; hierarchy.parents.len()];
+    for &node in &hierarchy.order {
+        let node = node as usize;
+        let parent = hierarchy.parents[node];
+        depth[node] = if parent == NO_PARENT { 1 } else { depth[parent as usize] + 1 };
+        if depth[node] > max_depth {
+            let nodes_json = top_array(root, "nodes")?;
+            return Err(invalid(
+                &object_ref(ObjectKind::Node, node, &nodes_json[node]),
+                Problem::Limit { what: "node depth", value: depth[node] as u64, limit: max_depth as u64 },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every skinned primitive's joint indices must fall inside its skin.

@@ -27,11 +27,31 @@ pub struct Limits {
     pub max_nodes: usize,
     /// Most animation keys over all clips.
     pub max_total_keys: u64,
+    /// Most vertices over all mesh primitives (each primitive's POSITION count, summed).
+    pub max_total_vertices: u64,
+    /// Most vertex indices over all mesh primitives.
+    pub max_total_indices: u64,
+    /// Largest image, in encoded bytes (file, data URI or buffer view).
+    pub max_image_bytes: u64,
+    /// Deepest node hierarchy: a root has depth 1.
+    pub max_node_depth: usize,
+    /// Most joints in one skin.
+    pub max_skin_joints: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Self { max_file_bytes: 2 << 30, max_accessor_components: 1 << 28, max_nodes: 1 << 20, max_total_keys: 1 << 26 }
+        Self {
+            max_file_bytes: 2 << 30,
+            max_accessor_components: 1 << 28,
+            max_nodes: 1 << 20,
+            max_total_keys: 1 << 26,
+            max_total_vertices: 1 << 26,
+            max_total_indices: 1 << 28,
+            max_image_bytes: 256 << 20,
+            max_node_depth: 1024,
+            max_skin_joints: 1 << 16,
+        }
     }
 }
 
