@@ -75,8 +75,11 @@ impl RagdollSpec {
     ///
     /// One body per significant bone: a capsule from the joint to the child joint that best
     /// continues the bone (or, for a leaf, along its skinned vertices), radius from the vertices
-    /// whose dominant influence is that bone. Bones shorter than 5% of the character's size are
-    /// merged into their parent.
+    /// whose dominant influence is that bone (rigid meshes hanging under a joint count too), and
+    /// never reaching below the skin's lowest point. Merged into their parent instead: bones
+    /// shorter than 5% of the character's size, leaves whose vertices do not reach that far,
+    /// bones that carry no vertices (helpers) and everything below a recognised hand or foot
+    /// (fingers, toes). Extra root bodies (IK-parented feet) are jointed to the nearest body.
     ///
     /// # Errors
     /// [`RagdollError::NoSkin`] without a skin, [`RagdollError::NoBodies`] when no bone is large
