@@ -6,7 +6,7 @@
 //! | [`framing`] | animated bounds from CPU skinning | anim, [`camera`] |
 //! | [`gpu_data`] | every `#[repr(C)]` struct the shaders read | bytemuck |
 //! | [`device`] | adapter/device creation with a clear "no GPU" error | wgpu |
-//! | [`mesh`] | `CpuModel` → [`GpuModel`] upload (vertices, morph deltas, textures) | wgpu, image, anim |
+//! | [`mesh`] | `anim::Model` (CPU side) → [`GpuModel`] upload (vertices, morph deltas, textures) | wgpu, image, anim |
 //! | [`overlay`] | skeleton lines and joint dots in clip space | anim, glam |
 //! | [`renderer`] | pipelines, per-frame buffers, drawing views | everything above |
 //! | [`readback`] | texture → RGBA image (256-byte row padding) | wgpu, image |
