@@ -47,3 +47,32 @@ if ! ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json 2>/dev/null | gr
         echo "== no Vulkan driver found: install a Vulkan driver (Debian: mesa-vulkan-drivers) for the GPU tests" >&2
     fi
 fi
+
+# A display for the viewer smoke test (tests/viewer_smoke.rs): Xvfb runs the real window, xdotool
+# presses keys, imagemagick's `import` takes the screenshot, plus the libraries a winit/wgpu window
+# loads at run time. Installed with apt-get only when something is missing, and only as root or
+# with passwordless sudo. Without them the smoke test is skipped locally and fails under CI=true.
+VIEWER_PACKAGES="xvfb xauth xdotool imagemagick libx11-6 libx11-xcb1 libxcursor1 libxi6 libxkbcommon0 \
+libxkbcommon-x11-0 libegl1 libegl-mesa0 libgl1-mesa-dri"
+if ! command -v xvfb-run >/dev/null 2>&1 || ! command -v xauth >/dev/null 2>&1 \
+    || ! command -v xdotool >/dev/null 2>&1 || ! command -v import >/dev/null 2>&1 \
+    || ! ldconfig -p 2>/dev/null | grep -q "libxkbcommon-x11.so.0"; then
+    if command -v apt-get >/dev/null 2>&1; then
+        APT_AS=""
+        if [ "$(id -u)" != "0" ]; then
+            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then APT_AS="sudo -n"; else APT_AS="none"; fi
+        fi
+        if [ "$APT_AS" != "none" ]; then
+            echo "== installing Xvfb, xdotool, imagemagick and window libraries (viewer smoke test)"
+            # shellcheck disable=SC2086
+            $APT_AS apt-get update -qq >/dev/null \
+                && DEBIAN_FRONTEND=noninteractive $APT_AS apt-get install -y -qq --no-install-recommends \
+                    $VIEWER_PACKAGES >/dev/null \
+                || echo "== could not install the viewer smoke test's packages" >&2
+        else
+            echo "== no root/sudo: install $VIEWER_PACKAGES for the viewer smoke test" >&2
+        fi
+    else
+        echo "== apt-get not found: install Xvfb, xauth, xdotool and imagemagick for the viewer smoke test" >&2
+    fi
+fi

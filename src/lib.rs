@@ -3,7 +3,10 @@
 //! The pure animation core lives in the `anim` crate (`crates/anim`); this crate holds the
 //! headless command line and, as they land, the renderer, physics and viewer.
 
+pub mod app;
+pub mod badfiles;
 pub mod cli;
 pub mod mannequin;
 pub mod physics;
 pub mod render;
+pub mod ui;

@@ -9,10 +9,13 @@ use clap::{Parser, Subcommand};
 
 /// Preview, compare and tune glTF character animation.
 #[derive(Debug, Parser)]
-#[command(name = "animtune", version, about)]
+#[command(name = "animtune", version, about, args_conflicts_with_subcommands = true)]
 struct Args {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    /// Without a command: open this .glb or .gltf in the interactive viewer (default: the
+    /// built-in character).
+    model: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -24,6 +27,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        #[command(flatten)]
+        limits: cli::LimitArgs,
     },
     /// Print the local transforms of every animated node of a clip at the given times.
     Sample {
@@ -41,6 +46,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        #[command(flatten)]
+        limits: cli::LimitArgs,
     },
     /// Measure the per-frame jobs (median ns per joint) on W64 or on a model's clip.
     Bench {
@@ -52,6 +59,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        #[command(flatten)]
+        limits: cli::LimitArgs,
     },
     /// Generate a built-in asset.
     Generate {
@@ -73,20 +82,26 @@ enum GenerateAsset {
         #[arg(long, default_value = "assets/mannequin.glb")]
         out: PathBuf,
     },
+    /// The corpus of malformed files and its manifest (`tests/bad`, `EXPECTED.txt`).
+    BadCorpus {
+        /// The folder to write (created if needed; stale corpus files are removed).
+        #[arg(long, default_value = "tests/bad")]
+        out: PathBuf,
+    },
 }
 
-fn run(args: Args) -> anyhow::Result<String> {
-    match args.command {
-        Command::Info { model, format } => {
-            let (loaded, label) = cli::load_model_or_default(model.as_deref())?;
+fn run(command: Command) -> anyhow::Result<String> {
+    match command {
+        Command::Info { model, format, limits } => {
+            let (loaded, label) = cli::load_model_or_default_with_limits(model.as_deref(), &limits.limits())?;
             let report = InfoReport::new(&loaded, &label);
             Ok(match format {
                 Format::Text => report.to_text(),
                 Format::Json => serde_json::to_string_pretty(&report)? + "\n",
             })
         }
-        Command::Sample { model, clip, times, interpolation, format } => {
-            let (loaded, _) = cli::load_model_or_default(model.as_deref())?;
+        Command::Sample { model, clip, times, interpolation, format, limits } => {
+            let (loaded, _) = cli::load_model_or_default_with_limits(model.as_deref(), &limits.limits())?;
             let clip = cli::find_clip(&loaded, &clip)?;
             let report = SampleReport::new(&loaded, clip, &times, interpolation);
             Ok(match format {
@@ -94,11 +109,11 @@ fn run(args: Args) -> anyhow::Result<String> {
                 Format::Json => serde_json::to_string(&report)? + "\n",
             })
         }
-        Command::Bench { model, clip, format } => {
+        Command::Bench { model, clip, format, limits } => {
             let (report, workload) = match model {
                 None => (BenchReport::run(None), "W64".to_owned()),
                 Some(path) => {
-                    let loaded = cli::load_model(&path)?;
+                    let loaded = cli::load_model_with_limits(&path, &limits.limits())?;
                     anyhow::ensure!(!loaded.clips.is_empty(), "{} has no animations to benchmark", path.display());
                     let clip = cli::find_clip(&loaded, clip.as_deref().unwrap_or("0"))?;
                     let name = loaded.clips[clip].display_name(clip);
@@ -114,6 +129,10 @@ fn run(args: Args) -> anyhow::Result<String> {
             animtune::mannequin::write_mannequin(&out)?;
             Ok(format!("wrote {}\n", out.display()))
         }
+        Command::Generate { asset: GenerateAsset::BadCorpus { out } } => {
+            let count = animtune::badfiles::write_corpus(&out)?;
+            Ok(format!("wrote {count} files and EXPECTED.txt to {}\n", out.display()))
+        }
         Command::Render(render) => cli::render::run(&render),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
     }
@@ -121,7 +140,16 @@ fn run(args: Args) -> anyhow::Result<String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    match run(args) {
+    let Some(command) = args.command else {
+        return match animtune::app::run(args.model.as_deref()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("error: {error:#}");
+                ExitCode::FAILURE
+            }
+        };
+    };
+    match run(command) {
         Ok(output) => {
             print!("{output}");
             ExitCode::SUCCESS

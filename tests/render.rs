@@ -323,6 +323,7 @@ fn compare_renders_two_labelled_split_viewports() {
         ghost: None,
         joint: None,
         no_ground: false,
+        limits: animtune::cli::LimitArgs::default(),
     };
     let image = render_image(&ctx, &model, &args).expect("render");
     assert_eq!(image.dimensions(), (320, 160));

@@ -21,16 +21,98 @@ pub enum Format {
     Json,
 }
 
+/// Import resource limits of the commands that load a model (defaults: [`anim::import::Limits`]).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LimitArgs {
+    /// Largest model, buffer or image file read, in MiB [default: 2048].
+    #[arg(long, value_name = "MIB")]
+    pub max_file_mib: Option<u64>,
+    /// Most components decoded from one accessor (elements × components) [default: 2^28].
+    #[arg(long, value_name = "N")]
+    pub max_accessor_elements: Option<u64>,
+    /// Most nodes [default: 2^20].
+    #[arg(long, value_name = "N")]
+    pub max_nodes: Option<usize>,
+    /// Most animation keys over all clips [default: 2^26].
+    #[arg(long, value_name = "N")]
+    pub max_keys: Option<u64>,
+    /// Most vertices over all mesh primitives [default: 2^26].
+    #[arg(long, value_name = "N")]
+    pub max_vertices: Option<u64>,
+    /// Most vertex indices over all mesh primitives [default: 2^28].
+    #[arg(long, value_name = "N")]
+    pub max_indices: Option<u64>,
+    /// Largest image, in MiB [default: 256].
+    #[arg(long, value_name = "MIB")]
+    pub max_image_mib: Option<u64>,
+    /// Deepest node hierarchy, a root having depth 1 [default: 1024].
+    #[arg(long, value_name = "N")]
+    pub max_node_depth: Option<usize>,
+    /// Most joints in one skin [default: 65536].
+    #[arg(long, value_name = "N")]
+    pub max_skin_joints: Option<usize>,
+}
+
+impl LimitArgs {
+    /// The default limits with every given flag applied.
+    pub fn limits(&self) -> anim::import::Limits {
+        let mut limits = anim::import::Limits::default();
+        let mib = |m: u64| m.saturating_mul(1 << 20);
+        if let Some(v) = self.max_file_mib {
+            limits.max_file_bytes = mib(v);
+        }
+        if let Some(v) = self.max_accessor_elements {
+            limits.max_accessor_components = v;
+        }
+        if let Some(v) = self.max_nodes {
+            limits.max_nodes = v;
+        }
+        if let Some(v) = self.max_keys {
+            limits.max_total_keys = v;
+        }
+        if let Some(v) = self.max_vertices {
+            limits.max_total_vertices = v;
+        }
+        if let Some(v) = self.max_indices {
+            limits.max_total_indices = v;
+        }
+        if let Some(v) = self.max_image_mib {
+            limits.max_image_bytes = mib(v);
+        }
+        if let Some(v) = self.max_node_depth {
+            limits.max_node_depth = v;
+        }
+        if let Some(v) = self.max_skin_joints {
+            limits.max_skin_joints = v;
+        }
+        limits
+    }
+}
+
 /// Import a model file, with the file named in the error.
 pub fn load_model(path: &Path) -> anyhow::Result<anim::Model> {
-    anim::import::load_path(path).with_context(|| format!("cannot load {}", path.display()))
+    load_model_with_limits(path, &anim::import::Limits::default())
+}
+
+/// [`load_model`] under explicit import limits.
+pub fn load_model_with_limits(path: &Path, limits: &anim::import::Limits) -> anyhow::Result<anim::Model> {
+    anim::import::load_path_with_limits(path, limits).with_context(|| format!("cannot load {}", path.display()))
 }
 
 /// Import `path`, or the built-in default character when there is none. Returns the model and
 /// a label for reports.
 pub fn load_model_or_default(path: Option<&Path>) -> anyhow::Result<(anim::Model, String)> {
+    load_model_or_default_with_limits(path, &anim::import::Limits::default())
+}
+
+/// [`load_model_or_default`] under explicit import limits (for `path`; the built-in character
+/// is trusted).
+pub fn load_model_or_default_with_limits(
+    path: Option<&Path>,
+    limits: &anim::import::Limits,
+) -> anyhow::Result<(anim::Model, String)> {
     match path {
-        Some(path) => Ok((load_model(path)?, path.display().to_string())),
+        Some(path) => Ok((load_model_with_limits(path, limits)?, path.display().to_string())),
         None => {
             let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None)
                 .context("the built-in default character failed to load")?;

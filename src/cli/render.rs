@@ -45,6 +45,9 @@ pub struct RenderArgs {
     /// Leave out the ground grid and contact shadow.
     #[arg(long)]
     pub no_ground: bool,
+    /// Import limits.
+    #[command(flatten)]
+    pub limits: super::LimitArgs,
 }
 
 /// Parse `WIDTHxHEIGHT`.
@@ -177,7 +180,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
 /// # Errors
 /// Loading, rendering or writing failures, with context.
 pub fn run(args: &RenderArgs) -> anyhow::Result<String> {
-    let (model, _) = super::load_model_or_default(args.model.as_deref())?;
+    let (model, _) = super::load_model_or_default_with_limits(args.model.as_deref(), &args.limits.limits())?;
     let ctx = GpuContext::new_headless()?;
     let image = render_image(&ctx, &model, args)?;
     image

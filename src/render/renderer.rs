@@ -100,6 +100,7 @@ pub struct RenderTarget {
     depth: wgpu::TextureView,
     resolve: wgpu::Texture,
     resolve_view: wgpu::TextureView,
+    gamma_view: Option<wgpu::TextureView>,
 }
 
 impl RenderTarget {
@@ -108,12 +109,23 @@ impl RenderTarget {
     /// # Errors
     /// [`RenderError::InvalidSize`] for a zero size or one beyond the device's texture limit.
     pub fn new(device: &wgpu::Device, width: u32, height: u32) -> Result<Self, RenderError> {
+        Self::with_views(device, width, height, false)
+    }
+
+    /// Like [`Self::new`], for a UI that samples the frame as a texture. With `gamma_view`, the
+    /// resolved texture (sRGB-encoded bytes) is also viewable as plain `Rgba8Unorm` (see
+    /// [`Self::ui_view`]), which is what a gamma-space UI renderer such as egui expects; pass it
+    /// only when the adapter supports view formats (`DownlevelFlags::VIEW_FORMATS`).
+    ///
+    /// # Errors
+    /// [`RenderError::InvalidSize`] for a zero size or one beyond the device's texture limit.
+    pub fn with_views(device: &wgpu::Device, width: u32, height: u32, gamma_view: bool) -> Result<Self, RenderError> {
         let limit = device.limits().max_texture_dimension_2d;
         if width == 0 || height == 0 || width > limit || height > limit {
             return Err(RenderError::InvalidSize { width, height, limit });
         }
         let size = wgpu::Extent3d { width, height, depth_or_array_layers: 1 };
-        let texture = |label, format, sample_count, usage| {
+        let texture = |label, format, sample_count, usage, view_formats: &[wgpu::TextureFormat]| {
             device.create_texture(&wgpu::TextureDescriptor {
                 label: Some(label),
                 size,
@@ -122,20 +134,42 @@ impl RenderTarget {
                 dimension: wgpu::TextureDimension::D2,
                 format,
                 usage,
-                view_formats: &[],
+                view_formats,
             })
         };
         let attachment = wgpu::TextureUsages::RENDER_ATTACHMENT;
-        let color_msaa = texture("colour msaa", COLOR_FORMAT, SAMPLE_COUNT, attachment);
-        let depth = texture("depth", DEPTH_FORMAT, SAMPLE_COUNT, attachment);
+        let color_msaa = texture("colour msaa", COLOR_FORMAT, SAMPLE_COUNT, attachment, &[]);
+        let depth = texture("depth", DEPTH_FORMAT, SAMPLE_COUNT, attachment, &[]);
+        let gamma_format = COLOR_FORMAT.remove_srgb_suffix();
+        let gamma_formats = [gamma_format];
         let resolve = texture(
             "colour",
             COLOR_FORMAT,
             1,
             attachment | wgpu::TextureUsages::COPY_SRC | wgpu::TextureUsages::TEXTURE_BINDING,
+            if gamma_view { &gamma_formats } else { &[] },
         );
         let view = |t: &wgpu::Texture| t.create_view(&wgpu::TextureViewDescriptor::default());
-        Ok(Self { color_msaa: view(&color_msaa), depth: view(&depth), resolve_view: view(&resolve), resolve })
+        let gamma_view = gamma_view.then(|| {
+            resolve.create_view(&wgpu::TextureViewDescriptor {
+                label: Some("colour as gamma"),
+                format: Some(gamma_format),
+                ..Default::default()
+            })
+        });
+        Ok(Self {
+            color_msaa: view(&color_msaa),
+            depth: view(&depth),
+            resolve_view: view(&resolve),
+            gamma_view,
+            resolve,
+        })
+    }
+
+    /// The view a UI should sample: the plain `Rgba8Unorm` view of [`Self::with_views`] when it
+    /// was asked for, else the sRGB view.
+    pub fn ui_view(&self) -> &wgpu::TextureView {
+        self.gamma_view.as_ref().unwrap_or(&self.resolve_view)
     }
 
     /// The resolved single-sample colour texture.

@@ -585,12 +585,13 @@ fn accessor_count_bomb_is_refused_before_allocating() {
     // Generous: a refusal takes microseconds; allocating 4 TiB of floats would abort or crawl.
     assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
 
-    // A bomb used as mesh positions is refused the same way.
+    // A bomb used as mesh positions is refused by the total vertex count, before any read.
     let mut doc = base();
     let bomb = push_accessor(&mut doc, json!({"componentType": 5126, "type": "VEC3", "count": 1u64 << 40}));
-    doc.add_mesh(json!({"primitives": [{"attributes": {"POSITION": bomb}}]}));
-    let (_, problem) = expect_invalid(doc.load(), &format!("accessor {bomb}"));
-    assert_eq!(problem, Problem::Limit { what: "accessor components", value: 3 << 40, limit: 1 << 28 });
+    let mesh = doc.add_mesh(json!({"primitives": [{"attributes": {"POSITION": bomb}}]}));
+    let (obj, problem) = expect_invalid(doc.load(), &format!("mesh {mesh}, primitive 0"));
+    assert_eq!(obj, object(ObjectKind::Mesh, mesh, None, Some(("primitive", 0))));
+    assert_eq!(problem, Problem::Limit { what: "total vertex count", value: 1 << 40, limit: 1 << 26 });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,420 @@
+//! A short, deterministic mutation fuzzer on stable Rust, part of the normal test suite (the
+//! long runs are the cargo-fuzz targets in `fuzz/`, see the README).
+//!
+//! Seeds: every `.glb`/`.gltf` in `../shared/models` (skipped with a note when the folder is
+//! absent outside CI) and the valid model behind the `tests/bad` corpus. Each input is a seed
+//! with one to three mutations from a fixed-seed xorshift generator. Every input must import as
+//! `Ok` or `Err` without panicking; what imports is sampled in every interpolation mode at
+//! ordinary and hostile times, blended, cross-faded, taken to model space and skinned, and
+//! every number that comes out must be finite. A failing input is written to a temp file
+//! whose path the failure message gives.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../../src/badfiles.rs"]
+mod badfiles;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anim::import::load_slice;
+use anim::{
+    ClipCursor, CrossFader, Easing, InterpolationOverride, Model, Pose, SampleSettings, ScaleSpace, TrackValues,
+};
+use glam::{Affine3A, Mat4};
+
+/// Mutated inputs per run: a few seconds in the dev profile.
+const ITERATIONS: usize = 800;
+const RNG_SEED: u64 = 0x5EED_A417_7E57_F022;
+
+/// xorshift64*.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+
+    fn unit(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+struct Seed {
+    name: String,
+    bytes: Vec<u8>,
+    base_dir: Option<PathBuf>,
+}
+
+fn seeds() -> Vec<Seed> {
+    let mut seeds = vec![
+        Seed { name: "generated valid .glb".to_owned(), bytes: badfiles::valid_glb(), base_dir: None },
+        Seed { name: "generated valid .gltf".to_owned(), bytes: badfiles::valid_gltf(), base_dir: None },
+    ];
+    if let Some(models) = common::shared_models() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&models)
+            .unwrap()
+            .filter_map(|e| std::fs::read_dir(e.ok()?.path()).ok())
+            .flatten()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "glb" || e == "gltf"))
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "no models in {}", models.display());
+        for path in files {
+            seeds.push(Seed {
+                name: path.strip_prefix(&models).unwrap_or(&path).display().to_string(),
+                bytes: std::fs::read(&path).unwrap(),
+                base_dir: path.parent().map(Path::to_path_buf),
+            });
+        }
+    }
+    seeds
+}
+
+fn read_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// The JSON chunk's byte range of a well-formed-enough GLB, or all of a .gltf.
+fn json_range(bytes: &[u8]) -> std::ops::Range<usize> {
+    if bytes.starts_with(b"glTF") {
+        let len = read_u32(bytes, 12).unwrap_or(0) as usize;
+        20.min(bytes.len())..(20 + len).min(bytes.len())
+    } else {
+        0..bytes.len()
+    }
+}
+
+/// Replace `range` of a GLB's JSON chunk (or of a .gltf) with `text`, keeping the container's
+/// lengths consistent so that the edit reaches the JSON parser.
+fn replace_json(bytes: &[u8], range: std::ops::Range<usize>, text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + text.len());
+    out.extend_from_slice(&bytes[..range.start]);
+    out.extend_from_slice(text);
+    out.extend_from_slice(&bytes[range.end..]);
+    if bytes.starts_with(b"glTF") && bytes.len() >= 20 {
+        let json = json_range(bytes);
+        if range.start >= json.start && range.end <= json.end {
+            let delta = text.len() as i64 - range.len() as i64;
+            let json_len = (json.len() as i64 + delta) as u32;
+            out[12..16].copy_from_slice(&json_len.to_le_bytes());
+            // Pad the JSON chunk back to 4 bytes so the BIN chunk header stays aligned.
+            let json_end = 20 + json_len as usize;
+            let pad = (4 - json_len as usize % 4) % 4;
+            out.splice(json_end..json_end, std::iter::repeat_n(b' ', pad));
+            out[12..16].copy_from_slice(&(json_len + pad as u32).to_le_bytes());
+            let total = out.len() as u32;
+            out[8..12].copy_from_slice(&total.to_le_bytes());
+        }
+    }
+    out
+}
+
+const INTERESTING_BYTES: [u8; 4] = [0, 0xFF, 0x7F, 0x80];
+const INTERESTING_U32: [u32; 9] = [0, 1, 3, 4, 0x7F, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF];
+const NUMBER_TOKENS: [&str; 10] = [
+    "-1",
+    "0",
+    "4294967295",
+    "18446744073709551616",
+    "99999999999999999999",
+    "1e308",
+    "-1e39",
+    "3.4e38",
+    "0.0",
+    "65536",
+];
+const KEYWORDS: [&[&str]; 4] = [
+    &["LINEAR", "STEP", "CUBICSPLINE"],
+    &["translation", "rotation", "scale", "weights"],
+    &["SCALAR", "VEC2", "VEC3", "VEC4", "MAT4"],
+    &["children", "joints", "nodes", "mesh", "skin", "input", "output", "sampler", "node"],
+];
+
+/// Apply one random mutation to `bytes`.
+fn mutate(rng: &mut Rng, bytes: &[u8], seeds: &[Seed]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    if out.is_empty() {
+        return b"{}".to_vec();
+    }
+    match rng.below(10) {
+        0 => {
+            for _ in 0..=rng.below(4) {
+                let at = rng.below(out.len());
+                out[at] ^= 1 << rng.below(8);
+            }
+        }
+        1 => {
+            let at = rng.below(out.len());
+            out[at] = *rng.pick(&INTERESTING_BYTES);
+        }
+        2 => {
+            // A container length: total, JSON chunk or BIN chunk (or any aligned word).
+            let json_end = json_range(&out).end;
+            let anywhere = rng.below(out.len()) & !3;
+            let at = *rng.pick(&[8, 12, json_end, json_end + 4, anywhere]);
+            let value = match rng.below(3) {
+                0 => *rng.pick(&INTERESTING_U32),
+                1 => read_u32(&out, at).unwrap_or(0).wrapping_add(rng.below(17) as u32).wrapping_sub(8),
+                _ => out.len() as u32,
+            };
+            if let Some(word) = out.get_mut(at..at + 4) {
+                word.copy_from_slice(&value.to_le_bytes());
+            }
+        }
+        3 => out.truncate(rng.below(out.len())),
+        4 => {
+            // Splice a run of another seed over this one.
+            let other = &rng.pick(seeds).bytes;
+            let len = rng.below(64.min(other.len()) + 1);
+            let from = rng.below(other.len() - len + 1);
+            let to = rng.below(out.len() - len.min(out.len()) + 1);
+            let end = (to + len).min(out.len());
+            out[to..end].copy_from_slice(&other[from..from + (end - to)]);
+        }
+        5..=7 => {
+            // A number in the JSON becomes a hostile one.
+            let json = json_range(&out);
+            let digits: Vec<usize> = json.clone().filter(|&i| out[i].is_ascii_digit()).collect();
+            if digits.is_empty() {
+                return out;
+            }
+            let mut start = *rng.pick(&digits);
+            while start > json.start && (out[start - 1].is_ascii_digit() || b".-eE+".contains(&out[start - 1])) {
+                start -= 1;
+            }
+            let mut end = start;
+            while end < json.end && (out[end].is_ascii_digit() || b".-eE+".contains(&out[end])) {
+                end += 1;
+            }
+            out = replace_json(&out, start..end, rng.pick(&NUMBER_TOKENS).as_bytes());
+        }
+        8 => {
+            // Remove a bracket or brace.
+            let json = json_range(&out);
+            let brackets: Vec<usize> = json.filter(|&i| b"[]{}".contains(&out[i])).collect();
+            if !brackets.is_empty() {
+                let at = *rng.pick(&brackets);
+                out = replace_json(&out, at..at + 1, b"");
+            }
+        }
+        _ => {
+            // Swap a keyword for another of its family.
+            let family = *rng.pick(&KEYWORDS);
+            let from = format!("\"{}\"", rng.pick(family));
+            let to = format!("\"{}\"", rng.pick(family));
+            let json = json_range(&out);
+            let hits: Vec<usize> = (json.start..json.end.saturating_sub(from.len()))
+                .filter(|&i| out[i..].starts_with(from.as_bytes()))
+                .collect();
+            if !hits.is_empty() {
+                let at = *rng.pick(&hits);
+                out = replace_json(&out, at..at + from.len(), to.as_bytes());
+            }
+        }
+    }
+    out
+}
+
+/// Largest magnitude among the numbers that feed the per-frame maths: rest transforms, key
+/// values (and cubic tangents), inverse bind matrices and morph weights.
+fn max_magnitude(model: &Model) -> f32 {
+    let mut values: Vec<f32> = Vec::new();
+    for node in &model.nodes {
+        values.extend(node.rest.translation.to_array());
+        values.extend(node.rest.scale.to_array());
+        values.extend(&node.rest_weights);
+    }
+    for skin in &model.skins {
+        values.extend(skin.inverse_bind_matrices.iter().flat_map(Mat4::to_cols_array));
+    }
+    for track in model.clips.iter().flat_map(|c| &c.tracks) {
+        match &track.values {
+            TrackValues::Translation(v) | TrackValues::Scale(v) => {
+                values.extend(v.iter().flat_map(glam::Vec3::to_array));
+            }
+            TrackValues::Rotation(q) => values.extend(q.iter().flat_map(glam::Quat::to_array)),
+            TrackValues::Weights { values: w, .. } => values.extend(w),
+        }
+    }
+    values.iter().fold(0.0, |m, x| m.max(x.abs()))
+}
+
+/// Above this input magnitude, products along the hierarchy may overflow `f32` however
+/// correct the maths: such models must not panic, but may give infinities.
+const SANE_MAGNITUDE: f32 = 1e4;
+
+fn pose_is_finite(pose: &Pose) -> bool {
+    pose.translations.iter().all(|v| v.is_finite())
+        && pose.rotations.iter().all(|q| q.is_finite())
+        && pose.scales.iter().all(|v| v.is_finite())
+        && pose.weights.iter().all(|w| w.is_finite())
+}
+
+/// Use an imported model every way the per-frame jobs can; `Err` names the first non-finite
+/// output.
+fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
+    let rest = Pose::rest(model);
+    if !pose_is_finite(&rest) {
+        return Err("rest pose".to_owned());
+    }
+    let mut pose = rest.clone();
+    let mut previous = rest.clone();
+    let mut blended = rest.clone();
+    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut palette = Vec::new();
+    for (c, clip) in model.clips.iter().enumerate() {
+        let mut cursor = ClipCursor::new(clip);
+        let end = clip.end_secs;
+        let times = [
+            0.0,
+            end * 0.5,
+            end,
+            end * rng.unit(),
+            -1.0,
+            end + 1.0,
+            f32::NAN,
+            f32::INFINITY,
+            -f32::INFINITY,
+            1e30,
+            -1e30,
+            f32::MAX,
+        ];
+        for mode in InterpolationOverride::ALL {
+            let settings = SampleSettings::with_mode(mode);
+            for &t in &times {
+                pose.copy_from(&rest);
+                clip.sample(t, &mut cursor, &settings, &mut pose);
+                if !pose_is_finite(&pose) {
+                    return Err(format!("clip {c} sampled at {t} s in {} mode", mode.name()));
+                }
+                let u = rng.unit();
+                let weight = *rng.pick(&[0.0, 0.5, 1.0, u, f32::NAN, -3.0, 7.0]);
+                let space = *rng.pick(&[ScaleSpace::Linear, ScaleSpace::Log]);
+                anim::blend_poses(&previous, &pose, weight, space, &mut blended);
+                if !pose_is_finite(&blended) {
+                    return Err(format!("blend of clip {c} at {t} s with weight {weight}"));
+                }
+                std::mem::swap(&mut previous, &mut pose);
+            }
+        }
+    }
+    let mut skin_all = |pose: &Pose, what: &str| -> Result<(), String> {
+        model.hierarchy.local_to_model(pose, &mut model_from_node);
+        if let Some(n) = model_from_node.iter().position(|m| !m.is_finite()) {
+            return Err(format!("model-space transform of node {n} ({what})"));
+        }
+        for (s, skin) in model.skins.iter().enumerate() {
+            palette.clear();
+            palette.resize(skin.joints.len(), Mat4::IDENTITY);
+            anim::skinning_matrices(skin, &model_from_node, &mut palette);
+            if palette.iter().any(|m| !m.is_finite()) {
+                return Err(format!("skinning matrices of skin {s} ({what})"));
+            }
+        }
+        Ok(())
+    };
+    skin_all(&rest, "rest pose")?;
+    skin_all(&blended, "blended pose")?;
+    if !model.clips.is_empty() {
+        let mut fader = CrossFader::new(model, 0);
+        let settings = SampleSettings::default();
+        for step in 0..8 {
+            let u = rng.unit();
+            let dt = *rng.pick(&[0.0, 0.016, 0.25, u, f32::NAN, -1.0, f32::INFINITY, 1e9]);
+            fader.advance(dt);
+            if step % 3 == 0 {
+                let to = rng.below(model.clips.len());
+                let duration = *rng.pick(&[0.0, 0.2, f32::NAN, -1.0, f32::INFINITY]);
+                fader.trigger(to, duration, *rng.pick(&[Easing::Linear, Easing::Smoothstep, Easing::EaseOutQuad]));
+            }
+            let pose = fader.evaluate(model, &settings);
+            if !pose_is_finite(pose) {
+                return Err(format!("cross-fade output at step {step} (dt {dt})"));
+            }
+            let pose = pose.clone();
+            skin_all(&pose, "cross-faded pose")?;
+        }
+    }
+    Ok(())
+}
+
+/// Save a failing input and return its path for the failure message.
+fn save(index: usize, bytes: &[u8]) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("animtune-fuzz-smoke-{index}.bin"));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn mutated_models_import_or_fail_cleanly_and_sample_finitely() {
+    let seeds = seeds();
+    let mut rng = Rng(RNG_SEED);
+    let start = Instant::now();
+    let mut loaded = 0;
+    let mut extreme = 0;
+    for index in 0..ITERATIONS {
+        let seed = &seeds[index % seeds.len()];
+        let mut input = mutate(&mut rng, &seed.bytes, &seeds);
+        for _ in 0..rng.below(3) {
+            input = mutate(&mut rng, &input, &seeds);
+        }
+        let mut use_rng = Rng(rng.next() | 1);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            load_slice(&input, seed.base_dir.as_deref()).ok().map(|model| {
+                let outcome = exercise(&model, &mut use_rng);
+                let sane = max_magnitude(&model) <= SANE_MAGNITUDE;
+                (outcome, sane)
+            })
+        }));
+        match outcome {
+            Err(_) => {
+                let path = save(index, &input);
+                panic!("input {index} (a mutation of {}) panicked; saved to {}", seed.name, path.display());
+            }
+            Ok(Some((Err(_), false))) => extreme += 1,
+            Ok(Some((Err(what), true))) => {
+                let path = save(index, &input);
+                panic!(
+                    "input {index} (a mutation of {}): {what} is not finite; saved to {}",
+                    seed.name,
+                    path.display()
+                );
+            }
+            Ok(Some((Ok(()), _))) => loaded += 1,
+            Ok(None) => {}
+        }
+    }
+    eprintln!(
+        "fuzz smoke: {ITERATIONS} inputs from {} seeds, {loaded} imported and used, {extreme} imported with \
+         values over {SANE_MAGNITUDE:e} that overflowed (no panic), in {:.2?}",
+        seeds.len(),
+        start.elapsed()
+    );
+    // Both outcomes must be common, or the mutations are too weak or too destructive.
+    assert!(loaded > ITERATIONS / 20 && loaded < ITERATIONS * 19 / 20, "{loaded} of {ITERATIONS} imported");
+}
+
+#[test]
+fn unmutated_seeds_import_and_sample_finitely() {
+    let mut rng = Rng(RNG_SEED);
+    for seed in seeds() {
+        let model = load_slice(&seed.bytes, seed.base_dir.as_deref()).unwrap_or_else(|e| panic!("{}: {e}", seed.name));
+        exercise(&model, &mut rng).unwrap_or_else(|what| panic!("{}: {what} is not finite", seed.name));
+    }
+}

@@ -1,0 +1,270 @@
+//! The interactive viewer's window shell (winit 0.30): window and wgpu surface, egui input and
+//! painting. Everything the viewer shows lives in [`crate::ui`]; the 3D view is drawn by
+//! [`crate::render`] through [`crate::ui::gpu_bridge`].
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use winit::application::ApplicationHandler;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::window::{Window, WindowId};
+
+use crate::render::GpuContext;
+use crate::render::device::device_descriptor;
+use crate::ui::gpu_bridge::ViewportRenderer;
+use crate::ui::{ViewerState, ViewerUi};
+
+/// Open the viewer on `model` (the built-in character when `None`) and run until the window
+/// closes. A model that fails to load opens the built-in character with the error shown.
+///
+/// # Errors
+/// No display, no GPU adapter, or a surface the adapter cannot present to.
+pub fn run(model: Option<&Path>) -> anyhow::Result<()> {
+    let (default_model, label) = crate::cli::load_model_or_default(None)?;
+    let mut state = ViewerState::new(default_model, label);
+    if let Some(path) = model {
+        state.load(path);
+    }
+    let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
+    let mut app = App { state, ui: ViewerUi::default(), window: None, fatal: None, next_repaint: Instant::now() };
+    event_loop.run_app(&mut app).context("the window's event loop failed")?;
+    match app.fatal {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// The winit application: viewer state plus the window once it exists.
+struct App {
+    state: ViewerState,
+    ui: ViewerUi,
+    window: Option<WindowState>,
+    fatal: Option<anyhow::Error>,
+    next_repaint: Instant,
+}
+
+/// Everything that needs the window.
+struct WindowState {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    gpu: GpuContext,
+    egui_ctx: egui::Context,
+    egui_winit: egui_winit::State,
+    egui_renderer: egui_wgpu::Renderer,
+    viewport: ViewportRenderer,
+    last_frame: Instant,
+}
+
+impl WindowState {
+    fn new(event_loop: &ActiveEventLoop) -> anyhow::Result<Self> {
+        let attributes = Window::default_attributes()
+            .with_title("animtune")
+            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
+        let window = Arc::new(event_loop.create_window(attributes).context("cannot create the window")?);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(
+            event_loop.owned_display_handle(),
+        )));
+        let surface = instance.create_surface(Arc::clone(&window)).context("cannot create a GPU surface")?;
+        let options = wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: Some(&surface),
+            apply_limit_buckets: false,
+        };
+        let adapter = pollster::block_on(instance.request_adapter(&options))
+            .map_err(|error| crate::render::RenderError::NoAdapter { detail: error.to_string() })?;
+        let (device, queue) = pollster::block_on(adapter.request_device(&device_descriptor(&adapter)))
+            .map_err(|source| crate::render::RenderError::Device { adapter: adapter.get_info().name, source })?;
+        let size = window.inner_size();
+        let mut config = surface
+            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .context("the GPU adapter cannot present to this window")?;
+        // egui blends in gamma space: prefer a non-sRGB surface format.
+        let capabilities = surface.get_capabilities(&adapter);
+        if let Some(&format) = capabilities.formats.iter().find(|f| !f.is_srgb()) {
+            config.format = format;
+        }
+        config.present_mode = wgpu::PresentMode::AutoVsync;
+        let gpu = GpuContext { adapter, device, queue };
+        if size.width > 0 && size.height > 0 {
+            surface.configure(&gpu.device, &config);
+        }
+        let egui_ctx = egui::Context::default();
+        let max_texture_side = gpu.device.limits().max_texture_dimension_2d as usize;
+        let egui_winit = egui_winit::State::new(
+            egui_ctx.clone(),
+            egui::ViewportId::ROOT,
+            &*window,
+            Some(window.scale_factor() as f32),
+            window.theme(),
+            Some(max_texture_side),
+        );
+        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, config.format, egui_wgpu::RendererOptions::default());
+        let viewport = ViewportRenderer::new(&gpu);
+        Ok(Self {
+            window,
+            surface,
+            config,
+            gpu,
+            egui_ctx,
+            egui_winit,
+            egui_renderer,
+            viewport,
+            last_frame: Instant::now(),
+        })
+    }
+
+    /// Reconfigure the surface for the window's current size (skipped while it is zero).
+    fn configure(&mut self) {
+        let size = self.window.inner_size();
+        if size.width == 0 || size.height == 0 {
+            return;
+        }
+        self.config.width = size.width;
+        self.config.height = size.height;
+        self.surface.configure(&self.gpu.device, &self.config);
+    }
+
+    /// Run one frame: advance playback, build the UI, render the 3D view and paint. Returns how
+    /// long egui may wait before the next frame.
+    fn redraw(&mut self, state: &mut ViewerState, ui: &mut ViewerUi) -> Duration {
+        let now = Instant::now();
+        let dt_secs = now.duration_since(self.last_frame).as_secs_f32();
+        self.last_frame = now;
+        let size = self.window.inner_size();
+        if size.width == 0 || size.height == 0 {
+            // Minimised: nothing to draw, and no egui pass whose texture deltas would go unapplied.
+            return Duration::from_millis(100);
+        }
+        state.advance(dt_secs);
+
+        let input = self.egui_winit.take_egui_input(&self.window);
+        let mut output = self.egui_ctx.run_ui(input, |root| ui.viewer_ui(root, state));
+        self.egui_winit.handle_platform_output(&self.window, output.platform_output);
+        if let Some(error) = self.viewport.error.take() {
+            state.error = Some(format!("cannot show the model on the GPU: {error}"));
+        }
+        ui.viewport.texture = self.viewport.render(&self.gpu, &mut self.egui_renderer, state, ui.viewport.size_pixels);
+
+        // Texture deltas are applied before anything can fail: egui panics on dropped deltas.
+        for (id, deltas) in output.textures_delta.set.drain() {
+            for delta in deltas {
+                self.egui_renderer.update_texture(&self.gpu.device, &self.gpu.queue, id, &delta);
+            }
+        }
+        let jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
+        let repaint_delay =
+            output.viewport_output.get(&egui::ViewportId::ROOT).map_or(Duration::from_millis(500), |v| v.repaint_delay);
+
+        let frame = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(frame) => Some(frame),
+            wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
+                // Draw this one, then reconfigure for the next.
+                self.configure();
+                Some(frame)
+            }
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.configure();
+                None
+            }
+            _ => None,
+        };
+        if let Some(frame) = frame {
+            let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+            let screen = egui_wgpu::ScreenDescriptor {
+                size_in_pixels: [self.config.width, self.config.height],
+                pixels_per_point: output.pixels_per_point,
+            };
+            let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+            let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("egui") });
+            let mut commands = self.egui_renderer.update_buffers(device, queue, &mut encoder, &jobs, &screen);
+            {
+                let mut pass = encoder
+                    .begin_render_pass(&wgpu::RenderPassDescriptor {
+                        label: Some("egui"),
+                        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                            view: &view,
+                            depth_slice: None,
+                            resolve_target: None,
+                            ops: wgpu::Operations {
+                                load: wgpu::LoadOp::Clear(wgpu::Color { r: 0.1, g: 0.1, b: 0.1, a: 1.0 }),
+                                store: wgpu::StoreOp::Store,
+                            },
+                        })],
+                        depth_stencil_attachment: None,
+                        timestamp_writes: None,
+                        occlusion_query_set: None,
+                        multiview_mask: None,
+                    })
+                    .forget_lifetime();
+                self.egui_renderer.render(&mut pass, &jobs, &screen);
+            }
+            commands.push(encoder.finish());
+            queue.submit(commands);
+            self.window.pre_present_notify();
+            queue.present(frame);
+        }
+        for id in output.textures_delta.free.drain() {
+            self.egui_renderer.free_texture(&id);
+        }
+        if state.playing || state.fader.is_fading() { Duration::ZERO } else { repaint_delay }
+    }
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.window.is_some() {
+            return;
+        }
+        match WindowState::new(event_loop) {
+            Ok(window) => {
+                let size = window.window.inner_size();
+                if size.height > 0 {
+                    self.state.frame_camera(size.width as f32 / size.height as f32);
+                }
+                window.window.request_redraw();
+                self.window = Some(window);
+            }
+            Err(error) => {
+                self.fatal = Some(error);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _window_id: WindowId, event: WindowEvent) {
+        let Some(window) = self.window.as_mut() else { return };
+        let response = window.egui_winit.on_window_event(&window.window, &event);
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(_) | WindowEvent::ScaleFactorChanged { .. } => {
+                window.configure();
+                window.window.request_redraw();
+            }
+            WindowEvent::RedrawRequested => {
+                let delay = window.redraw(&mut self.state, &mut self.ui);
+                self.next_repaint = Instant::now() + delay.min(Duration::from_secs(1));
+                if delay.is_zero() {
+                    window.window.request_redraw();
+                }
+            }
+            _ => {}
+        }
+        if response.repaint {
+            window.window.request_redraw();
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let Some(window) = self.window.as_ref() else { return };
+        if Instant::now() >= self.next_repaint {
+            window.window.request_redraw();
+            self.next_repaint = Instant::now() + Duration::from_secs(1);
+        }
+        event_loop.set_control_flow(ControlFlow::WaitUntil(self.next_repaint));
+    }
+}
