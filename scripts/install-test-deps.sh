@@ -28,7 +28,15 @@ fi
 # lavapipe renders on the CPU. Installed with apt-get only when no Vulkan ICD is present, and only
 # as root or with passwordless sudo. Without one the GPU tests are skipped locally and fail under
 # CI=true.
-if ! ls /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json 2>/dev/null | grep -q .; then
+# (Globs and loops, not `ls | grep -q`: test.sh runs with pipefail, where a missing folder or an
+# early-exiting grep would make the check fail and reinstall every time.)
+have_vulkan_icd() {
+    for icd in /usr/share/vulkan/icd.d/*.json /etc/vulkan/icd.d/*.json; do
+        [ -e "$icd" ] && return 0
+    done
+    return 1
+}
+if ! have_vulkan_icd; then
     if command -v apt-get >/dev/null 2>&1; then
         APT_AS=""
         if [ "$(id -u)" != "0" ]; then
@@ -56,7 +64,7 @@ VIEWER_PACKAGES="xvfb xauth xdotool imagemagick libx11-6 libx11-xcb1 libxcursor1
 libxkbcommon-x11-0 libegl1 libegl-mesa0 libgl1-mesa-dri"
 if ! command -v xvfb-run >/dev/null 2>&1 || ! command -v xauth >/dev/null 2>&1 \
     || ! command -v xdotool >/dev/null 2>&1 || ! command -v import >/dev/null 2>&1 \
-    || ! ldconfig -p 2>/dev/null | grep -q "libxkbcommon-x11.so.0"; then
+    || ! ldconfig -p 2>/dev/null | grep "libxkbcommon-x11.so.0" >/dev/null; then
     if command -v apt-get >/dev/null 2>&1; then
         APT_AS=""
         if [ "$(id -u)" != "0" ]; then

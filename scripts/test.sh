@@ -4,8 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Tools the tests need: the Khronos glTF validator (npm) for generated assets.
+# What the tests need (the Khronos glTF validator, a Vulkan driver, Xvfb for the window test),
+# installed only when missing.
 source scripts/install-test-deps.sh
+
+# Mesa's window-system code wants a runtime folder; headless machines often have none.
+if [ -z "${XDG_RUNTIME_DIR:-}" ] || [ ! -d "${XDG_RUNTIME_DIR}" ]; then
+    XDG_RUNTIME_DIR="$(mktemp -d)"
+    export XDG_RUNTIME_DIR
+fi
 
 echo "== rustfmt"
 cargo fmt --all -- --check
