@@ -24,7 +24,7 @@ use crate::ui::{ViewerState, ViewerUi};
 /// No display, no GPU adapter, or a surface the adapter cannot present to.
 pub fn run(model: Option<&Path>) -> anyhow::Result<()> {
     let (default_model, label) = crate::cli::load_model_or_default(None)?;
-    let mut state = ViewerState::new(default_model, label);
+    let mut state = ViewerState::new(default_model, label).with_profile_dir(crate::profile::default_profile_dir());
     if let Some(path) = model {
         state.load(path);
     }
@@ -144,6 +144,7 @@ impl WindowState {
 
         let input = self.egui_winit.take_egui_input(&self.window);
         let mut output = self.egui_ctx.run_ui(input, |root| ui.viewer_ui(root, state));
+        state.save_profile_if_changed(false);
         self.egui_winit.handle_platform_output(&self.window, output.platform_output);
         if let Some(error) = self.viewport.error.take() {
             state.error = Some(format!("cannot show the model on the GPU: {error}"));
@@ -240,7 +241,10 @@ impl ApplicationHandler for App {
         let Some(window) = self.window.as_mut() else { return };
         let response = window.egui_winit.on_window_event(&window.window, &event);
         match event {
-            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::CloseRequested => {
+                self.state.save_profile_if_changed(true);
+                event_loop.exit();
+            }
             WindowEvent::Resized(_) | WindowEvent::ScaleFactorChanged { .. } => {
                 window.configure();
                 window.window.request_redraw();

@@ -8,5 +8,6 @@ pub mod badfiles;
 pub mod cli;
 pub mod mannequin;
 pub mod physics;
+pub mod profile;
 pub mod render;
 pub mod ui;

@@ -66,6 +66,8 @@ fn viewer_window_draws_the_model_and_the_panels() {
         .env("BIN", env!("CARGO_BIN_EXE_animtune"))
         .env("MODEL", &model)
         .env("OUT", &out_dir)
+        // Tuning profiles go to a scratch folder, not the user's configuration.
+        .env("XDG_CONFIG_HOME", out_dir.join("config"))
         .output()
         .expect("run xvfb-run");
     assert!(

@@ -1,8 +1,8 @@
 //! [`ViewerState`]: everything the viewer shows and edits, as plain data (no window, no GPU), so
 //! that panels can be tested headless.
 
-use std::collections::VecDeque;
-use std::path::Path;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
 
 use anim::{
     ClipCursor, CrossFader, Easing, InterpolationOverride, Model, Pose, Property, RotationSpace, SampleSettings,
@@ -10,6 +10,7 @@ use anim::{
 };
 use glam::{Affine3A, Quat, Vec3};
 
+use crate::profile::{InterpolationTuning, PROFILE_FORMAT, Transition, TuningProfile, profile_path};
 use crate::render::framing::animated_bounds;
 use crate::render::{Aabb, OrbitCamera};
 
@@ -118,6 +119,14 @@ pub struct ViewerState {
     pub pose: Pose,
     /// The right-hand pose of the compare view.
     pub compare_pose: Pose,
+    /// Remembered fade settings per (from, to) clip pair: the transition table.
+    pub transitions: BTreeMap<(usize, usize), (f32, Easing)>,
+    /// Folder of tuning profiles (`None`: nothing is loaded or saved).
+    pub profile_dir: Option<PathBuf>,
+    /// What happened to the profile last (loaded, saved, or why not).
+    pub profile_status: Option<String>,
+    saved_profile: Option<TuningProfile>,
+    last_save_clock_secs: f64,
     rest: Pose,
     cursor: Option<ClipCursor>,
     model_from_node_a: Vec<Affine3A>,
@@ -150,6 +159,11 @@ impl ViewerState {
             compare: None,
             error: None,
             compare_pose: pose.clone(),
+            transitions: BTreeMap::new(),
+            profile_dir: None,
+            profile_status: None,
+            saved_profile: None,
+            last_save_clock_secs: 0.0,
             rest: pose.clone(),
             pose,
             cursor: None,
@@ -161,13 +175,143 @@ impl ViewerState {
         state
     }
 
-    /// Replace the model (keeps the playback settings that still apply).
+    /// Keep tuning profiles in `dir` (loading this model's profile now).
+    #[must_use]
+    pub fn with_profile_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.profile_dir = dir;
+        self.load_profile();
+        self
+    }
+
+    /// Replace the model (keeps the playback settings that still apply) and load its profile.
     pub fn set_model(&mut self, model: Model, label: String) {
+        self.save_profile_if_changed(true);
         self.model = model;
         self.model_label = label;
         self.model_generation += 1;
         self.error = None;
+        self.transitions.clear();
+        self.saved_profile = None;
         self.reset_for_model();
+        self.load_profile();
+    }
+
+    /// The current tunables as a profile.
+    pub fn tuning_profile(&self) -> TuningProfile {
+        let name = |clip: usize| self.model.clips.get(clip).map(|c| c.display_name(clip)).unwrap_or_default();
+        TuningProfile {
+            format: PROFILE_FORMAT,
+            model: self.model_label.clone(),
+            interpolation: InterpolationTuning {
+                mode: self.settings.mode.name().to_owned(),
+                track_modes: self
+                    .settings
+                    .track_modes
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, m)| m.map(|m| (i, m.name().to_owned())))
+                    .collect(),
+                rotation_space: self.settings.rotation_space.name().to_owned(),
+                scale_space: self.settings.scale_space.name().to_owned(),
+                easing: self.settings.easing.name().to_owned(),
+            },
+            transitions: self
+                .transitions
+                .iter()
+                .map(|(&(from, to), &(duration_secs, easing))| Transition {
+                    from: name(from),
+                    to: name(to),
+                    duration_secs,
+                    easing: easing.name().to_owned(),
+                })
+                .collect(),
+            ragdoll_ramp_rate: None,
+        }
+    }
+
+    /// Apply a profile: names that do not parse and clips this model lacks are skipped.
+    pub fn apply_profile(&mut self, profile: &TuningProfile) {
+        let i = &profile.interpolation;
+        self.settings.mode = i.mode.parse().unwrap_or(self.settings.mode);
+        self.settings.rotation_space = i.rotation_space.parse().unwrap_or(self.settings.rotation_space);
+        self.settings.scale_space = i.scale_space.parse().unwrap_or(self.settings.scale_space);
+        self.settings.easing = i.easing.parse().unwrap_or(self.settings.easing);
+        self.settings.track_modes.clear();
+        for (&track, mode) in &i.track_modes {
+            if let (Ok(mode), true) = (mode.parse::<InterpolationOverride>(), track < 100_000) {
+                if self.settings.track_modes.len() <= track {
+                    self.settings.track_modes.resize(track + 1, None);
+                }
+                self.settings.track_modes[track] = Some(mode);
+            }
+        }
+        let index = |name: &str| self.model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name);
+        for t in &profile.transitions {
+            if let (Some(from), Some(to), Ok(easing)) = (index(&t.from), index(&t.to), t.easing.parse::<Easing>()) {
+                let duration = if t.duration_secs.is_finite() { t.duration_secs.clamp(0.0, 10.0) } else { 0.3 };
+                self.transitions.insert((from, to), (duration, easing));
+            }
+        }
+        self.recall_transition();
+        self.update_pose();
+    }
+
+    fn load_profile(&mut self) {
+        let Some(dir) = &self.profile_dir else { return };
+        let path = profile_path(dir, &self.model_label);
+        if !path.exists() {
+            self.saved_profile = Some(self.tuning_profile());
+            return;
+        }
+        match TuningProfile::load(&path) {
+            Ok(profile) => {
+                self.apply_profile(&profile);
+                self.profile_status = Some(format!("profile loaded from {}", path.display()));
+            }
+            Err(error) => self.profile_status = Some(format!("profile not loaded: {error:#}")),
+        }
+        self.saved_profile = Some(self.tuning_profile());
+    }
+
+    /// Save the profile when it changed since the last save (at most twice a second unless
+    /// `now`). Failures are reported in [`Self::profile_status`], never fatal.
+    pub fn save_profile_if_changed(&mut self, now: bool) {
+        let Some(dir) = self.profile_dir.clone() else { return };
+        if !now && self.clock_secs - self.last_save_clock_secs < 0.5 {
+            return;
+        }
+        let profile = self.tuning_profile();
+        if self.saved_profile.as_ref() == Some(&profile) {
+            return;
+        }
+        self.last_save_clock_secs = self.clock_secs;
+        let path = profile_path(&dir, &self.model_label);
+        match profile.save_atomic(&path) {
+            Ok(()) => self.profile_status = Some(format!("profile saved to {}", path.display())),
+            Err(error) => self.profile_status = Some(format!("profile not saved: {error:#}")),
+        }
+        self.saved_profile = Some(profile);
+    }
+
+    /// Write the profile to `path` (export).
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn export_profile(&self, path: &Path) -> anyhow::Result<()> {
+        self.tuning_profile().save_atomic(path)
+    }
+
+    /// Set the fade duration and easing from the transition table for the chosen pair.
+    pub fn recall_transition(&mut self) {
+        if let Some(&(duration_secs, easing)) = self.transitions.get(&(self.fade.from_clip, self.fade.to_clip)) {
+            self.fade.duration_secs = duration_secs;
+            self.fade.easing = easing;
+        }
+    }
+
+    /// Remember the fade duration and easing for the chosen pair.
+    pub fn remember_transition(&mut self) {
+        self.transitions.insert((self.fade.from_clip, self.fade.to_clip), (self.fade.duration_secs, self.fade.easing));
     }
 
     /// Load `path`; on failure keep the current model and record the error.
@@ -248,6 +392,7 @@ impl ViewerState {
         if from_clip >= clips || to_clip >= clips {
             return;
         }
+        self.remember_transition();
         if !self.fader.is_fading() {
             let from_time = if self.clip == Some(from_clip) { self.time_secs } else { 0.0 };
             self.fader.play(from_clip, from_time);
