@@ -9,6 +9,9 @@
 //! * [`morph_and_skin`]: CPU morph targets and linear blend skinning of a primitive (the
 //!   reference for the GPU shader, and animated bounds).
 //! * [`CrossFader`]: time-based cross-fades that survive interruption and rapid re-triggering.
+//! * [`ragdoll`]: the ragdoll blend weight over time and world → local pose conversion (the
+//!   physics itself lives in the application).
+//! * [`workload`]: W64, the in-memory benchmark skeleton and clips.
 //!
 //! Depends on glam, gltf (for JSON parsing) and thiserror only: no GPU, UI or physics.
 
