@@ -26,6 +26,10 @@ struct DrawUniforms {
     morph_vertex_count: u32,
     weights_offset: u32,
     opacity: f32,
+    heat: u32,
+    padding0: u32,
+    padding1: u32,
+    padding2: u32,
 };
 
 @group(0) @binding(0) var<uniform> view: ViewUniforms;
@@ -35,6 +39,8 @@ struct DrawUniforms {
 @group(0) @binding(2) var<storage, read> morph_weights: array<f32>;
 // Per primitive, per target, per vertex: position delta then normal delta.
 @group(0) @binding(3) var<storage, read> morph_deltas: array<vec4<f32>>;
+// Heat in [0, 1] per palette entry (deviation heatmap), read when draw.heat is 1.
+@group(0) @binding(4) var<storage, read> joint_heat: array<f32>;
 
 @group(1) @binding(0) var<uniform> draw: DrawUniforms;
 
@@ -60,11 +66,13 @@ struct VertexOut {
     @location(1) world_normal: vec3<f32>,
     @location(2) texcoord: vec2<f32>,
     @location(3) color: vec4<f32>,
+    @location(4) heat: f32,
 };
 
 struct Skin {
     matrix: mat4x4<f32>,
     total: f32,
+    heat: f32,
 };
 
 fn add_influences(skin: Skin, joints: vec4<u32>, weights: vec4<f32>) -> Skin {
@@ -75,6 +83,9 @@ fn add_influences(skin: Skin, joints: vec4<u32>, weights: vec4<f32>) -> Skin {
         if (weight != 0.0 && joint < draw.joint_count) {
             out.matrix = out.matrix + joint_palette[draw.palette_offset + joint] * weight;
             out.total = out.total + weight;
+            if (draw.heat != 0u) {
+                out.heat = out.heat + joint_heat[draw.palette_offset + joint] * weight;
+            }
         }
     }
     return out;
@@ -100,8 +111,9 @@ fn vs_main(in: VertexIn) -> VertexOut {
 
     var world_position: vec3<f32>;
     var world_normal: vec3<f32>;
+    var heat = 0.0;
     if (draw.influences > 0u) {
-        var skin = Skin(mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0)), 0.0);
+        var skin = Skin(mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0)), 0.0, 0.0);
         skin = add_influences(skin, in.joints0, in.weights0);
         if (draw.influences > 4u) {
             skin = add_influences(skin, in.joints1, in.weights1);
@@ -114,6 +126,7 @@ fn vs_main(in: VertexIn) -> VertexOut {
         );
         if (skin.total > 0.0) {
             world_from_mesh = skin.matrix * (1.0 / skin.total);
+            heat = skin.heat / skin.total;
         }
         world_position = (world_from_mesh * vec4<f32>(position, 1.0)).xyz;
         world_normal = mat3_of(world_from_mesh) * normal;
@@ -128,7 +141,20 @@ fn vs_main(in: VertexIn) -> VertexOut {
     out.world_normal = world_normal;
     out.texcoord = in.texcoord;
     out.color = in.color;
+    out.heat = heat;
     return out;
+}
+
+// Blue (0) → green (0.5) → red (1), linear RGB.
+fn heat_color(h: f32) -> vec3<f32> {
+    let t = clamp(h, 0.0, 1.0);
+    let cold = vec3<f32>(0.05, 0.2, 0.9);
+    let mid = vec3<f32>(0.1, 0.8, 0.15);
+    let hot = vec3<f32>(0.95, 0.08, 0.03);
+    if (t < 0.5) {
+        return mix(cold, mid, t * 2.0);
+    }
+    return mix(mid, hot, t * 2.0 - 1.0);
 }
 
 @fragment
@@ -159,5 +185,8 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
 
     var rgb = base.rgb * (ambient + view.light_color.rgb * diffuse) + view.light_color.rgb * specular + vec3<f32>(rim);
     rgb = mix(rgb, draw.tint.rgb * (0.35 + 0.65 * diffuse), draw.tint.a);
+    if (draw.heat != 0u) {
+        rgb = mix(rgb, heat_color(in.heat) * (0.4 + 0.6 * diffuse), 0.85);
+    }
     return vec4<f32>(rgb, base.a * draw.opacity);
 }

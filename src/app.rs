@@ -14,7 +14,7 @@ use winit::window::{Window, WindowId};
 
 use crate::render::GpuContext;
 use crate::render::device::device_descriptor;
-use crate::ui::gpu_bridge::ViewportRenderer;
+use crate::ui::gpu_bridge::ViewerGpu;
 use crate::ui::{ViewerState, ViewerUi};
 
 /// Open the viewer on `model` (the built-in character when `None`) and run until the window
@@ -49,14 +49,40 @@ struct App {
 /// Everything that needs the window.
 struct WindowState {
     window: Arc<Window>,
+    instance: wgpu::Instance,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
-    gpu: GpuContext,
+    gpu: ViewerGpu,
     egui_ctx: egui::Context,
     egui_winit: egui_winit::State,
-    egui_renderer: egui_wgpu::Renderer,
-    viewport: ViewportRenderer,
     last_frame: Instant,
+}
+
+/// An adapter and device that can present to `surface`.
+fn request_gpu(instance: &wgpu::Instance, surface: &wgpu::Surface<'_>) -> anyhow::Result<GpuContext> {
+    let options = wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        force_fallback_adapter: false,
+        compatible_surface: Some(surface),
+        apply_limit_buckets: false,
+    };
+    let adapter = pollster::block_on(instance.request_adapter(&options))
+        .map_err(|error| crate::render::RenderError::NoAdapter { detail: error.to_string() })?;
+    let (device, queue) = pollster::block_on(adapter.request_device(&device_descriptor(&adapter)))
+        .map_err(|source| crate::render::RenderError::Device { adapter: adapter.get_info().name, source })?;
+    Ok(GpuContext { adapter, device, queue })
+}
+
+/// egui's input state for `window` on `ctx`.
+fn egui_input_state(ctx: &egui::Context, window: &Window, max_texture_side: usize) -> egui_winit::State {
+    egui_winit::State::new(
+        ctx.clone(),
+        egui::ViewportId::ROOT,
+        window,
+        Some(window.scale_factor() as f32),
+        window.theme(),
+        Some(max_texture_side),
+    )
 }
 
 impl WindowState {
@@ -69,53 +95,37 @@ impl WindowState {
             event_loop.owned_display_handle(),
         )));
         let surface = instance.create_surface(Arc::clone(&window)).context("cannot create a GPU surface")?;
-        let options = wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            force_fallback_adapter: false,
-            compatible_surface: Some(&surface),
-            apply_limit_buckets: false,
-        };
-        let adapter = pollster::block_on(instance.request_adapter(&options))
-            .map_err(|error| crate::render::RenderError::NoAdapter { detail: error.to_string() })?;
-        let (device, queue) = pollster::block_on(adapter.request_device(&device_descriptor(&adapter)))
-            .map_err(|source| crate::render::RenderError::Device { adapter: adapter.get_info().name, source })?;
+        let gpu = request_gpu(&instance, &surface)?;
         let size = window.inner_size();
         let mut config = surface
-            .get_default_config(&adapter, size.width.max(1), size.height.max(1))
+            .get_default_config(&gpu.adapter, size.width.max(1), size.height.max(1))
             .context("the GPU adapter cannot present to this window")?;
         // egui blends in gamma space: prefer a non-sRGB surface format.
-        let capabilities = surface.get_capabilities(&adapter);
+        let capabilities = surface.get_capabilities(&gpu.adapter);
         if let Some(&format) = capabilities.formats.iter().find(|f| !f.is_srgb()) {
             config.format = format;
         }
         config.present_mode = wgpu::PresentMode::AutoVsync;
-        let gpu = GpuContext { adapter, device, queue };
         if size.width > 0 && size.height > 0 {
             surface.configure(&gpu.device, &config);
         }
         let egui_ctx = egui::Context::default();
         let max_texture_side = gpu.device.limits().max_texture_dimension_2d as usize;
-        let egui_winit = egui_winit::State::new(
-            egui_ctx.clone(),
-            egui::ViewportId::ROOT,
-            &*window,
-            Some(window.scale_factor() as f32),
-            window.theme(),
-            Some(max_texture_side),
-        );
-        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, config.format, egui_wgpu::RendererOptions::default());
-        let viewport = ViewportRenderer::new(&gpu);
-        Ok(Self {
-            window,
-            surface,
-            config,
-            gpu,
-            egui_ctx,
-            egui_winit,
-            egui_renderer,
-            viewport,
-            last_frame: Instant::now(),
-        })
+        let egui_winit = egui_input_state(&egui_ctx, &window, max_texture_side);
+        let gpu = ViewerGpu::new(gpu, config.format);
+        Ok(Self { window, instance, surface, config, gpu, egui_ctx, egui_winit, last_frame: Instant::now() })
+    }
+
+    /// After a device loss: a new device for the same surface, every GPU object rebuilt, and a
+    /// fresh egui context (so that egui sends its textures again). The viewer state is untouched.
+    fn recover_device(&mut self) -> anyhow::Result<()> {
+        let gpu = request_gpu(&self.instance, &self.surface)?;
+        self.gpu.replace_device(gpu);
+        self.egui_ctx = egui::Context::default();
+        let max_texture_side = self.gpu.gpu.device.limits().max_texture_dimension_2d as usize;
+        self.egui_winit = egui_input_state(&self.egui_ctx, &self.window, max_texture_side);
+        self.configure();
+        Ok(())
     }
 
     /// Reconfigure the surface for the window's current size (skipped while it is zero).
@@ -126,7 +136,7 @@ impl WindowState {
         }
         self.config.width = size.width;
         self.config.height = size.height;
-        self.surface.configure(&self.gpu.device, &self.config);
+        self.surface.configure(&self.gpu.gpu.device, &self.config);
     }
 
     /// Run one frame: advance playback, build the UI, render the 3D view and paint. Returns how
@@ -140,21 +150,34 @@ impl WindowState {
             // Minimised: nothing to draw, and no egui pass whose texture deltas would go unapplied.
             return Duration::from_millis(100);
         }
+        if let Some(why) = self.gpu.lost() {
+            state.error = Some(match self.recover_device() {
+                Ok(()) => format!("{why}; recovered on a new device (model and tuning kept)"),
+                Err(error) => format!("{why}; no new device yet ({error:#}), retrying"),
+            });
+            if self.gpu.lost().is_some() {
+                return Duration::from_millis(500);
+            }
+        }
+        for error in self.gpu.health.take_errors() {
+            state.error = Some(format!("GPU error: {error}"));
+        }
         state.advance(dt_secs);
 
         let input = self.egui_winit.take_egui_input(&self.window);
         let mut output = self.egui_ctx.run_ui(input, |root| ui.viewer_ui(root, state));
         state.save_profile_if_changed(false);
         self.egui_winit.handle_platform_output(&self.window, output.platform_output);
-        if let Some(error) = self.viewport.error.take() {
+        if let Some(error) = self.gpu.viewport.error.take() {
             state.error = Some(format!("cannot show the model on the GPU: {error}"));
         }
-        ui.viewport.texture = self.viewport.render(&self.gpu, &mut self.egui_renderer, state, ui.viewport.size_pixels);
+        ui.viewport.texture = self.gpu.render_viewport(state, ui.viewport.size_pixels);
 
         // Texture deltas are applied before anything can fail: egui panics on dropped deltas.
+        let ViewerGpu { gpu, egui_renderer, .. } = &mut self.gpu;
         for (id, deltas) in output.textures_delta.set.drain() {
             for delta in deltas {
-                self.egui_renderer.update_texture(&self.gpu.device, &self.gpu.queue, id, &delta);
+                egui_renderer.update_texture(&gpu.device, &gpu.queue, id, &delta);
             }
         }
         let jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
@@ -175,14 +198,15 @@ impl WindowState {
             _ => None,
         };
         if let Some(frame) = frame {
-            let (device, queue) = (&self.gpu.device, &self.gpu.queue);
+            let ViewerGpu { gpu, egui_renderer, .. } = &mut self.gpu;
+            let (device, queue) = (&gpu.device, &gpu.queue);
             let screen = egui_wgpu::ScreenDescriptor {
                 size_in_pixels: [self.config.width, self.config.height],
                 pixels_per_point: output.pixels_per_point,
             };
             let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("egui") });
-            let mut commands = self.egui_renderer.update_buffers(device, queue, &mut encoder, &jobs, &screen);
+            let mut commands = egui_renderer.update_buffers(device, queue, &mut encoder, &jobs, &screen);
             {
                 let mut pass = encoder
                     .begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -202,7 +226,7 @@ impl WindowState {
                         multiview_mask: None,
                     })
                     .forget_lifetime();
-                self.egui_renderer.render(&mut pass, &jobs, &screen);
+                egui_renderer.render(&mut pass, &jobs, &screen);
             }
             commands.push(encoder.finish());
             queue.submit(commands);
@@ -210,7 +234,7 @@ impl WindowState {
             queue.present(frame);
         }
         for id in output.textures_delta.free.drain() {
-            self.egui_renderer.free_texture(&id);
+            self.gpu.egui_renderer.free_texture(&id);
         }
         if state.playing || state.fader.is_fading() { Duration::ZERO } else { repaint_delay }
     }

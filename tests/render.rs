@@ -85,6 +85,7 @@ fn render_masked(ctx: &GpuContext, model: &Model, poses: &[&Pose], camera: Orbit
         ground: false,
         skeleton: false,
         selected_joint: None,
+        lines: Vec::new(),
     };
     renderer.render_to_image(ctx, model, &gpu, &[view], size, size).expect("render")
 }
@@ -446,6 +447,7 @@ fn golden_view<'a>(model: &Model, pose: &'a Pose, skeleton: bool) -> ViewDesc<'a
         ground: true,
         skeleton,
         selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
+        lines: Vec::new(),
     }
 }
 

@@ -54,3 +54,61 @@ pub fn device_descriptor(adapter: &wgpu::Adapter) -> wgpu::DeviceDescriptor<'sta
         trace: wgpu::Trace::Off,
     }
 }
+
+/// What went wrong with a device, as reported by wgpu's callbacks.
+#[derive(Debug, Clone, Default)]
+struct DeviceHealthInner {
+    lost: Option<String>,
+    errors: Vec<String>,
+}
+
+/// Watches one device: wgpu's device-lost callback and its uncaptured-error handler (which
+/// otherwise panics) both report here, so the viewer can show the problem and rebuild.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceHealth {
+    inner: std::sync::Arc<std::sync::Mutex<DeviceHealthInner>>,
+}
+
+/// Uncaptured errors kept (older ones are dropped).
+const MAX_KEPT_ERRORS: usize = 8;
+
+impl DeviceHealth {
+    /// Install the callbacks on `device`.
+    pub fn watch(device: &wgpu::Device) -> Self {
+        let health = Self::default();
+        let lost = health.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            let why = match reason {
+                wgpu::DeviceLostReason::Destroyed => "destroyed",
+                wgpu::DeviceLostReason::Unknown => "lost",
+            };
+            lost.with(|h| h.lost = Some(format!("GPU device {why}: {message}")));
+        });
+        let errors = health.clone();
+        device.on_uncaptured_error(std::sync::Arc::new(move |error: wgpu::Error| {
+            errors.with(|h| {
+                if h.errors.len() >= MAX_KEPT_ERRORS {
+                    h.errors.remove(0);
+                }
+                h.errors.push(error.to_string());
+            });
+        }));
+        health
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut DeviceHealthInner) -> R) -> R {
+        // A panic while holding the lock cannot leave the data inconsistent: keep using it.
+        let mut guard = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut guard)
+    }
+
+    /// Why the device was lost, once it was.
+    pub fn lost(&self) -> Option<String> {
+        self.with(|h| h.lost.clone())
+    }
+
+    /// Errors reported since the last call (validation, out of memory), oldest first.
+    pub fn take_errors(&self) -> Vec<String> {
+        self.with(|h| std::mem::take(&mut h.errors))
+    }
+}

@@ -86,6 +86,11 @@ pub struct DrawUniforms {
     pub weights_offset: u32,
     /// Opacity multiplier (1 opaque; ghosts below 1).
     pub opacity: f32,
+    /// 1: paint the joint heat (read from the heat buffer at `palette_offset`) instead of the
+    /// material colour; 0: normal colours.
+    pub heat: u32,
+    /// Padding to a 16-byte multiple.
+    pub padding: [u32; 3],
 }
 
 /// One vertex of the screen-space overlay (skeleton lines and joint dots), already in clip space.
@@ -106,5 +111,5 @@ pub struct OverlayVertex {
 
 const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
-const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 192);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 208);
 const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

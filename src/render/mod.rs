@@ -26,7 +26,7 @@ pub mod renderer;
 pub mod text;
 
 pub use camera::{Aabb, OrbitCamera};
-pub use device::GpuContext;
+pub use device::{DeviceHealth, GpuContext};
 pub use mesh::{GpuMesh, GpuModel};
 pub use renderer::{InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport};
 

@@ -95,6 +95,78 @@ pub fn push_skeleton(
     }
 }
 
+/// A world-space line segment of the overlay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OverlayLine {
+    /// Start, world frame.
+    pub from: Vec3,
+    /// End, world frame.
+    pub to: Vec3,
+    /// Linear RGBA colour.
+    pub color: [f32; 4],
+}
+
+/// Append `lines` as screen-space quads `width_px` wide. Segments are clipped to the part in
+/// front of the camera (a line crossing the eye plane keeps its visible half).
+pub fn push_lines(
+    lines: &[OverlayLine],
+    clip_from_world: Mat4,
+    viewport_px: Vec2,
+    width_px: f32,
+    out: &mut Vec<OverlayVertex>,
+) {
+    const NEAR_W: f32 = 1e-4;
+    let half_px = viewport_px.max(Vec2::ONE) * 0.5;
+    for line in lines {
+        let mut a = clip_from_world * line.from.extend(1.0);
+        let mut b = clip_from_world * line.to.extend(1.0);
+        if !(a.is_finite() && b.is_finite()) || (a.w < NEAR_W && b.w < NEAR_W) {
+            continue;
+        }
+        if a.w < NEAR_W {
+            a = a + (b - a) * ((NEAR_W - a.w) / (b.w - a.w));
+        } else if b.w < NEAR_W {
+            b = b + (a - b) * ((NEAR_W - b.w) / (a.w - b.w));
+        }
+        let (a, b) = (Vec2::new(a.x, a.y) / a.w, Vec2::new(b.x, b.y) / b.w);
+        let Some(direction) = ((b - a) * half_px).try_normalize() else { continue };
+        let offset = direction.perp() * (width_px * 0.5) / half_px;
+        push_quad(out, [a - offset, a + offset, b + offset, b - offset], [Vec2::ZERO; 4], line.color);
+    }
+}
+
+/// Append the wireframe of a capsule (segment `a`–`b`, `radius`): a ring at each end, four
+/// side lines and half-circle caps in two planes.
+pub fn push_capsule_wireframe(a: Vec3, b: Vec3, radius: f32, color: [f32; 4], out: &mut Vec<OverlayLine>) {
+    const SEGMENTS: usize = 16;
+    let axis = (b - a).try_normalize().unwrap_or(Vec3::Y);
+    let (u, v) = axis.any_orthonormal_pair();
+    let ring = |k: usize| {
+        let angle = std::f32::consts::TAU * k as f32 / SEGMENTS as f32;
+        (u * angle.cos() + v * angle.sin()) * radius
+    };
+    for k in 0..SEGMENTS {
+        for center in [a, b] {
+            out.push(OverlayLine { from: center + ring(k), to: center + ring(k + 1), color });
+        }
+    }
+    for k in (0..SEGMENTS).step_by(SEGMENTS / 4) {
+        out.push(OverlayLine { from: a + ring(k), to: b + ring(k), color });
+    }
+    // Caps: half circles through the axis in the (u, axis) and (v, axis) planes.
+    for side in [u, v] {
+        for (center, sign) in [(a, -1.0f32), (b, 1.0)] {
+            let point = |k: usize| {
+                let angle = std::f32::consts::PI * k as f32 / (SEGMENTS / 2) as f32;
+                center + (side * angle.cos() + axis * sign * angle.sin()) * radius
+            };
+            for k in 0..SEGMENTS / 2 {
+                out.push(OverlayLine { from: point(k), to: point(k + 1), color });
+            }
+        }
+    }
+}
+
 fn push_quad(out: &mut Vec<OverlayVertex>, ndc: [Vec2; 4], corners: [Vec2; 4], color: [f32; 4]) {
     for i in [0, 1, 2, 0, 2, 3] {
         out.push(OverlayVertex {

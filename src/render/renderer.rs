@@ -10,7 +10,7 @@ use crate::render::camera::OrbitCamera;
 use crate::render::device::GpuContext;
 use crate::render::gpu_data::{DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, ViewUniforms};
 use crate::render::mesh::{DrawItem, GpuModel};
-use crate::render::overlay::{SkeletonStyle, push_skeleton};
+use crate::render::overlay::{OverlayLine, SkeletonStyle, push_lines, push_skeleton};
 use crate::render::{RenderError, readback};
 
 /// Colour format of render targets: sRGB, so shaders write linear colour and the stored bytes
@@ -61,17 +61,20 @@ pub struct InstanceDesc<'a> {
     pub opacity: f32,
     /// Tint colour (linear RGB) and how much of it replaces the lit colour (`[3]`).
     pub tint: [f32; 4],
+    /// Heat per node in `[0, 1]` (indexed like the model's nodes), painted on the skinned mesh
+    /// as a blue → red ramp blended by the skin weights; `None` draws the normal colours.
+    pub joint_heat: Option<&'a [f32]>,
 }
 
 impl<'a> InstanceDesc<'a> {
     /// A solid, untinted instance.
     pub fn solid(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 1.0, tint: [0.0; 4] }
+        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None }
     }
 
     /// A translucent blue-tinted ghost.
     pub fn ghost(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6] }
+        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None }
     }
 }
 
@@ -90,6 +93,8 @@ pub struct ViewDesc<'a> {
     pub skeleton: bool,
     /// Node index of the highlighted joint.
     pub selected_joint: Option<usize>,
+    /// World-space lines drawn over everything (e.g. collider wireframes).
+    pub lines: Vec<OverlayLine>,
 }
 
 /// The textures one frame renders into: MSAA colour and depth, resolved into a single-sample
@@ -243,6 +248,7 @@ pub struct Renderer {
     view_uniforms: GrowBuffer,
     draw_uniforms: GrowBuffer,
     palette: GrowBuffer,
+    heat: GrowBuffer,
     weights: GrowBuffer,
     overlay: GrowBuffer,
     /// Clear colour (linear).
@@ -253,6 +259,7 @@ pub struct Renderer {
     model_from_node: Vec<Affine3A>,
     palette_data: Vec<Mat4>,
     palette_upload: Vec<[f32; 16]>,
+    heat_data: Vec<f32>,
     weight_data: Vec<f32>,
     view_bytes: Vec<u8>,
     draw_bytes: Vec<u8>,
@@ -293,7 +300,7 @@ impl Renderer {
         let both = wgpu::ShaderStages::VERTEX_FRAGMENT;
         let view_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("view"),
-            entries: &[uniform_entry(0, both), storage_entry(1), storage_entry(2), storage_entry(3)],
+            entries: &[uniform_entry(0, both), storage_entry(1), storage_entry(2), storage_entry(3), storage_entry(4)],
         });
         let draw_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("draw"),
@@ -416,6 +423,7 @@ impl Renderer {
             view_uniforms: GrowBuffer::new(device, "view uniforms", uniform),
             draw_uniforms: GrowBuffer::new(device, "draw uniforms", uniform),
             palette: GrowBuffer::new(device, "joint palette", storage),
+            heat: GrowBuffer::new(device, "joint heat", storage),
             weights: GrowBuffer::new(device, "morph weights", storage),
             overlay: GrowBuffer::new(device, "overlay vertices", wgpu::BufferUsages::VERTEX),
             view_layout,
@@ -431,6 +439,7 @@ impl Renderer {
             model_from_node: Vec::new(),
             palette_data: Vec::new(),
             palette_upload: Vec::new(),
+            heat_data: Vec::new(),
             weight_data: Vec::new(),
             view_bytes: Vec::new(),
             draw_bytes: Vec::new(),
@@ -464,6 +473,7 @@ impl Renderer {
         self.view_uniforms.write(device, queue, &self.view_bytes);
         self.draw_uniforms.write(device, queue, &self.draw_bytes);
         self.palette.write(device, queue, bytemuck::cast_slice(&self.palette_upload));
+        self.heat.write(device, queue, bytemuck::cast_slice(&self.heat_data));
         self.weights.write(device, queue, bytemuck::cast_slice(&self.weight_data));
         self.overlay.write(device, queue, bytemuck::cast_slice(&self.overlay_data));
 
@@ -478,6 +488,7 @@ impl Renderer {
                 wgpu::BindGroupEntry { binding: 1, resource: self.palette.buffer.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 2, resource: self.weights.buffer.as_entire_binding() },
                 wgpu::BindGroupEntry { binding: 3, resource: gpu.morph_deltas.as_entire_binding() },
+                wgpu::BindGroupEntry { binding: 4, resource: self.heat.buffer.as_entire_binding() },
             ],
         });
         let draw_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -578,6 +589,7 @@ impl Renderer {
     /// CPU work of a frame: palettes, weights, uniforms, overlay vertices.
     fn prepare(&mut self, model: &Model, gpu: &GpuModel, views: &[ViewDesc<'_>]) {
         self.palette_data.clear();
+        self.heat_data.clear();
         self.weight_data.clear();
         self.view_bytes.clear();
         self.draw_bytes.clear();
@@ -602,6 +614,8 @@ impl Renderer {
                     let start = self.palette_data.len();
                     self.palette_data.resize(start + skin.joints.len(), Mat4::IDENTITY);
                     anim::skinning_matrices(skin, &self.model_from_node, &mut self.palette_data[start..]);
+                    let heat = |&node: &usize| instance.joint_heat.and_then(|h| h.get(node)).copied().unwrap_or(0.0);
+                    self.heat_data.extend(skin.joints.iter().map(heat));
                 }
                 let weights_base = self.weight_data.len() as u32;
                 self.weight_data.extend_from_slice(instance.pose.weights.as_slice());
@@ -645,11 +659,17 @@ impl Renderer {
                         morph_vertex_count: primitive.vertex_count,
                         weights_offset: weights_base + node.weights_offset as u32,
                         opacity: instance.opacity,
+                        heat: u32::from(instance.joint_heat.is_some() && skin.is_some()),
+                        padding: [0; 3],
                     };
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms));
                     self.commands.push(DrawCommand { slot, item, ghost: instance.opacity < 1.0 });
                 }
+            }
+            if !view.lines.is_empty() {
+                let viewport_px = Vec2::new(view.viewport.width as f32, view.viewport.height as f32);
+                push_lines(&view.lines, clip_from_world, viewport_px, 1.5, &mut self.overlay_data);
             }
             let uniforms = view_uniforms(&view.camera, clip_from_world, blob, rest_radius);
             push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));
@@ -663,6 +683,9 @@ impl Renderer {
         // Storage bindings must not be empty.
         if self.palette_data.is_empty() {
             self.palette_data.push(Mat4::IDENTITY);
+        }
+        if self.heat_data.is_empty() {
+            self.heat_data.push(0.0);
         }
         if self.weight_data.is_empty() {
             self.weight_data.push(0.0);

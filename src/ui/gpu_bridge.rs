@@ -2,9 +2,57 @@
 //! texture and registers it with egui-wgpu under a stable [`egui::TextureId`], which
 //! [`super::viewport::ViewportPanel`] shows.
 
-use crate::render::{GpuContext, GpuModel, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport};
+use crate::render::{DeviceHealth, GpuContext, GpuModel, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport};
 
 use super::ViewerState;
+use super::state::CompareLayout;
+
+/// Every GPU object of the viewer on one device: the device, its health watch, egui's renderer
+/// and the 3D view's. When the device is lost, [`Self::replace_device`] swaps in a new one; the
+/// viewer state (model, tuning) lives elsewhere and is untouched.
+pub struct ViewerGpu {
+    /// Adapter, device and queue.
+    pub gpu: GpuContext,
+    /// Device-lost and uncaptured-error reports of `gpu.device`.
+    pub health: DeviceHealth,
+    /// egui's painter (its textures live on `gpu.device`).
+    pub egui_renderer: egui_wgpu::Renderer,
+    /// The 3D view.
+    pub viewport: ViewportRenderer,
+    output_format: wgpu::TextureFormat,
+}
+
+impl std::fmt::Debug for ViewerGpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ViewerGpu").field("gpu", &self.gpu).field("health", &self.health).finish_non_exhaustive()
+    }
+}
+
+impl ViewerGpu {
+    /// Everything on `gpu`, painting egui into `output_format` targets.
+    pub fn new(gpu: GpuContext, output_format: wgpu::TextureFormat) -> Self {
+        let health = DeviceHealth::watch(&gpu.device);
+        let egui_renderer = egui_wgpu::Renderer::new(&gpu.device, output_format, egui_wgpu::RendererOptions::default());
+        let viewport = ViewportRenderer::new(&gpu);
+        Self { gpu, health, egui_renderer, viewport, output_format }
+    }
+
+    /// Why the device was lost, once it was.
+    pub fn lost(&self) -> Option<String> {
+        self.health.lost()
+    }
+
+    /// Rebuild every GPU object on `gpu` (after a loss). The model is uploaded again on the
+    /// next render; egui must re-send its textures (use a fresh `egui::Context`).
+    pub fn replace_device(&mut self, gpu: GpuContext) {
+        *self = Self::new(gpu, self.output_format);
+    }
+
+    /// Render the 3D view of `state` ([`ViewportRenderer::render`]).
+    pub fn render_viewport(&mut self, state: &ViewerState, size_pixels: [u32; 2]) -> Option<egui::TextureId> {
+        self.viewport.render(&self.gpu, &mut self.egui_renderer, state, size_pixels)
+    }
+}
 
 /// Draws the 3D view into a texture egui can show.
 #[derive(Debug)]
@@ -32,6 +80,11 @@ impl ViewportRenderer {
             gamma_view,
             error: None,
         }
+    }
+
+    /// The texture the last frame was drawn into.
+    pub fn target(&self) -> Option<&RenderTarget> {
+        self.target.as_ref()
     }
 
     /// Render `state` at `size_pixels` (submitted on `gpu`'s queue) and point the returned egui
@@ -81,24 +134,75 @@ impl ViewportRenderer {
             self.target = Some(target);
         }
         let target = self.target.as_ref()?;
-        let poses = match state.compare {
-            Some(_) => vec![&state.pose, &state.compare_pose],
-            None => vec![&state.pose],
+        let heat = (!state.compare_heat.is_empty()).then_some(state.compare_heat.as_slice());
+        let left = InstanceDesc { joint_heat: heat, ..InstanceDesc::solid(&state.pose) };
+        let view_instances: Vec<Vec<InstanceDesc<'_>>> = match state.compare.map(|c| c.layout) {
+            None => vec![vec![InstanceDesc::solid(&state.pose)]],
+            Some(CompareLayout::Split) => vec![vec![left], vec![InstanceDesc::solid(&state.compare_pose)]],
+            Some(CompareLayout::Ghost) => vec![vec![left, InstanceDesc::ghost(&state.compare_pose)]],
         };
-        let viewports = Viewport::split_horizontally(width, height, poses.len() as u32);
+        let viewports = Viewport::split_horizontally(width, height, view_instances.len() as u32);
         let views: Vec<ViewDesc<'_>> = viewports
             .iter()
-            .zip(poses)
-            .map(|(&viewport, pose)| ViewDesc {
+            .zip(view_instances)
+            .map(|(&viewport, instances)| ViewDesc {
                 viewport,
                 camera: state.camera,
-                instances: vec![InstanceDesc::solid(pose)],
+                instances,
                 ground: true,
                 skeleton: state.skeleton,
                 selected_joint: state.skeleton.then_some(state.selected_joint).flatten(),
+                lines: state.collider_lines.clone(),
             })
             .collect();
         self.renderer.render(gpu, &state.model, gpu_model, &views, target);
         self.texture
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The viewer's GPU side loses its device (wgpu's device-lost callback fires on `destroy`),
+    /// is rebuilt on a new device, and draws the same model again; the state is untouched.
+    #[test]
+    fn recovers_from_a_lost_device() {
+        let Ok(gpu) = GpuContext::new_headless() else {
+            assert!(std::env::var("CI").is_err(), "no GPU adapter under CI: install mesa-vulkan-drivers");
+            eprintln!("skipped: no GPU adapter (install mesa-vulkan-drivers for lavapipe)");
+            return;
+        };
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let mut state = ViewerState::new(model, "built-in character".to_owned());
+        state.seek(0.4);
+        let format = wgpu::TextureFormat::Rgba8Unorm;
+        let mut viewer_gpu = ViewerGpu::new(gpu, format);
+        let covered = |viewer_gpu: &ViewerGpu| -> usize {
+            let target = viewer_gpu.viewport.target().expect("a target");
+            let image =
+                crate::render::readback::read_rgba8(&viewer_gpu.gpu.device, &viewer_gpu.gpu.queue, target.texture())
+                    .expect("readback");
+            // The background is near-black; the lit mannequin and the grid are not.
+            image.pixels().filter(|p| u32::from(p.0[0]) + u32::from(p.0[1]) + u32::from(p.0[2]) > 150).count()
+        };
+        assert!(viewer_gpu.render_viewport(&state, [160, 120]).is_some());
+        let before = covered(&viewer_gpu);
+        assert!(before > 500, "the model should cover the view: {before} bright pixels");
+        assert!(viewer_gpu.lost().is_none());
+
+        viewer_gpu.gpu.device.destroy();
+        let _ = viewer_gpu.gpu.device.poll(wgpu::PollType::wait_indefinitely());
+        let lost = viewer_gpu.lost().expect("the device-lost callback fired");
+        assert!(lost.contains("destroyed"), "{lost}");
+
+        let generation = state.model_generation;
+        let new_gpu = GpuContext::new_headless().expect("a new device");
+        viewer_gpu.replace_device(new_gpu);
+        assert!(viewer_gpu.lost().is_none());
+        assert!(viewer_gpu.render_viewport(&state, [160, 120]).is_some());
+        let after = covered(&viewer_gpu);
+        assert_eq!(state.model_generation, generation, "the model is kept");
+        assert!(after.abs_diff(before) <= before / 50, "same picture after recovery: {before} vs {after} pixels");
     }
 }

@@ -8,27 +8,56 @@ use anim::{
     ClipCursor, CrossFader, Easing, InterpolationOverride, Model, Pose, Property, RotationSpace, SampleSettings,
     ScaleSpace, TrackSample,
 };
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Affine3A, Quat, Vec2, Vec3};
 
-use crate::profile::{InterpolationTuning, PROFILE_FORMAT, Transition, TuningProfile, profile_path};
+use crate::profile::{
+    ChannelMode, InterpolationTuning, PROFILE_FORMAT, RagdollProfile, RecentFiles, Transition, TuningProfile,
+    profile_path, recent_files_path,
+};
 use crate::render::framing::animated_bounds;
+use crate::render::overlay::{OverlayLine, push_capsule_wireframe};
 use crate::render::{Aabb, OrbitCamera};
+
+use super::loading::LoadJob;
+use super::ragdoll::RagdollView;
 
 /// Seconds of cross-fade weight history kept for the plot.
 pub const FADE_HISTORY_SECS: f64 = 4.0;
 
-/// Two interpolation modes shown side by side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the two compared poses are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompareLayout {
+    /// Two viewports side by side, same camera.
+    #[default]
+    Split,
+    /// One viewport: the left mode solid, the right mode as a translucent ghost over it.
+    Ghost,
+}
+
+/// Two interpolation modes compared at the same time.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CompareModes {
-    /// Left view.
+    /// Left view (the solid model in the ghost layout).
     pub left: InterpolationOverride,
-    /// Right view.
+    /// Right view (the ghost in the ghost layout).
     pub right: InterpolationOverride,
+    /// Side by side or ghost overlay.
+    pub layout: CompareLayout,
+    /// Paint the per-joint deviation on the (left) mesh.
+    pub heatmap: bool,
+    /// Deviation painted fully red, in model units (metres in glTF).
+    pub heat_full_scale: f32,
 }
 
 impl Default for CompareModes {
     fn default() -> Self {
-        Self { left: InterpolationOverride::Linear, right: InterpolationOverride::Cubic }
+        Self {
+            left: InterpolationOverride::Linear,
+            right: InterpolationOverride::Cubic,
+            layout: CompareLayout::Split,
+            heatmap: false,
+            heat_full_scale: 0.02,
+        }
     }
 }
 
@@ -115,10 +144,23 @@ pub struct ViewerState {
     pub compare: Option<CompareModes>,
     /// Last load error, shown until dismissed or the next successful load.
     pub error: Option<String>,
+    /// A model loading in the background (the current one stays until it is ready).
+    pub loading: Option<LoadJob>,
+    /// File ▸ Recent (persisted beside the profiles when [`Self::profile_dir`] is set).
+    pub recent: RecentFiles,
     /// The current pose (updated by [`Self::update_pose`]).
     pub pose: Pose,
     /// The right-hand pose of the compare view.
     pub compare_pose: Pose,
+    /// The ragdoll: tuning, live controller and weight history.
+    pub ragdoll: RagdollView,
+    /// Per-channel interpolation overrides: clip → track → mode (applied over the clip's mode).
+    pub channel_modes: BTreeMap<usize, BTreeMap<usize, InterpolationOverride>>,
+    /// Per node: the compare deviation heat in `[0, 1]` (distance / full scale), when the
+    /// heatmap is on.
+    pub compare_heat: Vec<f32>,
+    /// Collider wireframes in model space, when shown.
+    pub collider_lines: Vec<OverlayLine>,
     /// Remembered fade settings per (from, to) clip pair: the transition table.
     pub transitions: BTreeMap<(usize, usize), (f32, Easing)>,
     /// Folder of tuning profiles (`None`: nothing is loaded or saved).
@@ -128,6 +170,10 @@ pub struct ViewerState {
     saved_profile: Option<TuningProfile>,
     last_save_clock_secs: f64,
     rest: Pose,
+    /// The animation alone (before the ragdoll blend).
+    animated: Pose,
+    /// Clip seconds the ragdoll has not yet been advanced by.
+    pending_ragdoll_dt_secs: f32,
     cursor: Option<ClipCursor>,
     model_from_node_a: Vec<Affine3A>,
     model_from_node_b: Vec<Affine3A>,
@@ -158,13 +204,21 @@ impl ViewerState {
             selected_property: Property::Rotation,
             compare: None,
             error: None,
+            loading: None,
+            recent: RecentFiles::default(),
             compare_pose: pose.clone(),
+            ragdoll: RagdollView::default(),
+            channel_modes: BTreeMap::new(),
+            compare_heat: Vec::new(),
+            collider_lines: Vec::new(),
             transitions: BTreeMap::new(),
             profile_dir: None,
             profile_status: None,
             saved_profile: None,
             last_save_clock_secs: 0.0,
             rest: pose.clone(),
+            animated: pose.clone(),
+            pending_ragdoll_dt_secs: 0.0,
             pose,
             cursor: None,
             model_from_node_a: Vec::new(),
@@ -179,6 +233,9 @@ impl ViewerState {
     #[must_use]
     pub fn with_profile_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.profile_dir = dir;
+        if let Some(dir) = &self.profile_dir {
+            self.recent = RecentFiles::load(&recent_files_path(dir));
+        }
         self.load_profile();
         self
     }
@@ -204,12 +261,19 @@ impl ViewerState {
             model: self.model_label.clone(),
             interpolation: InterpolationTuning {
                 mode: self.settings.mode.name().to_owned(),
-                track_modes: self
-                    .settings
-                    .track_modes
+                channel_modes: self
+                    .channel_modes
                     .iter()
-                    .enumerate()
-                    .filter_map(|(i, m)| m.map(|m| (i, m.name().to_owned())))
+                    .flat_map(|(&clip, modes)| modes.iter().map(move |(&track, &mode)| (clip, track, mode)))
+                    .filter_map(|(clip, track, mode)| {
+                        let t = self.model.clips.get(clip)?.tracks.get(track)?;
+                        Some(ChannelMode {
+                            clip: name(clip),
+                            node: self.node_name(t.node),
+                            channel: t.property().gltf_name().to_owned(),
+                            mode: mode.name().to_owned(),
+                        })
+                    })
                     .collect(),
                 rotation_space: self.settings.rotation_space.name().to_owned(),
                 scale_space: self.settings.scale_space.name().to_owned(),
@@ -225,7 +289,16 @@ impl ViewerState {
                     easing: easing.name().to_owned(),
                 })
                 .collect(),
-            ragdoll_ramp_rate: None,
+            ragdoll: Some({
+                let t = &self.ragdoll.tuning;
+                RagdollProfile {
+                    ramp_rate_per_sec: t.ramp_rate_per_sec,
+                    easing: t.easing.name().to_owned(),
+                    get_up_clip: name(t.get_up_clip),
+                    get_up_secs: t.get_up_secs,
+                    push_newton_secs: t.push_newton_secs,
+                }
+            }),
         }
     }
 
@@ -236,21 +309,35 @@ impl ViewerState {
         self.settings.rotation_space = i.rotation_space.parse().unwrap_or(self.settings.rotation_space);
         self.settings.scale_space = i.scale_space.parse().unwrap_or(self.settings.scale_space);
         self.settings.easing = i.easing.parse().unwrap_or(self.settings.easing);
-        self.settings.track_modes.clear();
-        for (&track, mode) in &i.track_modes {
-            if let (Ok(mode), true) = (mode.parse::<InterpolationOverride>(), track < 100_000) {
-                if self.settings.track_modes.len() <= track {
-                    self.settings.track_modes.resize(track + 1, None);
-                }
-                self.settings.track_modes[track] = Some(mode);
+        let index = |name: &str| self.model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name);
+        self.channel_modes.clear();
+        for channel in &i.channel_modes {
+            let (Some(clip), Ok(mode)) = (index(&channel.clip), channel.mode.parse::<InterpolationOverride>()) else {
+                continue;
+            };
+            let track = self.model.clips[clip]
+                .tracks
+                .iter()
+                .position(|t| t.property().gltf_name() == channel.channel && self.node_name(t.node) == channel.node);
+            if let Some(track) = track {
+                self.channel_modes.entry(clip).or_default().insert(track, mode);
             }
         }
-        let index = |name: &str| self.model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name);
         for t in &profile.transitions {
             if let (Some(from), Some(to), Ok(easing)) = (index(&t.from), index(&t.to), t.easing.parse::<Easing>()) {
                 let duration = if t.duration_secs.is_finite() { t.duration_secs.clamp(0.0, 10.0) } else { 0.3 };
                 self.transitions.insert((from, to), (duration, easing));
             }
+        }
+        if let Some(r) = &profile.ragdoll {
+            let t = &mut self.ragdoll.tuning;
+            let finite_in =
+                |v: f32, lo: f32, hi: f32, fallback: f32| if v.is_finite() { v.clamp(lo, hi) } else { fallback };
+            t.ramp_rate_per_sec = finite_in(r.ramp_rate_per_sec, 0.01, 10_000.0, t.ramp_rate_per_sec);
+            t.easing = r.easing.parse().unwrap_or(t.easing);
+            t.get_up_clip = index(&r.get_up_clip).unwrap_or(t.get_up_clip);
+            t.get_up_secs = finite_in(r.get_up_secs, 0.0, 10.0, t.get_up_secs);
+            t.push_newton_secs = finite_in(r.push_newton_secs, 0.0, 10_000.0, t.push_newton_secs);
         }
         self.recall_transition();
         self.update_pose();
@@ -314,11 +401,45 @@ impl ViewerState {
         self.transitions.insert((self.fade.from_clip, self.fade.to_clip), (self.fade.duration_secs, self.fade.easing));
     }
 
-    /// Load `path`; on failure keep the current model and record the error.
+    /// Start loading `path` in the background (replacing a load in progress); the current model
+    /// stays until [`Self::poll_loading`] finds the new one ready. On failure the current model
+    /// stays and the error is recorded.
     pub fn load(&mut self, path: &Path) {
-        match crate::cli::load_model(path) {
-            Ok(model) => self.set_model(model, path.display().to_string()),
-            Err(error) => self.error = Some(format!("{error:#}")),
+        if let Some(job) = self.loading.take() {
+            job.cancel();
+        }
+        self.loading = Some(LoadJob::start(path, anim::import::Limits::default()));
+    }
+
+    /// Apply a finished background load. Returns true when the model changed.
+    pub fn poll_loading(&mut self) -> bool {
+        let Some(outcome) = self.loading.as_ref().and_then(LoadJob::poll) else { return false };
+        self.finish_loading(outcome)
+    }
+
+    /// Wait for the background load (if any) and apply it. Returns true when the model changed.
+    pub fn wait_for_loading(&mut self) -> bool {
+        let Some(outcome) = self.loading.as_ref().map(LoadJob::wait) else { return false };
+        self.finish_loading(outcome)
+    }
+
+    fn finish_loading(&mut self, outcome: Result<Model, String>) -> bool {
+        let Some(job) = self.loading.take() else { return false };
+        match outcome {
+            Ok(model) => {
+                self.set_model(model, job.path.display().to_string());
+                self.recent.add(&job.path);
+                if let Some(dir) = &self.profile_dir
+                    && let Err(error) = self.recent.save(&recent_files_path(dir))
+                {
+                    self.profile_status = Some(format!("recent files not saved: {error:#}"));
+                }
+                true
+            }
+            Err(error) => {
+                self.error = Some(error);
+                false
+            }
         }
     }
 
@@ -332,9 +453,13 @@ impl ViewerState {
         self.fade.to_clip = if clips > 1 { 1 } else { 0 };
         self.fade_history.clear();
         self.settings.track_modes.clear();
+        self.channel_modes.clear();
         self.rest = Pose::rest(&self.model);
         self.pose = self.rest.clone();
+        self.animated = self.rest.clone();
         self.compare_pose = self.rest.clone();
+        self.ragdoll.reset_for_model(&self.model);
+        self.pending_ragdoll_dt_secs = 0.0;
         self.cursor = self.clip.and_then(|c| self.model.clips.get(c)).map(ClipCursor::new);
         self.model_from_node_a = vec![Affine3A::IDENTITY; self.model.nodes.len()];
         self.model_from_node_b = vec![Affine3A::IDENTITY; self.model.nodes.len()];
@@ -432,6 +557,7 @@ impl ViewerState {
                 self.fader.play(clip, time);
             }
         }
+        self.pending_ragdoll_dt_secs += clip_dt;
         let mut weights = [0.0; anim::crossfade::MAX_LAYERS];
         self.fader.weights(&mut weights);
         let to_weight = self.fader.layers().len().checked_sub(1).map_or(1.0, |top| weights[top]);
@@ -440,13 +566,20 @@ impl ViewerState {
             self.fade_history.pop_front();
         }
         self.update_pose();
+        self.ragdoll.record(self.clock_secs);
     }
 
-    /// Recompute [`Self::pose`] (and the compare pose) from the clip, time and settings.
+    /// Recompute [`Self::pose`] (and the compare pose) from the clip, time and settings, with
+    /// the ragdoll blended over the animation while it is active (advanced by the clip time
+    /// played since the last call).
     pub fn update_pose(&mut self) {
+        self.sync_track_modes();
         if self.fader.is_fading() {
+            // Per-channel overrides belong to one clip: a fade mixes clips, so they are off.
+            let track_modes = std::mem::take(&mut self.settings.track_modes);
             let pose = self.fader.evaluate(&self.model, &self.settings);
-            self.pose.copy_from(pose);
+            self.animated.copy_from(pose);
+            self.settings.track_modes = track_modes;
         } else {
             sample_into(
                 &self.model,
@@ -455,13 +588,21 @@ impl ViewerState {
                 self.time_secs,
                 &self.settings,
                 &mut self.cursor,
-                &mut self.pose,
+                &mut self.animated,
             );
         }
         if let Some(compare) = self.compare {
             let left = SampleSettings { mode: compare.left, track_modes: Vec::new(), ..self.settings.clone() };
             let right = SampleSettings { mode: compare.right, track_modes: Vec::new(), ..self.settings.clone() };
-            sample_into(&self.model, &self.rest, self.clip, self.time_secs, &left, &mut self.cursor, &mut self.pose);
+            sample_into(
+                &self.model,
+                &self.rest,
+                self.clip,
+                self.time_secs,
+                &left,
+                &mut self.cursor,
+                &mut self.animated,
+            );
             sample_into(
                 &self.model,
                 &self.rest,
@@ -472,6 +613,123 @@ impl ViewerState {
                 &mut self.compare_pose,
             );
         }
+        let dt_secs = std::mem::take(&mut self.pending_ragdoll_dt_secs);
+        self.ragdoll.apply(&self.model, dt_secs, &self.animated, &mut self.pose);
+        self.update_overlays();
+    }
+
+    /// Recompute the deviation heat and collider wireframes for the current poses.
+    fn update_overlays(&mut self) {
+        self.compare_heat.clear();
+        if let Some(compare) = self.compare.filter(|c| c.heatmap) {
+            let hierarchy = &self.model.hierarchy;
+            hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
+            hierarchy.local_to_model(&self.compare_pose, &mut self.model_from_node_b);
+            let scale = compare.heat_full_scale.max(1e-6);
+            self.compare_heat.extend(self.model_from_node_a.iter().zip(&self.model_from_node_b).map(|(a, b)| {
+                let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
+                if distance.is_finite() { (distance / scale).min(1.0) } else { 1.0 }
+            }));
+        }
+        self.collider_lines.clear();
+        if self.ragdoll.show_colliders {
+            self.model.hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
+            let color = if self.ragdoll.is_active() { [1.0, 0.55, 0.1, 1.0] } else { [0.2, 0.9, 0.9, 1.0] };
+            for capsule in self.ragdoll.colliders(&self.model, &self.model_from_node_a) {
+                push_capsule_wireframe(capsule.a, capsule.b, capsule.radius, color, &mut self.collider_lines);
+            }
+        }
+    }
+
+    /// Point [`SampleSettings::track_modes`] at the playing clip's per-channel overrides.
+    fn sync_track_modes(&mut self) {
+        let modes = &mut self.settings.track_modes;
+        modes.clear();
+        let Some(clip_modes) = self.clip.and_then(|c| self.channel_modes.get(&c)) else { return };
+        let Some(tracks) = self.clip.and_then(|c| self.model.clips.get(c)).map(|c| c.tracks.len()) else { return };
+        modes.resize(tracks, None);
+        for (&track, &mode) in clip_modes {
+            if let Some(slot) = modes.get_mut(track) {
+                *slot = Some(mode);
+            }
+        }
+    }
+
+    /// Set (or with `None` clear) the override of `track` in the playing clip.
+    pub fn set_channel_mode(&mut self, track: usize, mode: Option<InterpolationOverride>) {
+        let Some(clip) = self.clip else { return };
+        match mode {
+            Some(mode) => {
+                self.channel_modes.entry(clip).or_default().insert(track, mode);
+            }
+            None => {
+                if let Some(modes) = self.channel_modes.get_mut(&clip) {
+                    modes.remove(&track);
+                    if modes.is_empty() {
+                        self.channel_modes.remove(&clip);
+                    }
+                }
+            }
+        }
+        self.update_pose();
+    }
+
+    /// The override of `track` in the playing clip, if any.
+    pub fn channel_mode(&self, track: usize) -> Option<InterpolationOverride> {
+        self.channel_modes.get(&self.clip?)?.get(&track).copied()
+    }
+
+    /// Track index of the selected joint's selected channel in the playing clip.
+    pub fn selected_track(&self) -> Option<usize> {
+        let clip = self.model.clips.get(self.clip?)?;
+        let node = self.selected_joint?;
+        clip.tracks.iter().position(|t| t.node == node && t.property() == self.selected_property)
+    }
+
+    /// The animation pose alone, before the ragdoll blend.
+    pub fn animated_pose(&self) -> &Pose {
+        &self.animated
+    }
+
+    /// Hand the character to the ragdoll now: bodies start at the pose on screen with the
+    /// animation's velocity (from the clip 1/60 s earlier), the selected bone pushed away from
+    /// the camera when a push strength is set. Returns false (with a status) when no ragdoll fits.
+    pub fn trigger_ragdoll(&mut self) -> bool {
+        const BEFORE_SECS: f32 = 1.0 / 60.0;
+        let mut before = self.rest.clone();
+        if self.fader.is_fading() {
+            before.copy_from(&self.animated);
+        } else {
+            let duration = self.duration_secs();
+            let mut time = self.time_secs - BEFORE_SECS;
+            if time < 0.0 {
+                time = if self.looping && duration > 0.0 { time.rem_euclid(duration) } else { 0.0 };
+            }
+            sample_into(&self.model, &self.rest, self.clip, time, &self.settings, &mut self.cursor, &mut before);
+        }
+        let push = self.ragdoll.tuning.push_newton_secs;
+        let push = (push > 0.0).then(|| {
+            let away = -self.camera.eye_direction();
+            let horizontal = Vec3::new(away.x, 0.0, away.z).try_normalize().unwrap_or(Vec3::X);
+            (self.selected_joint.unwrap_or(0), (horizontal + Vec3::Y * 0.3).normalize() * push)
+        });
+        let shown = self.pose.clone();
+        let started = self.ragdoll.trigger(&self.model, &shown, &before, BEFORE_SECS, push);
+        self.pending_ragdoll_dt_secs = 0.0;
+        started
+    }
+
+    /// Blend from the ragdoll back into the get-up clip (restarted at 0). False when not ragdolling.
+    pub fn ragdoll_get_up(&mut self) -> bool {
+        if !self.ragdoll.get_up() {
+            return false;
+        }
+        let clip = self.ragdoll.tuning.get_up_clip;
+        if clip < self.model.clips.len() {
+            self.select_clip(clip);
+            self.playing = true;
+        }
+        true
     }
 
     /// Frame the camera on the animated bounds of the playing clip for a view of `aspect`.
@@ -553,6 +811,38 @@ impl ViewerState {
             }
         }
         Some(effect)
+    }
+
+    /// The joint nearest to a click at `position_px` in a view of `view_size_px` (origin top
+    /// left), if one lies within `radius_px` on screen. Joints are the skins' joints (every node
+    /// for a model without skins), at the pose on screen.
+    pub fn pick_joint(&mut self, position_px: Vec2, view_size_px: Vec2, radius_px: f32) -> Option<usize> {
+        if view_size_px.x <= 0.0 || view_size_px.y <= 0.0 {
+            return None;
+        }
+        let mut candidates = crate::render::overlay::joint_nodes(&self.model);
+        if candidates.is_empty() {
+            candidates = (0..self.model.nodes.len()).collect();
+        }
+        self.model.hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
+        let clip_from_world = self.camera.clip_from_world(view_size_px.x / view_size_px.y);
+        let mut best: Option<(f32, usize)> = None;
+        for node in candidates {
+            let Some(m) = self.model_from_node_a.get(node) else { continue };
+            let clip = clip_from_world * Vec3::from(m.translation).extend(1.0);
+            if clip.w <= 1e-6 {
+                continue;
+            }
+            let ndc = Vec2::new(clip.x, clip.y) / clip.w;
+            let screen = Vec2::new((ndc.x + 1.0) * 0.5 * view_size_px.x, (1.0 - ndc.y) * 0.5 * view_size_px.y);
+            let distance = screen.distance(position_px);
+            // Ties (a joint hidden behind another on screen): the one nearer the camera wins.
+            let key = distance + clip.w * 1e-4;
+            if distance <= radius_px && best.is_none_or(|(d, _)| key < d) {
+                best = Some((key, node));
+            }
+        }
+        best.map(|(_, node)| node)
     }
 
     /// Display name of node `node`.

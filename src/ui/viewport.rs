@@ -2,6 +2,7 @@
 //! camera moves.
 
 use super::ViewerState;
+use super::state::CompareLayout;
 
 /// The 3D view in the central panel.
 #[derive(Debug, Default)]
@@ -46,16 +47,24 @@ impl ViewportPanel {
                 );
             }
         }
-        if let Some(compare) = state.compare {
-            let half = rect.width() * 0.5;
-            let font = egui::FontId::proportional(15.0);
-            for (i, mode) in [compare.left, compare.right].into_iter().enumerate() {
-                let at = rect.left_top() + egui::vec2(half * i as f32 + 8.0, 8.0);
-                painter.text(at, egui::Align2::LEFT_TOP, mode.name(), font.clone(), egui::Color32::WHITE);
+        match state.compare {
+            Some(compare) if compare.layout == CompareLayout::Split => {
+                let half = rect.width() * 0.5;
+                let font = egui::FontId::proportional(15.0);
+                for (i, mode) in [compare.left, compare.right].into_iter().enumerate() {
+                    let at = rect.left_top() + egui::vec2(half * i as f32 + 8.0, 8.0);
+                    painter.text(at, egui::Align2::LEFT_TOP, mode.name(), font.clone(), egui::Color32::WHITE);
+                }
+                painter.vline(rect.center().x, rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
             }
-            painter.vline(rect.center().x, rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
+            Some(compare) => {
+                let label = format!("solid: {} / ghost: {}", compare.left.name(), compare.right.name());
+                let at = rect.left_top() + egui::vec2(8.0, 8.0);
+                painter.text(at, egui::Align2::LEFT_TOP, label, egui::FontId::proportional(15.0), egui::Color32::WHITE);
+            }
+            None => {}
         }
-        let hint = "drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · K: skeleton";
+        let hint = "click: select joint · drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · K: skeleton";
         painter.text(
             rect.left_bottom() + egui::vec2(8.0, -6.0),
             egui::Align2::LEFT_BOTTOM,
@@ -64,6 +73,20 @@ impl ViewportPanel {
             egui::Color32::from_gray(170),
         );
 
+        if response.clicked()
+            && let Some(pointer) = response.interact_pointer_pos()
+        {
+            let split = state.compare.is_some_and(|c| c.layout == CompareLayout::Split);
+            let view_width = if split { rect.width() * 0.5 } else { rect.width() };
+            let mut local = pointer - rect.left_top();
+            if split && local.x >= view_width {
+                local.x -= view_width;
+            }
+            let view = glam::Vec2::new(view_width, rect.height());
+            if let Some(joint) = state.pick_joint(glam::Vec2::new(local.x, local.y), view, 14.0) {
+                state.selected_joint = Some(joint);
+            }
+        }
         let delta = response.drag_delta();
         let shift = ui.input(|i| i.modifiers.shift);
         let height = rect.height().max(1.0);

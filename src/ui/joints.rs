@@ -1,0 +1,101 @@
+//! The joint tree: the node hierarchy with joints and animated nodes marked; clicking a node
+//! selects it (for the curves, the skeleton highlight and the ragdoll push).
+
+use std::collections::HashSet;
+
+use super::ViewerState;
+
+/// Deepest tree level drawn (hostile files can nest up to the import limit).
+const MAX_DEPTH: usize = 64;
+
+/// The joint tree panel.
+#[derive(Debug, Default)]
+pub struct JointsPanel {
+    /// Selection the tree last revealed (opening its ancestors once).
+    revealed: Option<usize>,
+}
+
+impl JointsPanel {
+    /// The hierarchy as a collapsible tree.
+    pub fn joints_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
+        let model = &state.model;
+        let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+        let animated: HashSet<usize> = state
+            .clip
+            .and_then(|c| model.clips.get(c))
+            .map(|clip| clip.tracks.iter().map(|t| t.node).collect())
+            .unwrap_or_default();
+        // Open the ancestors of a selection made elsewhere (e.g. a click in the 3D view).
+        let mut reveal = HashSet::new();
+        if state.selected_joint != self.revealed {
+            self.revealed = state.selected_joint;
+            let mut at = state.selected_joint.and_then(|n| model.hierarchy.parent(n));
+            while let Some(node) = at {
+                if !reveal.insert(node) {
+                    break;
+                }
+                at = model.hierarchy.parent(node);
+            }
+        }
+        ui.weak("J: skin joint · *: animated by the clip");
+        let roots: Vec<usize> = (0..model.nodes.len()).filter(|&n| model.hierarchy.parent(n).is_none()).collect();
+        let mut clicked = None;
+        egui::ScrollArea::vertical().max_height(220.0).id_salt("joint tree").show(ui, |ui| {
+            let tree = Tree { state, joints: &joints, animated: &animated, reveal: &reveal };
+            for root in roots {
+                tree.node_ui(ui, root, 0, &mut clicked);
+            }
+        });
+        if let Some(node) = clicked {
+            state.selected_joint = Some(node);
+            self.revealed = Some(node);
+        }
+    }
+}
+
+/// What the recursive tree drawing reads.
+struct Tree<'a> {
+    state: &'a ViewerState,
+    joints: &'a HashSet<usize>,
+    animated: &'a HashSet<usize>,
+    reveal: &'a HashSet<usize>,
+}
+
+impl Tree<'_> {
+    fn node_ui(&self, ui: &mut egui::Ui, node: usize, depth: usize, clicked: &mut Option<usize>) {
+        let model = &self.state.model;
+        let Some(info) = model.nodes.get(node) else { return };
+        let mut label = self.state.node_name(node);
+        if self.joints.contains(&node) {
+            label.push_str(" J");
+        }
+        if self.animated.contains(&node) {
+            label.push_str(" *");
+        }
+        let selected = self.state.selected_joint == Some(node);
+        let children: Vec<usize> =
+            info.children.iter().copied().filter(|&c| model.hierarchy.parent(c) == Some(node)).collect();
+        if children.is_empty() || depth >= MAX_DEPTH {
+            if ui.selectable_label(selected, label).clicked() {
+                *clicked = Some(node);
+            }
+            return;
+        }
+        let id = ui.make_persistent_id(("joint tree node", node));
+        let mut collapsing = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, depth < 2);
+        if self.reveal.contains(&node) {
+            collapsing.set_open(true);
+        }
+        collapsing
+            .show_header(ui, |ui| {
+                if ui.selectable_label(selected, label).clicked() {
+                    *clicked = Some(node);
+                }
+            })
+            .body(|ui| {
+                for child in children {
+                    self.node_ui(ui, child, depth + 1, clicked);
+                }
+            });
+    }
+}
