@@ -17,17 +17,79 @@ use crate::render::device::device_descriptor;
 use crate::ui::gpu_bridge::ViewerGpu;
 use crate::ui::{ViewerState, ViewerUi};
 
+/// How the viewer starts (command-line flags; everything can be changed in the window).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ViewerOptions {
+    /// Start on this clip (name or index).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// Start in compare mode with these two interpolation modes, e.g. `linear,cubic`.
+    #[arg(long, value_name = "LEFT,RIGHT")]
+    pub compare: Option<String>,
+    /// Compare as a ghost overlay instead of side by side.
+    #[arg(long)]
+    pub ghost: bool,
+    /// Paint the compare deviation on the mesh.
+    #[arg(long)]
+    pub heatmap: bool,
+    /// Show the skeleton overlay.
+    #[arg(long)]
+    pub skeleton: bool,
+    /// Show the ragdoll colliders.
+    #[arg(long)]
+    pub colliders: bool,
+}
+
+impl ViewerOptions {
+    /// Apply the options to `state` (after its model is loaded).
+    ///
+    /// # Errors
+    /// An unknown clip or interpolation mode.
+    pub fn apply(&self, state: &mut ViewerState) -> anyhow::Result<()> {
+        if let Some(clip) = &self.clip {
+            let clip = crate::cli::find_clip(&state.model, clip)?;
+            state.select_clip(clip);
+        }
+        if let Some(compare) = &self.compare {
+            let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;
+            let parse = |m: &str| m.trim().parse::<anim::InterpolationOverride>().map_err(anyhow::Error::msg);
+            state.compare = Some(crate::ui::state::CompareModes {
+                left: parse(left)?,
+                right: parse(right)?,
+                layout: if self.ghost {
+                    crate::ui::state::CompareLayout::Ghost
+                } else {
+                    crate::ui::state::CompareLayout::Split
+                },
+                heatmap: self.heatmap,
+                ..Default::default()
+            });
+        }
+        state.skeleton |= self.skeleton;
+        state.ragdoll.show_colliders |= self.colliders;
+        state.update_pose();
+        Ok(())
+    }
+}
+
 /// Open the viewer on `model` (the built-in character when `None`) and run until the window
-/// closes. A model that fails to load opens the built-in character with the error shown.
+/// closes. A model that fails to load keeps the built-in character with the error shown.
 ///
 /// # Errors
-/// No display, no GPU adapter, or a surface the adapter cannot present to.
-pub fn run(model: Option<&Path>) -> anyhow::Result<()> {
+/// No display, no GPU adapter, or a surface the adapter cannot present to; an unknown clip or
+/// mode in `options`.
+pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> {
     let (default_model, label) = crate::cli::load_model_or_default(None)?;
     let mut state = ViewerState::new(default_model, label).with_profile_dir(crate::profile::default_profile_dir());
     if let Some(path) = model {
+        // Loads in the background while the window opens; a clip chosen on the command line
+        // needs the model first.
         state.load(path);
+        if options.clip.is_some() {
+            state.wait_for_loading();
+        }
     }
+    options.apply(&mut state)?;
     let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
     let mut app = App { state, ui: ViewerUi::default(), window: None, fatal: None, next_repaint: Instant::now() };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
@@ -56,7 +118,14 @@ struct WindowState {
     egui_ctx: egui::Context,
     egui_winit: egui_winit::State,
     last_frame: Instant,
+    /// When to destroy the device once, to exercise the recovery path
+    /// (`ANIMTUNE_SIMULATE_DEVICE_LOSS_SECS`, used by the smoke test).
+    simulate_loss_at: Option<Instant>,
 }
+
+/// Environment variable: seconds after start at which the viewer destroys its GPU device once,
+/// to check device-loss recovery on a given machine (the smoke test sets it).
+pub const SIMULATE_DEVICE_LOSS_ENV: &str = "ANIMTUNE_SIMULATE_DEVICE_LOSS_SECS";
 
 /// An adapter and device that can present to `surface`.
 fn request_gpu(instance: &wgpu::Instance, surface: &wgpu::Surface<'_>) -> anyhow::Result<GpuContext> {
@@ -113,7 +182,22 @@ impl WindowState {
         let max_texture_side = gpu.device.limits().max_texture_dimension_2d as usize;
         let egui_winit = egui_input_state(&egui_ctx, &window, max_texture_side);
         let gpu = ViewerGpu::new(gpu, config.format);
-        Ok(Self { window, instance, surface, config, gpu, egui_ctx, egui_winit, last_frame: Instant::now() })
+        let simulate_loss_at = std::env::var(SIMULATE_DEVICE_LOSS_ENV)
+            .ok()
+            .and_then(|v| v.parse::<f32>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|secs| Instant::now() + Duration::from_secs_f32(secs));
+        Ok(Self {
+            window,
+            instance,
+            surface,
+            config,
+            gpu,
+            egui_ctx,
+            egui_winit,
+            last_frame: Instant::now(),
+            simulate_loss_at,
+        })
     }
 
     /// After a device loss: a new device for the same surface, every GPU object rebuilt, and a
@@ -150,11 +234,20 @@ impl WindowState {
             // Minimised: nothing to draw, and no egui pass whose texture deltas would go unapplied.
             return Duration::from_millis(100);
         }
+        if self.simulate_loss_at.is_some_and(|at| now >= at) {
+            self.simulate_loss_at = None;
+            eprintln!("animtune: destroying the GPU device ({SIMULATE_DEVICE_LOSS_ENV})");
+            self.gpu.gpu.device.destroy();
+        }
+        // Lets wgpu run its device-lost callback (and free finished work) before we draw.
+        let _ = self.gpu.gpu.device.poll(wgpu::PollType::Poll);
         if let Some(why) = self.gpu.lost() {
-            state.error = Some(match self.recover_device() {
+            let message = match self.recover_device() {
                 Ok(()) => format!("{why}; recovered on a new device (model and tuning kept)"),
                 Err(error) => format!("{why}; no new device yet ({error:#}), retrying"),
-            });
+            };
+            eprintln!("animtune: {message}");
+            state.error = Some(message);
             if self.gpu.lost().is_some() {
                 return Duration::from_millis(500);
             }

@@ -16,6 +16,8 @@ struct Args {
     /// Without a command: open this .glb or .gltf in the interactive viewer (default: the
     /// built-in character).
     model: Option<PathBuf>,
+    #[command(flatten)]
+    view: animtune::app::ViewerOptions,
 }
 
 #[derive(Debug, Subcommand)]
@@ -141,7 +143,7 @@ fn run(command: Command) -> anyhow::Result<String> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let Some(command) = args.command else {
-        return match animtune::app::run(args.model.as_deref()) {
+        return match animtune::app::run(args.model.as_deref(), &args.view) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("error: {error:#}");

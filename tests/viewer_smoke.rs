@@ -57,6 +57,11 @@ fn viewer_window_draws_the_model_and_the_panels() {
         sleep 2
         kill -0 $pid 2>/dev/null || { echo "viewer died after Space"; cat "$OUT/viewer.log"; exit 5; }
         import -window root "$OUT/viewer.png"
+        # The viewer destroys its GPU device at 9 s (ANIMTUNE_SIMULATE_DEVICE_LOSS_SECS) and
+        # must rebuild it and keep drawing.
+        sleep 5
+        kill -0 $pid 2>/dev/null || { echo "viewer died after the device loss"; cat "$OUT/viewer.log"; exit 6; }
+        import -window root "$OUT/after-loss.png"
         kill $pid
         wait $pid 2>/dev/null
         exit 0
@@ -68,6 +73,7 @@ fn viewer_window_draws_the_model_and_the_panels() {
         .env("OUT", &out_dir)
         // Tuning profiles go to a scratch folder, not the user's configuration.
         .env("XDG_CONFIG_HOME", out_dir.join("config"))
+        .env("ANIMTUNE_SIMULATE_DEVICE_LOSS_SECS", "9")
         .output()
         .expect("run xvfb-run");
     assert!(
@@ -94,4 +100,13 @@ fn viewer_window_draws_the_model_and_the_panels() {
     let before = image::open(out_dir.join("before-space.png")).expect("first screenshot").to_rgb8();
     let button_changed = (4..70).any(|x| (676..696).any(|y| before.get_pixel(x, y) != image.get_pixel(x, y)));
     assert!(button_changed, "pressing Space did not toggle the Pause button");
+
+    // Device loss: the log says it recovered, and the 3D view and panels still draw.
+    let log = std::fs::read_to_string(out_dir.join("viewer.log")).unwrap_or_default();
+    assert!(log.contains("recovered on a new device"), "no recovery after the device loss:\n{log}");
+    let after = image::open(out_dir.join("after-loss.png")).expect("screenshot after the loss").to_rgb8();
+    let (_, spread, colours) = luma_stats(&after, 40, 80, 800, 600);
+    assert!(spread > 4.0 && colours > 1000, "3D view after recovery: spread {spread}, {colours} colours");
+    let (panel_mean, _, _) = luma_stats(&after, 960, 60, 1270, 700);
+    assert!(panel_mean > 10.0 && panel_mean < 90.0, "side panel after recovery: mean {panel_mean}");
 }

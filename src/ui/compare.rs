@@ -16,6 +16,9 @@ pub struct ComparePanel {
 impl ComparePanel {
     /// The split-view toggle, the two modes and the deviation readout.
     pub fn compare_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
+        if let Some(modes) = state.compare {
+            self.modes = modes;
+        }
         let mut enabled = state.compare.is_some();
         let mut changed = ui.checkbox(&mut enabled, "split view").changed();
         let names = |m: InterpolationOverride| m.name().to_owned();

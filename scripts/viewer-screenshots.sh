@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Screenshots of the real viewer window for the README, taken under Xvfb with the software
+# Vulkan driver: `scripts/viewer-screenshots.sh` (after `cargo build --release`) writes
+# screenshots/viewer-*.png. Needs xvfb-run, xdotool and imagemagick (scripts/install-test-deps.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-target/release/animtune}
+OUT=screenshots
+CONFIG=$(mktemp -d)
+trap 'rm -rf "$CONFIG"' EXIT
+
+# shot NAME SETUP_KEYS DELAY_SECS SCROLL_CLICKS -- VIEWER ARGS...
+shot() {
+    local name=$1 keys=$2 delay=$3 scroll=$4
+    shift 5
+    XDG_CONFIG_HOME=$CONFIG xvfb-run -a -s "-screen 0 1280x720x24" bash -c '
+        "$0" "$@" >/dev/null 2>&1 &
+        pid=$!
+        for i in $(seq 1 60); do
+            w=$(xdotool search --name animtune 2>/dev/null | head -n1)
+            [ -n "$w" ] && break
+            sleep 0.5
+        done
+        sleep 4
+        xdotool windowfocus --sync "$w" 2>/dev/null || true
+        # Scroll the side panel to the section of interest.
+        xdotool mousemove 1090 400
+        for i in $(seq 1 '"$scroll"'); do xdotool click 5; sleep 0.05; done
+        xdotool mousemove 450 660
+        for key in '"$keys"'; do xdotool key --window "$w" "$key"; sleep 0.3; done
+        sleep '"$delay"'
+        import -window root "'"$OUT/$name"'.png"
+        kill $pid
+    ' "$BIN" "$@"
+    echo "wrote $OUT/$name.png"
+}
+
+shot viewer-ragdoll "r" 1.5 30 -- --clip Run --colliders
+shot viewer-heatmap "space" 0.5 8 -- --clip Wave --compare linear,cubic --ghost --heatmap
