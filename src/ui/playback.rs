@@ -79,5 +79,43 @@ impl PlaybackPanel {
         if response.changed() {
             state.seek(time);
         }
+        key_ticks_ui(ui, state, response.rect.left(), ui.spacing().slider_width);
+    }
+}
+
+/// Key ticks under the timeline: every key time of the clip (grey) and the selected channel's
+/// keys (highlighted), aligned with the slider's rail that starts at `left` and is
+/// `slider_width` wide.
+fn key_ticks_ui(ui: &mut egui::Ui, state: &ViewerState, left: f32, slider_width: f32) {
+    let Some(clip) = state.clip.and_then(|c| state.model.clips.get(c)) else { return };
+    let duration = clip.duration_secs();
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(slider_width, 7.0), egui::Sense::hover());
+    if duration <= 0.0 {
+        return;
+    }
+    // egui's slider keeps its handle inside the rail: the time range spans the rail minus a
+    // handle radius at each end.
+    let handle_radius = ui.spacing().interact_size.y / 2.5;
+    let rail = (left + handle_radius)..=(left + slider_width - handle_radius);
+    let x_of = |t: f32| rail.start() + (rail.end() - rail.start()) * (t / duration).clamp(0.0, 1.0);
+    let painter = ui.painter_at(rect.expand2(egui::vec2(handle_radius, 0.0)));
+    let mut last_x = f32::NEG_INFINITY;
+    let mut times: Vec<f32> = clip.timelines.iter().flat_map(|t| t.times_secs.iter().copied()).collect();
+    times.sort_by(f32::total_cmp);
+    for t in times {
+        let x = x_of(t);
+        // One tick per pixel column at most (dense clips).
+        if x - last_x >= 1.0 {
+            painter.vline(x, rect.top()..=rect.bottom() - 2.0, egui::Stroke::new(1.0, egui::Color32::from_gray(110)));
+            last_x = x;
+        }
+    }
+    if let Some(track) = state.selected_track().and_then(|i| clip.tracks.get(i))
+        && let Some(timeline) = clip.timelines.get(track.timeline)
+    {
+        let color = ui.visuals().selection.bg_fill;
+        for &t in &timeline.times_secs {
+            painter.vline(x_of(t), rect.top()..=rect.bottom(), egui::Stroke::new(1.5, color));
+        }
     }
 }
