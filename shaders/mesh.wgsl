@@ -27,9 +27,10 @@ struct DrawUniforms {
     weights_offset: u32,
     opacity: f32,
     heat: u32,
+    // Crowds: per-instance strides into the palette and the morph weights.
+    palette_stride: u32,
+    weights_stride: u32,
     padding0: u32,
-    padding1: u32,
-    padding2: u32,
 };
 
 @group(0) @binding(0) var<uniform> view: ViewUniforms;
@@ -49,6 +50,7 @@ struct DrawUniforms {
 
 struct VertexIn {
     @builtin(vertex_index) vertex_index: u32,
+    @builtin(instance_index) instance_index: u32,
     @location(0) position: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) texcoord: vec2<f32>,
@@ -75,16 +77,16 @@ struct Skin {
     heat: f32,
 };
 
-fn add_influences(skin: Skin, joints: vec4<u32>, weights: vec4<f32>) -> Skin {
+fn add_influences(skin: Skin, joints: vec4<u32>, weights: vec4<f32>, base: u32) -> Skin {
     var out = skin;
     for (var i = 0u; i < 4u; i++) {
         let joint = joints[i];
         let weight = weights[i];
         if (weight != 0.0 && joint < draw.joint_count) {
-            out.matrix = out.matrix + joint_palette[draw.palette_offset + joint] * weight;
+            out.matrix = out.matrix + joint_palette[base + joint] * weight;
             out.total = out.total + weight;
             if (draw.heat != 0u) {
-                out.heat = out.heat + joint_heat[draw.palette_offset + joint] * weight;
+                out.heat = out.heat + joint_heat[base + joint] * weight;
             }
         }
     }
@@ -101,7 +103,7 @@ fn vs_main(in: VertexIn) -> VertexOut {
     var position = in.position;
     var normal = in.normal;
     for (var t = 0u; t < draw.morph_target_count; t++) {
-        let weight = morph_weights[draw.weights_offset + t];
+        let weight = morph_weights[draw.weights_offset + in.instance_index * draw.weights_stride + t];
         if (weight != 0.0) {
             let base = draw.morph_offset + (t * draw.morph_vertex_count + in.vertex_index) * 2u;
             position = position + morph_deltas[base].xyz * weight;
@@ -114,9 +116,10 @@ fn vs_main(in: VertexIn) -> VertexOut {
     var heat = 0.0;
     if (draw.influences > 0u) {
         var skin = Skin(mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0)), 0.0, 0.0);
-        skin = add_influences(skin, in.joints0, in.weights0);
+        let base = draw.palette_offset + in.instance_index * draw.palette_stride;
+        skin = add_influences(skin, in.joints0, in.weights0, base);
         if (draw.influences > 4u) {
-            skin = add_influences(skin, in.joints1, in.weights1);
+            skin = add_influences(skin, in.joints1, in.weights1, base);
         }
         var world_from_mesh = mat4x4<f32>(
             vec4<f32>(1.0, 0.0, 0.0, 0.0),

@@ -38,6 +38,9 @@ pub struct ViewerOptions {
     /// Show the ragdoll colliders.
     #[arg(long)]
     pub colliders: bool,
+    /// Crowd mode: N copies of the model, each with its own clips, phases and cross-fades.
+    #[arg(long, value_name = "N")]
+    pub crowd: Option<usize>,
 }
 
 impl ViewerOptions {
@@ -65,6 +68,14 @@ impl ViewerOptions {
                 ..Default::default()
             });
         }
+        if let Some(count) = self.crowd {
+            anyhow::ensure!(
+                (1..=crate::crowd::MAX_CROWD).contains(&count),
+                "--crowd takes 1 to {} instances",
+                crate::crowd::MAX_CROWD
+            );
+            state.set_crowd(Some(count), 16.0 / 9.0);
+        }
         state.skeleton |= self.skeleton;
         state.ragdoll.show_colliders |= self.colliders;
         state.update_pose();
@@ -79,13 +90,15 @@ impl ViewerOptions {
 /// No display, no GPU adapter, or a surface the adapter cannot present to; an unknown clip or
 /// mode in `options`.
 pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> {
+    // The window's thread updates crowds: make it a rayon worker (allocation-free frames).
+    crate::crowd::init_thread_pool();
     let (default_model, label) = crate::cli::load_model_or_default(None)?;
     let mut state = ViewerState::new(default_model, label).with_profile_dir(crate::profile::default_profile_dir());
     if let Some(path) = model {
         // Loads in the background while the window opens; a clip chosen on the command line
         // needs the model first.
         state.load(path);
-        if options.clip.is_some() {
+        if options.clip.is_some() || options.crowd.is_some() {
             state.wait_for_loading();
         }
     }

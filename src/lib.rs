@@ -6,6 +6,7 @@
 pub mod app;
 pub mod badfiles;
 pub mod cli;
+pub mod crowd;
 pub mod mannequin;
 pub mod physics;
 pub mod profile;

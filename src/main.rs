@@ -58,6 +58,10 @@ enum Command {
         /// Clip name or index (default: the first clip).
         #[arg(long)]
         clip: Option<String>,
+        /// Instead: CPU milliseconds per frame of a crowd of N instances (W64 and the built-in
+        /// character, or MODEL), updated in parallel.
+        #[arg(long, value_name = "N")]
+        crowd: Option<usize>,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -111,7 +115,32 @@ fn run(command: Command) -> anyhow::Result<String> {
                 Format::Json => serde_json::to_string(&report)? + "\n",
             })
         }
-        Command::Bench { model, clip, format, limits } => {
+        Command::Bench { model, crowd: Some(count), format, limits, .. } => {
+            anyhow::ensure!(
+                (1..=animtune::crowd::MAX_CROWD).contains(&count),
+                "--crowd takes 1 to {} instances",
+                animtune::crowd::MAX_CROWD
+            );
+            animtune::crowd::init_thread_pool();
+            let mut owned = Vec::new();
+            match model {
+                None => {
+                    owned.push(("W64".to_owned(), anim::workload::w64_model()));
+                    let (character, label) = cli::load_model_or_default(None)?;
+                    owned.push((label, character));
+                }
+                Some(path) => {
+                    owned.push((path.display().to_string(), cli::load_model_with_limits(&path, &limits.limits())?));
+                }
+            }
+            let workloads: Vec<(String, &anim::Model)> = owned.iter().map(|(l, m)| (l.clone(), m)).collect();
+            let report = cli::bench::CrowdBenchReport::run(count, &workloads);
+            Ok(match format {
+                Format::Text => report.to_text(),
+                Format::Json => serde_json::to_string(&report)? + "\n",
+            })
+        }
+        Command::Bench { model, clip, format, limits, .. } => {
             let (report, workload) = match model {
                 None => (BenchReport::run(None), "W64".to_owned()),
                 Some(path) => {

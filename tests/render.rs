@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use anim::{InterpolationOverride, Model, Pose};
 use animtune::cli::render::{RenderArgs, framed_camera, render_image, sample_pose};
 use animtune::render::framing::CpuPoser;
-use animtune::render::{Aabb, GpuContext, InstanceDesc, OrbitCamera, RenderError, Renderer, ViewDesc, Viewport};
+use animtune::render::{
+    Aabb, CrowdView, GpuContext, InstanceDesc, OrbitCamera, RenderError, Renderer, ViewDesc, Viewport,
+};
 use glam::{Mat4, Vec2, Vec3};
 use image::GenericImageView as _;
 
@@ -477,4 +479,58 @@ fn missing_adapter_error_says_what_to_install() {
     let message = RenderError::NoAdapter { detail: "no adapters".to_owned() }.to_string();
     assert!(message.contains("mesa-vulkan-drivers"), "{message}");
     assert!(message.contains("no GPU adapter"), "{message}");
+}
+
+/// The instanced crowd path (one draw for every instance, palettes read at instance × stride on
+/// the GPU) draws the same picture as drawing each placed pose on its own.
+#[test]
+fn instanced_crowd_matches_drawing_each_instance() {
+    let (Some(ctx), Some(model)) = (gpu(), mannequin()) else { return };
+    let mut crowd = animtune::crowd::Crowd::new(&model, 6, 21);
+    for _ in 0..30 {
+        crowd.update(&model, 1.0 / 60.0);
+    }
+    let bounds = crowd.bounds();
+    let mut camera = OrbitCamera { yaw_rad: 0.4, pitch_rad: 0.5, ..OrbitCamera::default() };
+    camera.frame(&bounds, 1.0, 1.05);
+    camera.distance *= 0.6;
+    let size = 256;
+    let viewport = Viewport { x: 0, y: 0, width: size, height: size };
+    let mut renderer = Renderer::new(&ctx.device);
+    renderer.clear_color = MASK_CLEAR;
+    let gpu_model = renderer.upload(&ctx, &model).expect("upload");
+    let view = CrowdView {
+        viewport,
+        camera,
+        instances: crowd.len() as u32,
+        palettes: crowd.palettes(),
+        palette_stride: crowd.palette_stride() as u32,
+        node_worlds: crowd.node_worlds(),
+        weights: crowd.weights(),
+        ground: false,
+        ground_radius: 1.0,
+    };
+    let target = animtune::render::RenderTarget::new(&ctx.device, size, size).expect("target");
+    renderer.render_crowd(&ctx, &model, &gpu_model, &view, &target);
+    let instanced = animtune::render::readback::read_rgba8(&ctx.device, &ctx.queue, target.texture()).expect("read");
+
+    let poses: Vec<&Pose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
+    let separate = ViewDesc {
+        viewport,
+        camera,
+        instances: poses.iter().map(|p| InstanceDesc::solid(p)).collect(),
+        ground: false,
+        skeleton: false,
+        selected_joint: None,
+        lines: Vec::new(),
+    };
+    let reference = renderer.render_to_image(&ctx, &model, &gpu_model, &[separate], size, size).expect("render");
+    let (a, b) = (coverage(&instanced), coverage(&reference));
+    let (overlap, union) = iou(&a, &b);
+    let covered = a.iter().filter(|&&c| c).count();
+    assert!(covered > 1500, "the crowd covers the view: {covered} pixels");
+    assert!(overlap > 0.99, "instanced vs separate draws: IoU {overlap:.4} over {union} pixels");
+    // Not six copies of one instance: the instances' palettes differ.
+    let stride = crowd.palette_stride();
+    assert_ne!(crowd.palettes()[..stride], crowd.palettes()[stride..2 * stride]);
 }

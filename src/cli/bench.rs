@@ -163,3 +163,102 @@ impl BenchReport {
         s
     }
 }
+
+/// Frames timed per crowd workload (after warm-up).
+const CROWD_FRAMES: usize = 60;
+
+/// `bench --crowd N`: CPU time of one crowd frame (every instance: cross-fade bookkeeping,
+/// sampling, blending, local→model, skinning palettes), in parallel on all cores.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrowdBenchReport {
+    /// Instances per crowd.
+    pub crowd: usize,
+    /// Worker threads (rayon).
+    pub threads: usize,
+    /// One entry per workload.
+    pub results: Vec<CrowdBenchResult>,
+}
+
+/// One crowd workload's timing.
+#[derive(Debug, Clone, Serialize)]
+pub struct CrowdBenchResult {
+    /// `W64`, `built-in character` or the model's path.
+    pub workload: String,
+    /// Skin joints per instance.
+    pub joints_per_instance: usize,
+    /// Median CPU milliseconds per frame.
+    pub median_ms_per_frame: f64,
+    /// Fastest frame.
+    pub min_ms_per_frame: f64,
+    /// Slowest frame.
+    pub max_ms_per_frame: f64,
+    /// Median nanoseconds per instance joint (the frame over instances × joints).
+    pub median_ns_per_joint: f64,
+}
+
+impl CrowdBenchReport {
+    /// Time `count`-instance crowds of each `(label, model)`.
+    pub fn run(count: usize, workloads: &[(String, &Model)]) -> Self {
+        let results = workloads
+            .iter()
+            .map(|(label, model)| {
+                let mut crowd = crate::crowd::Crowd::new(model, count, 1);
+                for _ in 0..10 {
+                    crowd.update(model, 1.0 / 60.0);
+                }
+                let mut ms: Vec<f64> = (0..CROWD_FRAMES)
+                    .map(|_| {
+                        let start = Instant::now();
+                        crowd.update(model, 1.0 / 60.0);
+                        black_box(crowd.palettes());
+                        start.elapsed().as_secs_f64() * 1e3
+                    })
+                    .collect();
+                ms.sort_by(f64::total_cmp);
+                let joints = crowd.palette_stride().max(1);
+                let round = |x: f64| (x * 1000.0).round() / 1000.0;
+                let median = ms[CROWD_FRAMES / 2];
+                CrowdBenchResult {
+                    workload: label.clone(),
+                    joints_per_instance: joints,
+                    median_ms_per_frame: round(median),
+                    min_ms_per_frame: round(ms[0]),
+                    max_ms_per_frame: round(ms[CROWD_FRAMES - 1]),
+                    median_ns_per_joint: round(median * 1e6 / (count.max(1) * joints) as f64),
+                }
+            })
+            .collect();
+        Self { crowd: count, threads: rayon::current_num_threads(), results }
+    }
+
+    /// Human-readable table.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "crowd of {}: CPU ms per frame on {} threads ({CROWD_FRAMES} frames)",
+            self.crowd, self.threads
+        );
+        let _ = writeln!(
+            s,
+            "{:<28} {:>7} {:>9} {:>9} {:>9} {:>12}",
+            "workload", "joints", "median", "min", "max", "ns/joint"
+        );
+        for r in &self.results {
+            let _ = writeln!(
+                s,
+                "{:<28} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>12.2}",
+                r.workload,
+                r.joints_per_instance,
+                r.median_ms_per_frame,
+                r.min_ms_per_frame,
+                r.max_ms_per_frame,
+                r.median_ns_per_joint
+            );
+        }
+        if cfg!(debug_assertions) {
+            let _ = writeln!(s, "note: this is a debug build; measure with `cargo run --release -- bench --crowd N`");
+        }
+        s
+    }
+}

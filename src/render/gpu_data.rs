@@ -89,8 +89,12 @@ pub struct DrawUniforms {
     /// 1: paint the joint heat (read from the heat buffer at `palette_offset`) instead of the
     /// material colour; 0: normal colours.
     pub heat: u32,
+    /// Crowds: palette entries per instance (`@builtin(instance_index)` × this is added).
+    pub palette_stride: u32,
+    /// Crowds: morph weights per instance.
+    pub weights_stride: u32,
     /// Padding to a 16-byte multiple.
-    pub padding: [u32; 3],
+    pub padding: u32,
 }
 
 /// One vertex of the screen-space overlay (skeleton lines and joint dots), already in clip space.

@@ -52,6 +52,31 @@ impl Viewport {
     }
 }
 
+/// Many posed copies of one model in one viewport, drawn with GPU instancing.
+#[derive(Debug, Clone, Copy)]
+pub struct CrowdView<'a> {
+    /// Where in the target.
+    pub viewport: Viewport,
+    /// The camera.
+    pub camera: OrbitCamera,
+    /// Number of instances.
+    pub instances: u32,
+    /// Skinning palettes, instance-major: each instance's skins concatenated in skin order
+    /// (`palette_stride` matrices per instance), placement included.
+    pub palettes: &'a [Mat4],
+    /// Matrices per instance in `palettes` (the model's total skin joint count).
+    pub palette_stride: u32,
+    /// Model-space (placed) transform of every node, instance-major (`nodes` per instance), for
+    /// unskinned meshes.
+    pub node_worlds: &'a [Affine3A],
+    /// Morph weights, instance-major (the model's weight count per instance).
+    pub weights: &'a [f32],
+    /// Draw the ground grid.
+    pub ground: bool,
+    /// Radius the ground grid must cover around the camera target.
+    pub ground_radius: f32,
+}
+
 /// One posed copy of the model in a view.
 #[derive(Debug, Clone, Copy)]
 pub struct InstanceDesc<'a> {
@@ -223,6 +248,8 @@ struct DrawCommand {
     slot: u32,
     item: DrawItem,
     ghost: bool,
+    /// Instances drawn (crowds: all of them in one call).
+    instances: u32,
 }
 
 /// Per-view draw lists of the frame.
@@ -467,6 +494,26 @@ impl Renderer {
         target: &RenderTarget,
     ) {
         self.prepare(model, gpu, views);
+        self.submit(ctx, gpu, target);
+    }
+
+    /// Draw a crowd: one instanced draw per skinned primitive for all of `crowd`'s instances
+    /// (palettes and morph weights read at `instance × stride` on the GPU), unskinned
+    /// primitives once per instance. No skeleton overlay or contact shadow.
+    pub fn render_crowd(
+        &mut self,
+        ctx: &GpuContext,
+        model: &Model,
+        gpu: &GpuModel,
+        crowd: &CrowdView<'_>,
+        target: &RenderTarget,
+    ) {
+        self.prepare_crowd(model, gpu, crowd);
+        self.submit(ctx, gpu, target);
+    }
+
+    /// Upload the prepared frame and encode its passes.
+    fn submit(&mut self, ctx: &GpuContext, gpu: &GpuModel, target: &RenderTarget) {
         self.palette_upload.clear();
         self.palette_upload.extend(self.palette_data.iter().map(Mat4::to_cols_array));
         let (device, queue) = (&ctx.device, &ctx.queue);
@@ -555,7 +602,7 @@ impl Renderer {
                         pass.set_bind_group(2, &material.bind_group, &[]);
                         pass.set_vertex_buffer(0, primitive.vertex_buffer.slice(..));
                         pass.set_index_buffer(primitive.index_buffer.slice(..), wgpu::IndexFormat::Uint32);
-                        pass.draw_indexed(0..primitive.index_count, 0, 0..1);
+                        pass.draw_indexed(0..primitive.index_count, 0, 0..command.instances);
                     }
                 }
                 if !view.overlay.is_empty() {
@@ -660,11 +707,13 @@ impl Renderer {
                         weights_offset: weights_base + node.weights_offset as u32,
                         opacity: instance.opacity,
                         heat: u32::from(instance.joint_heat.is_some() && skin.is_some()),
-                        padding: [0; 3],
+                        palette_stride: 0,
+                        weights_stride: 0,
+                        padding: 0,
                     };
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms));
-                    self.commands.push(DrawCommand { slot, item, ghost: instance.opacity < 1.0 });
+                    self.commands.push(DrawCommand { slot, item, ghost: instance.opacity < 1.0, instances: 1 });
                 }
             }
             if !view.lines.is_empty() {
@@ -687,6 +736,79 @@ impl Renderer {
         if self.heat_data.is_empty() {
             self.heat_data.push(0.0);
         }
+        if self.weight_data.is_empty() {
+            self.weight_data.push(0.0);
+        }
+    }
+
+    /// CPU work of a crowd frame: the caller's palettes and weights, one instanced draw per
+    /// skinned primitive, one draw per instance for unskinned ones.
+    fn prepare_crowd(&mut self, model: &Model, gpu: &GpuModel, crowd: &CrowdView<'_>) {
+        self.palette_data.clear();
+        self.heat_data.clear();
+        self.weight_data.clear();
+        self.view_bytes.clear();
+        self.draw_bytes.clear();
+        self.overlay_data.clear();
+        self.commands.clear();
+        self.view_commands.clear();
+        let nodes = model.nodes.len();
+        let instances = (crowd.instances as usize)
+            .min(crowd.palettes.len() / (crowd.palette_stride as usize).max(1))
+            .min(crowd.node_worlds.len().checked_div(nodes).unwrap_or(usize::MAX));
+        let stride = crowd.palette_stride as usize;
+        self.palette_data.extend_from_slice(&crowd.palettes[..instances * stride]);
+        let weights_stride = model.weight_count;
+        self.weight_data.extend_from_slice(&crowd.weights[..(instances * weights_stride).min(crowd.weights.len())]);
+        for &item in &gpu.draws {
+            let Some(primitive) = gpu.primitive(item) else { continue };
+            let node = &model.nodes[item.node];
+            let skin = node.skin.filter(|&s| s < model.skins.len());
+            let material = gpu.materials.get(primitive.material);
+            let uniforms = |world_from_mesh: Mat4, skinned: bool, instance: usize| DrawUniforms {
+                world_from_mesh: world_from_mesh.to_cols_array_2d(),
+                normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
+                base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                tint: [0.0; 4],
+                palette_offset: skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
+                joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
+                influences: if skinned { primitive.influences } else { 0 },
+                morph_target_count: primitive.target_count.min(node.rest_weights.len() as u32),
+                morph_offset: primitive.morph_offset,
+                morph_vertex_count: primitive.vertex_count,
+                weights_offset: (instance * weights_stride + node.weights_offset) as u32,
+                opacity: 1.0,
+                heat: 0,
+                palette_stride: if skinned { crowd.palette_stride } else { 0 },
+                weights_stride: if skinned { weights_stride as u32 } else { 0 },
+                padding: 0,
+            };
+            if skin.is_some() && primitive.influences > 0 {
+                let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
+                push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::IDENTITY, true, 0)));
+                self.commands.push(DrawCommand { slot, item, ghost: false, instances: instances as u32 });
+            } else {
+                for instance in 0..instances {
+                    let world = crowd.node_worlds.get(instance * nodes + item.node).copied().unwrap_or_default();
+                    let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
+                    push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::from(world), false, instance)));
+                    self.commands.push(DrawCommand { slot, item, ghost: false, instances: 1 });
+                }
+            }
+        }
+        let clip_from_world = crowd.camera.clip_from_world(crowd.viewport.aspect());
+        let uniforms = view_uniforms(&crowd.camera, clip_from_world, [0.0; 4], crowd.ground_radius.max(1e-3));
+        push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));
+        self.view_commands.push(ViewCommands {
+            viewport: crowd.viewport,
+            ground: crowd.ground,
+            draws: 0..self.commands.len(),
+            overlay: 0..0,
+        });
+        if self.palette_data.is_empty() {
+            self.palette_data.push(Mat4::IDENTITY);
+        }
+        self.heat_data.push(0.0);
         if self.weight_data.is_empty() {
             self.weight_data.push(0.0);
         }

@@ -2,7 +2,9 @@
 //! texture and registers it with egui-wgpu under a stable [`egui::TextureId`], which
 //! [`super::viewport::ViewportPanel`] shows.
 
-use crate::render::{DeviceHealth, GpuContext, GpuModel, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport};
+use crate::render::{
+    CrowdView, DeviceHealth, GpuContext, GpuModel, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport,
+};
 
 use super::ViewerState;
 use super::state::CompareLayout;
@@ -134,6 +136,22 @@ impl ViewportRenderer {
             self.target = Some(target);
         }
         let target = self.target.as_ref()?;
+        if let Some(crowd) = &state.crowd {
+            let bounds = crowd.bounds();
+            let view = CrowdView {
+                viewport: Viewport { x: 0, y: 0, width, height },
+                camera: state.camera,
+                instances: crowd.len() as u32,
+                palettes: crowd.palettes(),
+                palette_stride: crowd.palette_stride() as u32,
+                node_worlds: crowd.node_worlds(),
+                weights: crowd.weights(),
+                ground: true,
+                ground_radius: (bounds.max - bounds.min).max_element() * 0.5,
+            };
+            self.renderer.render_crowd(gpu, &state.model, gpu_model, &view, target);
+            return self.texture;
+        }
         let heat = (!state.compare_heat.is_empty()).then_some(state.compare_heat.as_slice());
         let left = InstanceDesc { joint_heat: heat, ..InstanceDesc::solid(&state.pose) };
         let view_instances: Vec<Vec<InstanceDesc<'_>>> = match state.compare.map(|c| c.layout) {

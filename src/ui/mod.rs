@@ -10,6 +10,7 @@
 //! | [`curves`] | channel curves, key markers, velocity (`egui_plot`) | egui, `egui_plot`, [`state`] |
 //! | [`crossfade`] | fade set-up, trigger, weight plot | egui, `egui_plot`, [`state`] |
 //! | [`compare`] | split view modes and pose deviation readout | egui, [`state`] |
+//! | [`crowd`] | crowd mode toggle, instance count, CPU cost | egui, [`state`] |
 //! | [`ragdoll`] | ragdoll trigger, ramp, get-up, push, colliders, weight plot | egui, `egui_plot`, physics, [`state`] |
 //! | [`loading`] | background model loading with progress (std threads; no egui) | anim |
 //! | [`gpu_bridge`] | the only egui ↔ renderer bridge: renders [`ViewerState`] into a texture egui shows | `egui_wgpu`, render |
@@ -18,6 +19,7 @@
 
 pub mod compare;
 pub mod crossfade;
+pub mod crowd;
 pub mod curves;
 pub mod gpu_bridge;
 pub mod interpolation;
@@ -49,6 +51,8 @@ pub struct ViewerUi {
     pub compare: compare::ComparePanel,
     /// Ragdoll handoff.
     pub ragdoll: ragdoll::RagdollPanel,
+    /// Crowd mode.
+    pub crowd: crowd::CrowdPanel,
     /// The path typed into the "Open" field.
     pub open_path: String,
     /// A native file dialog running on its own thread.
@@ -90,6 +94,10 @@ impl ViewerUi {
                 egui::CollapsingHeader::new("Ragdoll")
                     .default_open(true)
                     .show(ui, |ui| self.ragdoll.ragdoll_ui(ui, state));
+                let aspect = self.viewport.aspect();
+                egui::CollapsingHeader::new("Crowd")
+                    .default_open(state.crowd.is_some())
+                    .show(ui, |ui| self.crowd.crowd_ui(ui, state, aspect));
             });
         });
         egui::CentralPanel::no_frame().show(ui, |ui| self.viewport.viewport_ui(ui, state));

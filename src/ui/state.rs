@@ -10,6 +10,7 @@ use anim::{
 };
 use glam::{Affine3A, Quat, Vec2, Vec3};
 
+use crate::crowd::Crowd;
 use crate::profile::{
     ChannelMode, InterpolationTuning, PROFILE_FORMAT, RagdollProfile, RecentFiles, Transition, TuningProfile,
     profile_path, recent_files_path,
@@ -20,6 +21,9 @@ use crate::render::{Aabb, OrbitCamera};
 
 use super::loading::LoadJob;
 use super::ragdoll::RagdollView;
+
+/// Seed of the viewer's crowds (the same crowd every time).
+const CROWD_SEED: u64 = 0x5eed;
 
 /// Seconds of cross-fade weight history kept for the plot.
 pub const FADE_HISTORY_SECS: f64 = 4.0;
@@ -161,6 +165,11 @@ pub struct ViewerState {
     pub compare_heat: Vec<f32>,
     /// Collider wireframes in model space, when shown.
     pub collider_lines: Vec<OverlayLine>,
+    /// Crowd mode: many copies of the model, each with its own clips and fades (the 3D view
+    /// then shows the crowd instead of the single character).
+    pub crowd: Option<Crowd>,
+    /// CPU milliseconds of the last crowd update (smoothed).
+    pub crowd_update_ms: f32,
     /// Remembered fade settings per (from, to) clip pair: the transition table.
     pub transitions: BTreeMap<(usize, usize), (f32, Easing)>,
     /// Folder of tuning profiles (`None`: nothing is loaded or saved).
@@ -211,6 +220,8 @@ impl ViewerState {
             channel_modes: BTreeMap::new(),
             compare_heat: Vec::new(),
             collider_lines: Vec::new(),
+            crowd: None,
+            crowd_update_ms: 0.0,
             transitions: BTreeMap::new(),
             profile_dir: None,
             profile_status: None,
@@ -459,6 +470,9 @@ impl ViewerState {
         self.animated = self.rest.clone();
         self.compare_pose = self.rest.clone();
         self.ragdoll.reset_for_model(&self.model);
+        if let Some(count) = self.crowd.as_ref().map(Crowd::len) {
+            self.crowd = Some(Crowd::new(&self.model, count, CROWD_SEED));
+        }
         self.pending_ragdoll_dt_secs = 0.0;
         self.cursor = self.clip.and_then(|c| self.model.clips.get(c)).map(ClipCursor::new);
         self.model_from_node_a = vec![Affine3A::IDENTITY; self.model.nodes.len()];
@@ -558,6 +572,13 @@ impl ViewerState {
             }
         }
         self.pending_ragdoll_dt_secs += clip_dt;
+        if let Some(crowd) = &mut self.crowd {
+            crowd.settings.mode = self.settings.mode;
+            let start = std::time::Instant::now();
+            crowd.update(&self.model, clip_dt);
+            let ms = start.elapsed().as_secs_f32() * 1e3;
+            self.crowd_update_ms = if self.crowd_update_ms > 0.0 { self.crowd_update_ms * 0.9 + ms * 0.1 } else { ms };
+        }
         let mut weights = [0.0; anim::crossfade::MAX_LAYERS];
         self.fader.weights(&mut weights);
         let to_weight = self.fader.layers().len().checked_sub(1).map_or(1.0, |top| weights[top]);
@@ -732,9 +753,25 @@ impl ViewerState {
         true
     }
 
-    /// Frame the camera on the animated bounds of the playing clip for a view of `aspect`.
+    /// Turn crowd mode on with `count` instances (capped at [`crate::crowd::MAX_CROWD`]), or
+    /// off with `None`; the camera frames the result.
+    pub fn set_crowd(&mut self, count: Option<usize>, aspect: f32) {
+        self.crowd = count.filter(|&n| n > 0).map(|n| {
+            let mut crowd = Crowd::new(&self.model, n, CROWD_SEED);
+            crowd.settings.mode = self.settings.mode;
+            crowd.update(&self.model, 0.0);
+            crowd
+        });
+        self.frame_camera(aspect);
+    }
+
+    /// Frame the camera on the animated bounds of the playing clip (or the crowd) for a view of
+    /// `aspect`.
     pub fn frame_camera(&mut self, aspect: f32) {
-        let mut bounds = animated_bounds(&self.model, self.clip, &self.settings, 16);
+        let mut bounds = match &self.crowd {
+            Some(crowd) => crowd.bounds(),
+            None => animated_bounds(&self.model, self.clip, &self.settings, 16),
+        };
         if bounds.is_empty() {
             bounds = Aabb { min: Vec3::splat(-1.0), max: Vec3::splat(1.0) };
         }

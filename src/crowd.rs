@@ -1,0 +1,289 @@
+//! Crowd mode: many copies of one model on a grid, each with its own clip, phase, speed and
+//! cross-fades, updated in parallel (rayon) into one instance-major buffer of skinning palettes
+//! that the renderer draws with GPU instancing ([`crate::render::CrowdView`]).
+//!
+//! Per frame nothing is allocated: every instance owns its fader, pose and node transforms, and
+//! the palettes, node transforms and morph weights of all instances live in three buffers sized
+//! once. Call [`init_thread_pool`] on the thread that updates crowds: it makes that thread one of
+//! rayon's workers, so a frame's work is pushed onto its own (reused) deque; from any other
+//! thread rayon injects the job through a queue that allocates a block every 63 frames.
+
+use anim::{CrossFader, Easing, Model, Pose, SampleSettings, skinning_matrices};
+use glam::{Affine3A, Mat4, Quat, Vec3};
+use rayon::prelude::*;
+
+use crate::render::Aabb;
+
+/// Build rayon's global pool with the calling thread as one of its workers (see the module
+/// docs), with at least two threads. Returns false when the global pool already existed (crowds
+/// still work; their frames may then allocate inside rayon).
+pub fn init_thread_pool() -> bool {
+    let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get).max(2);
+    rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok()
+}
+
+/// Most instances a crowd may have (memory: about 100 KB per instance of a 64-joint model).
+pub const MAX_CROWD: usize = 20_000;
+
+/// One character of the crowd.
+#[derive(Debug, Clone)]
+struct Member {
+    fader: CrossFader,
+    pose: Pose,
+    /// Where it stands: turned about +Y by `yaw`, then moved by `offset`.
+    yaw: Quat,
+    offset: Vec3,
+    /// Playback speed factor.
+    speed: f32,
+    /// Seconds until the next cross-fade.
+    next_fade_secs: f32,
+    rng: u64,
+}
+
+/// `SplitMix64`: small, seedable, good enough to vary a crowd.
+fn next_random(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A uniform float in `[lo, hi)`.
+fn random_range(state: &mut u64, lo: f32, hi: f32) -> f32 {
+    let unit = (next_random(state) >> 40) as f32 / (1u64 << 24) as f32;
+    lo + (hi - lo) * unit
+}
+
+/// Many animated copies of one model.
+#[derive(Debug, Clone)]
+pub struct Crowd {
+    members: Vec<Member>,
+    /// Palettes of every instance (`palette_stride` each), placement included.
+    palettes: Vec<Mat4>,
+    /// Placed model-space transforms of every node of every instance.
+    node_worlds: Vec<Affine3A>,
+    /// Morph weights of every instance.
+    weights: Vec<f32>,
+    palette_stride: usize,
+    skin_offsets: Vec<usize>,
+    /// Sampling settings shared by the crowd.
+    pub settings: SampleSettings,
+    /// Grid spacing between neighbours, model units.
+    pub spacing: f32,
+    bounds: Aabb,
+}
+
+impl Crowd {
+    /// `count` copies of `model` (capped at [`MAX_CROWD`]) on a square grid, each starting on
+    /// clip `i mod clips` at a random phase, with a random speed (0.85–1.15×), heading and
+    /// first cross-fade time; `seed` makes it reproducible.
+    pub fn new(model: &Model, count: usize, seed: u64) -> Self {
+        let count = count.min(MAX_CROWD);
+        let clips = model.clips.len();
+        let footprint =
+            crate::render::framing::animated_bounds(model, (clips > 0).then_some(0), &SampleSettings::default(), 8);
+        let size = if footprint.is_empty() { 1.0 } else { (footprint.max - footprint.min).max_element().max(1e-3) };
+        let spacing = size * 1.2;
+        let side = (count as f64).sqrt().ceil().max(1.0) as usize;
+        let centre = (side as f32 - 1.0) * 0.5 * spacing;
+        let rest = Pose::rest(model);
+        let members = (0..count)
+            .map(|i| {
+                let mut rng = seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F);
+                let clip = if clips > 0 { i % clips } else { 0 };
+                let mut fader = CrossFader::new(model, clip);
+                if let Some(c) = model.clips.get(clip) {
+                    fader.play(clip, random_range(&mut rng, 0.0, c.end_secs.max(1e-3)));
+                }
+                let (row, column) = (i / side, i % side);
+                let jitter = Vec3::new(random_range(&mut rng, -0.15, 0.15), 0.0, random_range(&mut rng, -0.15, 0.15));
+                Member {
+                    fader,
+                    pose: rest.clone(),
+                    yaw: Quat::from_rotation_y(random_range(&mut rng, -0.6, 0.6)),
+                    offset: Vec3::new(column as f32 * spacing - centre, 0.0, row as f32 * spacing - centre)
+                        + jitter * spacing,
+                    speed: random_range(&mut rng, 0.85, 1.15),
+                    next_fade_secs: random_range(&mut rng, 0.5, 4.0),
+                    rng,
+                }
+            })
+            .collect();
+        let mut skin_offsets = Vec::with_capacity(model.skins.len());
+        let mut palette_stride = 0;
+        for skin in &model.skins {
+            skin_offsets.push(palette_stride);
+            palette_stride += skin.joints.len();
+        }
+        let half = centre + spacing;
+        let mut bounds = footprint;
+        if bounds.is_empty() {
+            bounds = Aabb { min: Vec3::splat(-0.5), max: Vec3::splat(0.5) };
+        }
+        let bounds = Aabb { min: Vec3::new(-half, bounds.min.y, -half), max: Vec3::new(half, bounds.max.y, half) };
+        Self {
+            members,
+            // At least one entry per instance, so that the per-instance chunks line up even for a
+            // model without skins, nodes or morph weights.
+            palettes: vec![Mat4::IDENTITY; count * palette_stride.max(1)],
+            node_worlds: vec![Affine3A::IDENTITY; count * model.nodes.len().max(1)],
+            weights: vec![0.0; count * model.weight_count.max(1)],
+            palette_stride,
+            skin_offsets,
+            settings: SampleSettings::default(),
+            spacing,
+            bounds,
+        }
+    }
+
+    /// Number of instances.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// True for an empty crowd.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Space the crowd covers (for framing the camera).
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
+    }
+
+    /// Palette entries per instance.
+    pub fn palette_stride(&self) -> usize {
+        self.palette_stride
+    }
+
+    /// Skinning palettes of every instance, instance-major ([`Self::palette_stride`] each).
+    pub fn palettes(&self) -> &[Mat4] {
+        &self.palettes[..self.members.len() * self.palette_stride]
+    }
+
+    /// Placed node transforms of every instance, instance-major.
+    pub fn node_worlds(&self) -> &[Affine3A] {
+        &self.node_worlds
+    }
+
+    /// Morph weights of every instance, instance-major.
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// The placed pose of instance `index` from the last update (its roots turned and moved to
+    /// its grid cell): what [`Self::palettes`] was computed from.
+    pub fn pose(&self, index: usize) -> Option<&Pose> {
+        self.members.get(index).map(|m| &m.pose)
+    }
+
+    /// The clip instance `index` is playing (or fading to).
+    pub fn current_clip(&self, index: usize) -> Option<usize> {
+        self.members.get(index).map(|m| m.fader.current_clip())
+    }
+
+    /// Total cross-fades in progress.
+    pub fn fading(&self) -> usize {
+        self.members.iter().filter(|m| m.fader.is_fading()).count()
+    }
+
+    /// Advance every instance by `dt_secs` (each at its own speed, cross-fading to another clip
+    /// every few seconds) and recompute all palettes, in parallel. Allocates nothing.
+    pub fn update(&mut self, model: &Model, dt_secs: f32) {
+        let dt = if dt_secs.is_finite() { dt_secs.clamp(0.0, 0.25) } else { 0.0 };
+        let nodes = model.nodes.len();
+        let (stride, weight_count) = (self.palette_stride, model.weight_count);
+        let settings = &self.settings;
+        let skin_offsets = &self.skin_offsets;
+        let clips = model.clips.len();
+        // Chunks of one instance each; zip keeps the buffers split per instance without copies.
+        let palettes = self.palettes.par_chunks_mut(stride.max(1));
+        let worlds = self.node_worlds.par_chunks_mut(nodes.max(1));
+        let weights = self.weights.par_chunks_mut(weight_count.max(1));
+        self.members.par_iter_mut().zip(palettes).zip(worlds).zip(weights).for_each(
+            |(((member, palette), world), weights)| {
+                member.fader.advance(dt * member.speed);
+                member.next_fade_secs -= dt;
+                if member.next_fade_secs <= 0.0 && clips > 1 {
+                    let current = member.fader.current_clip();
+                    let step = 1 + (next_random(&mut member.rng) % (clips as u64 - 1)) as usize;
+                    let duration = random_range(&mut member.rng, 0.2, 0.8);
+                    member.fader.trigger((current + step) % clips, duration, Easing::Smoothstep);
+                    member.next_fade_secs = random_range(&mut member.rng, 2.0, 6.0);
+                }
+                let pose = member.fader.evaluate(model, settings);
+                member.pose.copy_from(pose);
+                // Place the character: every root node's local transform is turned and moved.
+                for &node in &model.hierarchy.order {
+                    let node = node as usize;
+                    if model.hierarchy.parent(node).is_none() && node < member.pose.len() {
+                        member.pose.translations[node] = member.offset + member.yaw * member.pose.translations[node];
+                        member.pose.rotations[node] = member.yaw * member.pose.rotations[node];
+                    }
+                }
+                if world.len() == nodes {
+                    model.hierarchy.local_to_model(&member.pose, world);
+                }
+                for (skin, &offset) in model.skins.iter().zip(skin_offsets) {
+                    if let Some(out) = palette.get_mut(offset..offset + skin.joints.len()) {
+                        skinning_matrices(skin, world, out);
+                    }
+                }
+                if weights.len() == member.pose.weights.len() {
+                    weights.copy_from_slice(&member.pose.weights);
+                }
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mannequin() -> Model {
+        anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model")
+    }
+
+    #[test]
+    fn instances_stand_apart_play_different_clips_and_cross_fade() {
+        let model = mannequin();
+        let mut crowd = Crowd::new(&model, 25, 7);
+        assert_eq!(crowd.len(), 25);
+        assert_eq!(crowd.palettes().len(), 25 * crowd.palette_stride());
+        crowd.update(&model, 1.0 / 60.0);
+        let clips: std::collections::HashSet<usize> = (0..25).filter_map(|i| crowd.current_clip(i)).collect();
+        assert_eq!(clips.len(), model.clips.len().min(25), "every clip is played by someone");
+        // The hips of each instance stand in its own grid cell.
+        let nodes = model.nodes.len();
+        let hips = model.skins[0].joints[0];
+        let positions: Vec<Vec3> = (0..25).map(|i| crowd.node_worlds()[i * nodes + hips].translation.into()).collect();
+        for (i, a) in positions.iter().enumerate() {
+            for b in &positions[i + 1..] {
+                assert!(a.distance(*b) > crowd.spacing * 0.4, "{a} and {b} overlap");
+            }
+        }
+        let mut faded = 0;
+        for _ in 0..600 {
+            crowd.update(&model, 1.0 / 60.0);
+            faded = faded.max(crowd.fading());
+        }
+        assert!(faded > 0, "instances cross-fade between clips");
+        assert!(crowd.palettes().iter().all(glam::Mat4::is_finite));
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_crowd() {
+        let model = mannequin();
+        let (mut a, mut b) = (Crowd::new(&model, 9, 3), Crowd::new(&model, 9, 3));
+        for _ in 0..120 {
+            a.update(&model, 1.0 / 60.0);
+            b.update(&model, 1.0 / 60.0);
+        }
+        assert_eq!(a.palettes(), b.palettes());
+        let mut c = Crowd::new(&model, 9, 4);
+        c.update(&model, 1.0 / 60.0);
+        assert_ne!(a.palettes(), c.palettes());
+    }
+}
