@@ -53,6 +53,6 @@ fn crowd_frames_allocate_nothing() {
         COUNTING.store(false, Ordering::Relaxed);
         let allocations = COUNT.load(Ordering::Relaxed);
         assert_eq!(allocations, 0, "{name}: {allocations} allocations in 420 crowd frames");
-        assert!(crowd.palettes().iter().all(|m| m.is_finite()), "{name}");
+        assert!(crowd.palettes().iter().all(glam::Mat4::is_finite), "{name}");
     }
 }
