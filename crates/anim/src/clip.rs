@@ -136,7 +136,9 @@ pub struct Clip {
     pub start_secs: f32,
     /// Latest key time over all tracks: the clip's duration measured from time 0.
     pub end_secs: f32,
-    pub(crate) groups: Vec<Group>,
+    pub(crate) groups: Vec<crate::soa::SoaGroup>,
+    /// Indices of the morph-weight tracks (sampled outside the groups).
+    pub(crate) weight_tracks: Vec<usize>,
 }
 
 /// Why a clip cannot be built.
@@ -173,19 +175,6 @@ pub enum ClipError {
     },
 }
 
-/// Tracks of one property and interpolation on one timeline, their keys stored key-major
-/// (`values[(key × per_key + part) × nodes.len() + j]`) so that one segment of every track is
-/// two contiguous rows.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Group {
-    pub timeline: usize,
-    pub interpolation: Interpolation,
-    pub nodes: Vec<u32>,
-    pub values: GroupValues,
-    /// LINEAR rotations only: the arc of each segment, key-major like `values`.
-    pub arcs: Vec<Arc>,
-}
-
 /// A precomputed slerp segment from key k to key k+1 of one rotation track.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub(crate) struct Arc {
@@ -209,22 +198,6 @@ impl Arc {
         let omega = dot.acos();
         Self { omega: omega as f32, inv_sin_omega: (1.0 / omega.sin()) as f32, sign }
     }
-}
-
-/// Key-major values of a [`Group`].
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum GroupValues {
-    Translation(Vec<Vec3>),
-    Rotation(Vec<Quat>),
-    Scale(Vec<Vec3>),
-}
-
-fn interleave<T: Copy>(tracks: &[&[T]], elements: usize) -> Vec<T> {
-    let mut out = Vec::with_capacity(tracks.len() * elements);
-    for e in 0..elements {
-        out.extend(tracks.iter().map(|t| t[e]));
-    }
-    out
 }
 
 impl Clip {
@@ -260,62 +233,10 @@ impl Clip {
         let used: Vec<&[f32]> = tracks.iter().map(|t| &timelines[t.timeline].times_secs[..]).collect();
         let start_secs = used.iter().map(|t| t[0]).reduce(f32::min).unwrap_or(0.0);
         let end_secs = used.iter().map(|t| t[t.len() - 1]).reduce(f32::max).unwrap_or(0.0);
-        let groups = Self::build_groups(&timelines, &tracks);
-        Ok(Self { name, timelines, tracks, start_secs, end_secs, groups })
-    }
-
-    fn build_groups(timelines: &[Timeline], tracks: &[Track]) -> Vec<Group> {
-        let mut keys: Vec<(usize, Property, Interpolation)> = Vec::new();
-        for track in tracks {
-            let key = (track.timeline, track.property(), track.interpolation);
-            if track.property() != Property::Weights && !keys.contains(&key) {
-                keys.push(key);
-            }
-        }
-        keys.into_iter()
-            .map(|(timeline, property, interpolation)| {
-                let members: Vec<&Track> = tracks
-                    .iter()
-                    .filter(|t| t.timeline == timeline && t.property() == property && t.interpolation == interpolation)
-                    .collect();
-                let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
-                let elements = timelines[timeline].times_secs.len() * per_key;
-                let vec3s = |members: &[&Track]| -> Vec<Vec3> {
-                    let slices: Vec<&[Vec3]> = members
-                        .iter()
-                        .filter_map(|t| match &t.values {
-                            TrackValues::Translation(v) | TrackValues::Scale(v) => Some(&v[..]),
-                            _ => None,
-                        })
-                        .collect();
-                    interleave(&slices, elements)
-                };
-                let values = match property {
-                    Property::Translation => GroupValues::Translation(vec3s(&members)),
-                    Property::Scale => GroupValues::Scale(vec3s(&members)),
-                    _ => {
-                        let slices: Vec<&[Quat]> = members
-                            .iter()
-                            .filter_map(|t| match &t.values {
-                                TrackValues::Rotation(v) => Some(&v[..]),
-                                _ => None,
-                            })
-                            .collect();
-                        GroupValues::Rotation(interleave(&slices, elements))
-                    }
-                };
-                let arcs = match (&values, interpolation) {
-                    (GroupValues::Rotation(q), Interpolation::Linear) => {
-                        let n = members.len();
-                        (0..elements * n)
-                            .map(|i| if i + n < q.len() { Arc::between(q[i], q[i + n]) } else { Arc::default() })
-                            .collect()
-                    }
-                    _ => Vec::new(),
-                };
-                Group { timeline, interpolation, nodes: members.iter().map(|t| t.node as u32).collect(), values, arcs }
-            })
-            .collect()
+        let groups = crate::soa::SoaGroup::build_all(&timelines, &tracks);
+        let weight_tracks =
+            tracks.iter().enumerate().filter(|(_, t)| t.property() == Property::Weights).map(|(i, _)| i).collect();
+        Ok(Self { name, timelines, tracks, start_secs, end_secs, groups, weight_tracks })
     }
 
     /// A copy of the clip with every track converted to `mode`: key values kept, CUBICSPLINE

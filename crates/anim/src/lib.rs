@@ -26,6 +26,7 @@ pub mod pose;
 pub mod ragdoll;
 pub mod sample;
 pub mod skinning;
+mod soa;
 pub mod workload;
 
 pub use clip::{Clip, ClipError, Interpolation, Property, Timeline, Track, TrackValues};

@@ -9,7 +9,7 @@ use std::ops::{Add, Mul, Sub};
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::clip::{Clip, GroupValues, Interpolation, Timeline, Track, TrackValues};
+use crate::clip::{Clip, Interpolation, Timeline, Track, TrackValues};
 use crate::interp::{
     Easing, RotationSpace, ScaleSpace, align, euler_lerp, hermite, lerp_f32, lerp_vec3, matrix_lerp, nlerp,
     normalize_or_identity, slerp, squad,
@@ -253,47 +253,16 @@ impl Clip {
 
     /// The spec path without overrides: each group of tracks in its authored mode, with the
     /// segment and the cubic weights computed once per shared timeline by [`Self::locate`], and
-    /// each group's segment read from two contiguous key rows.
+    /// each group's segment read from structure-of-arrays planes, four tracks per SIMD step.
     fn sample_authored(&self, cursor: &ClipCursor, pose: &mut Pose) {
         for group in &self.groups {
-            let segment = &cursor.segments[group.timeline];
-            let w = cursor.cubic_weights[group.timeline];
-            let n = group.nodes.len();
-            let (k, next, held, u) = (segment.key as usize, segment.next as usize, segment.held as usize, segment.u);
-            match (&group.values, group.interpolation) {
-                (GroupValues::Translation(v), interpolation) => {
-                    write_vec3s(&mut pose.translations, &group.nodes, v, interpolation, n, k, next, held, u, w);
-                }
-                (GroupValues::Scale(v), interpolation) => {
-                    write_vec3s(&mut pose.scales, &group.nodes, v, interpolation, n, k, next, held, u, w);
-                }
-                (GroupValues::Rotation(v), Interpolation::Step) => {
-                    for (&node, &q) in group.nodes.iter().zip(&v[held * n..(held + 1) * n]) {
-                        pose.rotations[node as usize] = q;
-                    }
-                }
-                (GroupValues::Rotation(v), Interpolation::Linear) => {
-                    let (a, b) = (&v[k * n..(k + 1) * n], &v[next * n..(next + 1) * n]);
-                    let arcs = &group.arcs[k * n..(k + 1) * n];
-                    for (((&node, &qa), &qb), arc) in group.nodes.iter().zip(a).zip(b).zip(arcs) {
-                        pose.rotations[node as usize] = slerp_on_arc(qa, qb, arc, u);
-                    }
-                }
-                (GroupValues::Rotation(v), Interpolation::CubicSpline) => {
-                    let (v0, m0) = (&v[(3 * k + 1) * n..(3 * k + 2) * n], &v[(3 * k + 2) * n..(3 * k + 3) * n]);
-                    let (m1, v1) = (&v[3 * next * n..(3 * next + 1) * n], &v[(3 * next + 1) * n..(3 * next + 2) * n]);
-                    for (j, &node) in group.nodes.iter().enumerate() {
-                        let q = Vec4::from(v0[j]) * w.x
-                            + Vec4::from(m0[j]) * w.y
-                            + Vec4::from(v1[j]) * w.z
-                            + Vec4::from(m1[j]) * w.w;
-                        pose.rotations[node as usize] = normalize_or_identity(q);
-                    }
-                }
-            }
+            group.sample(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], pose);
+        }
+        if self.weight_tracks.is_empty() {
+            return;
         }
         let settings = SampleSettings::default();
-        for track in &self.tracks {
+        for track in self.weight_tracks.iter().filter_map(|&i| self.tracks.get(i)) {
             if let TrackValues::Weights { offset, count, values } = &track.values {
                 let times = &self.timelines[track.timeline].times_secs;
                 let segment = cursor.segments[track.timeline];
@@ -504,52 +473,4 @@ fn eval_weights(
         let out_tangent = |k: usize| element(3 * k + 2);
         *o = eval_generic(value, in_tangent, out_tangent, cubic_data, times, segment, mode, settings.easing, lerp_f32);
     }
-}
-
-/// Write one group of translations or scales (key-major rows) into the pose.
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn write_vec3s(
-    out: &mut [Vec3],
-    nodes: &[u32],
-    v: &[Vec3],
-    interpolation: Interpolation,
-    n: usize,
-    k: usize,
-    next: usize,
-    held: usize,
-    u: f32,
-    w: Vec4,
-) {
-    match interpolation {
-        Interpolation::Step => {
-            for (&node, &x) in nodes.iter().zip(&v[held * n..(held + 1) * n]) {
-                out[node as usize] = x;
-            }
-        }
-        Interpolation::Linear => {
-            let (a, b) = (&v[k * n..(k + 1) * n], &v[next * n..(next + 1) * n]);
-            for ((&node, &x), &y) in nodes.iter().zip(a).zip(b) {
-                out[node as usize] = lerp_vec3(x, y, u);
-            }
-        }
-        Interpolation::CubicSpline => {
-            let (v0, m0) = (&v[(3 * k + 1) * n..(3 * k + 2) * n], &v[(3 * k + 2) * n..(3 * k + 3) * n]);
-            let (m1, v1) = (&v[3 * next * n..(3 * next + 1) * n], &v[(3 * next + 1) * n..(3 * next + 2) * n]);
-            for (j, &node) in nodes.iter().enumerate() {
-                out[node as usize] = v0[j] * w.x + m0[j] * w.y + v1[j] * w.z + m1[j] * w.w;
-            }
-        }
-    }
-}
-
-/// Slerp over a precomputed [`Arc`] (the same result as [`slerp`], without the acos).
-#[inline]
-fn slerp_on_arc(a: Quat, b: Quat, arc: &crate::clip::Arc, u: f32) -> Quat {
-    let (a, b) = (Vec4::from(a), Vec4::from(b) * arc.sign);
-    if arc.inv_sin_omega == 0.0 {
-        return normalize_or_identity(a * (1.0 - u) + b * u);
-    }
-    let sines = crate::interp::sin4_quarter_turn(Vec4::new((1.0 - u) * arc.omega, u * arc.omega, 0.0, 0.0));
-    Quat::from_vec4(a * (sines.x * arc.inv_sin_omega) + b * (sines.y * arc.inv_sin_omega))
 }
