@@ -1,6 +1,6 @@
 //! Node hierarchy in parents-first order, local→model transforms and skinning matrices.
 
-use glam::{Affine3A, Mat4};
+use glam::{Affine3A, Mat4, Vec4};
 
 use crate::model::Skin;
 use crate::pose::Pose;
@@ -101,6 +101,38 @@ impl Hierarchy {
 pub fn skinning_matrices(skin: &Skin, model_from_node: &[Affine3A], joint_palette: &mut [Mat4]) {
     debug_assert_eq!(joint_palette.len(), skin.joints.len());
     for ((out, &joint), inverse_bind) in joint_palette.iter_mut().zip(&skin.joints).zip(&skin.inverse_bind_matrices) {
-        *out = Mat4::from(model_from_node[joint]) * *inverse_bind;
+        let [x, y, z, w] = affine_columns(&model_from_node[joint]);
+        *out = Mat4::from_cols(x, y, z, w) * *inverse_bind;
+    }
+}
+
+/// The four columns of an affine transform as a 4×4 matrix (`w` = 0, 0, 0, 1), straight from
+/// its SIMD registers (glam's `Mat4::from(Affine3A)` rebuilds every column from scalars).
+#[inline(always)]
+fn affine_columns(m: &Affine3A) -> [Vec4; 4] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use std::arch::x86_64::{__m128, _mm_and_ps, _mm_castsi128_ps, _mm_or_ps, _mm_set_epi32, _mm_set_ps};
+        // SAFETY: register-only SSE2 operations; SSE2 is enabled (the cfg above).
+        unsafe {
+            let xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+            let column = |v: glam::Vec3A| -> Vec4 { _mm_and_ps(__m128::from(v), xyz).into() };
+            let w_one = _mm_set_ps(1.0, 0.0, 0.0, 0.0);
+            [
+                column(m.matrix3.x_axis),
+                column(m.matrix3.y_axis),
+                column(m.matrix3.z_axis),
+                _mm_or_ps(__m128::from(column(m.translation)), w_one).into(),
+            ]
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        [
+            m.matrix3.x_axis.extend(0.0),
+            m.matrix3.y_axis.extend(0.0),
+            m.matrix3.z_axis.extend(0.0),
+            m.translation.extend(1.0),
+        ]
     }
 }

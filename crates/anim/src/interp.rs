@@ -83,7 +83,7 @@ pub fn slerp4(a: &[Quat], b: &[Quat], u: f32, out: &mut [Quat]) {
     let y = ma.y_axis * wa + mb.y_axis * wb;
     let z = ma.z_axis * wa + mb.z_axis * wb;
     let w = ma.w_axis * wa + mb.w_axis * wb;
-    let inv_len = Vec4::ONE / (x * x + y * y + z * z + w * w).max(Vec4::splat(1e-30)).sqrt();
+    let inv_len = Vec4::ONE / sqrt4((x * x + y * y + z * z + w * w).max(Vec4::splat(1e-30)));
     let r = Mat4::from_cols(x * inv_len, y * inv_len, z * inv_len, w * inv_len).transpose();
     for (o, c) in out.iter_mut().zip([r.x_axis, r.y_axis, r.z_axis, r.w_axis]) {
         *o = Quat::from_vec4(c);
@@ -98,7 +98,22 @@ pub fn acos4_unit(x: Vec4) -> Vec4 {
     for c in &ACOS_COEFFICIENTS[1..] {
         p = p * x + Vec4::splat(*c);
     }
-    (Vec4::ONE - x).sqrt() * p
+    sqrt4(Vec4::ONE - x) * p
+}
+
+/// Lane-wise square root in one SIMD instruction (glam's `Vec4::sqrt` takes four scalar roots).
+#[inline(always)]
+pub fn sqrt4(x: Vec4) -> Vec4 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use std::arch::x86_64::{__m128, _mm_sqrt_ps};
+        // SAFETY: a register-only instruction; SSE is enabled (the cfg above).
+        unsafe { _mm_sqrt_ps(__m128::from(x)).into() }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        x.sqrt()
+    }
 }
 
 /// `acos(x)` for `x ∈ [0, 1]`: Abramowitz & Stegun 4.4.46, absolute error ≤ 2·10⁻⁸ before

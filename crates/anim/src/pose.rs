@@ -59,15 +59,11 @@ impl Pose {
 /// poses must have the same shape. Allocates nothing; `out` may not alias the inputs.
 pub fn blend_poses(a: &Pose, b: &Pose, weight: f32, scale_space: ScaleSpace, out: &mut Pose) {
     let w = if weight > 0.0 { weight.min(1.0) } else { 0.0 };
-    for ((o, &x), &y) in out.translations.iter_mut().zip(&a.translations).zip(&b.translations) {
-        *o = lerp_vec3(x, y, w);
-    }
+    lerp_floats(vec3_floats(&a.translations), vec3_floats(&b.translations), w, vec3_floats_mut(&mut out.translations));
     blend_rotations(&a.rotations, &b.rotations, w, &mut out.rotations);
     match scale_space {
         ScaleSpace::Linear => {
-            for ((o, &x), &y) in out.scales.iter_mut().zip(&a.scales).zip(&b.scales) {
-                *o = lerp_vec3(x, y, w);
-            }
+            lerp_floats(vec3_floats(&a.scales), vec3_floats(&b.scales), w, vec3_floats_mut(&mut out.scales));
         }
         ScaleSpace::Log => {
             for ((o, &x), &y) in out.scales.iter_mut().zip(&a.scales).zip(&b.scales) {
@@ -75,9 +71,33 @@ pub fn blend_poses(a: &Pose, b: &Pose, weight: f32, scale_space: ScaleSpace, out
             }
         }
     }
-    for ((o, &x), &y) in out.weights.iter_mut().zip(&a.weights).zip(&b.weights) {
-        *o = lerp_f32(x, y, w);
+    lerp_floats(&a.weights, &b.weights, w, &mut out.weights);
+}
+
+/// `out = a·(1 − w) + b·w` over flat floats (exact at both ends; vectorized by the compiler).
+#[inline]
+fn lerp_floats(a: &[f32], b: &[f32], w: f32, out: &mut [f32]) {
+    let keep = 1.0 - w;
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = x * keep + y * w;
     }
+}
+
+/// The components of `Vec3`s as one float slice.
+#[inline]
+fn vec3_floats(v: &[Vec3]) -> &[f32] {
+    const _: () = assert!(std::mem::size_of::<Vec3>() == 12 && std::mem::align_of::<Vec3>() == 4);
+    // SAFETY: `Vec3` is `#[repr(C)]` of three `f32` with no padding (checked above): `v` is
+    // `3 × len` consecutive, initialized floats, borrowed for the same lifetime.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<f32>(), v.len() * 3) }
+}
+
+/// [`vec3_floats`], mutable.
+#[inline]
+fn vec3_floats_mut(v: &mut [Vec3]) -> &mut [f32] {
+    // SAFETY: as in `vec3_floats`; the mutable borrow of `v` is moved into the result, and
+    // every bit pattern is a valid `f32`.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<f32>(), v.len() * 3) }
 }
 
 /// Shortest-path slerp of two rotation arrays, four at a time.

@@ -351,7 +351,7 @@ fn normalize_lanes<const C: usize>(q: &mut [Vec4; C]) {
         length2 += *c * *c;
     }
     let usable = length2.cmpgt(Vec4::splat(1e-30)) & length2.cmplt(Vec4::splat(f32::INFINITY));
-    let inverse = Vec4::ONE / length2.max(Vec4::splat(1e-30)).sqrt();
+    let inverse = Vec4::ONE / crate::interp::sqrt4(length2.max(Vec4::splat(1e-30)));
     for (comp, c) in q.iter_mut().enumerate() {
         let identity = if comp == 3 { Vec4::ONE } else { Vec4::ZERO };
         *c = Vec4::select(usable, *c * inverse, identity);
