@@ -534,3 +534,48 @@ fn instanced_crowd_matches_drawing_each_instance() {
     let stride = crowd.palette_stride();
     assert_ne!(crowd.palettes()[..stride], crowd.palettes()[stride..2 * stride]);
 }
+
+/// The deviation heatmap paints the skinned mesh through the skin weights: all joints hot reads
+/// red, all cold reads blue, and the normal colours come back without heat.
+#[test]
+fn joint_heat_paints_the_skinned_mesh() {
+    let (Some(ctx), Some(model)) = (gpu(), mannequin()) else { return };
+    let pose = Pose::rest(&model);
+    let camera = camera_for(&model, &[&pose]);
+    let mut renderer = Renderer::new(&ctx.device);
+    renderer.clear_color = MASK_CLEAR;
+    let gpu_model = renderer.upload(&ctx, &model).expect("upload");
+    let mut mean_colour = |heat: Option<&[f32]>| -> [f64; 3] {
+        let view = ViewDesc {
+            viewport: Viewport { x: 0, y: 0, width: 128, height: 128 },
+            camera,
+            instances: vec![InstanceDesc { joint_heat: heat, ..InstanceDesc::solid(&pose) }],
+            ground: false,
+            skeleton: false,
+            selected_joint: None,
+            lines: Vec::new(),
+        };
+        let image = renderer.render_to_image(&ctx, &model, &gpu_model, &[view], 128, 128).expect("render");
+        let mask = coverage(&image);
+        let mut sum = [0.0f64; 3];
+        let mut count = 0.0;
+        for (pixel, covered) in image.pixels().zip(&mask) {
+            if *covered {
+                for c in 0..3 {
+                    sum[c] += f64::from(pixel.0[c]);
+                }
+                count += 1.0;
+            }
+        }
+        assert!(count > 500.0, "the mannequin covers the view");
+        sum.map(|s| s / count)
+    };
+    let hot = vec![1.0; model.nodes.len()];
+    let cold = vec![0.0; model.nodes.len()];
+    let [hr, hg, hb] = mean_colour(Some(&hot));
+    let [cr, cg, cb] = mean_colour(Some(&cold));
+    let plain = mean_colour(None);
+    assert!(hr > 1.5 * hg && hr > 1.5 * hb, "hot is red: {hr:.0} {hg:.0} {hb:.0}");
+    assert!(cb > 1.5 * cr && cb > cg, "cold is blue: {cr:.0} {cg:.0} {cb:.0}");
+    assert!((plain[0] - hr).abs() > 20.0 || (plain[2] - hb).abs() > 20.0, "no heat, normal colours: {plain:?}");
+}
