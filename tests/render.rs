@@ -561,8 +561,8 @@ fn joint_heat_paints_the_skinned_mesh() {
         let mut count = 0.0;
         for (pixel, covered) in image.pixels().zip(&mask) {
             if *covered {
-                for c in 0..3 {
-                    sum[c] += f64::from(pixel.0[c]);
+                for (total, &channel) in sum.iter_mut().zip(&pixel.0) {
+                    *total += f64::from(channel);
                 }
                 count += 1.0;
             }
