@@ -136,3 +136,21 @@ fn affine_columns(m: &Affine3A) -> [Vec4; 4] {
         ]
     }
 }
+
+#[cfg(test)]
+mod simd_tests {
+    use super::*;
+    use glam::{Quat, Vec3};
+
+    #[test]
+    fn affine_columns_match_glams_conversion() {
+        for i in 0..200 {
+            let f = i as f32;
+            let rotation = Quat::from_euler(glam::EulerRot::XYZ, f * 0.37, f * -0.91, f * 1.73).normalize();
+            let scale = Vec3::new(0.5 + (f * 0.13).sin().abs(), 1.0 + (f * 0.7).cos() * 0.5, 2.0 - (f * 0.3).sin());
+            let m = Affine3A::from_scale_rotation_translation(scale, rotation, Vec3::new(f * 0.1, -f, 3.0));
+            let [x, y, z, w] = affine_columns(&m);
+            assert_eq!(Mat4::from_cols(x, y, z, w), Mat4::from(m));
+        }
+    }
+}
