@@ -6,6 +6,7 @@ pub mod info;
 pub mod ragdoll;
 pub mod render;
 pub mod sample;
+pub mod soak;
 
 use std::path::Path;
 

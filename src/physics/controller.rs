@@ -53,10 +53,21 @@ impl fmt::Display for FaultKind {
         match *self {
             Self::NonFinite => f.write_str("has a NaN or infinite position, rotation or velocity"),
             Self::TooFar { distance_m, limit_m } => {
-                write!(f, "is {distance_m:.4e} m from where it started (limit {limit_m} m)")
+                write!(f, "is {} m from where it started (limit {limit_m} m)", Amount(distance_m))
             }
-            Self::TooFast { speed_mps, limit_mps } => write!(f, "moves at {speed_mps:.4e} m/s (limit {limit_mps} m/s)"),
+            Self::TooFast { speed_mps, limit_mps } => {
+                write!(f, "moves at {} m/s (limit {limit_mps} m/s)", Amount(speed_mps))
+            }
         }
+    }
+}
+
+/// A measured amount: one decimal up to 100 000, then scientific notation.
+struct Amount(f32);
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.abs() < 1e5 { write!(f, "{:.1}", self.0) } else { write!(f, "{:.3e}", self.0) }
     }
 }
 
