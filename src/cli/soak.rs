@@ -476,7 +476,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
                 )
             });
         }
-        if frame % skinning_every == 0 && total_vertices > 0 {
+        if frame.is_multiple_of(skinning_every) && total_vertices > 0 {
             skinned_frames += 1;
             for &n in &mesh_nodes {
                 let node = &model.nodes[n];

@@ -324,12 +324,6 @@ impl Ragdoll {
         &self.start_origins
     }
 
-    /// A body's linear velocity at its centre of mass (world units per second; zero for an
-    /// unknown body).
-    pub fn body_linvel(&self, body: usize) -> Vec3 {
-        self.handles.get(body).and_then(|&h| self.world.bodies.get(h)).map_or(Vec3::ZERO, |rb| rb.linvel())
-    }
-
     /// The first body that has blown up, and how: a non-finite position, rotation or velocity
     /// (checked first, over every body), else the fastest body when its linear speed exceeds
     /// `max_speed_mps`, else the farthest when it is more than `max_distance_m` from where it
