@@ -424,6 +424,22 @@ pub fn corpus() -> Vec<BadFile> {
     add("nan_position.glb", glb_edit(&|b| b.set_f32(POSITIONS, 7, f32::NAN)), inv("NonFinite", "Mesh", 0));
     add("nan_inverse_bind_matrix.glb", glb_edit(&|b| b.set_u32(IBM, 3, 0x7FC0_0001)), inv("NonFinite", "Skin", 0));
 
+    // Huge but finite values (beyond `Limits::max_abs_value`, 1e9): they would overflow to
+    // infinity in skinning and sampling.
+    add("huge_inverse_bind_matrix.glb", glb_edit(&|b| b.set_f32(IBM, 5, 1e38)), inv("ValueTooLarge", "Skin", 0));
+    add(
+        "huge_translation_key.glb",
+        glb_edit(&|b| b.set_f32(TRANSLATIONS, 4, 1e30)),
+        inv("ValueTooLarge", "Animation", 0),
+    );
+    add("huge_key_time.glb", glb_edit(&|b| b.set_f32(TIMES, 2, 1e30)), inv("ValueTooLarge", "Animation", 0));
+    add("huge_position.glb", glb_edit(&|b| b.set_f32(POSITIONS, 10, -1e30)), inv("ValueTooLarge", "Mesh", 0));
+    add(
+        "huge_node_translation.gltf",
+        gltf_edit(&|b| b.json["nodes"][2]["translation"] = json!([0.0, 1e30, 0.0])),
+        inv("ValueTooLarge", "Node", 2),
+    );
+
     // Accessor count and stride mismatches.
     add(
         "output_count_mismatch.glb",

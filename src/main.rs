@@ -77,6 +77,9 @@ enum Command {
     Render(cli::render::RenderArgs),
     /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
     Ragdoll(cli::ragdoll::RagdollArgs),
+    /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
+    /// non-finite value or resident-memory growth.
+    Soak(cli::soak::SoakArgs),
 }
 
 /// Built-in assets `generate` can write.
@@ -166,6 +169,16 @@ fn run(command: Command) -> anyhow::Result<String> {
         }
         Command::Render(render) => cli::render::run(&render),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
+        Command::Soak(soak) => {
+            let (report, passed) = cli::soak::run(&soak)?;
+            if passed {
+                Ok(report)
+            } else {
+                // The report still goes to stdout; the exit code and stderr say it failed.
+                print!("{report}");
+                anyhow::bail!("soak failed (see the report's failures)")
+            }
+        }
     }
 }
 

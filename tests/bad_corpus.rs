@@ -135,6 +135,23 @@ fn limit_flags_reach_the_importer() {
     let generous = ["--max-nodes", "100000", "--max-file-mib", "64", "--max-node-depth", "64", "--max-image-mib", "1"];
     let out = info(&generous);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Magnitudes: the mannequin's numbers are all far below 1e9, but not below 0.01.
+    let out = info(&["--max-abs-value", "0.01"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("beyond the largest magnitude accepted, 1e-2"), "{stderr}");
+    assert!(stderr.contains("--max-abs-value"), "{stderr}");
+    let huge = corpus_dir().join("huge_translation_key.glb");
+    let out = Command::new(ANIMTUNE).arg("info").arg(&huge).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("holds 1e30"));
+    let out = Command::new(ANIMTUNE).arg("info").arg(&huge).args(["--max-abs-value", "inf"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for bad in ["--max-abs-value=0", "--max-abs-value=-5", "--max-abs-value=nan", "--max-abs-value=big"] {
+        let out = info(&[bad]);
+        assert!(!out.status.success(), "{bad} accepted");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not a number greater than 0"), "{bad}");
+    }
+    let flag = animtune::cli::LimitArgs { max_abs_value: Some(2.5), ..animtune::cli::LimitArgs::default() };
+    assert_eq!(flag.limits().max_abs_value, 2.5);
     // `render` loads the model before it looks for a GPU.
     for command in [&["sample", "--clip", "0", "--times", "0"][..], &["bench", "--clip", "0"], &["render"]] {
         let out = Command::new(ANIMTUNE).args(command).arg(&model).args(["--max-nodes", "3"]).output().unwrap();

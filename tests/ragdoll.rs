@@ -12,7 +12,7 @@ use anim::ragdoll::RagdollRamp;
 use anim::{ClipCursor, Easing, Model, Pose, SampleSettings};
 use animtune::cli::Format;
 use animtune::cli::ragdoll::{RagdollArgs, RagdollReport, simulate};
-use animtune::physics::{Phase, RagdollController, RagdollSettings};
+use animtune::physics::{FaultKind, Phase, RagdollController, RagdollSettings};
 use glam::{Affine3A, Vec3};
 
 const MANNEQUIN: &str = "assets/mannequin.glb";
@@ -277,6 +277,10 @@ fn push_moves_the_pushed_bone_and_unknown_bones_are_rejected() {
         b.handoff_velocity_error_mps,
         a.handoff_velocity_error_mps
     );
+    let absurd = RagdollArgs { push: Some(("Head".to_owned(), Vec3::new(0.0, 0.0, 1e12))), ..plain.clone() };
+    let error = simulate(&model, model.find_clip("Walk"), &absurd).expect_err("the ragdoll blows up");
+    let message = format!("{error:#}");
+    assert!(message.contains("blew up") && message.contains("\"Head\"") && message.contains("m/s"), "{message}");
     let unknown = RagdollArgs { push: Some(("NoSuchBone".to_owned(), Vec3::X)), ..plain };
     let clip = model.find_clip("Walk");
     let error = simulate(&model, clip, &unknown).expect_err("unknown bone");
@@ -296,4 +300,84 @@ fn ragdoll_layout_covers_the_humanoid_bones() {
     for body in &spec.bodies {
         assert!(body.radius > 0.0 && body.radius < 0.3, "{}: radius {}", body.name, body.radius);
     }
+}
+
+#[test]
+fn an_exploding_ragdoll_falls_back_to_the_animation_reports_a_fault_and_can_be_triggered_again() {
+    let Some(model) = mannequin() else { return };
+    let dt = 1.0 / 60.0;
+    let mut controller =
+        RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
+    let head = controller.spec().body_of_node_named(&model, "Head").expect("a head body");
+    let mut walk = Player::new(&model, "Walk");
+    let mut pose = Pose::rest(&model);
+    let mut before = Pose::rest(&model);
+    let is_finite = |pose: &Pose| {
+        pose.translations.iter().chain(&pose.scales).all(|v| v.is_finite())
+            && pose.rotations.iter().all(|q| q.is_finite())
+    };
+
+    // A 1e12 N·s push on a few-kilogram head: billions of metres per second.
+    walk.sample(&model, 0.5, &mut pose);
+    walk.sample(&model, 0.5 - 1.0 / 120.0, &mut before);
+    controller.trigger(&model, &pose, &before, 1.0 / 120.0, Some((head, Vec3::new(1e12, 0.0, 0.0))));
+    assert!(controller.take_fault().is_none(), "nothing is checked before the first update");
+    walk.sample(&model, 0.5 + dt, &mut pose);
+    let output = controller.update(&model, dt, &pose);
+    assert_eq!(output, &pose, "the frame of the explosion shows the animation");
+    assert!(is_finite(output));
+    assert_eq!(controller.phase(), Phase::Animated);
+    assert!(controller.ragdoll().is_none(), "the exploded ragdoll is dropped");
+    assert!(controller.ragdoll_weight() < f32::EPSILON);
+    let fault = controller.take_fault().expect("the explosion is reported");
+    println!("{fault}");
+    assert_eq!((fault.body, fault.bone.as_str()), (head, "Head"));
+    let FaultKind::TooFast { speed_mps, limit_mps } = fault.kind else { panic!("{fault:?}") };
+    assert!(speed_mps > 1e9 && (limit_mps - 200.0).abs() < f32::EPSILON, "{fault}");
+    let message = fault.to_string();
+    assert!(message.contains("\"Head\"") && message.contains("m/s") && message.contains("limit 200"), "{message}");
+    assert!(controller.take_fault().is_none(), "taking the fault clears it");
+
+    // The following frames play the animation.
+    walk.sample(&model, 0.5 + 2.0 * dt, &mut pose);
+    assert_eq!(controller.update(&model, dt, &pose), &pose);
+    assert!(controller.take_fault().is_none());
+
+    // A ragdoll whose state turns NaN mid-fall is caught before the solver sees it.
+    walk.sample(&model, 0.5 + 2.0 * dt - 1.0 / 120.0, &mut before);
+    controller.trigger(&model, &pose, &before, 1.0 / 120.0, None);
+    for frame in 3..=20 {
+        walk.sample(&model, 0.5 + frame as f32 * dt, &mut pose);
+        controller.update(&model, dt, &pose);
+    }
+    let ragdoll = controller.ragdoll_mut().expect("ragdolling");
+    let steps = ragdoll.steps();
+    ragdoll.set_body_velocity(0, Vec3::new(f32::NAN, 0.0, 0.0), Vec3::ZERO);
+    walk.sample(&model, 0.5 + 21.0 * dt, &mut pose);
+    assert_eq!(controller.update(&model, dt, &pose), &pose);
+    let fault = controller.take_fault().expect("the NaN is reported");
+    assert_eq!((fault.body, fault.kind, fault.steps), (0, FaultKind::NonFinite, steps));
+    assert!(fault.to_string().contains("NaN"), "{fault}");
+
+    // A new trigger afterwards ragdolls normally: full weight, finite, no fault, and the
+    // output leaves the animation (the head falls away from the walk's head).
+    walk.sample(&model, 0.5 + 22.0 * dt, &mut pose);
+    walk.sample(&model, 0.5 + 22.0 * dt - 1.0 / 120.0, &mut before);
+    controller.trigger(&model, &pose, &before, 1.0 / 120.0, None);
+    for frame in 23..=100 {
+        walk.sample(&model, 0.5 + frame as f32 * dt, &mut pose);
+        let output = controller.update(&model, dt, &pose);
+        assert!(is_finite(output), "frame {frame}");
+    }
+    assert!(controller.take_fault().is_none(), "a normal fall is no fault");
+    assert_eq!(controller.phase(), Phase::Ragdoll);
+    assert!((controller.ragdoll_weight() - 1.0).abs() < f32::EPSILON);
+    assert!(controller.ragdoll().is_some_and(animtune::physics::Ragdoll::is_finite));
+    let head_node = controller.spec().bodies[head].node;
+    let mut animated_world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut output_world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    model.hierarchy.local_to_model(&pose, &mut animated_world);
+    model.hierarchy.local_to_model(controller.output(), &mut output_world);
+    let apart = Vec3::from(animated_world[head_node].translation).distance(output_world[head_node].translation.into());
+    assert!(apart > 0.3, "the head is only {apart} m from the animation's after a 1.3 s fall");
 }

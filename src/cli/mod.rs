@@ -6,6 +6,7 @@ pub mod info;
 pub mod ragdoll;
 pub mod render;
 pub mod sample;
+pub mod soak;
 
 use std::path::Path;
 
@@ -51,6 +52,22 @@ pub struct LimitArgs {
     /// Most joints in one skin [default: 65536].
     #[arg(long, value_name = "N")]
     pub max_skin_joints: Option<usize>,
+    /// Largest magnitude of a number that feeds transforms (node transforms, inverse bind
+    /// matrices, key times and values, positions, normals, morph deltas, weights); `inf`
+    /// turns the check off [default: 1e9].
+    #[arg(long, value_name = "X", value_parser = parse_max_abs_value)]
+    pub max_abs_value: Option<f32>,
+}
+
+/// Parse `--max-abs-value`: a positive number (`inf` allowed).
+///
+/// # Errors
+/// A message when the text is not a number greater than 0.
+pub fn parse_max_abs_value(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(x) if x > 0.0 => Ok(x),
+        _ => Err(format!("\"{text}\" is not a number greater than 0")),
+    }
 }
 
 impl LimitArgs {
@@ -84,6 +101,9 @@ impl LimitArgs {
         }
         if let Some(v) = self.max_skin_joints {
             limits.max_skin_joints = v;
+        }
+        if let Some(v) = self.max_abs_value {
+            limits.max_abs_value = v;
         }
         limits
     }

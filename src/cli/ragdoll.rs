@@ -169,7 +169,8 @@ fn largest_distance(joints: &[usize], a: &[Affine3A], b: &[Affine3A]) -> f32 {
 /// Simulate the handoff of `args` on `model` and measure it.
 ///
 /// # Errors
-/// When the pushed bone is unknown or no ragdoll fits the model.
+/// When the pushed bone is unknown, no ragdoll fits the model or the ragdoll blows up (a
+/// [`crate::physics::RagdollFault`], e.g. from an absurd push).
 pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyhow::Result<RagdollReport> {
     anyhow::ensure!(args.handoff_at.is_finite() && args.handoff_at >= 0.0, "--handoff-at must be ≥ 0");
     anyhow::ensure!(args.seconds.is_finite() && args.seconds >= 0.0, "--seconds must be ≥ 0");
@@ -215,7 +216,11 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
 
     for k in 0..=last_frame {
         player.sample(frame_time(k), &mut animated);
-        let output = controller.update(model, if k == 0 { 0.0 } else { frame_dt }, &animated);
+        controller.update(model, if k == 0 { 0.0 } else { frame_dt }, &animated);
+        if let Some(fault) = controller.take_fault() {
+            anyhow::bail!("the ragdoll blew up at frame {k}: {fault}");
+        }
+        let output = controller.output();
         model.hierarchy.local_to_model(output, &mut world);
         finite &= output.translations.iter().all(|v| v.is_finite()) && output.rotations.iter().all(|q| q.is_finite());
         displacement.push(if k > 0 { largest_distance(&joints, &world, &previous_world) } else { 0.0 });

@@ -1,4 +1,7 @@
-//! [`RagdollController`]: animation → ragdoll handoff with a ramped blend, and back ("get up").
+//! [`RagdollController`]: animation → ragdoll handoff with a ramped blend, and back ("get up"),
+//! with explosion recovery ([`RagdollFault`]).
+
+use std::fmt;
 
 use anim::ragdoll::{RagdollRamp, model_to_local};
 use anim::{Easing, Model, Pose, ScaleSpace, blend_poses};
@@ -16,6 +19,76 @@ pub enum Phase {
     Ragdoll,
     /// Blending from the last ragdoll pose back into the animation.
     GettingUp,
+}
+
+/// A body farther than this from where it started (metres) means the simulation blew up.
+pub const MAX_DISTANCE_M: f32 = 1000.0;
+
+/// A body faster than this (metres per second) means the simulation blew up.
+pub const MAX_SPEED_MPS: f32 = 200.0;
+
+/// How a ragdoll body went wrong.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FaultKind {
+    /// Its position, rotation or velocity became NaN or infinite.
+    NonFinite,
+    /// It went farther from where it started than the limit.
+    TooFar {
+        /// Distance from its joint origin at the handoff, metres.
+        distance_m: f32,
+        /// The limit, [`MAX_DISTANCE_M`].
+        limit_m: f32,
+    },
+    /// Its linear speed exceeded the limit.
+    TooFast {
+        /// Speed of its centre of mass, metres per second.
+        speed_mps: f32,
+        /// The limit, [`MAX_SPEED_MPS`].
+        limit_mps: f32,
+    },
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::NonFinite => f.write_str("has a NaN or infinite position, rotation or velocity"),
+            Self::TooFar { distance_m, limit_m } => {
+                write!(f, "is {} m from where it started (limit {limit_m} m)", Amount(distance_m))
+            }
+            Self::TooFast { speed_mps, limit_mps } => {
+                write!(f, "moves at {} m/s (limit {limit_mps} m/s)", Amount(speed_mps))
+            }
+        }
+    }
+}
+
+/// A measured amount: one decimal up to 100 000, then scientific notation.
+struct Amount(f32);
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.abs() < 1e5 { write!(f, "{:.1}", self.0) } else { write!(f, "{:.3e}", self.0) }
+    }
+}
+
+/// A ragdoll that blew up: [`RagdollController::update`] dropped it and showed the animation
+/// pose instead that very frame. Read (and clear) it with [`RagdollController::take_fault`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error(
+    "ragdoll body {body} (bone \"{bone}\", node {node}) {kind} after {steps} physics steps; the ragdoll was \
+     dropped and the animation shown"
+)]
+pub struct RagdollFault {
+    /// The body at fault (index into [`RagdollSpec::bodies`]).
+    pub body: usize,
+    /// Its bone's name.
+    pub bone: String,
+    /// Its bone's node index.
+    pub node: usize,
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// Physics steps the dropped ragdoll had taken.
+    pub steps: u64,
 }
 
 /// A blend from a frozen pose into the animation.
@@ -53,6 +126,7 @@ pub struct RagdollController {
     animated_world: Vec<Affine3A>,
     physics_world: Vec<Affine3A>,
     before_world: Vec<Affine3A>,
+    fault: Option<RagdollFault>,
 }
 
 impl RagdollController {
@@ -76,6 +150,7 @@ impl RagdollController {
             animated_world: vec![Affine3A::IDENTITY; n],
             physics_world: vec![Affine3A::IDENTITY; n],
             before_world: vec![Affine3A::IDENTITY; n],
+            fault: None,
         })
     }
 
@@ -106,6 +181,17 @@ impl RagdollController {
     /// The live physics world, while ragdolling.
     pub fn ragdoll(&self) -> Option<&Ragdoll> {
         self.ragdoll.as_ref()
+    }
+
+    /// The live physics world, mutable (to push bodies or, in tests, to corrupt their state).
+    pub fn ragdoll_mut(&mut self) -> Option<&mut Ragdoll> {
+        self.ragdoll.as_mut()
+    }
+
+    /// The last ragdoll explosion [`update`](Self::update) recovered from, if not taken yet;
+    /// taking it clears it (a newer fault replaces one that was not taken).
+    pub fn take_fault(&mut self) -> Option<RagdollFault> {
+        self.fault.take()
     }
 
     /// The pose of the last [`update`](Self::update) (or trigger): what the user sees.
@@ -153,10 +239,27 @@ impl RagdollController {
     }
 
     /// Advance by `dt_secs` with this frame's animation pose and return the output pose.
+    ///
+    /// While ragdolling, the bodies are checked before and after stepping: when one is
+    /// non-finite, faster than [`MAX_SPEED_MPS`] or farther than [`MAX_DISTANCE_M`] from where
+    /// it started, the ragdoll is dropped, the output is `animated` (phase
+    /// [`Phase::Animated`]) and a [`RagdollFault`] is kept for [`take_fault`](Self::take_fault).
     pub fn update(&mut self, model: &Model, dt_secs: f32, animated: &Pose) -> &Pose {
         let dt_secs = if dt_secs.is_finite() { dt_secs.max(0.0) } else { 0.0 };
         if let Some(ragdoll) = &mut self.ragdoll {
-            ragdoll.advance(dt_secs);
+            // A push or an outside change may have broken it before this step.
+            let mut fault = explosion(&self.spec, ragdoll);
+            if fault.is_none() {
+                ragdoll.advance(dt_secs);
+                fault = explosion(&self.spec, ragdoll);
+            }
+            if let Some(fault) = fault {
+                self.ragdoll = None;
+                self.ramp.reset();
+                self.fault = Some(fault);
+                self.output.copy_from(animated);
+                return &self.output;
+            }
             self.ramp.advance(dt_secs);
             model.hierarchy.local_to_model(animated, &mut self.animated_world);
             ragdoll.write_world(
@@ -181,4 +284,11 @@ impl RagdollController {
         }
         &self.output
     }
+}
+
+/// The fault of a ragdoll that blew up, if it did.
+fn explosion(spec: &RagdollSpec, ragdoll: &Ragdoll) -> Option<RagdollFault> {
+    let (body, kind) = ragdoll.find_fault(spec, MAX_DISTANCE_M, MAX_SPEED_MPS)?;
+    let (bone, node) = spec.bodies.get(body).map_or_else(|| (String::new(), 0), |b| (b.name.clone(), b.node));
+    Some(RagdollFault { body, bone, node, kind, steps: ragdoll.steps() })
 }

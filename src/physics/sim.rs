@@ -7,6 +7,7 @@ use rapier3d::prelude::{
     RigidBodyHandle, SolverFlags, SphericalJointBuilder,
 };
 
+use super::controller::FaultKind;
 use super::spec::{RagdollSpec, segment_segment_distance};
 
 /// Tunable physics settings of a ragdoll.
@@ -88,6 +89,8 @@ pub struct Ragdoll {
     steps: u64,
     ground_y: f32,
     first_step: Option<FirstStep>,
+    /// Each body's joint origin at the handoff.
+    start_origins: Vec<Vec3>,
 }
 
 impl std::fmt::Debug for Ragdoll {
@@ -215,6 +218,7 @@ impl Ragdoll {
             steps: 0,
             ground_y,
             first_step: None,
+            start_origins: poses.iter().map(|&(_, t)| t).collect(),
         }
     }
 
@@ -225,8 +229,18 @@ impl Ragdoll {
         }
     }
 
-    /// Advance by `dt_secs` of real time: as many fixed steps as the accumulator holds.
-    /// Returns the number of steps taken.
+    /// Set a body's linear and angular velocity (world units per second, radians per second),
+    /// as given: nothing is checked, so tests can provoke an explosion with it.
+    pub fn set_body_velocity(&mut self, body: usize, linvel: Vec3, angvel: Vec3) {
+        if let Some(rb) = self.handles.get(body).and_then(|&h| self.world.bodies.get_mut(h)) {
+            rb.set_linvel(linvel, true);
+            rb.set_angvel(angvel, true);
+        }
+    }
+
+    /// Advance by `dt_secs` of real time: as many fixed steps as the accumulator holds, stopping
+    /// early (the rest stays in the accumulator) after a step that leaves a body non-finite, so
+    /// the solver never runs on NaN. Returns the number of steps taken.
     pub fn advance(&mut self, dt_secs: f32) -> u32 {
         if dt_secs.is_finite() && dt_secs > 0.0 {
             self.accumulator_secs += f64::from(dt_secs);
@@ -237,6 +251,9 @@ impl Ragdoll {
             self.accumulator_secs -= step;
             self.step();
             taken += 1;
+            if !self.is_finite() {
+                break;
+            }
         }
         taken
     }
@@ -300,6 +317,51 @@ impl Ragdoll {
             }
         }
         max
+    }
+
+    /// Each body's joint origin at the handoff (world).
+    pub fn start_origins(&self) -> &[Vec3] {
+        &self.start_origins
+    }
+
+    /// The first body that has blown up, and how: a non-finite position, rotation or velocity
+    /// (checked first, over every body), else the fastest body when its linear speed exceeds
+    /// `max_speed_mps`, else the farthest when it is more than `max_distance_m` from where it
+    /// started. Limits are in metres; the spec's `units_per_metre` converts.
+    pub fn find_fault(
+        &self,
+        spec: &RagdollSpec,
+        max_distance_m: f32,
+        max_speed_mps: f32,
+    ) -> Option<(usize, FaultKind)> {
+        let metres = 1.0 / spec.units_per_metre.max(f32::MIN_POSITIVE);
+        let mut fastest = (0, 0.0f32);
+        let mut farthest = (0, 0.0f32);
+        for (b, &h) in self.handles.iter().enumerate() {
+            let Some(rb) = self.world.bodies.get(h) else { continue };
+            let pose = rb.position();
+            let (linvel, angvel) = (rb.linvel(), rb.angvel());
+            if !(pose.translation.is_finite() && pose.rotation.is_finite() && linvel.is_finite() && angvel.is_finite())
+            {
+                return Some((b, FaultKind::NonFinite));
+            }
+            let speed = linvel.length() * metres;
+            if speed > fastest.1 {
+                fastest = (b, speed);
+            }
+            let start = self.start_origins.get(b).copied().unwrap_or(pose.translation);
+            let distance = pose.translation.distance(start) * metres;
+            if distance > farthest.1 {
+                farthest = (b, distance);
+            }
+        }
+        if fastest.1 > max_speed_mps {
+            Some((fastest.0, FaultKind::TooFast { speed_mps: fastest.1, limit_mps: max_speed_mps }))
+        } else if farthest.1 > max_distance_m {
+            Some((farthest.0, FaultKind::TooFar { distance_m: farthest.1, limit_m: max_distance_m }))
+        } else {
+            None
+        }
     }
 
     /// The lowest point of any body's capsule (world y).

@@ -207,6 +207,26 @@ pub enum Problem {
         /// The limit in force.
         limit: u64,
     },
+    /// A finite number is larger in magnitude than the importer accepts
+    /// ([`Limits::max_abs_value`](crate::import::Limits::max_abs_value)): it would overflow to
+    /// infinity in the per-frame maths.
+    #[error(
+        "`{field}`{} element {element} holds {value:e}, beyond the largest magnitude accepted, {limit:e} \
+         (raise it with --max-abs-value)",
+        .accessor.map_or_else(String::new, |a| format!(" (accessor {a})"))
+    )]
+    ValueTooLarge {
+        /// The property or accessor use.
+        field: &'static str,
+        /// The accessor holding the value, when it comes from one (not from the JSON).
+        accessor: Option<usize>,
+        /// The element index (a key, a vertex, a matrix, a component of a JSON array).
+        element: usize,
+        /// The value found.
+        value: f32,
+        /// The limit in force.
+        limit: f32,
+    },
 }
 
 /// An error from importing a glTF file.

@@ -877,6 +877,128 @@ fn joints_beyond_the_skin() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Huge but finite values
+// ---------------------------------------------------------------------------------------------
+
+/// The `ValueTooLarge` problem of `result` on `shown`, checking that the message names the value,
+/// the limit and the flag that raises it.
+#[track_caller]
+fn expect_too_large(result: Result<Model, ImportError>, shown: &str, value: &str) -> Problem {
+    let message = result.as_ref().err().map(ToString::to_string).unwrap_or_default();
+    let (_, problem) = expect_invalid(result, shown);
+    assert!(matches!(problem, Problem::ValueTooLarge { .. }), "{problem:?}");
+    for part in [value, "1e9", "--max-abs-value"] {
+        assert!(message.contains(part), "message lacks {part:?}: {message}");
+    }
+    problem
+}
+
+#[test]
+fn huge_node_transforms_are_refused() {
+    let mut doc = base();
+    doc.json["nodes"][1]["translation"] = json!([0.0, 1e30, 0.0]);
+    let problem = expect_too_large(doc.load(), "node 1 \"arm\"", "1e30");
+    let big = Problem::ValueTooLarge { field: "translation", accessor: None, element: 1, value: 1e30, limit: 1e9 };
+    assert_eq!(problem, big);
+
+    let mut doc = base();
+    doc.json["nodes"][0]["scale"] = json!([1.0, 1.0, -3e9]);
+    let problem = expect_too_large(doc.load(), "node 0 \"hips\"", "-3e9");
+    assert_eq!(problem, Problem::ValueTooLarge { field: "scale", accessor: None, element: 2, value: -3e9, limit: 1e9 });
+
+    let mut doc = base();
+    let mut matrix = glam::Mat4::IDENTITY.to_cols_array();
+    matrix[12] = 2e20;
+    doc.json["nodes"][1].as_object_mut().unwrap().remove("translation");
+    doc.json["nodes"][1]["matrix"] = json!(matrix);
+    let problem = expect_too_large(doc.load(), "node 1 \"arm\"", "2e20");
+    assert_eq!(
+        problem,
+        Problem::ValueTooLarge { field: "matrix", accessor: None, element: 12, value: 2e20, limit: 1e9 }
+    );
+
+    // Exactly at the limit still loads, with the value kept.
+    let mut doc = base();
+    doc.json["nodes"][1]["translation"] = json!([0.0, 1e9, -1e9]);
+    let model = doc.load().unwrap();
+    assert_eq!(model.nodes[1].rest.translation, glam::Vec3::new(0.0, 1e9, -1e9));
+}
+
+#[test]
+fn huge_key_times_and_values_are_refused() {
+    let doc = base_with((1, "translation", &[0.0, 1.0], &[0.0, 0.0, 0.0, 0.0, -1e30, 0.0], "LINEAR"));
+    let output = sampler_accessor(&doc, 1, 0, "output");
+    let problem = expect_too_large(doc.load(), "animation 1 \"extra\", sampler 0", "-1e30");
+    let expected =
+        Problem::ValueTooLarge { field: "output", accessor: Some(output), element: 1, value: -1e30, limit: 1e9 };
+    assert_eq!(problem, expected);
+    assert!(problem.to_string().contains(&format!("(accessor {output})")), "{problem}");
+
+    // A cubic tangent counts too (element 4 = key 1's in-tangent).
+    let mut values = [0.0f32; 18];
+    values[13] = 5e12;
+    let doc = base_with((1, "scale", &[0.0, 1.0], &values, "CUBICSPLINE"));
+    let problem = expect_too_large(doc.load(), "animation 1 \"extra\", sampler 0", "5e12");
+    assert!(matches!(problem, Problem::ValueTooLarge { field: "output", element: 4, .. }), "{problem:?}");
+
+    let doc = base_with((1, "translation", &[0.0, 1e30], &[0.0; 6], "LINEAR"));
+    let input = sampler_accessor(&doc, 1, 0, "input");
+    let problem = expect_too_large(doc.load(), "animation 1 \"extra\", sampler 0", "1e30");
+    let expected =
+        Problem::ValueTooLarge { field: "input", accessor: Some(input), element: 1, value: 1e30, limit: 1e9 };
+    assert_eq!(problem, expected);
+}
+
+#[test]
+fn huge_inverse_bind_matrices_and_positions_are_refused() {
+    let mut doc = skinned_doc(0);
+    let mut matrix = glam::Mat4::IDENTITY.to_cols_array();
+    matrix[5] = 1e38;
+    let inverse_bind = doc.add_f32(&matrix, "MAT4");
+    doc.json["skins"][0]["inverseBindMatrices"] = json!(inverse_bind);
+    let problem = expect_too_large(doc.load(), "skin 0 \"rig\"", "1e38");
+    let expected = Problem::ValueTooLarge {
+        field: "inverseBindMatrices",
+        accessor: Some(inverse_bind),
+        element: 0,
+        value: 1e38,
+        limit: 1e9,
+    };
+    assert_eq!(problem, expected);
+
+    let mut doc = skinned_doc(0);
+    let positions = doc.add_f32(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 4e10], "VEC3");
+    doc.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(positions);
+    let problem = expect_too_large(doc.load(), "mesh 0, primitive 0", "4e10");
+    let expected =
+        Problem::ValueTooLarge { field: "POSITION", accessor: Some(positions), element: 2, value: 4e10, limit: 1e9 };
+    assert_eq!(problem, expected);
+
+    let mut doc = skinned_doc(0);
+    let weights = doc.add_f32(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1e20, 0.0, 0.0, 0.0], "VEC4");
+    doc.json["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"] = json!(weights);
+    let problem = expect_too_large(doc.load(), "mesh 0, primitive 0", "1e20");
+    assert!(matches!(problem, Problem::ValueTooLarge { field: "WEIGHTS_0", element: 2, .. }), "{problem:?}");
+}
+
+#[test]
+fn max_abs_value_is_a_limit_the_caller_sets() {
+    let mut doc = base();
+    doc.json["nodes"][1]["translation"] = json!([0.0, 1e30, 0.0]);
+    let bytes = doc.to_gltf();
+    let generous = anim::import::Limits { max_abs_value: 1e31, ..Default::default() };
+    let model = anim::import::load_slice_with_limits(&bytes, None, &generous).unwrap();
+    assert_eq!(model.nodes[1].rest.translation.y, 1e30);
+
+    // A strict limit refuses the base document's 1 m translation key.
+    let strict = anim::import::Limits { max_abs_value: 0.5, ..Default::default() };
+    let error = anim::import::load_slice_with_limits(&base().to_gltf(), None, &strict).unwrap_err();
+    let Some(Problem::ValueTooLarge { field, value, limit, .. }) = error.problem() else { panic!("{error}") };
+    assert_eq!((*field, *value, *limit), ("translation", 1.0, 0.5));
+    assert_eq!(error.object().map(ToString::to_string).as_deref(), Some("node 1 \"arm\""));
+}
+
+// ---------------------------------------------------------------------------------------------
 // Robustness: truncated and corrupted files
 // ---------------------------------------------------------------------------------------------
 

@@ -148,6 +148,26 @@ pub(crate) fn build(
 }
 
 impl Builder<'_> {
+    /// Refuse the first of `values` whose magnitude exceeds `limits.max_abs_value`, naming its
+    /// element (`components` values per element).
+    fn check_magnitude(
+        &self,
+        object: &ObjectRef,
+        field: &'static str,
+        accessor: Option<usize>,
+        values: &[f32],
+        components: usize,
+    ) -> Result<(), ImportError> {
+        let limit = self.limits.max_abs_value;
+        match values.iter().position(|x| x.abs() > limit) {
+            None => Ok(()),
+            Some(bad) => Err(invalid(
+                object,
+                Problem::ValueTooLarge { field, accessor, element: bad / components.max(1), value: values[bad], limit },
+            )),
+        }
+    }
+
     fn data(&self) -> Data<'_> {
         Data { buffers: &self.buffers, views: &self.views, max_components: self.limits.max_accessor_components }
     }
@@ -338,6 +358,7 @@ impl Builder<'_> {
         if let Some(bad) = floats.iter().position(|x| !x.is_finite()) {
             return Err(invalid(user, Problem::NonFinite { field, element: bad / 3 }));
         }
+        self.check_magnitude(user, field, Some(index), &floats, 3)?;
         Ok(floats.chunks_exact(3).map(Vec3::from_slice).collect())
     }
 
@@ -424,6 +445,7 @@ impl Builder<'_> {
             if let Some(bad) = w.iter().position(|x| !x.is_finite()) {
                 return Err(invalid(object, Problem::NonFinite { field: wk, element: bad / 4 }));
             }
+            self.check_magnitude(object, wk, Some(wi), &w, 4)?;
             weights.push(w.chunks_exact(4).map(Vec4::from_slice).collect());
         }
         let indices = match opt_index(value, object, "indices", "accessor", accessor_count)? {
@@ -509,6 +531,7 @@ impl Builder<'_> {
                 ));
             }
             let default_weights = opt_float_list(value, &object, "weights")?.unwrap_or_else(|| vec![0.0; target_count]);
+            self.check_magnitude(&object, "weights", None, &default_weights, 1)?;
             if default_weights.len() != target_count {
                 return Err(bad_value(
                     &object,
@@ -551,16 +574,25 @@ impl Builder<'_> {
                 return Err(bad_value(&object, "skin", "a node with a skin must have a mesh"));
             }
             let rest = if let Some(m) = opt_floats::<16>(value, &object, "matrix")? {
+                self.check_magnitude(&object, "matrix", None, &m, 1)?;
                 let (scale, rotation, translation) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
                 let rotation =
                     if rotation.is_finite() && rotation.length() > 0.5 { rotation.normalize() } else { Quat::IDENTITY };
                 Transform { translation, rotation, scale }
             } else {
-                let translation = opt_floats::<3>(value, &object, "translation")?.map_or(Vec3::ZERO, Vec3::from);
-                let scale = opt_floats::<3>(value, &object, "scale")?.map_or(Vec3::ONE, Vec3::from);
+                let translation = opt_floats::<3>(value, &object, "translation")?;
+                let scale = opt_floats::<3>(value, &object, "scale")?;
+                for (field, values) in [("translation", &translation), ("scale", &scale)] {
+                    if let Some(values) = values {
+                        self.check_magnitude(&object, field, None, values, 1)?;
+                    }
+                }
+                let translation = translation.map_or(Vec3::ZERO, Vec3::from);
+                let scale = scale.map_or(Vec3::ONE, Vec3::from);
                 let rotation = match opt_floats::<4>(value, &object, "rotation")? {
                     None => Quat::IDENTITY,
                     Some(r) => {
+                        self.check_magnitude(&object, "rotation", None, &r, 1)?;
                         let q = Vec4::from(r);
                         if q.length() < 1e-6 {
                             return Err(bad_value(&object, "rotation", "quaternion has zero length"));
@@ -572,7 +604,10 @@ impl Builder<'_> {
             };
             let target_count = mesh.map_or(0, |m| meshes[m].target_count());
             let rest_weights = match opt_float_list(value, &object, "weights")? {
-                Some(w) if w.len() == target_count => w,
+                Some(w) if w.len() == target_count => {
+                    self.check_magnitude(&object, "weights", None, &w, 1)?;
+                    w
+                }
                 Some(w) => {
                     return Err(bad_value(
                         &object,
@@ -647,6 +682,7 @@ impl Builder<'_> {
                                 Problem::NonFinite { field: "inverseBindMatrices", element: bad / 16 },
                             ));
                         }
+                        self.check_magnitude(&object, "inverseBindMatrices", Some(index), &floats, 16)?;
                         floats.chunks_exact(16).take(joints.len()).map(Mat4::from_cols_slice).collect()
                     }
                 };
@@ -688,6 +724,7 @@ impl Builder<'_> {
                 ));
             }
         }
+        self.check_magnitude(sampler, "input", Some(index), &times, 1)?;
         Ok(times)
     }
 
@@ -813,6 +850,7 @@ impl Builder<'_> {
                 Problem::NonFinite { field: "output", element: bad / a.element.components() },
             ));
         }
+        self.check_magnitude(sampler, "output", Some(output), &floats, a.element.components())?;
         Ok(match property {
             Property::Translation => TrackValues::Translation(floats.chunks_exact(3).map(Vec3::from_slice).collect()),
             Property::Scale => TrackValues::Scale(floats.chunks_exact(3).map(Vec3::from_slice).collect()),

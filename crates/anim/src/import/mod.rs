@@ -16,8 +16,9 @@ use std::path::Path;
 use crate::error::ImportError;
 use crate::model::Model;
 
-/// Resource limits, checked before anything is allocated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Resource limits, checked before anything is allocated, and the largest magnitude accepted
+/// in the numbers that feed the per-frame maths.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
     /// Largest file (model, buffer or image) read, in bytes.
     pub max_file_bytes: u64,
@@ -37,6 +38,14 @@ pub struct Limits {
     pub max_node_depth: usize,
     /// Most joints in one skin.
     pub max_skin_joints: usize,
+    /// Largest magnitude of a number that feeds transforms: node translation, rotation, scale,
+    /// matrix and morph weights, mesh morph weights, inverse bind matrices, key times and key
+    /// values, vertex positions, normals, morph-target deltas and skin weights. Larger finite
+    /// values are refused ([`Problem::ValueTooLarge`](crate::Problem::ValueTooLarge)): products
+    /// of a few of them (along the hierarchy, in the skinning palette) overflow `f32` to
+    /// infinity. The default, 1e9, is far above any real model in metres, centimetres or
+    /// millimetres.
+    pub max_abs_value: f32,
 }
 
 impl Default for Limits {
@@ -51,6 +60,7 @@ impl Default for Limits {
             max_image_bytes: 256 << 20,
             max_node_depth: 1024,
             max_skin_joints: 1 << 16,
+            max_abs_value: 1e9,
         }
     }
 }
