@@ -67,6 +67,8 @@ pub struct RagdollView {
     pub status: Option<String>,
     /// `[viewer seconds, ragdoll_weight]` over the last [`RAGDOLL_HISTORY_SECS`].
     pub history: VecDeque<[f64; 2]>,
+    /// Physics faults (explosions) recovered from since the model was opened.
+    pub faults: usize,
     controller: Option<RagdollController>,
     /// Set when no ragdoll can be built for the current model (not retried until it changes).
     unavailable: bool,
@@ -79,6 +81,7 @@ impl RagdollView {
         self.unavailable = false;
         self.status = None;
         self.history.clear();
+        self.faults = 0;
         if self.tuning.get_up_clip >= model.clips.len() {
             self.tuning.get_up_clip = 0;
         }
@@ -172,6 +175,11 @@ impl RagdollView {
                 controller.ramp.rate_per_sec = self.tuning.ramp_rate_per_sec;
                 controller.ramp.easing = self.tuning.easing;
                 out.copy_from(controller.update(model, dt_secs, animated));
+                // An exploded ragdoll is already dropped for the animation: say what happened.
+                if let Some(fault) = controller.take_fault() {
+                    self.faults += 1;
+                    self.status = Some(format!("physics fault, back to the animation: {fault}"));
+                }
             }
             _ => out.copy_from(animated),
         }

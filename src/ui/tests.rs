@@ -415,3 +415,32 @@ fn the_3d_view_asks_for_physical_pixels_on_high_dpi_screens() {
     assert!(sizes[0][0] > 100 && sizes[0][1] > 100, "{sizes:?}");
     assert_eq!([sizes[0][0] * 2, sizes[0][1] * 2], sizes[1]);
 }
+
+#[test]
+fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() {
+    let mut state = state();
+    state.select_clip(1);
+    state.ragdoll.tuning.ramp_rate_per_sec = 7.5;
+    // Far beyond the slider: billions of metres per second on the pushed bone.
+    state.ragdoll.tuning.push_newton_secs = 1e12;
+    state.selected_joint = state.model.skins[0].joints.iter().copied().find(|&j| state.node_name(j) == "Head");
+    let profile_before = state.tuning_profile();
+    let generation = state.model_generation;
+    assert!(state.trigger_ragdoll());
+    for _ in 0..3 {
+        state.advance(1.0 / 60.0);
+    }
+    assert_eq!(state.ragdoll.phase(), crate::physics::Phase::Animated, "the exploded ragdoll is dropped");
+    assert_eq!(state.ragdoll.faults, 1);
+    let status = state.ragdoll.status.clone().unwrap_or_default();
+    assert!(status.contains("physics fault") && status.contains("Head"), "{status}");
+    assert_eq!(state.pose, *state.animated_pose(), "the animation shows");
+    assert!(state.pose.translations.iter().all(|t| t.is_finite()));
+    assert_eq!(state.model_generation, generation, "the model is kept");
+    assert_eq!(state.tuning_profile(), profile_before, "the tuning is kept");
+    // And the next handoff (a sane push) works.
+    state.ragdoll.tuning.push_newton_secs = 0.0;
+    assert!(state.trigger_ragdoll());
+    state.advance(1.0 / 60.0);
+    assert_eq!(state.ragdoll.phase(), crate::physics::Phase::Ragdoll);
+}
