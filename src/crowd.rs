@@ -19,7 +19,18 @@ use crate::render::Aabb;
 /// still work; their frames may then allocate inside rayon).
 pub fn init_thread_pool() -> bool {
     let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get).max(2);
-    rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok()
+    let built = rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok();
+    if built {
+        // Make every thread (this one included) steal work once now: each thread's first steal
+        // registers it with crossbeam's epoch collector, a one-time allocation that would
+        // otherwise land in some later frame.
+        let nap = || std::thread::sleep(std::time::Duration::from_millis(2));
+        for _ in 0..3 {
+            rayon::join(nap, nap);
+        }
+        (0..threads * 4).into_par_iter().for_each(|_| nap());
+    }
+    built
 }
 
 /// Most instances a crowd may have (memory: about 100 KB per instance of a 64-joint model).

@@ -40,8 +40,8 @@ fn crowd_frames_allocate_nothing() {
     let w64 = anim::workload::w64_model();
     for (name, model) in [("built-in character", &model), ("W64", &w64)] {
         let mut crowd = Crowd::new(model, 150, 11);
-        // Warm-up: rayon's thread pool starts on first use.
-        for _ in 0..5 {
+        // Warm-up: buffers reach their working sizes.
+        for _ in 0..30 {
             crowd.update(model, 1.0 / 60.0);
         }
         COUNT.store(0, Ordering::Relaxed);

@@ -216,11 +216,14 @@ fn a_channel_override_changes_only_that_channel() {
     let track = state.selected_track().expect("track");
     state.set_channel_mode(track, Some(InterpolationOverride::Step));
     assert_ne!(state.pose.rotations[node], before.rotations[node], "STEP between keys moves the joint");
+    // Other channels keep their value (to rounding: with an override the general sampling path
+    // runs instead of the SIMD fast path).
     for other in (0..state.pose.len()).filter(|&n| n != node) {
-        assert_eq!(state.pose.rotations[other], before.rotations[other], "node {other} must not change");
+        let (a, b) = (state.pose.rotations[other], before.rotations[other]);
+        assert!(a.dot(b).abs() > 1.0 - 1e-6, "node {other} must not change: {a} vs {b}");
     }
     state.set_channel_mode(track, None);
-    assert_eq!(state.pose, before);
+    assert_eq!(state.pose, before, "clearing the override is the fast path again, bit for bit");
 }
 
 #[test]
