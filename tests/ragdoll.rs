@@ -120,6 +120,38 @@ fn ramp_rate_5_reaches_full_weight_at_a_fifth_of_a_second() {
     assert!(ramp.is_full());
 }
 
+/// Handoffs at many moments of several clips all come to rest within 10 s: no limb keeps
+/// twitching (a ragdoll calm for a second is put to sleep) and nothing explodes.
+#[test]
+fn handoffs_across_clips_and_times_all_come_to_rest() {
+    let mut models: Vec<(String, Model)> = Vec::new();
+    if let Some(model) = mannequin() {
+        models.push(("mannequin".to_owned(), model));
+    }
+    if let Some(dir) = shared_models() {
+        for name in ["RobotExpressive", "CesiumMan", "RiggedFigure", "Fox"] {
+            models.push((name.to_owned(), load(&dir.join(name).join(format!("{name}.glb")))));
+        }
+    }
+    let mut runs = 0;
+    for (name, model) in &models {
+        for clip in 0..model.clips.len().min(3) {
+            for handoff in [0.2f32, 0.45, 0.7, 0.95, 1.3] {
+                let report = simulate(model, Some(clip), &args(name, handoff, 5.0, 10.0)).expect("simulates");
+                let settle = report.settle_secs.filter(|&s| s < 10.0);
+                assert!(report.finite, "{name} clip {clip} at {handoff} s: not finite");
+                assert!(settle.is_some(), "{name} clip {clip} handed off at {handoff} s: still moving after 10 s");
+                assert!(
+                    report.final_root_height_m < 0.35 * report.size_m,
+                    "{name} clip {clip} at {handoff} s: root up"
+                );
+                runs += 1;
+            }
+        }
+    }
+    println!("{runs} handoffs came to rest");
+}
+
 #[test]
 fn ten_seconds_on_every_model_stay_finite_and_come_to_rest_on_the_ground() {
     let mut models: Vec<(String, Model)> = Vec::new();

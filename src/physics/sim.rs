@@ -91,7 +91,23 @@ pub struct Ragdoll {
     first_step: Option<FirstStep>,
     /// Each body's joint origin at the handoff.
     start_origins: Vec<Vec3>,
+    /// Each body's capsule segment ends, body frame (for the calm test).
+    capsule_ends: Vec<[Vec3; 2]>,
+    /// Below this capsule-end speed (world units per second) the ragdoll counts as calm.
+    calm_speed: f32,
+    /// Seconds the ragdoll has been calm without a break.
+    calm_secs: f32,
+    /// The bodies were put to sleep (they stay where they lie until pushed).
+    asleep: bool,
 }
+
+/// A ragdoll calm for this long is put to sleep, so that bodies lying on the ground stop
+/// twitching (joint limits and contacts can otherwise keep a limb jittering forever).
+pub const SLEEP_AFTER_SECS: f32 = 1.0;
+/// Calm: the root-mean-square over the bodies of their fastest capsule end is below this
+/// fraction of the character's size per second (one twitching limb does not keep a body that
+/// lies still awake; a falling or sliding body, where every part moves, is never calm).
+pub const CALM_SPEED_FRACTION: f32 = 0.1;
 
 impl std::fmt::Debug for Ragdoll {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -219,14 +235,32 @@ impl Ragdoll {
             ground_y,
             first_step: None,
             start_origins: poses.iter().map(|&(_, t)| t).collect(),
+            capsule_ends: spec.bodies.iter().map(|b| [b.capsule_a, b.capsule_b]).collect(),
+            calm_speed: CALM_SPEED_FRACTION * spec.size,
+            calm_secs: 0.0,
+            asleep: false,
         }
     }
 
-    /// Apply an impulse (world units · kg / s) at a body's centre of mass.
+    /// Apply an impulse (world units · kg / s) at a body's centre of mass (waking the ragdoll).
     pub fn apply_impulse(&mut self, body: usize, impulse: Vec3) {
         if let Some(rb) = self.handles.get(body).and_then(|&h| self.world.bodies.get_mut(h)) {
             rb.apply_impulse(impulse, true);
         }
+        self.wake();
+    }
+
+    /// Wake a sleeping ragdoll (it sleeps again after [`SLEEP_AFTER_SECS`] of calm).
+    fn wake(&mut self) {
+        if self.asleep {
+            for &h in &self.handles {
+                if let Some(rb) = self.world.bodies.get_mut(h) {
+                    rb.wake_up(true);
+                }
+            }
+        }
+        self.asleep = false;
+        self.calm_secs = 0.0;
     }
 
     /// Set a body's linear and angular velocity (world units per second, radians per second),
@@ -236,6 +270,7 @@ impl Ragdoll {
             rb.set_linvel(linvel, true);
             rb.set_angvel(angvel, true);
         }
+        self.wake();
     }
 
     /// Advance by `dt_secs` of real time: as many fixed steps as the accumulator holds, stopping
@@ -258,10 +293,22 @@ impl Ragdoll {
         taken
     }
 
-    /// One fixed step.
+    /// One fixed step; a ragdoll calm for [`SLEEP_AFTER_SECS`] is then put to sleep.
     pub fn step(&mut self) {
+        if self.asleep {
+            self.steps += 1;
+            return;
+        }
         self.world.step_with_events(&self.hooks, &());
         self.steps += 1;
+        if self.rms_capsule_end_speed() < self.calm_speed {
+            self.calm_secs += self.step_secs;
+            if self.calm_secs >= SLEEP_AFTER_SECS {
+                self.put_to_sleep();
+            }
+        } else {
+            self.calm_secs = 0.0;
+        }
         if self.first_step.is_none() {
             let origins: Vec<Vec3> = (0..self.handles.len()).map(|b| self.body_pose(b).1).collect();
             let velocities = origins
@@ -271,6 +318,37 @@ impl Ragdoll {
                 .collect();
             self.first_step = Some(FirstStep { origins, velocities });
         }
+    }
+
+    /// Root-mean-square over the bodies of each one's fastest capsule end (world units per
+    /// second).
+    fn rms_capsule_end_speed(&self) -> f32 {
+        let mut sum = 0.0f32;
+        for (&h, ends) in self.handles.iter().zip(&self.capsule_ends) {
+            let Some(rb) = self.world.bodies.get(h) else { continue };
+            let pose = rb.position();
+            let fastest =
+                ends.iter().map(|&end| rb.velocity_at_point(pose.transform_point(end)).length()).fold(0.0, f32::max);
+            sum += fastest * fastest;
+        }
+        (sum / self.handles.len().max(1) as f32).sqrt()
+    }
+
+    /// Stop every body where it lies.
+    fn put_to_sleep(&mut self) {
+        for &h in &self.handles {
+            if let Some(rb) = self.world.bodies.get_mut(h) {
+                rb.set_linvel(Vec3::ZERO, false);
+                rb.set_angvel(Vec3::ZERO, false);
+                rb.sleep();
+            }
+        }
+        self.asleep = true;
+    }
+
+    /// True once the ragdoll came to rest and was put to sleep (a push wakes it).
+    pub fn is_asleep(&self) -> bool {
+        self.asleep
     }
 
     /// The fixed step length.
