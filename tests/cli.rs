@@ -692,3 +692,51 @@ fn without_a_model_the_built_in_character_is_used_from_any_directory() {
     assert_eq!(sample["clip"], "Walk");
     assert_eq!(sample["samples"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn bench_json_has_the_exact_shape() {
+    let report: serde_json::Value = serde_json::from_str(&success(&["bench", "--format", "json"])).unwrap();
+    let object = report.as_object().unwrap();
+    assert_eq!(object.keys().collect::<Vec<_>>(), ["joints", "results"]);
+    assert_eq!(report["joints"], 64);
+    let names: Vec<&str> =
+        report["results"].as_array().unwrap().iter().map(|r| r["operation"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "sample_linear_playback",
+            "sample_cubic_playback",
+            "sample_random",
+            "blend",
+            "local_to_model_skinning",
+            "full_frame"
+        ]
+    );
+    for result in report["results"].as_array().unwrap() {
+        assert_eq!(result.as_object().unwrap().len(), 4, "{result}");
+        let [min, median, max] =
+            ["min_ns_per_joint", "median_ns_per_joint", "max_ns_per_joint"].map(|k| result[k].as_f64().unwrap());
+        assert!(min > 0.0 && min <= median && median <= max, "{result}");
+    }
+}
+
+#[test]
+fn bench_crowd_reports_milliseconds_per_frame_for_w64_and_the_character() {
+    let report: serde_json::Value =
+        serde_json::from_str(&success(&["bench", "--crowd", "20", "--format", "json"])).unwrap();
+    assert_eq!(report["crowd"], 20);
+    assert!(report["threads"].as_u64().unwrap() >= 2);
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["workload"], "W64");
+    assert_eq!(results[0]["joints_per_instance"], 64);
+    assert_eq!(results[1]["joints_per_instance"], 21, "the built-in character's skin");
+    for result in results {
+        let [min, median, max] =
+            ["min_ms_per_frame", "median_ms_per_frame", "max_ms_per_frame"].map(|k| result[k].as_f64().unwrap());
+        assert!(min > 0.0 && min <= median && median <= max, "{result}");
+    }
+    let error = animtune(&["bench", "--crowd", "0"]);
+    assert!(!error.status.success());
+    assert!(String::from_utf8_lossy(&error.stderr).contains("--crowd takes 1 to"));
+}
