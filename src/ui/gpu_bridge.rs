@@ -185,7 +185,7 @@ mod tests {
     /// The viewer's GPU side loses its device (wgpu's device-lost callback fires on `destroy`),
     /// is rebuilt on a new device, and draws the same model again; the state is untouched.
     #[test]
-    fn recovers_from_a_lost_device() {
+    fn recovers_from_a_lost_device_and_skips_zero_size_views() {
         let Ok(gpu) = GpuContext::new_headless() else {
             assert!(std::env::var("CI").is_err(), "no GPU adapter under CI: install mesa-vulkan-drivers");
             eprintln!("skipped: no GPU adapter (install mesa-vulkan-drivers for lavapipe)");
@@ -222,5 +222,16 @@ mod tests {
         let after = covered(&viewer_gpu);
         assert_eq!(state.model_generation, generation, "the model is kept");
         assert!(after.abs_diff(before) <= before / 50, "same picture after recovery: {before} vs {after} pixels");
+
+        // A minimised window asks for a zero-size view: nothing is drawn or reallocated, the last
+        // frame's texture stays registered, and the next real size draws again.
+        let texture = viewer_gpu.render_viewport(&state, [160, 120]);
+        for size in [[0, 0], [0, 120], [160, 0]] {
+            assert_eq!(viewer_gpu.render_viewport(&state, size), texture, "{size:?}");
+        }
+        assert_eq!(viewer_gpu.viewport.target().map(RenderTarget::size), Some((160, 120)));
+        assert!(viewer_gpu.render_viewport(&state, [200, 100]).is_some());
+        assert_eq!(viewer_gpu.viewport.target().map(RenderTarget::size), Some((200, 100)));
+        assert!(viewer_gpu.health.take_errors().is_empty(), "no GPU validation errors");
     }
 }
