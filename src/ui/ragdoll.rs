@@ -273,6 +273,15 @@ impl RagdollPanel {
         let push_target = state.selected_joint.map_or_else(|| "the root".to_owned(), |n| state.node_name(n));
         ui.weak(format!("pushes {push_target} away from the camera"));
         ui.checkbox(&mut state.ragdoll.show_colliders, "show colliders");
+        if state.placement != glam::Vec3::ZERO {
+            ui.horizontal(|ui| {
+                let p = state.placement;
+                ui.weak(format!("got up {:.2} m from the clip's origin ({:.2}, {:.2})", p.length(), p.x, p.z));
+                if ui.small_button("Reset position").clicked() {
+                    state.reset_placement();
+                }
+            });
+        }
         if let Some(status) = &state.ragdoll.status {
             ui.weak(status);
         }

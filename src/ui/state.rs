@@ -165,6 +165,9 @@ pub struct ViewerState {
     pub compare_heat: Vec<f32>,
     /// Collider wireframes in model space, when shown.
     pub collider_lines: Vec<OverlayLine>,
+    /// Where the character stands: a horizontal offset of every root node (model units), moved
+    /// by getting up from a ragdoll so that the clip starts where the body lies.
+    pub placement: Vec3,
     /// Crowd mode: many copies of the model, each with its own clips and fades (the 3D view
     /// then shows the crowd instead of the single character).
     pub crowd: Option<Crowd>,
@@ -222,6 +225,7 @@ impl ViewerState {
             collider_lines: Vec::new(),
             crowd: None,
             crowd_update_ms: 0.0,
+            placement: Vec3::ZERO,
             transitions: BTreeMap::new(),
             profile_dir: None,
             profile_status: None,
@@ -470,6 +474,7 @@ impl ViewerState {
         self.animated = self.rest.clone();
         self.compare_pose = self.rest.clone();
         self.ragdoll.reset_for_model(&self.model);
+        self.placement = Vec3::ZERO;
         if let Some(count) = self.crowd.as_ref().map(Crowd::len) {
             self.crowd = Some(Crowd::new(&self.model, count, CROWD_SEED));
         }
@@ -634,6 +639,12 @@ impl ViewerState {
                 &mut self.compare_pose,
             );
         }
+        if self.placement != Vec3::ZERO {
+            place(&self.model, self.placement, &mut self.animated);
+            if self.compare.is_some() {
+                place(&self.model, self.placement, &mut self.compare_pose);
+            }
+        }
         let dt_secs = std::mem::take(&mut self.pending_ragdoll_dt_secs);
         self.ragdoll.apply(&self.model, dt_secs, &self.animated, &mut self.pose);
         self.update_overlays();
@@ -727,6 +738,7 @@ impl ViewerState {
                 time = if self.looping && duration > 0.0 { time.rem_euclid(duration) } else { 0.0 };
             }
             sample_into(&self.model, &self.rest, self.clip, time, &self.settings, &mut self.cursor, &mut before);
+            place(&self.model, self.placement, &mut before);
         }
         let push = self.ragdoll.tuning.push_newton_secs;
         let push = (push > 0.0).then(|| {
@@ -741,16 +753,42 @@ impl ViewerState {
     }
 
     /// Blend from the ragdoll back into the get-up clip (restarted at 0). False when not ragdolling.
+    /// The get-up clip is moved (horizontally) so that its root starts where the body lies.
     pub fn ragdoll_get_up(&mut self) -> bool {
+        let root = self.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root].node);
         if !self.ragdoll.get_up() {
             return false;
         }
         let clip = self.ragdoll.tuning.get_up_clip;
-        if clip < self.model.clips.len() {
-            self.select_clip(clip);
-            self.playing = true;
+        if clip >= self.model.clips.len() {
+            return true;
         }
+        if let Some(root) = root {
+            // Where the body lies, and where the clip would start with the current placement.
+            self.model.hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
+            let lying = self.model_from_node_a.get(root).map(|m| Vec3::from(m.translation));
+            let mut start = self.rest.clone();
+            let mut cursor = self.model.clips.get(clip).map(ClipCursor::new);
+            sample_into(&self.model, &self.rest, Some(clip), 0.0, &self.settings, &mut cursor, &mut start);
+            place(&self.model, self.placement, &mut start);
+            self.model.hierarchy.local_to_model(&start, &mut self.model_from_node_b);
+            let standing = self.model_from_node_b.get(root).map(|m| Vec3::from(m.translation));
+            if let (Some(lying), Some(standing)) = (lying, standing) {
+                let offset = (lying - standing) * Vec3::new(1.0, 0.0, 1.0);
+                if offset.is_finite() {
+                    self.placement += offset;
+                }
+            }
+        }
+        self.select_clip(clip);
+        self.playing = true;
         true
+    }
+
+    /// Move the character back to where its clips put it (undo get-up relocations).
+    pub fn reset_placement(&mut self) {
+        self.placement = Vec3::ZERO;
+        self.update_pose();
     }
 
     /// Turn crowd mode on with `count` instances (capped at [`crate::crowd::MAX_CROWD`]), or
@@ -770,7 +808,10 @@ impl ViewerState {
     pub fn frame_camera(&mut self, aspect: f32) {
         let mut bounds = match &self.crowd {
             Some(crowd) => crowd.bounds(),
-            None => animated_bounds(&self.model, self.clip, &self.settings, 16),
+            None => {
+                let b = animated_bounds(&self.model, self.clip, &self.settings, 16);
+                if b.is_empty() { b } else { Aabb { min: b.min + self.placement, max: b.max + self.placement } }
+            }
         };
         if bounds.is_empty() {
             bounds = Aabb { min: Vec3::splat(-1.0), max: Vec3::splat(1.0) };
@@ -893,6 +934,18 @@ impl ViewerState {
 fn angle_between(a: Quat, b: Quat) -> f32 {
     let relative = a.conjugate() * b;
     2.0 * relative.xyz().length().atan2(relative.w.abs())
+}
+
+/// Move every root node of `pose` by `offset` (model space).
+fn place(model: &Model, offset: Vec3, pose: &mut Pose) {
+    if offset == Vec3::ZERO {
+        return;
+    }
+    for (node, translation) in pose.translations.iter_mut().enumerate() {
+        if model.hierarchy.parent(node).is_none() {
+            *translation += offset;
+        }
+    }
 }
 
 /// Sample `clip` of `model` at `time_secs` into `pose`, starting from `rest` (which is all

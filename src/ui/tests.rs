@@ -447,3 +447,37 @@ fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() 
     state.advance(1.0 / 60.0);
     assert_eq!(state.ragdoll.phase(), crate::physics::Phase::Ragdoll);
 }
+
+#[test]
+fn getting_up_starts_the_clip_where_the_body_lies() {
+    let mut state = state();
+    state.select_clip(1);
+    // A hard push sends the body away from the clip's origin before it settles.
+    state.ragdoll.tuning.push_newton_secs = 150.0;
+    state.ragdoll.tuning.get_up_clip = 0;
+    state.ragdoll.tuning.get_up_secs = 0.5;
+    assert!(state.trigger_ragdoll());
+    for _ in 0..180 {
+        state.advance(1.0 / 60.0);
+    }
+    let root = state.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root].node).expect("ragdoll");
+    let world = |model: &anim::Model, pose: &anim::Pose| {
+        let mut m = vec![glam::Affine3A::IDENTITY; pose.len()];
+        model.hierarchy.local_to_model(pose, &mut m);
+        glam::Vec3::from(m[root].translation) * glam::Vec3::new(1.0, 0.0, 1.0)
+    };
+    let lying = world(&state.model, &state.pose);
+    assert!(lying.length() > 0.3, "the push moved the body: {lying}");
+    assert!(state.ragdoll_get_up());
+    let standing = world(&state.model, state.animated_pose());
+    assert!(standing.distance(lying) < 0.02, "the clip starts under the body: {standing} vs {lying}");
+    assert!(state.placement.length() > 0.3);
+    for _ in 0..60 {
+        state.advance(1.0 / 60.0);
+    }
+    assert_eq!(state.ragdoll.phase(), crate::physics::Phase::Animated);
+    let profile = state.tuning_profile();
+    state.reset_placement();
+    assert_eq!(state.placement, glam::Vec3::ZERO);
+    assert_eq!(state.tuning_profile(), profile, "placement is not a tunable");
+}
