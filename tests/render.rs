@@ -87,7 +87,7 @@ fn render_masked(ctx: &GpuContext, model: &Model, poses: &[&Pose], camera: Orbit
         ground: false,
         skeleton: false,
         selected_joint: None,
-        lines: Vec::new(),
+        lines: &[],
     };
     renderer.render_to_image(ctx, model, &gpu, &[view], size, size).expect("render")
 }
@@ -449,7 +449,7 @@ fn golden_view<'a>(model: &Model, pose: &'a Pose, skeleton: bool) -> ViewDesc<'a
         ground: true,
         skeleton,
         selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
-        lines: Vec::new(),
+        lines: &[],
     }
 }
 
@@ -522,7 +522,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
         ground: false,
         skeleton: false,
         selected_joint: None,
-        lines: Vec::new(),
+        lines: &[],
     };
     let reference = renderer.render_to_image(&ctx, &model, &gpu_model, &[separate], size, size).expect("render");
     let (a, b) = (coverage(&instanced), coverage(&reference));
@@ -553,7 +553,7 @@ fn joint_heat_paints_the_skinned_mesh() {
             ground: false,
             skeleton: false,
             selected_joint: None,
-            lines: Vec::new(),
+            lines: &[],
         };
         let image = renderer.render_to_image(&ctx, &model, &gpu_model, &[view], 128, 128).expect("render");
         let mask = coverage(&image);

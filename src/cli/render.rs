@@ -147,7 +147,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
                 ground: !args.no_ground,
                 skeleton: args.skeleton || selected_joint.is_some(),
                 selected_joint,
-                lines: Vec::new(),
+                lines: &[],
             }
         })
         .collect();

@@ -119,7 +119,7 @@ pub struct ViewDesc<'a> {
     /// Node index of the highlighted joint.
     pub selected_joint: Option<usize>,
     /// World-space lines drawn over everything (e.g. collider wireframes).
-    pub lines: Vec<OverlayLine>,
+    pub lines: &'a [OverlayLine],
 }
 
 /// The textures one frame renders into: MSAA colour and depth, resolved into a single-sample
@@ -718,7 +718,7 @@ impl Renderer {
             }
             if !view.lines.is_empty() {
                 let viewport_px = Vec2::new(view.viewport.width as f32, view.viewport.height as f32);
-                push_lines(&view.lines, clip_from_world, viewport_px, 1.5, &mut self.overlay_data);
+                push_lines(view.lines, clip_from_world, viewport_px, 1.5, &mut self.overlay_data);
             }
             let uniforms = view_uniforms(&view.camera, clip_from_world, blob, rest_radius);
             push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));

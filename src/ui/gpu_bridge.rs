@@ -170,7 +170,7 @@ impl ViewportRenderer {
                 ground: true,
                 skeleton: state.skeleton,
                 selected_joint: state.skeleton.then_some(state.selected_joint).flatten(),
-                lines: state.collider_lines.clone(),
+                lines: &state.collider_lines,
             })
             .collect();
         self.renderer.render(gpu, &state.model, gpu_model, &views, target);

@@ -193,33 +193,34 @@ impl RagdollView {
         }
     }
 
-    /// The colliders in model space: at the simulated bodies while ragdolling, else at the bones
-    /// of `model_from_node` (the pose on screen). Empty when no ragdoll fits the model.
-    pub fn colliders(&mut self, model: &Model, model_from_node: &[glam::Affine3A]) -> Vec<ColliderShape> {
+    /// Call `visit` with each collider in model space: at the simulated bodies while
+    /// ragdolling, else at the bones of `model_from_node` (the pose on screen). Nothing when no
+    /// ragdoll fits the model. Allocates nothing.
+    pub fn for_each_collider(
+        &mut self,
+        model: &Model,
+        model_from_node: &[glam::Affine3A],
+        mut visit: impl FnMut(ColliderShape),
+    ) {
         if !self.ensure_controller(model) {
-            return Vec::new();
+            return;
         }
-        let Some(controller) = &self.controller else { return Vec::new() };
-        let spec = controller.spec();
-        spec.bodies
-            .iter()
-            .enumerate()
-            .filter_map(|(b, body)| {
-                let (rotation, origin) = match controller.ragdoll() {
-                    Some(ragdoll) => ragdoll.body_pose(b),
-                    None => {
-                        let m = model_from_node.get(body.node)?;
-                        let (_, rotation, translation) = m.to_scale_rotation_translation();
-                        (rotation, translation)
-                    }
-                };
-                Some(ColliderShape {
-                    a: origin + rotation * body.capsule_a,
-                    b: origin + rotation * body.capsule_b,
-                    radius: body.radius,
-                })
-            })
-            .collect()
+        let Some(controller) = &self.controller else { return };
+        for (b, body) in controller.spec().bodies.iter().enumerate() {
+            let (rotation, origin) = match controller.ragdoll() {
+                Some(ragdoll) => ragdoll.body_pose(b),
+                None => {
+                    let Some(m) = model_from_node.get(body.node) else { continue };
+                    let (_, rotation, translation) = m.to_scale_rotation_translation();
+                    (rotation, translation)
+                }
+            };
+            visit(ColliderShape {
+                a: origin + rotation * body.capsule_a,
+                b: origin + rotation * body.capsule_b,
+                radius: body.radius,
+            });
+        }
     }
 }
 

@@ -667,9 +667,10 @@ impl ViewerState {
         if self.ragdoll.show_colliders {
             self.model.hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
             let color = if self.ragdoll.is_active() { [1.0, 0.55, 0.1, 1.0] } else { [0.2, 0.9, 0.9, 1.0] };
-            for capsule in self.ragdoll.colliders(&self.model, &self.model_from_node_a) {
-                push_capsule_wireframe(capsule.a, capsule.b, capsule.radius, color, &mut self.collider_lines);
-            }
+            let lines = &mut self.collider_lines;
+            self.ragdoll.for_each_collider(&self.model, &self.model_from_node_a, |capsule| {
+                push_capsule_wireframe(capsule.a, capsule.b, capsule.radius, color, lines);
+            });
         }
     }
 
