@@ -579,3 +579,53 @@ fn joint_heat_paints_the_skinned_mesh() {
     assert!(cb > 1.5 * cr && cb > cg, "cold is blue: {cr:.0} {cg:.0} {cb:.0}");
     assert!((plain[0] - hr).abs() > 20.0 || (plain[2] - hb).abs() > 20.0, "no heat, normal colours: {plain:?}");
 }
+
+/// World-space overlay lines (collider wireframes) are drawn over the scene where they project.
+#[test]
+fn overlay_lines_draw_where_they_project() {
+    let (Some(ctx), Some(model)) = (gpu(), mannequin()) else { return };
+    let pose = Pose::rest(&model);
+    let camera = camera_for(&model, &[&pose]);
+    let mut lines = Vec::new();
+    let centre = camera.target;
+    animtune::render::overlay::push_capsule_wireframe(
+        centre - Vec3::Y * 0.3,
+        centre + Vec3::Y * 0.3,
+        0.15,
+        [0.0, 1.0, 0.0, 1.0],
+        &mut lines,
+    );
+    // One segment behind the eye is clipped, not drawn mirrored.
+    lines.push(animtune::render::overlay::OverlayLine {
+        from: camera.eye() + camera.eye_direction() * 2.0,
+        to: camera.eye() + camera.eye_direction() * 3.0,
+        color: [1.0, 0.0, 0.0, 1.0],
+    });
+    let mut renderer = Renderer::new(&ctx.device);
+    renderer.clear_color = wgpu::Color::BLACK;
+    let gpu_model = renderer.upload(&ctx, &model).expect("upload");
+    let view = ViewDesc {
+        viewport: Viewport { x: 0, y: 0, width: 128, height: 128 },
+        camera,
+        instances: Vec::new(),
+        ground: false,
+        skeleton: false,
+        selected_joint: None,
+        lines: &lines,
+    };
+    let image = renderer.render_to_image(&ctx, &model, &gpu_model, &[view], 128, 128).expect("render");
+    let green = |p: &image::Rgba<u8>| p.0[1] > 150 && p.0[0] < 80;
+    let count = image.pixels().filter(|p| green(p)).count();
+    assert!(count > 100, "the wireframe drew: {count} green pixels");
+    let (mut min, mut max) = (Vec2::splat(f32::MAX), Vec2::splat(f32::MIN));
+    for (x, y, p) in image.enumerate_pixels() {
+        if green(p) {
+            min = min.min(Vec2::new(x as f32, y as f32));
+            max = max.max(Vec2::new(x as f32, y as f32));
+        }
+    }
+    let middle = (min + max) * 0.5;
+    assert!(middle.distance(Vec2::splat(64.0)) < 8.0, "centred on the camera target: {middle}");
+    assert!(max.y - min.y > max.x - min.x, "an upright capsule is taller than wide: {min} {max}");
+    assert_eq!(image.pixels().filter(|p| p.0[0] > 150 && p.0[1] < 80).count(), 0, "behind the eye: not drawn");
+}
