@@ -416,7 +416,13 @@ impl Renderer {
                     depth_write_enabled: Some(depth_write),
                     depth_compare: Some(depth_compare),
                     stencil: wgpu::StencilState::default(),
-                    bias: wgpu::DepthBiasState::default(),
+                    // Ghosts sit a hair behind coincident solid surfaces (no z-fighting where the
+                    // two poses agree); both ghost passes share the bias, so they still match.
+                    bias: if label == "ghost" || label == "ghost depth" {
+                        wgpu::DepthBiasState { constant: 8, slope_scale: 1.5, clamp: 0.0 }
+                    } else {
+                        wgpu::DepthBiasState::default()
+                    },
                 }),
                 multisample: wgpu::MultisampleState { count: SAMPLE_COUNT, ..Default::default() },
                 fragment: Some(wgpu::FragmentState {

@@ -20,7 +20,7 @@ impl ComparePanel {
             self.modes = modes;
         }
         let mut enabled = state.compare.is_some();
-        let mut changed = ui.checkbox(&mut enabled, "split view").changed();
+        let mut changed = ui.checkbox(&mut enabled, "compare two modes").changed();
         let names = |m: InterpolationOverride| m.name().to_owned();
         changed |= enum_combo(ui, "left", &mut self.modes.left, &InterpolationOverride::ALL, names);
         changed |= enum_combo(ui, "right", &mut self.modes.right, &InterpolationOverride::ALL, names);
@@ -57,7 +57,7 @@ impl ComparePanel {
                 ));
             }
             None => {
-                ui.label("Turn on the split view to compare two modes at the same time.");
+                ui.label("Turn on \"compare two modes\" to see both at the same time.");
             }
         }
     }
