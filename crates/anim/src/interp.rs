@@ -65,8 +65,9 @@ const ACOS_COEFFICIENTS: [f32; 8] = [
     1.570_796_305_0,
 ];
 
-/// [`slerp`] of four pairs at once, lane-wise in SIMD (the blend job's inner loop). Every
-/// result is normalized; agrees with [`slerp`] to f32 rounding.
+/// [`slerp`] of four pairs of unit quaternions at once, lane-wise in SIMD (the blend job's inner
+/// loop). Results are unit to the polynomials' accuracy (nearly equal pairs take normalized
+/// lerp, normalized); agrees with [`slerp`] to f32 rounding.
 #[inline]
 pub fn slerp4(a: &[Quat], b: &[Quat], u: f32, out: &mut [Quat]) {
     let ma = Mat4::from_cols(a[0].into(), a[1].into(), a[2].into(), a[3].into()).transpose();
@@ -75,15 +76,17 @@ pub fn slerp4(a: &[Quat], b: &[Quat], u: f32, out: &mut [Quat]) {
     let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
     let d = dot.abs().min(Vec4::ONE);
     let omega = acos4_unit(d);
-    let sin_omega = sin4_quarter_turn(omega);
+    let inv_sin_omega = Vec4::ONE / sin4_quarter_turn(omega).max(Vec4::splat(1e-30));
     let near = d.cmpgt(Vec4::splat(0.9995));
-    let wa = Vec4::select(near, Vec4::splat(1.0 - u), sin4_quarter_turn(omega * (1.0 - u)) / sin_omega);
-    let wb = Vec4::select(near, Vec4::splat(u), sin4_quarter_turn(omega * u) / sin_omega) * sign;
+    let wa = Vec4::select(near, Vec4::splat(1.0 - u), sin4_quarter_turn(omega * (1.0 - u)) * inv_sin_omega);
+    let wb = Vec4::select(near, Vec4::splat(u), sin4_quarter_turn(omega * u) * inv_sin_omega) * sign;
     let x = ma.x_axis * wa + mb.x_axis * wb;
     let y = ma.y_axis * wa + mb.y_axis * wb;
     let z = ma.z_axis * wa + mb.z_axis * wb;
     let w = ma.w_axis * wa + mb.w_axis * wb;
-    let inv_len = Vec4::ONE / sqrt4((x * x + y * y + z * z + w * w).max(Vec4::splat(1e-30)));
+    // Slerp lanes are unit to the polynomials' accuracy; normalized-lerp lanes need dividing.
+    let inv_len =
+        if near.any() { Vec4::ONE / sqrt4((x * x + y * y + z * z + w * w).max(Vec4::splat(1e-30))) } else { Vec4::ONE };
     let r = Mat4::from_cols(x * inv_len, y * inv_len, z * inv_len, w * inv_len).transpose();
     for (o, c) in out.iter_mut().zip([r.x_axis, r.y_axis, r.z_axis, r.w_axis]) {
         *o = Quat::from_vec4(c);

@@ -77,8 +77,16 @@ pub fn blend_poses(a: &Pose, b: &Pose, weight: f32, scale_space: ScaleSpace, out
 /// `out = a·(1 − w) + b·w` over flat floats (exact at both ends; vectorized by the compiler).
 #[inline]
 fn lerp_floats(a: &[f32], b: &[f32], w: f32, out: &mut [f32]) {
+    let n = out.len().min(a.len()).min(b.len());
+    let (out4, out_rest) = out[..n].as_chunks_mut::<4>();
+    let (a4, a_rest) = a[..n].as_chunks::<4>();
+    let (b4, b_rest) = b[..n].as_chunks::<4>();
+    let (keep4, w4) = (glam::Vec4::splat(1.0 - w), glam::Vec4::splat(w));
+    for ((o, x), y) in out4.iter_mut().zip(a4).zip(b4) {
+        *o = (glam::Vec4::from_array(*x) * keep4 + glam::Vec4::from_array(*y) * w4).to_array();
+    }
     let keep = 1.0 - w;
-    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+    for ((o, &x), &y) in out_rest.iter_mut().zip(a_rest).zip(b_rest) {
         *o = x * keep + y * w;
     }
 }
