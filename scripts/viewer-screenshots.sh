@@ -35,5 +35,7 @@ shot() {
     echo "wrote $OUT/$name.png"
 }
 
+shot viewer "space" 0.5 0 -- --clip Walk --compare linear,cubic --skeleton
 shot viewer-ragdoll "r" 1.5 30 -- --clip Run --colliders
 shot viewer-heatmap "space" 0.5 8 -- --clip Wave --compare linear,cubic --ghost --heatmap
+shot viewer-crowd "space" 1 0 -- --crowd 25
