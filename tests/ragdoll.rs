@@ -120,10 +120,9 @@ fn ramp_rate_5_reaches_full_weight_at_a_fifth_of_a_second() {
     assert!(ramp.is_full());
 }
 
-/// Handoffs at many moments of several clips all come to rest within 10 s: no limb keeps
-/// twitching (a ragdoll calm for a second is put to sleep) and nothing explodes.
-#[test]
-fn handoffs_across_clips_and_times_all_come_to_rest() {
+/// The characters the ragdoll must handle: the built-in one and four shared models (those
+/// present).
+fn test_characters() -> Vec<(String, Model)> {
     let mut models: Vec<(String, Model)> = Vec::new();
     if let Some(model) = mannequin() {
         models.push(("mannequin".to_owned(), model));
@@ -133,6 +132,14 @@ fn handoffs_across_clips_and_times_all_come_to_rest() {
             models.push((name.to_owned(), load(&dir.join(name).join(format!("{name}.glb")))));
         }
     }
+    models
+}
+
+/// Handoffs at many moments of several clips all come to rest within 10 s: no limb keeps
+/// twitching (a ragdoll calm for a second is put to sleep) and nothing explodes.
+#[test]
+fn handoffs_across_clips_and_times_all_come_to_rest() {
+    let models = test_characters();
     let mut runs = 0;
     for (name, model) in &models {
         for clip in 0..model.clips.len().min(3) {
@@ -154,15 +161,7 @@ fn handoffs_across_clips_and_times_all_come_to_rest() {
 
 #[test]
 fn ten_seconds_on_every_model_stay_finite_and_come_to_rest_on_the_ground() {
-    let mut models: Vec<(String, Model)> = Vec::new();
-    if let Some(model) = mannequin() {
-        models.push(("mannequin".to_owned(), model));
-    }
-    if let Some(dir) = shared_models() {
-        for name in ["RobotExpressive", "CesiumMan", "RiggedFigure", "Fox"] {
-            models.push((name.to_owned(), load(&dir.join(name).join(format!("{name}.glb")))));
-        }
-    }
+    let models = test_characters();
     for (name, model) in &models {
         let report = run(model, None, &args(name, 0.5, 5.0, 10.0));
         println!(

@@ -639,8 +639,8 @@ impl Renderer {
         readback::read_rgba8(&ctx.device, &ctx.queue, target.texture())
     }
 
-    /// CPU work of a frame: palettes, weights, uniforms, overlay vertices.
-    fn prepare(&mut self, model: &Model, gpu: &GpuModel, views: &[ViewDesc<'_>]) {
+    /// Empty the per-frame scratch (capacity kept).
+    fn clear_frame(&mut self) {
         self.palette_data.clear();
         self.heat_data.clear();
         self.weight_data.clear();
@@ -649,6 +649,11 @@ impl Renderer {
         self.overlay_data.clear();
         self.commands.clear();
         self.view_commands.clear();
+    }
+
+    /// CPU work of a frame: palettes, weights, uniforms, overlay vertices.
+    fn prepare(&mut self, model: &Model, gpu: &GpuModel, views: &[ViewDesc<'_>]) {
+        self.clear_frame();
         self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
         let rest_radius = gpu.rest_bounds.radius().max(1e-3);
 
@@ -750,14 +755,7 @@ impl Renderer {
     /// CPU work of a crowd frame: the caller's palettes and weights, one instanced draw per
     /// skinned primitive, one draw per instance for unskinned ones.
     fn prepare_crowd(&mut self, model: &Model, gpu: &GpuModel, crowd: &CrowdView<'_>) {
-        self.palette_data.clear();
-        self.heat_data.clear();
-        self.weight_data.clear();
-        self.view_bytes.clear();
-        self.draw_bytes.clear();
-        self.overlay_data.clear();
-        self.commands.clear();
-        self.view_commands.clear();
+        self.clear_frame();
         let nodes = model.nodes.len();
         let instances = (crowd.instances as usize)
             .min(crowd.palettes.len() / (crowd.palette_stride as usize).max(1))

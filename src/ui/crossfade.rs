@@ -54,20 +54,14 @@ impl CrossFadePanel {
                 "idle (T triggers)".to_owned()
             });
         });
-        let now = state.clock_secs;
-        let points: Vec<[f64; 2]> = state.fade_history.iter().map(|&[t, w]| [t - now, w]).collect();
-        Plot::new("fade weights")
-            .height(90.0)
-            .include_x(-FADE_HISTORY_SECS)
-            .include_x(0.0)
-            .include_y(0.0)
-            .include_y(1.0)
-            .allow_drag(false)
-            .allow_zoom(false)
-            .allow_scroll(false)
-            .show(ui, |plot_ui| {
-                plot_ui.line(Line::new("weight of the clip faded to", PlotPoints::from(points)));
-            });
+        super::weight_history_ui(
+            ui,
+            "fade weights",
+            "weight of the clip faded to",
+            &state.fade_history,
+            state.clock_secs,
+            FADE_HISTORY_SECS,
+        );
         transition_table_ui(ui, state, &names);
     }
 }

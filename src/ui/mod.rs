@@ -281,6 +281,32 @@ impl ViewerUi {
     }
 }
 
+/// A fixed plot of a weight in `[0, 1]` over the last `span_secs` of the viewer clock
+/// (`history` holds `[clock seconds, weight]`), ending at `now_secs`.
+pub(crate) fn weight_history_ui(
+    ui: &mut egui::Ui,
+    id: &str,
+    label: &str,
+    history: &std::collections::VecDeque<[f64; 2]>,
+    now_secs: f64,
+    span_secs: f64,
+) {
+    let points: Vec<[f64; 2]> = history.iter().map(|&[t, w]| [t - now_secs, w]).collect();
+    egui_plot::Plot::new(id)
+        .height(85.0)
+        .include_x(-span_secs)
+        .include_x(0.0)
+        .include_y(0.0)
+        .include_y(1.0)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .show(ui, |plot_ui| {
+            plot_ui.line(egui_plot::Line::new(label, egui_plot::PlotPoints::from(points)));
+            plot_ui.vline(egui_plot::VLine::new("now", 0.0).color(egui::Color32::GRAY));
+        });
+}
+
 /// A combo box over `options`, showing each with `name`. Returns true when the value changed.
 pub(crate) fn enum_combo<T: Copy + PartialEq>(
     ui: &mut egui::Ui,

@@ -8,7 +8,6 @@ use std::collections::VecDeque;
 
 use anim::ragdoll::RagdollRamp;
 use anim::{Easing, Model, Pose};
-use egui_plot::{Line, Plot, PlotPoints, VLine};
 use glam::Vec3;
 
 use crate::physics::{Phase, RagdollController, RagdollSettings};
@@ -286,20 +285,13 @@ impl RagdollPanel {
         if let Some(status) = &state.ragdoll.status {
             ui.weak(status);
         }
-        let now = state.clock_secs;
-        let points: Vec<[f64; 2]> = state.ragdoll.history.iter().map(|&[t, w]| [t - now, w]).collect();
-        Plot::new("ragdoll weight")
-            .height(80.0)
-            .include_x(-RAGDOLL_HISTORY_SECS)
-            .include_x(0.0)
-            .include_y(0.0)
-            .include_y(1.0)
-            .allow_drag(false)
-            .allow_zoom(false)
-            .allow_scroll(false)
-            .show(ui, |plot_ui| {
-                plot_ui.line(Line::new("ragdoll_weight", PlotPoints::from(points)));
-                plot_ui.vline(VLine::new("now", 0.0).color(egui::Color32::GRAY));
-            });
+        super::weight_history_ui(
+            ui,
+            "ragdoll weight",
+            "ragdoll_weight",
+            &state.ragdoll.history,
+            state.clock_secs,
+            RAGDOLL_HISTORY_SECS,
+        );
     }
 }
