@@ -85,7 +85,9 @@ impl RagdollRamp {
 /// (morph weights are left alone). Shear that a TRS cannot hold is dropped.
 ///
 /// `model_from_node` and `pose` must have one entry per node of `hierarchy` (extra entries are
-/// ignored, missing ones left untouched). Allocates nothing.
+/// ignored, missing ones left untouched). A node whose parent transform cannot be inverted (a
+/// zero scale, say) or whose result is not finite keeps the local transform `pose` already had,
+/// so the output is finite whenever `pose` was. Allocates nothing.
 pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose: &mut Pose) {
     let n = hierarchy.len().min(model_from_node.len()).min(pose.len());
     for node in 0..n {
@@ -94,14 +96,19 @@ pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose:
             model_from_node[node]
         } else {
             match model_from_node.get(parent as usize) {
-                Some(model_from_parent) => model_from_parent.inverse() * model_from_node[node],
-                None => continue,
+                Some(model_from_parent) if model_from_parent.matrix3.determinant().abs() > 1e-30 => {
+                    model_from_parent.inverse() * model_from_node[node]
+                }
+                _ => continue,
             }
         };
         let (scale, rotation, translation) = parent_from_node.to_scale_rotation_translation();
-        pose.translations[node] = translation;
-        pose.rotations[node] = rotation.normalize();
-        pose.scales[node] = scale;
+        let rotation = rotation.normalize();
+        if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
+            pose.translations[node] = translation;
+            pose.rotations[node] = rotation;
+            pose.scales[node] = scale;
+        }
     }
 }
 

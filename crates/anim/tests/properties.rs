@@ -153,4 +153,30 @@ proptest! {
         prop_assert!(is_finite(&out) && out.weights[0].is_finite());
         prop_assert!((out.rotations[0].length() - 1.0).abs() < 1e-3);
     }
+
+    #[test]
+    fn the_ragdoll_blend_is_always_finite(
+        worlds in prop::collection::vec((vec3(1e4), quat_any(), prop::sample::select(vec![0.0f32, 1e-20, 0.5, 1.0, 3.0, 1e6])), 3),
+        w in -1.0f32..2.0,
+    ) {
+        // A three-node chain: physics world transforms (any rotation, zero or huge scales) back to
+        // local, then blended over the animation pose, as the ragdoll controller does.
+        let hierarchy = anim::Hierarchy::from_parents(vec![anim::hierarchy::NO_PARENT, 0, 1]).expect("tree");
+        let model_from_node: Vec<glam::Affine3A> = worlds
+            .iter()
+            .map(|&(t, r, s)| glam::Affine3A::from_scale_rotation_translation(Vec3::splat(s), r.normalize(), t))
+            .collect();
+        let animated = Pose {
+            translations: vec![Vec3::Y; 3],
+            rotations: vec![Quat::from_rotation_x(0.3); 3],
+            scales: vec![Vec3::ONE; 3],
+            weights: vec![],
+        };
+        let mut physics = animated.clone();
+        anim::ragdoll::model_to_local(&hierarchy, &model_from_node, &mut physics);
+        prop_assert!(is_finite(&physics), "{:?}", physics);
+        let mut out = animated.clone();
+        blend_poses(&animated, &physics, w, ScaleSpace::Linear, &mut out);
+        prop_assert!(is_finite(&out));
+    }
 }
