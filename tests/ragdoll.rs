@@ -6,7 +6,7 @@
 //! The simulation runs in-process through `cli::ragdoll::simulate` (the same code path as
 //! `animtune ragdoll`), so concurrent rebuilds of the binary cannot disturb it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anim::ragdoll::RagdollRamp;
 use anim::{ClipCursor, Easing, Model, Pose, SampleSettings};
@@ -16,15 +16,9 @@ use animtune::physics::{FaultKind, Phase, RagdollController, RagdollSettings};
 use glam::{Affine3A, Vec3};
 
 const MANNEQUIN: &str = "assets/mannequin.glb";
-const SHARED_MODELS: &str = "../shared/models";
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn load(path: &Path) -> Model {
-    anim::import::load_path(path).unwrap_or_else(|e| panic!("cannot load {}: {e}", path.display()))
-}
+mod support;
+use support::{load, repo_root};
 
 /// The mannequin, or `None` (with a note) when it has not been generated yet.
 fn mannequin() -> Option<Model> {
@@ -37,19 +31,8 @@ fn mannequin() -> Option<Model> {
     }
 }
 
-/// The shared models folder, or `None` (with a note) outside CI when it is missing.
 fn shared_models() -> Option<PathBuf> {
-    let dir = repo_root().join(SHARED_MODELS);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{SHARED_MODELS} not found ({}); it is required under CI=true",
-        dir.display()
-    );
-    println!("note: {SHARED_MODELS} not found; skipping the shared-model ragdoll checks");
-    None
+    support::shared_models("the shared-model ragdoll checks")
 }
 
 fn args(model: &str, handoff_at: f32, ramp_rate: f32, seconds: f32) -> RagdollArgs {

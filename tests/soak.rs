@@ -9,21 +9,11 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
-const SHARED_MODELS: &str = "../shared/models";
 
-/// The shared models folder, or `None` (with a note) outside CI when it is missing.
+mod support;
+
 fn shared_models() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(SHARED_MODELS);
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{SHARED_MODELS} not found ({}); it is required under CI=true",
-        dir.display()
-    );
-    println!("note: {SHARED_MODELS} not found; skipping the shared-model soak");
-    None
+    support::shared_models("the shared-model soak")
 }
 
 fn animtune(args: &[&str]) -> Output {
