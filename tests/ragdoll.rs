@@ -46,6 +46,7 @@ fn args(model: &str, handoff_at: f32, ramp_rate: f32, seconds: f32) -> RagdollAr
         no_initial_velocity: false,
         push: None,
         format: Format::Json,
+        limits: animtune::cli::LimitArgs::default(),
     }
 }
 

@@ -53,6 +53,9 @@ pub struct RagdollArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Import limits.
+    #[command(flatten)]
+    pub limits: super::LimitArgs,
 }
 
 /// Parse `BONE:X,Y,Z` (the bone name may itself contain `:`).
@@ -130,7 +133,7 @@ pub struct RagdollReport {
 /// # Errors
 /// When the model cannot be loaded, the clip or bone is unknown, or no ragdoll fits the model.
 pub fn run(args: &RagdollArgs) -> anyhow::Result<String> {
-    let model = super::load_model(&args.model)?;
+    let model = super::load_model_with_limits(&args.model, &args.limits.limits())?;
     let clip = match &args.clip {
         Some(name) => Some(super::find_clip(&model, name)?),
         None => (!model.clips.is_empty()).then_some(0),
