@@ -57,7 +57,7 @@ impl CrossFadePanel {
         super::weight_history_ui(
             ui,
             "fade weights",
-            "weight of the clip faded to",
+            ["", "from (and earlier layers)", "to"],
             &state.fade_history,
             state.clock_secs,
             FADE_HISTORY_SECS,

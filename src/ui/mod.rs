@@ -281,17 +281,17 @@ impl ViewerUi {
     }
 }
 
-/// A fixed plot of a weight in `[0, 1]` over the last `span_secs` of the viewer clock
-/// (`history` holds `[clock seconds, weight]`), ending at `now_secs`.
-pub(crate) fn weight_history_ui(
+/// A fixed plot of weights in `[0, 1]` over the last `span_secs` of the viewer clock, ending at
+/// `now_secs`: `history` holds `[clock seconds, weight of series 0, weight of series 1, ...]`,
+/// one series per label.
+pub(crate) fn weight_history_ui<const N: usize>(
     ui: &mut egui::Ui,
     id: &str,
-    label: &str,
-    history: &std::collections::VecDeque<[f64; 2]>,
+    labels: [&str; N],
+    history: &std::collections::VecDeque<[f64; N]>,
     now_secs: f64,
     span_secs: f64,
 ) {
-    let points: Vec<[f64; 2]> = history.iter().map(|&[t, w]| [t - now_secs, w]).collect();
     egui_plot::Plot::new(id)
         .height(85.0)
         .include_x(-span_secs)
@@ -301,8 +301,12 @@ pub(crate) fn weight_history_ui(
         .allow_drag(false)
         .allow_zoom(false)
         .allow_scroll(false)
+        .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
         .show(ui, |plot_ui| {
-            plot_ui.line(egui_plot::Line::new(label, egui_plot::PlotPoints::from(points)));
+            for (series, label) in labels.iter().enumerate().skip(1) {
+                let points: Vec<[f64; 2]> = history.iter().map(|row| [row[0] - now_secs, row[series]]).collect();
+                plot_ui.line(egui_plot::Line::new(*label, egui_plot::PlotPoints::from(points)));
+            }
             plot_ui.vline(egui_plot::VLine::new("now", 0.0).color(egui::Color32::GRAY));
         });
 }

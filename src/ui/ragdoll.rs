@@ -288,7 +288,7 @@ impl RagdollPanel {
         super::weight_history_ui(
             ui,
             "ragdoll weight",
-            "ragdoll_weight",
+            ["", "ragdoll_weight"],
             &state.ragdoll.history,
             state.clock_secs,
             RAGDOLL_HISTORY_SECS,

@@ -132,8 +132,8 @@ pub struct ViewerState {
     pub fader: CrossFader,
     /// The next cross-fade to trigger.
     pub fade: FadeRequest,
-    /// Recent weight of the clip being faded to: `[wall seconds, weight]`.
-    pub fade_history: VecDeque<[f64; 2]>,
+    /// Recent fade weights: `[viewer seconds, weight faded from, weight of the clip faded to]`.
+    pub fade_history: VecDeque<[f64; 3]>,
     /// Viewer clock, seconds since start (for the weight plot).
     pub clock_secs: f64,
     /// The orbit camera.
@@ -587,8 +587,10 @@ impl ViewerState {
         let mut weights = [0.0; anim::crossfade::MAX_LAYERS];
         self.fader.weights(&mut weights);
         let to_weight = self.fader.layers().len().checked_sub(1).map_or(1.0, |top| weights[top]);
-        self.fade_history.push_back([self.clock_secs, f64::from(to_weight)]);
-        while self.fade_history.front().is_some_and(|[t, _]| *t < self.clock_secs - FADE_HISTORY_SECS) {
+        // Everything under the clip faded to (the clip faded from, earlier interrupted layers and
+        // a frozen snapshot) is "from": the two weights sum to 1.
+        self.fade_history.push_back([self.clock_secs, f64::from(1.0 - to_weight), f64::from(to_weight)]);
+        while self.fade_history.front().is_some_and(|[t, _, _]| *t < self.clock_secs - FADE_HISTORY_SECS) {
             self.fade_history.pop_front();
         }
         self.update_pose();
@@ -1006,6 +1008,22 @@ mod tests {
         }
         assert!(!state.fader.is_fading());
         assert_eq!(state.clip, Some(1));
+    }
+
+    #[test]
+    fn the_fade_plot_records_both_weights() {
+        let mut state = state();
+        state.fade = FadeRequest { from_clip: 0, to_clip: 1, duration_secs: 0.5, easing: Easing::Linear };
+        state.trigger_fade();
+        for _ in 0..40 {
+            state.advance(1.0 / 60.0);
+        }
+        let rows: Vec<[f64; 3]> = state.fade_history.iter().copied().collect();
+        assert!(rows.iter().all(|[_, from, to]| (from + to - 1.0).abs() < 1e-6 && (0.0..=1.0).contains(to)));
+        // Half-way through the 0.5 s fade (15 frames) the two cross.
+        let [_, from, to] = rows[14];
+        assert!((from - 0.5).abs() < 0.05 && (to - 0.5).abs() < 0.05, "{from} {to}");
+        assert_eq!(rows.last().map(|r| r[2]), Some(1.0));
     }
 
     #[test]
