@@ -13,6 +13,7 @@ use glam::{Affine3A, Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
 use crate::render::Aabb;
+use crate::rng::Rng;
 
 /// Build rayon's global pool with the calling thread as one of its workers (see the module
 /// docs), with at least two threads. Returns false when the global pool already existed (crowds
@@ -48,22 +49,7 @@ struct Member {
     speed: f32,
     /// Seconds until the next cross-fade.
     next_fade_secs: f32,
-    rng: u64,
-}
-
-/// `SplitMix64`: small, seedable, good enough to vary a crowd.
-fn next_random(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A uniform float in `[lo, hi)`.
-fn random_range(state: &mut u64, lo: f32, hi: f32) -> f32 {
-    let unit = (next_random(state) >> 40) as f32 / (1u64 << 24) as f32;
-    lo + (hi - lo) * unit
+    rng: Rng,
 }
 
 /// Many animated copies of one model.
@@ -101,22 +87,22 @@ impl Crowd {
         let rest = Pose::rest(model);
         let members = (0..count)
             .map(|i| {
-                let mut rng = seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F);
+                let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
                 let clip = if clips > 0 { i % clips } else { 0 };
                 let mut fader = CrossFader::new(model, clip);
                 if let Some(c) = model.clips.get(clip) {
-                    fader.play(clip, random_range(&mut rng, 0.0, c.end_secs.max(1e-3)));
+                    fader.play(clip, rng.range(0.0, c.end_secs.max(1e-3)));
                 }
                 let (row, column) = (i / side, i % side);
-                let jitter = Vec3::new(random_range(&mut rng, -0.15, 0.15), 0.0, random_range(&mut rng, -0.15, 0.15));
+                let jitter = Vec3::new(rng.range(-0.15, 0.15), 0.0, rng.range(-0.15, 0.15));
                 Member {
                     fader,
                     pose: rest.clone(),
-                    yaw: Quat::from_rotation_y(random_range(&mut rng, -0.6, 0.6)),
+                    yaw: Quat::from_rotation_y(rng.range(-0.6, 0.6)),
                     offset: Vec3::new(column as f32 * spacing - centre, 0.0, row as f32 * spacing - centre)
                         + jitter * spacing,
-                    speed: random_range(&mut rng, 0.85, 1.15),
-                    next_fade_secs: random_range(&mut rng, 0.5, 4.0),
+                    speed: rng.range(0.85, 1.15),
+                    next_fade_secs: rng.range(0.5, 4.0),
                     rng,
                 }
             })
@@ -218,10 +204,10 @@ impl Crowd {
                 member.next_fade_secs -= dt;
                 if member.next_fade_secs <= 0.0 && clips > 1 {
                     let current = member.fader.current_clip();
-                    let step = 1 + (next_random(&mut member.rng) % (clips as u64 - 1)) as usize;
-                    let duration = random_range(&mut member.rng, 0.2, 0.8);
+                    let step = 1 + member.rng.below(clips - 1);
+                    let duration = member.rng.range(0.2, 0.8);
                     member.fader.trigger((current + step) % clips, duration, Easing::Smoothstep);
-                    member.next_fade_secs = random_range(&mut member.rng, 2.0, 6.0);
+                    member.next_fade_secs = member.rng.range(2.0, 6.0);
                 }
                 let pose = member.fader.evaluate(model, settings);
                 member.pose.copy_from(pose);

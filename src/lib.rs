@@ -11,4 +11,5 @@ pub mod mannequin;
 pub mod physics;
 pub mod profile;
 pub mod render;
+pub mod rng;
 pub mod ui;

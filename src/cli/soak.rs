@@ -18,6 +18,8 @@ use anim::{
 use glam::{Affine3A, Mat4, Vec3};
 use serde::Serialize;
 
+use crate::rng::Rng;
+
 use super::{Format, LimitArgs};
 use crate::physics::{RagdollController, RagdollSettings};
 
@@ -154,44 +156,6 @@ pub fn run(args: &SoakArgs) -> anyhow::Result<(String, bool)> {
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
     };
     Ok((text, passed))
-}
-
-/// xorshift64* seeded through splitmix64 (any seed, 0 included, gives a good stream).
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Self {
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Self((z ^ (z >> 31)) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in `0..n` (0 when `n` is 0).
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-
-    /// Uniform in `[lo, hi)`.
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        let unit = (self.next() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * unit
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
-    }
 }
 
 /// Counts non-finite values and remembers where the first one was.
