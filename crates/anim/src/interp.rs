@@ -54,7 +54,7 @@ pub fn sin4_quarter_turn(x: Vec4) -> Vec4 {
 
 /// Abramowitz & Stegun 4.4.46: `acos(x) ≈ √(1−x)·Σ aᵢxⁱ` on `[0, 1]`, highest power first.
 #[allow(clippy::excessive_precision)] // The coefficients as published.
-const ACOS_COEFFICIENTS: [f32; 8] = [
+pub(crate) const ACOS_COEFFICIENTS: [f32; 8] = [
     -0.001_262_491_1,
     0.006_670_090_1,
     -0.017_088_125_6,

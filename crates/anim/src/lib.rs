@@ -25,8 +25,10 @@ pub mod model;
 pub mod pose;
 pub mod ragdoll;
 pub mod sample;
+pub mod simd8;
 pub mod skinning;
 mod soa;
+pub mod soa_pose;
 pub mod workload;
 
 pub use clip::{Clip, ClipError, Interpolation, Property, Timeline, Track, TrackValues};
@@ -37,4 +39,6 @@ pub use interp::{Easing, RotationSpace, ScaleSpace};
 pub use model::{Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, Transform};
 pub use pose::{Pose, blend_into, blend_poses};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, Segment, TrackSample};
+pub use simd8::{F8, simd_path};
 pub use skinning::{SkinningError, morph_and_skin, vertex_skin_matrix};
+pub use soa_pose::{SoaPose, SoaTransforms, blend_soa_poses};
