@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use anim::workload::{random_times, w64_model};
-use anim::{Clip, ClipCursor, Interpolation, Model, Pose, SampleSettings, ScaleSpace, blend_poses, skinning_matrices};
+use anim::{Clip, ClipCursor, Interpolation, Model, Pose, ScaleSpace, SoaPose, blend_soa_poses, skinning_matrices};
 use glam::{Affine3A, Mat4};
 use serde::Serialize;
 
@@ -81,18 +81,18 @@ impl BenchReport {
         };
         let joints = linear.animated_nodes().len().max(1);
         let duration = linear.end_secs.max(1e-3);
-        let settings = SampleSettings::default();
-        let rest = Pose::rest(model);
+        let rest = SoaPose::rest(model);
         let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
+        let mut out_nodes = Pose::rest(model);
         let mut cursor_a = ClipCursor::new(&linear);
         let mut cursor_b = ClipCursor::new(&linear);
         let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
         let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
         let skinned_joints: usize = model.skins.iter().map(|s| s.joints.len()).sum::<usize>().max(joints);
 
-        let playback = |clip: &Clip, cursor: &mut ClipCursor, pose: &mut Pose| {
+        let playback = |clip: &Clip, cursor: &mut ClipCursor, pose: &mut SoaPose| {
             for n in 0..PLAYBACK_FRAMES {
-                clip.sample((n as f32 / 60.0) % duration, cursor, &settings, pose);
+                clip.sample_soa((n as f32 / 60.0) % duration, cursor, pose);
             }
             black_box(&*pose);
         };
@@ -107,22 +107,23 @@ impl BenchReport {
         let times = random_times(duration, RANDOM_TIMES);
         results.push(measure("sample_random", RANDOM_TIMES * joints, || {
             for &t in &times {
-                linear.sample(t, &mut cursor_a, &settings, &mut a);
+                linear.sample_soa(t, &mut cursor_a, &mut a);
             }
             black_box(&a);
         }));
-        linear.sample(duration * 0.3, &mut cursor_a, &settings, &mut a);
-        linear.sample(duration * 0.55, &mut cursor_b, &settings, &mut b);
+        linear.sample_soa(duration * 0.3, &mut cursor_a, &mut a);
+        linear.sample_soa(duration * 0.55, &mut cursor_b, &mut b);
         const REPEATS: usize = 1000;
         results.push(measure("blend", REPEATS * joints, || {
             for i in 0..REPEATS {
-                blend_poses(black_box(&a), black_box(&b), (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
+                blend_soa_poses(black_box(&a), black_box(&b), (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
             }
             black_box(&out);
         }));
+        out.write_pose(&mut out_nodes);
         results.push(measure("local_to_model_skinning", REPEATS * skinned_joints, || {
             for _ in 0..REPEATS {
-                model.hierarchy.local_to_model(black_box(&out), &mut world);
+                model.hierarchy.local_to_model(black_box(&out_nodes), &mut world);
                 for (skin, palette) in model.skins.iter().zip(&mut palettes) {
                     skinning_matrices(skin, &world, palette);
                 }
@@ -132,10 +133,11 @@ impl BenchReport {
         results.push(measure("full_frame", PLAYBACK_FRAMES * joints, || {
             for n in 0..PLAYBACK_FRAMES {
                 let t = n as f32 / 60.0;
-                linear.sample(t % duration, &mut cursor_a, &settings, &mut a);
-                linear.sample((t + duration * 0.25) % duration, &mut cursor_b, &settings, &mut b);
-                blend_poses(&a, &b, 0.5, ScaleSpace::Linear, &mut out);
-                model.hierarchy.local_to_model(&out, &mut world);
+                linear.sample_soa(t % duration, &mut cursor_a, &mut a);
+                linear.sample_soa((t + duration * 0.25) % duration, &mut cursor_b, &mut b);
+                blend_soa_poses(&a, &b, 0.5, ScaleSpace::Linear, &mut out);
+                out.write_pose(&mut out_nodes);
+                model.hierarchy.local_to_model(&out_nodes, &mut world);
                 for (skin, palette) in model.skins.iter().zip(&mut palettes) {
                     skinning_matrices(skin, &world, palette);
                 }

@@ -175,31 +175,6 @@ pub enum ClipError {
     },
 }
 
-/// A precomputed slerp segment from key k to key k+1 of one rotation track.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) struct Arc {
-    /// Angle Ω between the keys (after the shortest-path flip), radians.
-    pub omega: f32,
-    /// `1 / sin Ω`, or 0 where the keys are so close that normalized lerp is exact to f32.
-    pub inv_sin_omega: f32,
-    /// −1 when the end key must be negated for the shortest path, else 1.
-    pub sign: f32,
-}
-
-impl Arc {
-    /// The arc from `a` to `b`.
-    pub fn between(a: Quat, b: Quat) -> Self {
-        let dot = a.dot(b);
-        let sign = if dot < 0.0 { -1.0 } else { 1.0 };
-        let dot = f64::from(dot.abs()).min(1.0);
-        if dot > 0.9995 {
-            return Self { omega: 0.0, inv_sin_omega: 0.0, sign };
-        }
-        let omega = dot.acos();
-        Self { omega: omega as f32, inv_sin_omega: (1.0 / omega.sin()) as f32, sign }
-    }
-}
-
 impl Clip {
     /// Build a clip, checking that every timeline has strictly increasing finite times and that
     /// every track's values fit its timeline (`keys × 3` elements for CUBICSPLINE, × target

@@ -15,6 +15,8 @@ use crate::interp::{
     normalize_or_identity, slerp, squad,
 };
 use crate::pose::Pose;
+use crate::simd8::{Isa, Plain};
+use crate::soa_pose::SoaPose;
 
 /// Where a time falls on a timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -255,9 +257,67 @@ impl Clip {
     /// segment and the cubic weights computed once per shared timeline by [`Self::locate`], and
     /// each group's segment read from structure-of-arrays planes, four tracks per SIMD step.
     fn sample_authored(&self, cursor: &ClipCursor, pose: &mut Pose) {
-        for group in &self.groups {
-            group.sample(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], pose);
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd8::fma_available() {
+            // SAFETY: the CPU runs AVX2 and FMA (checked just above).
+            unsafe { self.sample_pose_avx2_fma(cursor, pose) };
+        } else {
+            self.sample_pose_with::<Plain>(cursor, pose);
         }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.sample_pose_with::<Plain>(cursor, pose);
+        self.sample_weights(cursor, &mut pose.weights);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn sample_pose_avx2_fma(&self, cursor: &ClipCursor, pose: &mut Pose) {
+        self.sample_pose_with::<crate::simd8::Avx2Fma>(cursor, pose);
+    }
+
+    #[inline(always)]
+    fn sample_pose_with<I: Isa>(&self, cursor: &ClipCursor, pose: &mut Pose) {
+        for group in &self.groups {
+            group.sample_pose::<I>(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], pose);
+        }
+    }
+
+    /// Sample the clip as authored (no overrides) at `time_secs` into a block pose: the fast
+    /// per-frame path ([`Self::sample`] with default settings gives the same values, to within
+    /// 1e-6). Only animated properties are written, as in [`Self::sample`]; start from the rest
+    /// pose. Allocates nothing.
+    ///
+    /// `cursor` must come from [`ClipCursor::new`] for this clip and `pose` must be shaped for the
+    /// model the clip belongs to.
+    pub fn sample_soa(&self, time_secs: f32, cursor: &mut ClipCursor, pose: &mut SoaPose) {
+        self.locate(time_secs, cursor);
+        #[cfg(target_arch = "x86_64")]
+        if crate::simd8::fma_available() {
+            // SAFETY: the CPU runs AVX2 and FMA (checked just above).
+            unsafe { self.sample_soa_avx2_fma(cursor, pose) };
+        } else {
+            self.sample_soa_with::<Plain>(cursor, pose);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.sample_soa_with::<Plain>(cursor, pose);
+        self.sample_weights(cursor, &mut pose.weights);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn sample_soa_avx2_fma(&self, cursor: &ClipCursor, pose: &mut SoaPose) {
+        self.sample_soa_with::<crate::simd8::Avx2Fma>(cursor, pose);
+    }
+
+    #[inline(always)]
+    pub(crate) fn sample_soa_with<I: Isa>(&self, cursor: &ClipCursor, pose: &mut SoaPose) {
+        for group in &self.groups {
+            group.sample_soa::<I>(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], pose);
+        }
+    }
+
+    /// The morph-weight tracks (outside the groups), as authored.
+    fn sample_weights(&self, cursor: &ClipCursor, weights: &mut [f32]) {
         if self.weight_tracks.is_empty() {
             return;
         }
@@ -266,8 +326,9 @@ impl Clip {
             if let TrackValues::Weights { offset, count, values } = &track.values {
                 let times = &self.timelines[track.timeline].times_secs;
                 let segment = cursor.segments[track.timeline];
-                let out = &mut pose.weights[*offset..*offset + *count];
-                eval_weights(track, values, *count, times, segment, track.interpolation, &settings, out);
+                if let Some(out) = weights.get_mut(*offset..*offset + *count) {
+                    eval_weights(track, values, *count, times, segment, track.interpolation, &settings, out);
+                }
             }
         }
     }

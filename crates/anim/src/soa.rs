@@ -1,42 +1,105 @@
 //! The authored fast path's data layout: tracks grouped per (timeline, property, interpolation),
-//! their keys stored as structure-of-arrays planes, four tracks per SIMD lane group.
+//! their keys stored as structure-of-arrays planes in the pose's own blocks of eight nodes.
 //!
-//! A group of `n` tracks keeps, for every key (and, for CUBICSPLINE, every part: in-tangent,
-//! value, out-tangent), one plane per component (`x`, `y`, `z` and for rotations `w`) of `lanes`
-//! floats (`n` rounded up to 4). One segment of every track is then a handful of contiguous
-//! `Vec4` loads, and a LINEAR slerp of four tracks is one SIMD evaluation of two sine
-//! polynomials over arcs precomputed per segment.
+//! A group keeps, for every key (and for CUBICSPLINE every part: value and tangents), one
+//! [`F8`] per component (`x`, `y`, `z`, and `w` for rotations) of every pose block it animates:
+//! lane `l` of block `b` is node `8·b + l`, exactly as in [`SoaPose`]. Sampling a segment is then
+//! a run of aligned loads, vertical SIMD arithmetic and aligned stores straight into a
+//! [`SoaPose`] — no transposes. Lanes a group does not animate hold the identity (so every lane
+//! stays finite) and are masked out when written.
+//!
+//! * LINEAR translation and scale: `a + (b − a)·u`.
+//! * LINEAR rotation: slerp on arcs precomputed per segment (Ω, `k = Ω/sin Ω`, and `k` times the
+//!   shortest-path sign): `a·(1−u)k·sinc((1−u)Ω) + b·u·k·sinc(uΩ)`, with no division and no
+//!   special case for nearly equal keys.
+//! * CUBICSPLINE: Hermite with the timeline's weights, rotations normalized. When every in-tangent
+//!   equals its key's out-tangent (C¹ curves, as most exporters write) one tangent is stored per
+//!   key: a third less memory to stream.
+//! * STEP, and LINEAR exactly at a key: the key copied bit for bit.
 
 use glam::{Quat, Vec3, Vec4};
 
 use crate::clip::{Interpolation, Property, Timeline, Track, TrackValues};
-use crate::interp::sin4_quarter_turn;
 use crate::pose::Pose;
 use crate::sample::Segment;
+use crate::simd8::{F8, Isa, V, sinc_quarter_turn};
+use crate::soa_pose::SoaPose;
 
-/// Tracks of one property and interpolation on one timeline, as SIMD-ready planes.
+/// Tracks of one property and interpolation on one timeline, as SIMD planes in pose blocks.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SoaGroup {
     pub timeline: usize,
     pub interpolation: Interpolation,
     pub property: Property,
-    /// Target node of each track (lane order).
-    pub nodes: Vec<u32>,
-    /// Chunks of four lanes: `nodes.len()` / 4, rounded up.
-    pub chunks: usize,
-    /// Components per value: 4 for rotations, 3 otherwise.
-    comps: usize,
-    /// Parts per key: 3 (in-tangent, value, out-tangent) for CUBICSPLINE, else 1.
+    /// The pose blocks written (block index, lanes animated as bits), ascending.
+    blocks: Vec<(u32, u8)>,
+    /// Parts per key: 1 (STEP, LINEAR), 2 (CUBICSPLINE `[value, tangent]` when in- and
+    /// out-tangents are equal everywhere) or 3 (CUBICSPLINE `[in-tangent, value, out-tangent]`).
     parts: usize,
-    /// The first target node when the targets are consecutive nodes (written as one slice).
-    first_node: Option<usize>,
-    /// `values[((key × parts + part) × comps + comp) × chunks + chunk]`, each `Vec4` one
-    /// component of four tracks; padding lanes hold the identity (0, and 1 in a rotation's `w`).
-    pub values: Vec<Vec4>,
-    /// LINEAR rotations only, per segment `k → k + 1`: three planes of `chunks` vectors: the arc
-    /// angle Ω, `1 / sin Ω` (0 where the keys are so close that normalized lerp is exact to f32)
-    /// and the sign that puts the end key on the start key's hemisphere. Zero for the last key.
-    pub arcs: Vec<Vec4>,
+    /// `values[((key × parts + part) × blocks + block) × comps + comp]`, `comps` = 4 for
+    /// rotations and 3 otherwise.
+    values: Vec<F8>,
+    /// LINEAR rotations only, per segment `k → k + 1` and block: `[Ω, k, k·sign]`.
+    arcs: Vec<[F8; 3]>,
+}
+
+/// Where sampled blocks go.
+trait Sink {
+    /// Write `values` (component planes; `C` = 3 or 4) of pose block `block` where `mask` is set.
+    fn write<const C: usize>(&mut self, property: Property, block: usize, mask: u8, values: &[F8; C]);
+}
+
+/// Into a [`SoaPose`]: whole blocks (or masked blocks) stored as they are.
+struct SoaSink<'a>(&'a mut SoaPose);
+
+impl Sink for SoaSink<'_> {
+    #[inline(always)]
+    fn write<const C: usize>(&mut self, property: Property, block: usize, mask: u8, values: &[F8; C]) {
+        let Some(out) = self.0.blocks_mut().get_mut(block) else { return };
+        let planes: &mut [F8] = match property {
+            Property::Translation => &mut out.translation,
+            Property::Rotation => &mut out.rotation,
+            Property::Scale => &mut out.scale,
+            Property::Weights => return,
+        };
+        if mask == 0xff {
+            for (plane, &value) in planes.iter_mut().zip(values) {
+                *plane = value;
+            }
+        } else {
+            for (plane, &value) in planes.iter_mut().zip(values) {
+                *plane = value.select_bits(*plane, mask);
+            }
+        }
+    }
+}
+
+/// Into a node-indexed [`Pose`]: each animated lane scattered to its node.
+struct PoseSink<'a>(&'a mut Pose);
+
+impl Sink for PoseSink<'_> {
+    #[inline(always)]
+    fn write<const C: usize>(&mut self, property: Property, block: usize, mask: u8, values: &[F8; C]) {
+        let lane = |l: usize, c: usize| values[c.min(C - 1)].0[l];
+        for l in (0..8).filter(|l| mask & (1 << l) != 0) {
+            let node = block * 8 + l;
+            match property {
+                Property::Translation | Property::Scale => {
+                    let out =
+                        if property == Property::Translation { &mut self.0.translations } else { &mut self.0.scales };
+                    if let Some(out) = out.get_mut(node) {
+                        *out = Vec3::new(lane(l, 0), lane(l, 1), lane(l, 2));
+                    }
+                }
+                Property::Rotation => {
+                    if let Some(out) = self.0.rotations.get_mut(node) {
+                        *out = Quat::from_xyzw(lane(l, 0), lane(l, 1), lane(l, 2), lane(l, 3));
+                    }
+                }
+                Property::Weights => {}
+            }
+        }
+    }
 }
 
 impl SoaGroup {
@@ -51,10 +114,16 @@ impl SoaGroup {
         }
         keys.into_iter()
             .map(|(timeline, property, interpolation)| {
-                let members: Vec<&Track> = tracks
+                // One track per node and property (a later channel on the same target wins, as
+                // in the per-track path, which writes in channel order).
+                let mut members: Vec<&Track> = Vec::new();
+                for track in tracks
                     .iter()
                     .filter(|t| t.timeline == timeline && t.property() == property && t.interpolation == interpolation)
-                    .collect();
+                {
+                    members.retain(|m| m.node != track.node);
+                    members.push(track);
+                }
                 Self::build(&timelines[timeline], property, interpolation, &members, timeline)
             })
             .collect()
@@ -67,12 +136,8 @@ impl SoaGroup {
         members: &[&Track],
         timeline: usize,
     ) -> Self {
-        let n = members.len();
-        let lanes = n.next_multiple_of(4).max(4);
         let keys = timeline_keys.times_secs.len();
-        let parts = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
         let comps = if property == Property::Rotation { 4 } else { 3 };
-        let mut values = vec![0.0f32; keys * parts * comps * lanes];
         let value = |track: &Track, element: usize| -> Vec4 {
             match &track.values {
                 TrackValues::Translation(v) | TrackValues::Scale(v) => v[element].extend(0.0),
@@ -80,280 +145,206 @@ impl SoaGroup {
                 TrackValues::Weights { .. } => Vec4::ZERO,
             }
         };
+        let cubic = interpolation == Interpolation::CubicSpline;
+        let shared_tangents = cubic
+            && members.iter().all(|t| (0..keys).all(|k| value(t, 3 * k).to_array() == value(t, 3 * k + 2).to_array()));
+        let parts = match (cubic, shared_tangents) {
+            (false, _) => 1,
+            (true, true) => 2,
+            (true, false) => 3,
+        };
+        // The element of the glTF output accessor holding `part` of `key`.
+        let element = |key: usize, part: usize| match parts {
+            1 => key,
+            2 => 3 * key + 1 - part, // part 0: value (3k + 1), part 1: tangent (3k)
+            _ => 3 * key + part,
+        };
+        let mut block_list: Vec<(u32, u8)> = Vec::new();
+        for track in members {
+            let (block, lane) = ((track.node / 8) as u32, track.node % 8);
+            match block_list.iter_mut().find(|(b, _)| *b == block) {
+                Some((_, mask)) => *mask |= 1 << lane,
+                None => block_list.push((block, 1 << lane)),
+            }
+        }
+        block_list.sort_unstable();
+        let nb = block_list.len();
+        let identity = |comp: usize, part: usize| {
+            let is_value_part = parts == 1 || (parts == 2 && part == 0) || (parts == 3 && part == 1);
+            let one = (property == Property::Rotation && comp == 3) || property == Property::Scale;
+            if one && is_value_part { 1.0 } else { 0.0 }
+        };
+        // The member animating each lane of each block.
+        let lane_tracks: Vec<[Option<&Track>; 8]> = block_list
+            .iter()
+            .map(|&(block, _)| {
+                std::array::from_fn(|lane| members.iter().copied().find(|t| t.node == block as usize * 8 + lane))
+            })
+            .collect();
+        let mut values = vec![F8::ZERO; keys * parts * nb * comps];
         for key in 0..keys {
             for part in 0..parts {
-                for comp in 0..comps {
-                    let start = ((key * parts + part) * comps + comp) * lanes;
-                    let plane = &mut values[start..start + lanes];
-                    for (lane, slot) in plane.iter_mut().enumerate() {
-                        *slot = match members.get(lane) {
-                            Some(track) => value(track, key * parts + part)[comp],
-                            // Identity padding: a unit quaternion keeps normalization finite.
-                            None => f32::from(property == Property::Rotation && comp == 3 && (parts == 1 || part == 1)),
-                        };
+                for (b, tracks) in lane_tracks.iter().enumerate() {
+                    for comp in 0..comps {
+                        let plane = &mut values[((key * parts + part) * nb + b) * comps + comp];
+                        for (slot, track) in plane.0.iter_mut().zip(tracks) {
+                            *slot = match track {
+                                Some(track) => value(track, element(key, part))[comp],
+                                None => identity(comp, part),
+                            };
+                        }
                     }
                 }
             }
         }
         let mut arcs = Vec::new();
         if property == Property::Rotation && interpolation == Interpolation::Linear {
-            arcs = vec![0.0f32; keys * 3 * lanes];
+            arcs = vec![[F8::ZERO, F8::ONE, F8::ONE]; keys * nb];
             for key in 0..keys.saturating_sub(1) {
-                for (lane, track) in members.iter().enumerate() {
-                    let (a, b) = (value(track, key), value(track, key + 1));
-                    let arc = crate::clip::Arc::between(Quat::from_vec4(a), Quat::from_vec4(b));
-                    let base = key * 3 * lanes + lane;
-                    arcs[base] = arc.omega;
-                    arcs[base + lanes] = arc.inv_sin_omega;
-                    arcs[base + 2 * lanes] = arc.sign;
+                for (b, tracks) in lane_tracks.iter().enumerate() {
+                    for (lane, track) in tracks.iter().enumerate() {
+                        let Some(track) = track else { continue };
+                        let (omega, k, sign) = arc(value(track, key), value(track, key + 1));
+                        let slot = &mut arcs[key * nb + b];
+                        slot[0].0[lane] = omega;
+                        slot[1].0[lane] = k;
+                        slot[2].0[lane] = k * sign;
+                    }
                 }
             }
         }
-        let pack = |floats: Vec<f32>| floats.chunks_exact(4).map(Vec4::from_slice).collect();
-        let nodes: Vec<u32> = members.iter().map(|t| t.node as u32).collect();
-        let consecutive = nodes.windows(2).all(|w| w[1] == w[0].wrapping_add(1));
-        Self {
-            timeline,
-            interpolation,
-            property,
-            first_node: nodes.first().filter(|_| consecutive).map(|&n| n as usize),
-            nodes,
-            chunks: lanes / 4,
-            comps,
-            parts,
-            values: pack(values),
-            arcs: pack(arcs),
-        }
+        Self { timeline, interpolation, property, blocks: block_list, parts, values, arcs }
     }
 
-    /// Sample every track of the group at `segment` (with the timeline's cubic weights `w`)
-    /// into `pose`.
-    #[inline]
-    pub fn sample(&self, segment: &Segment, w: Vec4, pose: &mut Pose) {
-        let (k, next, held, u) = (segment.key as usize, segment.next as usize, segment.held as usize, segment.u);
-        let hold = match self.interpolation {
-            Interpolation::Step => true,
-            // At a key (and before the first or after the last) the key itself, bit for bit.
-            Interpolation::Linear => u == 0.0,
-            Interpolation::CubicSpline => false,
-        };
-        if hold {
-            let part = usize::from(self.parts == 3);
-            let key = if self.interpolation == Interpolation::Step { held } else { k };
-            let [x, y, z, w] = self.planes(key, part);
-            let values = x.iter().zip(y).zip(z.iter().zip(w)).map(|((&x, &y), (&z, &w))| [x, y, z, w]);
-            self.write_lanes(pose, values);
-            return;
-        }
-        match (self.property, self.interpolation) {
-            (Property::Rotation, Interpolation::Linear) => self.slerp_lanes(k, next, u, pose),
-            (_, Interpolation::Linear) => self.lerp_lanes(k, next, u, pose),
-            (Property::Rotation, _) => self.cubic_lanes::<true>(k, next, w, pose),
-            _ => self.cubic_lanes::<false>(k, next, w, pose),
-        }
-    }
-
-    /// The component planes of one key part, each exactly `chunks` long (for vectors the `w`
-    /// plane repeats `z`; it is never stored).
-    #[inline]
-    fn planes(&self, key: usize, part: usize) -> [&[Vec4]; 4] {
-        let (comps, n) = (self.comps, self.chunks);
-        let start = (key * self.parts + part) * comps * n;
-        let block = &self.values[start..start + comps * n];
-        let (x, rest) = block.split_at(n);
-        let (y, rest) = rest.split_at(n);
-        let (z, w) = rest.split_at(n);
-        [x, y, z, if comps == 4 { w } else { z }]
-    }
-
-    /// Write the group's tracks into `pose` from `values`, one item (component planes
-    /// `[x, y, z, w]` of four lanes) per chunk.
+    /// Sample every track of the group at `segment` (cubic weights `w`) into a block pose.
     #[inline(always)]
-    fn write_lanes(&self, pose: &mut Pose, values: impl Iterator<Item = [Vec4; 4]>) {
-        // Consecutive targets: one slice, no per-track index.
-        if let Some(first) = self.first_node {
-            let range = first..first + self.nodes.len();
-            if self.property == Property::Rotation {
-                if let Some(out) = pose.rotations.get_mut(range) {
-                    for (out, [x, y, z, w]) in out.chunks_mut(4).zip(values) {
-                        for (out, column) in out.iter_mut().zip(transpose4(x, y, z, w)) {
-                            *out = Quat::from_vec4(column);
-                        }
-                    }
-                }
-            } else {
-                let out =
-                    if self.property == Property::Translation { &mut pose.translations } else { &mut pose.scales };
-                if let Some(out) = out.get_mut(range) {
-                    for (out, [x, y, z, w]) in out.chunks_mut(4).zip(values) {
-                        let columns = transpose4(x, y, z, w);
-                        if let Ok(four) = <&mut [Vec3; 4]>::try_from(&mut *out) {
-                            store_vec3x4(four, columns);
-                        } else {
-                            for (out, column) in out.iter_mut().zip(columns) {
-                                *out = column.truncate();
-                            }
-                        }
-                    }
-                }
+    pub fn sample_soa<I: Isa>(&self, segment: &Segment, w: Vec4, pose: &mut SoaPose) {
+        self.sample_into::<I, _>(segment, w, &mut SoaSink(pose));
+    }
+
+    /// Sample every track of the group at `segment` (cubic weights `w`) into a node pose.
+    #[inline(always)]
+    pub fn sample_pose<I: Isa>(&self, segment: &Segment, w: Vec4, pose: &mut Pose) {
+        self.sample_into::<I, _>(segment, w, &mut PoseSink(pose));
+    }
+
+    #[inline(always)]
+    fn sample_into<I: Isa, S: Sink>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
+        if self.property == Property::Rotation {
+            self.sample_comps::<I, S, 4>(segment, w, sink);
+        } else {
+            self.sample_comps::<I, S, 3>(segment, w, sink);
+        }
+    }
+
+    /// The blocks of one key part: `blocks × C` planes.
+    #[inline(always)]
+    fn part<const C: usize>(&self, key: usize, part: usize) -> &[[F8; C]] {
+        let nb = self.blocks.len();
+        let start = (key * self.parts + part) * nb * C;
+        self.values.get(start..start + nb * C).map_or(&[], |s| s.as_chunks::<C>().0)
+    }
+
+    #[inline(always)]
+    fn sample_comps<I: Isa, S: Sink, const C: usize>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
+        let (k, next, held, u) = (segment.key as usize, segment.next as usize, segment.held as usize, segment.u);
+        let property = self.property;
+        let hold = match self.interpolation {
+            Interpolation::Step => Some(held),
+            // At a key (and before the first or after the last) the key itself, bit for bit.
+            Interpolation::Linear if u == 0.0 => Some(k),
+            _ => None,
+        };
+        if let Some(key) = hold {
+            for (&(block, mask), v) in self.blocks.iter().zip(self.part::<C>(key, 0)) {
+                sink.write(property, block as usize, mask, v);
             }
             return;
         }
-        if self.property == Property::Rotation {
-            for (nodes, [x, y, z, w]) in self.nodes.chunks(4).zip(values) {
-                for (&node, column) in nodes.iter().zip(transpose4(x, y, z, w)) {
-                    if let Some(out) = pose.rotations.get_mut(node as usize) {
-                        *out = Quat::from_vec4(column);
+        let load = V::<I>::load;
+        match self.interpolation {
+            Interpolation::Linear if C == 4 => {
+                let (keep, take) = (V::<I>::splat(1.0 - u), V::<I>::splat(u));
+                let arcs = self.arcs.get(k * self.blocks.len()..).unwrap_or(&[]);
+                let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
+                for ((&(block, mask), (a, b)), arc) in self.blocks.iter().zip(pairs).zip(arcs) {
+                    let (omega, k, k_signed) = (load(&arc[0]), load(&arc[1]), load(&arc[2]));
+                    let wa = keep * k * sinc_quarter_turn(keep * omega);
+                    let wb = take * k_signed * sinc_quarter_turn(take * omega);
+                    let mut out = [F8::ZERO; C];
+                    for c in 0..C {
+                        out[c] = load(&b[c]).madd(wb, load(&a[c]) * wa).store();
                     }
+                    sink.write(property, block as usize, mask, &out);
                 }
             }
-        } else {
-            let out = if self.property == Property::Translation { &mut pose.translations } else { &mut pose.scales };
-            for (nodes, [x, y, z, w]) in self.nodes.chunks(4).zip(values) {
-                for (&node, column) in nodes.iter().zip(transpose4(x, y, z, w)) {
-                    if let Some(out) = out.get_mut(node as usize) {
-                        *out = column.truncate();
+            Interpolation::Linear => {
+                let u = V::<I>::splat(u);
+                let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
+                for (&(block, mask), (a, b)) in self.blocks.iter().zip(pairs) {
+                    let mut out = [F8::ZERO; C];
+                    for c in 0..C {
+                        let a = load(&a[c]);
+                        out[c] = (load(&b[c]) - a).madd(u, a).store();
                     }
+                    sink.write(property, block as usize, mask, &out);
+                }
+            }
+            _ => {
+                // Hermite: v₀·h₀₀ + m₀·h₁₀Δt + v₁·h₀₁ + m₁·h₁₁Δt.
+                let (value, tangent_in, tangent_out) = match self.parts {
+                    2 => (0, 1, 1),
+                    _ => (1, 0, 2),
+                };
+                let splat = V::<I>::splat;
+                let (wv0, wm0, wv1, wm1) = (splat(w.x), splat(w.y), splat(w.z), splat(w.w));
+                let starts = self.part::<C>(k, value).iter().zip(self.part::<C>(k, tangent_out));
+                let ends = self.part::<C>(next, value).iter().zip(self.part::<C>(next, tangent_in));
+                for (&(block, mask), ((v0, m0), (v1, m1))) in self.blocks.iter().zip(starts.zip(ends)) {
+                    let mut out = [splat(0.0); C];
+                    for c in 0..C {
+                        let p = load(&v0[c]) * wv0;
+                        let p = load(&m0[c]).madd(wm0, p);
+                        let p = load(&v1[c]).madd(wv1, p);
+                        out[c] = load(&m1[c]).madd(wm1, p);
+                    }
+                    if C == 4 {
+                        normalize_block::<I, C>(&mut out);
+                    }
+                    let mut stored = [F8::ZERO; C];
+                    for c in 0..C {
+                        stored[c] = out[c].store();
+                    }
+                    sink.write(property, block as usize, mask, &stored);
                 }
             }
         }
     }
-
-    /// LINEAR translation or scale: `a + (b − a)·u`, four tracks at a time.
-    #[inline]
-    fn lerp_lanes(&self, k: usize, next: usize, u: f32, pose: &mut Pose) {
-        let u = Vec4::splat(u);
-        let ([ax, ay, az, _], [bx, by, bz, _]) = (self.planes(k, 0), self.planes(next, 0));
-        let lerp = |(&a, &b): (&Vec4, &Vec4)| a + (b - a) * u;
-        let values = ax
-            .iter()
-            .zip(bx)
-            .zip(ay.iter().zip(by))
-            .zip(az.iter().zip(bz))
-            .map(|((x, y), z)| [lerp(x), lerp(y), lerp(z), Vec4::ZERO]);
-        self.write_lanes(pose, values);
-    }
-
-    /// CUBICSPLINE: `v₀·h₀₀ + m₀·h₁₀Δt + v₁·h₀₁ + m₁·h₁₁Δt` (weights `w`), rotations then
-    /// normalized (a zero result gives the identity).
-    #[inline]
-    fn cubic_lanes<const ROTATION: bool>(&self, k: usize, next: usize, w: Vec4, pose: &mut Pose) {
-        let (wv0, wm0, wv1, wm1) = (Vec4::splat(w.x), Vec4::splat(w.y), Vec4::splat(w.z), Vec4::splat(w.w));
-        let (v0, m0, m1, v1) = (self.planes(k, 1), self.planes(k, 2), self.planes(next, 0), self.planes(next, 1));
-        let component = |i: usize| {
-            v0[i]
-                .iter()
-                .zip(m0[i])
-                .zip(v1[i].iter().zip(m1[i]))
-                .map(move |((&v0, &m0), (&v1, &m1))| v0 * wv0 + m0 * wm0 + v1 * wv1 + m1 * wm1)
-        };
-        let values = component(0).zip(component(1)).zip(component(2).zip(component(3))).map(|((x, y), (z, w))| {
-            let mut out = [x, y, z, w];
-            if ROTATION {
-                normalize_lanes(&mut out);
-            }
-            out
-        });
-        self.write_lanes(pose, values);
-    }
-
-    /// LINEAR rotation: slerp on the precomputed arcs, `a·sin((1−u)Ω)/sin Ω + ±b·sin(uΩ)/sin Ω`,
-    /// four tracks at a time; lanes whose keys are nearly equal use normalized lerp.
-    #[inline]
-    fn slerp_lanes(&self, k: usize, next: usize, u: f32, pose: &mut Pose) {
-        let n = self.chunks;
-        let arcs = &self.arcs[k * 3 * n..(k + 1) * 3 * n];
-        let (omegas, inv_sins, signs) = (&arcs[..n], &arcs[n..2 * n], &arcs[2 * n..3 * n]);
-        let ([ax, ay, az, aw], [bx, by, bz, bw]) = (self.planes(k, 0), self.planes(next, 0));
-        let (one_minus_u, u_splat) = (Vec4::splat(1.0 - u), Vec4::splat(u));
-        let arcs = omegas.iter().zip(inv_sins).zip(signs);
-        let a = ax.iter().zip(ay).zip(az.iter().zip(aw));
-        let b = bx.iter().zip(by).zip(bz.iter().zip(bw));
-        let values = arcs.zip(a.zip(b)).map(|(((&omega, &inv_sin), &sign), (a, b))| {
-            let (((&ax, &ay), (&az, &aw)), ((&bx, &by), (&bz, &bw))) = (a, b);
-            let s0 = sin4_quarter_turn(one_minus_u * omega) * inv_sin;
-            let s1 = sin4_quarter_turn(u_splat * omega) * inv_sin;
-            let near = inv_sin.cmpeq(Vec4::ZERO);
-            let wa = Vec4::select(near, one_minus_u, s0);
-            let wb = Vec4::select(near, u_splat, s1) * sign;
-            let mut out = [ax * wa + bx * wb, ay * wa + by * wb, az * wa + bz * wb, aw * wa + bw * wb];
-            // Slerp lanes are unit already (to rounding); normalized lerp lanes need it.
-            if near.any() {
-                normalize_lanes(&mut out);
-            }
-            out
-        });
-        self.write_lanes(pose, values);
-    }
 }
 
-/// Store the `xyz` of four columns into four consecutive `Vec3`s (48 bytes): three overlapping
-/// 16-byte stores and one 12-byte store, instead of four 12-byte stores of extracted lanes.
+/// The slerp arc from `a` to `b`: `(Ω, Ω / sin Ω, ±1)` with the sign that puts `b` on `a`'s
+/// hemisphere (computed in f64).
+fn arc(a: Vec4, b: Vec4) -> (f32, f32, f32) {
+    let dot: f64 = a.to_array().iter().zip(b.to_array()).map(|(&x, y)| f64::from(x) * f64::from(y)).sum();
+    let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+    let omega = dot.abs().min(1.0).acos();
+    let k = if omega < 1e-4 { 1.0 + omega * omega / 6.0 } else { omega / omega.sin() };
+    (omega as f32, k as f32, sign)
+}
+
+/// Normalize eight quaternions given as component planes; a zero or non-finite length gives the
+/// identity.
 #[inline(always)]
-fn store_vec3x4(out: &mut [Vec3; 4], columns: [Vec4; 4]) {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    {
-        use std::arch::x86_64::{__m128, _mm_storeu_ps};
-        const _: () = assert!(std::mem::size_of::<[Vec3; 4]>() == 48);
-        let base = out.as_mut_ptr().cast::<f32>();
-        // SAFETY: `Vec3` is `#[repr(C)]` of three `f32` (12 bytes, checked above), so `out` is 12
-        // consecutive floats. The stores cover floats 0..4, 3..7 and 6..10 (each overwriting the
-        // next value's first float before that value is stored) and the last value is written
-        // as a plain `Vec3`: nothing outside `out` is touched.
-        unsafe {
-            _mm_storeu_ps(base, __m128::from(columns[0]));
-            _mm_storeu_ps(base.add(3), __m128::from(columns[1]));
-            _mm_storeu_ps(base.add(6), __m128::from(columns[2]));
-        }
-        out[3] = columns[3].truncate();
+fn normalize_block<I: Isa, const C: usize>(q: &mut [V<I>; C]) {
+    let mut length2 = q[0] * q[0];
+    for c in &q[1..] {
+        length2 = c.madd(*c, length2);
     }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    {
-        for (out, column) in out.iter_mut().zip(columns) {
-            *out = column.truncate();
-        }
-    }
-}
-
-/// Transpose four component planes (`x`, `y`, `z`, `w` of four lanes) into four values.
-#[inline(always)]
-fn transpose4(x: Vec4, y: Vec4, z: Vec4, w: Vec4) -> [Vec4; 4] {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    {
-        use std::arch::x86_64::{__m128, _mm_movehl_ps, _mm_movelh_ps, _mm_unpackhi_ps, _mm_unpacklo_ps};
-        let (x, y, z, w): (__m128, __m128, __m128, __m128) = (x.into(), y.into(), z.into(), w.into());
-        // SAFETY: register-only shuffles; SSE is enabled (the cfg above), and part of every
-        // x86_64 target's baseline.
-        unsafe {
-            let (xy_lo, xy_hi) = (_mm_unpacklo_ps(x, y), _mm_unpackhi_ps(x, y));
-            let (zw_lo, zw_hi) = (_mm_unpacklo_ps(z, w), _mm_unpackhi_ps(z, w));
-            [
-                _mm_movelh_ps(xy_lo, zw_lo).into(),
-                _mm_movehl_ps(zw_lo, xy_lo).into(),
-                _mm_movelh_ps(xy_hi, zw_hi).into(),
-                _mm_movehl_ps(zw_hi, xy_hi).into(),
-            ]
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    {
-        let (x, y, z, w) = (x.to_array(), y.to_array(), z.to_array(), w.to_array());
-        [0, 1, 2, 3].map(|i| Vec4::new(x[i], y[i], z[i], w[i]))
-    }
-}
-
-/// Normalize four quaternions given as component planes (a zero or non-finite length gives the
-/// identity).
-#[inline]
-fn normalize_lanes<const C: usize>(q: &mut [Vec4; C]) {
-    let mut length2 = Vec4::ZERO;
-    for c in q.iter() {
-        length2 += *c * *c;
-    }
-    let usable = length2.cmpgt(Vec4::splat(1e-30)) & length2.cmplt(Vec4::splat(f32::INFINITY));
-    let inverse = Vec4::ONE / crate::interp::sqrt4(length2.max(Vec4::splat(1e-30)));
+    let (tiny, huge) = (V::splat(1e-30), V::splat(f32::MAX));
+    let inverse = length2.max(tiny).min(huge).rsqrt();
+    let infinity = V::splat(f32::INFINITY);
     for (comp, c) in q.iter_mut().enumerate() {
-        let identity = if comp == 3 { Vec4::ONE } else { Vec4::ZERO };
-        *c = Vec4::select(usable, *c * inverse, identity);
+        let identity = V::splat(if comp == 3 { 1.0 } else { 0.0 });
+        *c = (*c * inverse).where_inside(length2, tiny, infinity, identity);
     }
 }

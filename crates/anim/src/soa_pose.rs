@@ -7,7 +7,7 @@ use glam::{Quat, Vec3};
 use crate::interp::ScaleSpace;
 use crate::model::Model;
 use crate::pose::Pose;
-use crate::simd8::{F8, Isa, Plain, acos_factor, sinc_quarter_turn};
+use crate::simd8::{F8, Isa, Plain, V, acos_factor, sinc_quarter_turn};
 
 /// Local translation, rotation and scale of eight nodes, one [`F8`] per component: node
 /// `8·b + lane` of a [`SoaPose`] is lane `lane` of block `b`.
@@ -188,17 +188,16 @@ fn blend_avx2_fma(a: &SoaPose, b: &SoaPose, w: f32, scale_space: ScaleSpace, out
 
 #[inline(always)]
 pub(crate) fn blend_with<I: Isa>(a: &SoaPose, b: &SoaPose, w: f32, scale_space: ScaleSpace, out: &mut SoaPose) {
-    let (keep, take) = (F8::splat(1.0 - w), F8::splat(w));
-    let lerp = |x: F8, y: F8| I::madd(y, take, x * keep);
+    let (keep, take) = (V::<I>::splat(1.0 - w), V::<I>::splat(w));
     for ((o, x), y) in out.blocks.iter_mut().zip(&a.blocks).zip(&b.blocks) {
         for c in 0..3 {
-            o.translation[c] = lerp(x.translation[c], y.translation[c]);
+            o.translation[c] = lerp_plane(&x.translation[c], &y.translation[c], keep, take);
         }
         o.rotation = slerp_block::<I>(&x.rotation, &y.rotation, keep, take);
         match scale_space {
             ScaleSpace::Linear => {
                 for c in 0..3 {
-                    o.scale[c] = lerp(x.scale[c], y.scale[c]);
+                    o.scale[c] = lerp_plane(&x.scale[c], &y.scale[c], keep, take);
                 }
             }
             ScaleSpace::Log => {
@@ -217,19 +216,34 @@ pub(crate) fn blend_with<I: Isa>(a: &SoaPose, b: &SoaPose, w: f32, scale_space: 
     }
 }
 
+/// `x·keep + y·take` on one plane.
+#[inline(always)]
+fn lerp_plane<I: Isa>(x: &F8, y: &F8, keep: V<I>, take: V<I>) -> F8 {
+    V::<I>::load(y).madd(take, V::load(x) * keep).store()
+}
+
 /// Shortest-path slerp of eight rotation pairs at weights `keep = 1 − w`, `take = w`.
 #[inline(always)]
-pub(crate) fn slerp_block<I: Isa>(a: &[F8; 4], b: &[F8; 4], keep: F8, take: F8) -> [F8; 4] {
-    let signed = I::madd(a[3], b[3], I::madd(a[2], b[2], I::madd(a[1], b[1], a[0] * b[0])));
-    let d = signed.abs().min(F8::ONE);
-    let p = acos_factor::<I>(d);
-    let one_minus_d = (F8::ONE - d).max(F8::splat(1e-30));
+pub(crate) fn slerp_block<I: Isa>(a: &[F8; 4], b: &[F8; 4], keep: V<I>, take: V<I>) -> [F8; 4] {
+    let (a, b) = (
+        [V::<I>::load(&a[0]), V::load(&a[1]), V::load(&a[2]), V::load(&a[3])],
+        [V::<I>::load(&b[0]), V::load(&b[1]), V::load(&b[2]), V::load(&b[3])],
+    );
+    let signed = a[3].madd(b[3], a[2].madd(b[2], a[1].madd(b[1], a[0] * b[0])));
+    let one = V::splat(1.0);
+    let d = signed.abs().min(one);
+    let p = acos_factor(d);
+    let one_minus_d = (one - d).max(V::splat(1e-30));
     // Ω = √(1−d)·P(d), k = Ω / sin Ω = P(d) / √(1+d).
-    let omega = one_minus_d * I::rsqrt(one_minus_d) * p;
-    let k = p * I::rsqrt(F8::ONE + d);
-    let wa = keep * k * sinc_quarter_turn::<I>(keep * omega);
-    let wb = (take * k * sinc_quarter_turn::<I>(take * omega)).flip_sign_by(signed);
-    [0, 1, 2, 3].map(|c| I::madd(b[c], wb, a[c] * wa))
+    let omega = one_minus_d * one_minus_d.rsqrt() * p;
+    let k = p * (one + d).rsqrt();
+    let wa = keep * k * sinc_quarter_turn(keep * omega);
+    let wb = (take * k * sinc_quarter_turn(take * omega)).flip_sign_by(signed);
+    let mut out = [F8::ZERO; 4];
+    for c in 0..4 {
+        out[c] = b[c].madd(wb, a[c] * wa).store();
+    }
+    out
 }
 
 #[cfg(test)]
@@ -245,7 +259,7 @@ mod tests {
     #[test]
     fn block_slerp_matches_the_scalar_slerp_for_every_isa() {
         let mut worst = 0.0f32;
-        let mut check = |blend: &dyn Fn(&[F8; 4], &[F8; 4], F8, F8) -> [F8; 4]| {
+        let mut check = |blend: &dyn Fn(&[F8; 4], &[F8; 4], f32) -> [F8; 4]| {
             for round in 0..400u32 {
                 let a: Vec<Quat> = (0..8).map(|l| quat(round * 16 + l)).collect();
                 // Mix far, near, identical and opposite-hemisphere partners.
@@ -260,7 +274,7 @@ mod tests {
                 let planes =
                     |q: &[Quat]| -> [F8; 4] { [0, 1, 2, 3].map(|c| F8(std::array::from_fn(|l| q[l].to_array()[c]))) };
                 let w = (round % 21) as f32 / 20.0;
-                let got = blend(&planes(&a), &planes(&b), F8::splat(1.0 - w), F8::splat(w));
+                let got = blend(&planes(&a), &planes(&b), w);
                 for l in 0..8 {
                     let expected = slerp(a[l], b[l], w);
                     let q = Quat::from_xyzw(got[0].0[l], got[1].0[l], got[2].0[l], got[3].0[l]);
@@ -268,12 +282,12 @@ mod tests {
                 }
             }
         };
-        check(&slerp_block::<Plain>);
+        check(&|a, b, w| slerp_block::<Plain>(a, b, V::splat(1.0 - w), V::splat(w)));
         #[cfg(target_arch = "x86_64")]
         if crate::simd8::fma_available() {
-            check(&|a, b, k, t| {
+            check(&|a, b, w| {
                 // SAFETY: AVX2 and FMA are present (checked above).
-                unsafe { slerp_block_avx2(a, b, k, t) }
+                unsafe { slerp_block_avx2(a, b, w) }
             });
         }
         assert!(worst < 1e-6, "block slerp deviates from slerp by {worst:e}");
@@ -283,8 +297,8 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn slerp_block_avx2(a: &[F8; 4], b: &[F8; 4], keep: F8, take: F8) -> [F8; 4] {
-        slerp_block::<crate::simd8::Avx2Fma>(a, b, keep, take)
+    fn slerp_block_avx2(a: &[F8; 4], b: &[F8; 4], w: f32) -> [F8; 4] {
+        slerp_block::<crate::simd8::Avx2Fma>(a, b, V::splat(1.0 - w), V::splat(w))
     }
 
     #[test]

@@ -1,0 +1,48 @@
+//! Loops one W64 SoA per-frame job for profiling with `perf`: `soa_loop linear|cubic|random|blend`.
+
+use std::hint::black_box;
+
+use anim::workload::{random_times, w64_model};
+use anim::{ClipCursor, ScaleSpace, SoaPose, blend_soa_poses};
+
+fn main() {
+    let op = std::env::args().nth(1).unwrap_or_else(|| "linear".into());
+    let model = w64_model();
+    let mut pose = SoaPose::rest(&model);
+    let mut other = SoaPose::rest(&model);
+    let mut out = SoaPose::rest(&model);
+    let start = std::time::Instant::now();
+    let mut frames = 0u64;
+    let times = random_times(10.0, 4096);
+    for _ in 0..200 {
+        match op.as_str() {
+            "linear" | "cubic" | "cubic1s" => {
+                let clip = &model.clips[usize::from(op != "linear")];
+                let wrap = if op == "cubic1s" { 1.0 } else { 10.0 };
+                let mut cursor = ClipCursor::new(clip);
+                for n in 0..600 {
+                    clip.sample_soa((n as f32 / 60.0) % wrap, &mut cursor, &mut pose);
+                }
+                frames += 600;
+            }
+            "random" => {
+                let clip = &model.clips[0];
+                let mut cursor = ClipCursor::new(clip);
+                for &t in &times {
+                    clip.sample_soa(t, &mut cursor, &mut pose);
+                }
+                frames += 4096;
+            }
+            _ => {
+                model.clips[0].sample_soa(3.3, &mut ClipCursor::new(&model.clips[0]), &mut other);
+                for i in 0..1000 {
+                    blend_soa_poses(&pose, &other, (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
+                }
+                frames += 1000;
+            }
+        }
+        black_box((&pose, &out));
+    }
+    let ns = start.elapsed().as_nanos() as f64 / frames as f64 / 64.0;
+    println!("{op}: {ns:.2} ns/joint");
+}
