@@ -13,6 +13,7 @@ use crate::interp::Easing;
 use crate::model::Model;
 use crate::pose::{Pose, blend_into};
 use crate::sample::{ClipCursor, SampleSettings};
+use crate::soa_pose::{SoaPose, blend_soa_into};
 
 /// Most layers kept live before older ones are frozen into a snapshot.
 pub const MAX_LAYERS: usize = 8;
@@ -39,6 +40,15 @@ impl Layer {
     }
 }
 
+/// Block-pose buffers of the fast path.
+#[derive(Debug, Clone)]
+struct SoaBuffers {
+    snapshot: SoaPose,
+    rest: SoaPose,
+    scratch: SoaPose,
+    output: SoaPose,
+}
+
 /// Plays one clip at a time and cross-fades to another on request. Time-based (weights change
 /// per second, never per frame); per-frame calls allocate nothing.
 #[derive(Debug, Clone)]
@@ -51,6 +61,8 @@ pub struct CrossFader {
     scratch: Pose,
     output: Pose,
     cursors: Vec<ClipCursor>,
+    /// The same buffers in blocks, for [`Self::evaluate_soa`].
+    blocks: SoaBuffers,
     /// Wrap clip times (true) or hold the last frame (false).
     pub looping: bool,
 }
@@ -59,6 +71,13 @@ impl CrossFader {
     /// A fader playing `clip` of `model` from time 0, at full weight.
     pub fn new(model: &Model, clip: usize) -> Self {
         let rest = Pose::rest(model);
+        let rest_blocks = SoaPose::from_pose(&rest);
+        let blocks = SoaBuffers {
+            snapshot: rest_blocks.clone(),
+            scratch: rest_blocks.clone(),
+            output: rest_blocks.clone(),
+            rest: rest_blocks,
+        };
         let mut layers = Vec::with_capacity(MAX_LAYERS + 1);
         layers.push(Layer { clip, time_secs: 0.0, elapsed_secs: 0.0, duration_secs: 0.0, easing: Easing::Linear });
         Self {
@@ -69,6 +88,7 @@ impl CrossFader {
             output: rest.clone(),
             rest,
             cursors: model.clips.iter().map(ClipCursor::new).collect(),
+            blocks,
             looping: true,
         }
     }
@@ -80,7 +100,9 @@ impl CrossFader {
         let duration_secs = if duration_secs.is_finite() { duration_secs.max(0.0) } else { 0.0 };
         if self.layers.len() >= MAX_LAYERS {
             // Freeze what is on screen now and fade it out under the new layer.
+            // Whichever path evaluated last, its output is what is on screen.
             self.snapshot.copy_from(&self.output);
+            self.blocks.snapshot.copy_from(&self.blocks.output);
             self.snapshot_active = true;
             self.layers.clear();
         }
@@ -158,6 +180,26 @@ impl CrossFader {
         &self.output
     }
 
+    /// [`Self::evaluate`] on the fast path: every layer sampled as authored
+    /// ([`crate::Clip::sample_soa`]) and blended ([`blend_soa_into`], linear scale) in blocks of
+    /// eight nodes. Allocates nothing.
+    pub fn evaluate_soa(&mut self, model: &Model) -> &SoaPose {
+        let buffers = &mut self.blocks;
+        let mut layers = self.layers.iter();
+        if self.snapshot_active {
+            buffers.output.copy_from(&buffers.snapshot);
+        } else if let Some(bottom) = layers.next() {
+            sample_layer_soa(model, bottom, self.looping, &buffers.rest, &mut self.cursors, &mut buffers.output);
+        } else {
+            buffers.output.copy_from(&buffers.rest);
+        }
+        for layer in layers {
+            sample_layer_soa(model, layer, self.looping, &buffers.rest, &mut self.cursors, &mut buffers.scratch);
+            blend_soa_into(&mut buffers.output, &buffers.scratch, layer.progress(), crate::ScaleSpace::Linear);
+        }
+        &buffers.output
+    }
+
     /// The pose computed by the last [`Self::evaluate`].
     pub fn output(&self) -> &Pose {
         &self.output
@@ -179,4 +221,20 @@ fn sample_layer(
     };
     let time = if looping { clip.wrap_time(layer.time_secs) } else { layer.time_secs.min(clip.end_secs) };
     clip.sample(time, cursor, settings, out);
+}
+
+fn sample_layer_soa(
+    model: &Model,
+    layer: &Layer,
+    looping: bool,
+    rest: &SoaPose,
+    cursors: &mut [ClipCursor],
+    out: &mut SoaPose,
+) {
+    out.copy_from(rest);
+    let (Some(clip), Some(cursor)) = (model.clips.get(layer.clip), cursors.get_mut(layer.clip)) else {
+        return;
+    };
+    let time = if looping { clip.wrap_time(layer.time_secs) } else { layer.time_secs.min(clip.end_secs) };
+    clip.sample_soa(time, cursor, out);
 }

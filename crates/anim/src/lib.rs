@@ -41,4 +41,4 @@ pub use pose::{Pose, blend_into, blend_poses};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, Segment, TrackSample};
 pub use simd8::{F8, simd_path};
 pub use skinning::{SkinningError, morph_and_skin, vertex_skin_matrix};
-pub use soa_pose::{SoaPose, SoaTransforms, blend_soa_poses};
+pub use soa_pose::{SoaPose, SoaTransforms, blend_soa_into, blend_soa_poses};

@@ -348,3 +348,35 @@ fn normalize_block<I: Isa, const C: usize>(q: &mut [V<I>; C]) {
         *c = (*c * inverse).where_inside(length2, tiny, infinity, identity);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::simd8::Plain;
+    use crate::workload::{random_times, w64_model};
+    use crate::{ClipCursor, SoaPose};
+
+    /// The AVX2+FMA kernels (where the CPU has them) and the baseline ones agree to rounding.
+    #[test]
+    fn baseline_and_dispatched_kernels_agree() {
+        let model = w64_model();
+        let mut worst = 0.0f32;
+        for clip in &model.clips {
+            let mut cursor = ClipCursor::new(clip);
+            let (mut dispatched, mut baseline) = (SoaPose::rest(&model), SoaPose::rest(&model));
+            for t in random_times(clip.end_secs, 300).into_iter().chain([0.0, 1.0 / 30.0, 10.0, 11.0]) {
+                clip.sample_soa(t, &mut cursor, &mut dispatched);
+                clip.sample_soa_with::<Plain>(&cursor, &mut baseline);
+                for (x, y) in dispatched.blocks().iter().zip(baseline.blocks()) {
+                    let planes = x.translation.iter().chain(&x.rotation).chain(&x.scale);
+                    let other = y.translation.iter().chain(&y.rotation).chain(&y.scale);
+                    for (p, q) in planes.zip(other) {
+                        for (a, b) in p.0.iter().zip(&q.0) {
+                            worst = worst.max((a - b).abs());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(worst < 2e-6, "kernels differ by {worst:e}");
+    }
+}

@@ -186,33 +186,77 @@ fn blend_avx2_fma(a: &SoaPose, b: &SoaPose, w: f32, scale_space: ScaleSpace, out
     blend_with::<crate::simd8::Avx2Fma>(a, b, w, scale_space, out);
 }
 
+/// `acc = blend(acc, b, weight)` in place on block poses (the accumulation step of a layer
+/// stack), as [`blend_soa_poses`] computes it.
+pub fn blend_soa_into(acc: &mut SoaPose, b: &SoaPose, weight: f32, scale_space: ScaleSpace) {
+    let w = if weight > 0.0 { weight.min(1.0) } else { 0.0 };
+    if w == 0.0 {
+        return;
+    }
+    if w == 1.0 {
+        acc.copy_from(b);
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd8::fma_available() {
+        // SAFETY: the CPU runs AVX2 and FMA (checked just above).
+        unsafe { blend_into_avx2_fma(acc, b, w, scale_space) };
+        return;
+    }
+    blend_into_with::<Plain>(acc, b, w, scale_space);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn blend_into_avx2_fma(acc: &mut SoaPose, b: &SoaPose, w: f32, scale_space: ScaleSpace) {
+    blend_into_with::<crate::simd8::Avx2Fma>(acc, b, w, scale_space);
+}
+
 #[inline(always)]
 pub(crate) fn blend_with<I: Isa>(a: &SoaPose, b: &SoaPose, w: f32, scale_space: ScaleSpace, out: &mut SoaPose) {
-    let (keep, take) = (V::<I>::splat(1.0 - w), V::<I>::splat(w));
     for ((o, x), y) in out.blocks.iter_mut().zip(&a.blocks).zip(&b.blocks) {
-        for c in 0..3 {
-            o.translation[c] = lerp_plane(&x.translation[c], &y.translation[c], keep, take);
-        }
-        o.rotation = slerp_block::<I>(&x.rotation, &y.rotation, keep, take);
-        match scale_space {
-            ScaleSpace::Linear => {
-                for c in 0..3 {
-                    o.scale[c] = lerp_plane(&x.scale[c], &y.scale[c], keep, take);
-                }
-            }
-            ScaleSpace::Log => {
-                for c in 0..3 {
-                    for lane in 0..8 {
-                        let (p, q) = (x.scale[c].0[lane], y.scale[c].0[lane]);
-                        o.scale[c].0[lane] = crate::interp::log_lerp_vec3(Vec3::splat(p), Vec3::splat(q), w).x;
-                    }
-                }
-            }
-        }
+        blend_block::<I>(x, y, w, scale_space, o);
     }
     let keep = 1.0 - w;
     for ((o, &x), &y) in out.weights.iter_mut().zip(&a.weights).zip(&b.weights) {
         *o = x * keep + y * w;
+    }
+}
+
+#[inline(always)]
+fn blend_into_with<I: Isa>(acc: &mut SoaPose, b: &SoaPose, w: f32, scale_space: ScaleSpace) {
+    for (o, y) in acc.blocks.iter_mut().zip(&b.blocks) {
+        let x = *o;
+        blend_block::<I>(&x, y, w, scale_space, o);
+    }
+    let keep = 1.0 - w;
+    for (o, &y) in acc.weights.iter_mut().zip(&b.weights) {
+        *o = *o * keep + y * w;
+    }
+}
+
+/// One block of [`blend_soa_poses`].
+#[inline(always)]
+fn blend_block<I: Isa>(x: &SoaTransforms, y: &SoaTransforms, w: f32, scale_space: ScaleSpace, o: &mut SoaTransforms) {
+    let (keep, take) = (V::<I>::splat(1.0 - w), V::<I>::splat(w));
+    for c in 0..3 {
+        o.translation[c] = lerp_plane(&x.translation[c], &y.translation[c], keep, take);
+    }
+    o.rotation = slerp_block::<I>(&x.rotation, &y.rotation, keep, take);
+    match scale_space {
+        ScaleSpace::Linear => {
+            for c in 0..3 {
+                o.scale[c] = lerp_plane(&x.scale[c], &y.scale[c], keep, take);
+            }
+        }
+        ScaleSpace::Log => {
+            for c in 0..3 {
+                for lane in 0..8 {
+                    let (p, q) = (x.scale[c].0[lane], y.scale[c].0[lane]);
+                    o.scale[c].0[lane] = crate::interp::log_lerp_vec3(Vec3::splat(p), Vec3::splat(q), w).x;
+                }
+            }
+        }
     }
 }
 

@@ -7,7 +7,10 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use anim::{ClipCursor, CrossFader, Easing, Pose, SampleSettings, blend_poses, skinning_matrices};
+use anim::{
+    ClipCursor, CrossFader, Easing, Pose, SampleSettings, SoaPose, blend_poses, blend_soa_into, blend_soa_poses,
+    skinning_matrices,
+};
 use common::Doc;
 use glam::{Affine3A, Mat4};
 use serde_json::json;
@@ -80,6 +83,9 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
     let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
     let mut palette = vec![Mat4::IDENTITY; model.skins[0].joints.len()];
     let mut fader = CrossFader::new(&model, 0);
+    let mut block_fader = CrossFader::new(&model, 1);
+    let rest_blocks = SoaPose::rest(&model);
+    let (mut block_a, mut block_b, mut block_out) = (rest_blocks.clone(), rest_blocks.clone(), rest_blocks.clone());
     let teaching = SampleSettings {
         rotation_space: anim::RotationSpace::MatrixLerp,
         mode: anim::InterpolationOverride::Cubic,
@@ -101,6 +107,17 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
             }
             fader.advance(1.0 / 60.0);
             let _ = fader.evaluate(&model, &settings);
+            // The block pipeline.
+            block_a.copy_from(&rest_blocks);
+            model.clips[0].sample_soa(t % 1.0, &mut cursors[0], &mut block_a);
+            model.clips[1].sample_soa((t * 0.7) % 1.0, &mut cursors[1], &mut block_b);
+            blend_soa_poses(&block_a, &block_b, 0.3, anim::ScaleSpace::Linear, &mut block_out);
+            blend_soa_into(&mut block_out, &block_a, 0.6, anim::ScaleSpace::Log);
+            if frame % 5 == 0 {
+                block_fader.trigger((frame / 5) % 2, 0.3, Easing::Linear);
+            }
+            block_fader.advance(1.0 / 60.0);
+            let _ = block_fader.evaluate_soa(&model);
         }
     });
     assert_eq!(allocations, 0, "per-frame calls allocated {allocations} times");
