@@ -4,7 +4,10 @@
 use std::hint::black_box;
 
 use anim::workload::{W64_DURATION_SECS, random_times, w64_model};
-use anim::{ClipCursor, Model, Pose, SampleSettings, ScaleSpace, blend_poses, skinning_matrices};
+use anim::{
+    ClipCursor, LocalMatrices, Model, Pose, PreparedSkin, SampleSettings, ScaleSpace, SoaPose, blend_poses,
+    skinning_matrices,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Mat4};
 
@@ -65,6 +68,24 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
                 skinning_matrices(skin, &world, palette);
             }
         });
+    });
+
+    let soa = SoaPose::from_pose(&a);
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let prepared: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    group.bench_function("local_to_model_skinning_soa", |b| {
+        b.iter(|| {
+            model.hierarchy.local_to_model_soa(black_box(&soa), &mut locals, &mut world);
+            for (skin, palette) in prepared.iter().zip(&mut palettes) {
+                skin.skinning_matrices(&world, palette);
+            }
+        });
+    });
+    group.bench_function("local_to_model_soa", |b| {
+        b.iter(|| model.hierarchy.local_to_model_soa(black_box(&soa), &mut locals, &mut world));
+    });
+    group.bench_function("local_to_model", |b| {
+        b.iter(|| model.hierarchy.local_to_model(black_box(&a), &mut world));
     });
 
     let clip_b = &model.clips[second];

@@ -109,7 +109,7 @@ pub fn skinning_matrices(skin: &Skin, model_from_node: &[Affine3A], joint_palett
 /// The four columns of an affine transform as a 4×4 matrix (`w` = 0, 0, 0, 1), straight from
 /// its SIMD registers (glam's `Mat4::from(Affine3A)` rebuilds every column from scalars).
 #[inline(always)]
-fn affine_columns(m: &Affine3A) -> [Vec4; 4] {
+pub(crate) fn affine_columns(m: &Affine3A) -> [Vec4; 4] {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     {
         use std::arch::x86_64::{__m128, _mm_and_ps, _mm_castsi128_ps, _mm_or_ps, _mm_set_epi32, _mm_set_ps};

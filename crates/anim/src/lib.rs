@@ -19,6 +19,7 @@ pub mod clip;
 pub mod crossfade;
 pub mod error;
 pub mod hierarchy;
+mod hierarchy_soa;
 pub mod import;
 pub mod interp;
 pub mod model;
@@ -35,6 +36,7 @@ pub use clip::{Clip, ClipError, Interpolation, Property, Timeline, Track, TrackV
 pub use crossfade::{CrossFader, Layer};
 pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
 pub use hierarchy::{Hierarchy, skinning_matrices};
+pub use hierarchy_soa::{LocalMatrices, PreparedSkin};
 pub use interp::{Easing, RotationSpace, ScaleSpace};
 pub use model::{Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, Transform};
 pub use pose::{Pose, blend_into, blend_poses};

@@ -303,7 +303,7 @@ mod tests {
     #[test]
     fn block_slerp_matches_the_scalar_slerp_for_every_isa() {
         let mut worst = 0.0f32;
-        let mut check = |blend: &dyn Fn(&[F8; 4], &[F8; 4], f32) -> [F8; 4]| {
+        let mut check = |blend: &BlockSlerp| {
             for round in 0..400u32 {
                 let a: Vec<Quat> = (0..8).map(|l| quat(round * 16 + l)).collect();
                 // Mix far, near, identical and opposite-hemisphere partners.
@@ -338,6 +338,9 @@ mod tests {
     }
 
     type Vec4Like = glam::Vec4;
+
+    /// A block slerp under test: `(a, b, weight)`.
+    type BlockSlerp = dyn Fn(&[F8; 4], &[F8; 4], f32) -> [F8; 4];
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]

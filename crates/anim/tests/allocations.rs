@@ -8,7 +8,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use anim::{
-    ClipCursor, CrossFader, Easing, Pose, SampleSettings, SoaPose, blend_poses, blend_soa_into, blend_soa_poses,
+    ClipCursor, CrossFader, Easing, LocalMatrices, Pose, PreparedSkin, SampleSettings, SoaPose, blend_poses,
+    blend_soa_into, blend_soa_poses,
     skinning_matrices,
 };
 use common::Doc;
@@ -86,6 +87,10 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
     let mut block_fader = CrossFader::new(&model, 1);
     let rest_blocks = SoaPose::rest(&model);
     let (mut block_a, mut block_b, mut block_out) = (rest_blocks.clone(), rest_blocks.clone(), rest_blocks.clone());
+    let mut soa = SoaPose::from_pose(&rest);
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let prepared = PreparedSkin::new(&model.skins[0]);
+    let mut soa_palette = palette.clone();
     let teaching = SampleSettings {
         rotation_space: anim::RotationSpace::MatrixLerp,
         mode: anim::InterpolationOverride::Cubic,
@@ -102,6 +107,9 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
             blend_poses(&a, &b, 0.4, anim::ScaleSpace::Log, &mut out);
             model.hierarchy.local_to_model(&out, &mut world);
             skinning_matrices(&model.skins[0], &world, &mut palette);
+            soa.set_from_pose(&out);
+            model.hierarchy.local_to_model_soa(&soa, &mut locals, &mut world);
+            prepared.skinning_matrices(&world, &mut soa_palette);
             if frame % 7 == 0 {
                 fader.trigger(frame % 2, 0.2, Easing::Smoothstep);
             }
@@ -122,4 +130,7 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
     });
     assert_eq!(allocations, 0, "per-frame calls allocated {allocations} times");
     assert!(palette.iter().all(Mat4::is_finite));
+    for (soa_matrix, matrix) in soa_palette.iter().zip(&palette) {
+        assert!(soa_matrix.abs_diff_eq(*matrix, 1e-5), "{soa_matrix} != {matrix}");
+    }
 }
