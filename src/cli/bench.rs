@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use anim::workload::{random_times, w64_model};
-use anim::{Clip, ClipCursor, Interpolation, Model, Pose, ScaleSpace, SoaPose, blend_soa_poses, skinning_matrices};
+use anim::{Clip, ClipCursor, Interpolation, LocalMatrices, Model, PreparedSkin, ScaleSpace, SoaPose, blend_soa_poses};
 use glam::{Affine3A, Mat4};
 use serde::Serialize;
 
@@ -83,7 +83,8 @@ impl BenchReport {
         let duration = linear.end_secs.max(1e-3);
         let rest = SoaPose::rest(model);
         let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
-        let mut out_nodes = Pose::rest(model);
+        let mut locals = LocalMatrices::new(model.nodes.len());
+        let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
         let mut cursor_a = ClipCursor::new(&linear);
         let mut cursor_b = ClipCursor::new(&linear);
         let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
@@ -120,12 +121,11 @@ impl BenchReport {
             }
             black_box(&out);
         }));
-        out.write_pose(&mut out_nodes);
         results.push(measure("local_to_model_skinning", REPEATS * skinned_joints, || {
             for _ in 0..REPEATS {
-                model.hierarchy.local_to_model(black_box(&out_nodes), &mut world);
-                for (skin, palette) in model.skins.iter().zip(&mut palettes) {
-                    skinning_matrices(skin, &world, palette);
+                model.hierarchy.local_to_model_soa(black_box(&out), &mut locals, &mut world);
+                for (skin, palette) in skins.iter().zip(&mut palettes) {
+                    skin.skinning_matrices(&world, palette);
                 }
             }
             black_box(&palettes);
@@ -136,10 +136,9 @@ impl BenchReport {
                 linear.sample_soa(t % duration, &mut cursor_a, &mut a);
                 linear.sample_soa((t + duration * 0.25) % duration, &mut cursor_b, &mut b);
                 blend_soa_poses(&a, &b, 0.5, ScaleSpace::Linear, &mut out);
-                out.write_pose(&mut out_nodes);
-                model.hierarchy.local_to_model(&out_nodes, &mut world);
-                for (skin, palette) in model.skins.iter().zip(&mut palettes) {
-                    skinning_matrices(skin, &world, palette);
+                model.hierarchy.local_to_model_soa(&out, &mut locals, &mut world);
+                for (skin, palette) in skins.iter().zip(&mut palettes) {
+                    skin.skinning_matrices(&world, palette);
                 }
             }
             black_box(&palettes);

@@ -3,7 +3,7 @@
 use std::hint::black_box;
 
 use anim::workload::{random_times, w64_model};
-use anim::{ClipCursor, ScaleSpace, SoaPose, blend_soa_poses};
+use anim::{ClipCursor, LocalMatrices, PreparedSkin, ScaleSpace, SoaPose, blend_soa_poses};
 
 fn main() {
     let op = std::env::args().nth(1).unwrap_or_else(|| "linear".into());
@@ -11,6 +11,10 @@ fn main() {
     let mut pose = SoaPose::rest(&model);
     let mut other = SoaPose::rest(&model);
     let mut out = SoaPose::rest(&model);
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let skin = PreparedSkin::new(&model.skins[0]);
+    let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
+    let mut palette = vec![glam::Mat4::IDENTITY; skin.len()];
     let start = std::time::Instant::now();
     let mut frames = 0u64;
     let times = random_times(10.0, 4096);
@@ -33,6 +37,26 @@ fn main() {
                 }
                 frames += 4096;
             }
+            "frame" => {
+                let clip = &model.clips[0];
+                let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip));
+                for n in 0..600 {
+                    let t = n as f32 / 60.0;
+                    clip.sample_soa(t % 10.0, &mut cursor_a, &mut pose);
+                    clip.sample_soa((t + 2.5) % 10.0, &mut cursor_b, &mut other);
+                    blend_soa_poses(&pose, &other, 0.5, ScaleSpace::Linear, &mut out);
+                    model.hierarchy.local_to_model_soa(&out, &mut locals, &mut world);
+                    skin.skinning_matrices(&world, &mut palette);
+                }
+                frames += 600;
+            }
+            "l2m" => {
+                for _ in 0..1000 {
+                    model.hierarchy.local_to_model_soa(&out, &mut locals, &mut world);
+                    skin.skinning_matrices(&world, &mut palette);
+                }
+                frames += 1000;
+            }
             _ => {
                 model.clips[0].sample_soa(3.3, &mut ClipCursor::new(&model.clips[0]), &mut other);
                 for i in 0..1000 {
@@ -41,7 +65,7 @@ fn main() {
                 frames += 1000;
             }
         }
-        black_box((&pose, &out));
+        black_box((&pose, &out, &palette));
     }
     let ns = start.elapsed().as_nanos() as f64 / frames as f64 / 64.0;
     println!("{op}: {ns:.2} ns/joint");

@@ -45,8 +45,9 @@ pub(crate) struct SoaGroup {
 
 /// Where sampled blocks go.
 trait Sink {
-    /// Write `values` (component planes; `C` = 3 or 4) of pose block `block` where `mask` is set.
-    fn write<const C: usize>(&mut self, property: Property, block: usize, mask: u8, values: &[F8; C]);
+    /// Write `values` (component planes; `C` = 3 or 4) of `property` into pose block `block`
+    /// where `mask` is set. `plane` is the property's first plane in [`SoaTransforms`] order.
+    fn write<const C: usize>(&mut self, property: Property, plane: usize, block: usize, mask: u8, values: &[F8; C]);
 }
 
 /// Into a [`SoaPose`]: whole blocks (or masked blocks) stored as they are.
@@ -54,18 +55,11 @@ struct SoaSink<'a>(&'a mut SoaPose);
 
 impl Sink for SoaSink<'_> {
     #[inline(always)]
-    fn write<const C: usize>(&mut self, property: Property, block: usize, mask: u8, values: &[F8; C]) {
+    fn write<const C: usize>(&mut self, _: Property, plane: usize, block: usize, mask: u8, values: &[F8; C]) {
         let Some(out) = self.0.blocks_mut().get_mut(block) else { return };
-        let planes: &mut [F8] = match property {
-            Property::Translation => &mut out.translation,
-            Property::Rotation => &mut out.rotation,
-            Property::Scale => &mut out.scale,
-            Property::Weights => return,
-        };
+        let Some(planes) = out.planes_mut().get_mut(plane..plane + C) else { return };
         if mask == 0xff {
-            for (plane, &value) in planes.iter_mut().zip(values) {
-                *plane = value;
-            }
+            planes.copy_from_slice(values);
         } else {
             for (plane, &value) in planes.iter_mut().zip(values) {
                 *plane = value.select_bits(*plane, mask);
@@ -79,7 +73,7 @@ struct PoseSink<'a>(&'a mut Pose);
 
 impl Sink for PoseSink<'_> {
     #[inline(always)]
-    fn write<const C: usize>(&mut self, property: Property, block: usize, mask: u8, values: &[F8; C]) {
+    fn write<const C: usize>(&mut self, property: Property, _: usize, block: usize, mask: u8, values: &[F8; C]) {
         let lane = |l: usize, c: usize| values[c.min(C - 1)].0[l];
         for l in (0..8).filter(|l| mask & (1 << l) != 0) {
             let node = block * 8 + l;
@@ -249,6 +243,11 @@ impl SoaGroup {
     fn sample_comps<I: Isa, S: Sink, const C: usize>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
         let (k, next, held, u) = (segment.key as usize, segment.next as usize, segment.held as usize, segment.u);
         let property = self.property;
+        let plane = match property {
+            Property::Translation | Property::Weights => 0,
+            Property::Rotation => 3,
+            Property::Scale => 7,
+        };
         let hold = match self.interpolation {
             Interpolation::Step => Some(held),
             // At a key (and before the first or after the last) the key itself, bit for bit.
@@ -257,7 +256,7 @@ impl SoaGroup {
         };
         if let Some(key) = hold {
             for (&(block, mask), v) in self.blocks.iter().zip(self.part::<C>(key, 0)) {
-                sink.write(property, block as usize, mask, v);
+                sink.write(property, plane, block as usize, mask, v);
             }
             return;
         }
@@ -275,7 +274,7 @@ impl SoaGroup {
                     for c in 0..C {
                         out[c] = load(&b[c]).madd(wb, load(&a[c]) * wa).store();
                     }
-                    sink.write(property, block as usize, mask, &out);
+                    sink.write(property, plane, block as usize, mask, &out);
                 }
             }
             Interpolation::Linear => {
@@ -287,7 +286,7 @@ impl SoaGroup {
                         let a = load(&a[c]);
                         out[c] = (load(&b[c]) - a).madd(u, a).store();
                     }
-                    sink.write(property, block as usize, mask, &out);
+                    sink.write(property, plane, block as usize, mask, &out);
                 }
             }
             _ => {
@@ -315,7 +314,7 @@ impl SoaGroup {
                     for c in 0..C {
                         stored[c] = out[c].store();
                     }
-                    sink.write(property, block as usize, mask, &stored);
+                    sink.write(property, plane, block as usize, mask, &stored);
                 }
             }
         }

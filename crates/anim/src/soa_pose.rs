@@ -22,7 +22,18 @@ pub struct SoaTransforms {
     pub scale: [F8; 3],
 }
 
+const _: () = assert!(size_of::<SoaTransforms>() == size_of::<[F8; 10]>());
+
 impl SoaTransforms {
+    /// The ten planes in order: translation `x y z`, rotation `x y z w`, scale `x y z`.
+    #[inline(always)]
+    pub(crate) fn planes_mut(&mut self) -> &mut [F8; 10] {
+        // SAFETY: `SoaTransforms` is `#[repr(C)]` of three arrays of `F8` (3 + 4 + 3) with no
+        // padding (the size is checked above) and the same alignment as `F8`; every bit pattern
+        // is a valid `F8`.
+        unsafe { &mut *std::ptr::from_mut(self).cast::<[F8; 10]>() }
+    }
+
     /// Eight identity transforms (also what padding lanes past the last node hold).
     pub const IDENTITY: Self =
         Self { translation: [F8::ZERO; 3], rotation: [F8::ZERO, F8::ZERO, F8::ZERO, F8::ONE], scale: [F8::ONE; 3] };

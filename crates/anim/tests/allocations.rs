@@ -9,8 +9,7 @@ use std::cell::Cell;
 
 use anim::{
     ClipCursor, CrossFader, Easing, LocalMatrices, Pose, PreparedSkin, SampleSettings, SoaPose, blend_poses,
-    blend_soa_into, blend_soa_poses,
-    skinning_matrices,
+    blend_soa_into, blend_soa_poses, skinning_matrices,
 };
 use common::Doc;
 use glam::{Affine3A, Mat4};
