@@ -2,13 +2,18 @@
 //! cross-fades, updated in parallel (rayon) into one instance-major buffer of skinning palettes
 //! that the renderer draws with GPU instancing ([`crate::render::CrowdView`]).
 //!
+//! With the authored interpolation (the default) each instance runs the block pipeline of the
+//! animation core: cross-fades sampled and blended in blocks of eight nodes
+//! ([`CrossFader::evaluate_soa`]), the block local→model pass and prepared skinning palettes.
+//! With an interpolation override it runs the node pipeline ([`CrossFader::evaluate`]).
+//!
 //! Per frame nothing is allocated: every instance owns its fader, pose and node transforms, and
 //! the palettes, node transforms and morph weights of all instances live in three buffers sized
 //! once. Call [`init_thread_pool`] on the thread that updates crowds: it makes that thread one of
 //! rayon's workers, so a frame's work is pushed onto its own (reused) deque; from any other
 //! thread rayon injects the job through a queue that allocates a block every 63 frames.
 
-use anim::{CrossFader, Easing, Model, Pose, SampleSettings, skinning_matrices};
+use anim::{CrossFader, Easing, LocalMatrices, Model, Pose, PreparedSkin, SampleSettings, SoaPose};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
@@ -41,7 +46,12 @@ pub const MAX_CROWD: usize = 20_000;
 #[derive(Debug, Clone)]
 struct Member {
     fader: CrossFader,
+    /// The pose of the last update on the node pipeline (interpolation overrides).
     pose: Pose,
+    /// The pose of the last update on the block pipeline (authored sampling).
+    blocks: SoaPose,
+    /// Scratch of the block local→model pass.
+    locals: LocalMatrices,
     /// Where it stands: turned about +Y by `yaw`, then moved by `offset`.
     yaw: Quat,
     offset: Vec3,
@@ -64,6 +74,12 @@ pub struct Crowd {
     weights: Vec<f32>,
     palette_stride: usize,
     skin_offsets: Vec<usize>,
+    /// The model's skins prepared for fast palettes.
+    skins: Vec<PreparedSkin>,
+    /// Root nodes (placed per instance).
+    roots: Vec<usize>,
+    /// Whether the last update ran the block pipeline.
+    blocks_path: bool,
     /// Sampling settings shared by the crowd.
     pub settings: SampleSettings,
     /// Grid spacing between neighbours, model units.
@@ -85,6 +101,7 @@ impl Crowd {
         let side = (count as f64).sqrt().ceil().max(1.0) as usize;
         let centre = (side as f32 - 1.0) * 0.5 * spacing;
         let rest = Pose::rest(model);
+        let rest_blocks = SoaPose::from_pose(&rest);
         let members = (0..count)
             .map(|i| {
                 let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
@@ -98,6 +115,8 @@ impl Crowd {
                 Member {
                     fader,
                     pose: rest.clone(),
+                    blocks: rest_blocks.clone(),
+                    locals: LocalMatrices::new(model.nodes.len()),
                     yaw: Quat::from_rotation_y(rng.range(-0.6, 0.6)),
                     offset: Vec3::new(column as f32 * spacing - centre, 0.0, row as f32 * spacing - centre)
                         + jitter * spacing,
@@ -128,6 +147,9 @@ impl Crowd {
             weights: vec![0.0; count * model.weight_count.max(1)],
             palette_stride,
             skin_offsets,
+            skins: model.skins.iter().map(PreparedSkin::new).collect(),
+            roots: (0..model.nodes.len()).filter(|&n| model.hierarchy.parent(n).is_none()).collect(),
+            blocks_path: true,
             settings: SampleSettings::default(),
             spacing,
             bounds,
@@ -171,8 +193,13 @@ impl Crowd {
 
     /// The placed pose of instance `index` from the last update (its roots turned and moved to
     /// its grid cell): what [`Self::palettes`] was computed from.
-    pub fn pose(&self, index: usize) -> Option<&Pose> {
-        self.members.get(index).map(|m| &m.pose)
+    pub fn pose(&self, index: usize) -> Option<Pose> {
+        let member = self.members.get(index)?;
+        let mut pose = member.pose.clone();
+        if self.blocks_path {
+            member.blocks.write_pose(&mut pose);
+        }
+        Some(pose)
     }
 
     /// The clip instance `index` is playing (or fading to).
@@ -193,6 +220,9 @@ impl Crowd {
         let (stride, weight_count) = (self.palette_stride, model.weight_count);
         let settings = &self.settings;
         let skin_offsets = &self.skin_offsets;
+        let (skins, roots) = (&self.skins, &self.roots);
+        let blocks_path = settings.is_authored();
+        self.blocks_path = blocks_path;
         let clips = model.clips.len();
         // Chunks of one instance each; zip keeps the buffers split per instance without copies.
         let palettes = self.palettes.par_chunks_mut(stride.max(1));
@@ -209,26 +239,40 @@ impl Crowd {
                     member.fader.trigger((current + step) % clips, duration, Easing::Smoothstep);
                     member.next_fade_secs = member.rng.range(2.0, 6.0);
                 }
-                let pose = member.fader.evaluate(model, settings);
-                member.pose.copy_from(pose);
-                // Place the character: every root node's local transform is turned and moved.
-                for &node in &model.hierarchy.order {
-                    let node = node as usize;
-                    if model.hierarchy.parent(node).is_none() && node < member.pose.len() {
-                        member.pose.translations[node] = member.offset + member.yaw * member.pose.translations[node];
-                        member.pose.rotations[node] = member.yaw * member.pose.rotations[node];
+                let model_weights = if blocks_path {
+                    member.blocks.copy_from(member.fader.evaluate_soa(model));
+                    // Place the character: every root node's local transform is turned and moved.
+                    for &node in roots {
+                        let (translation, rotation) = (member.blocks.translation(node), member.blocks.rotation(node));
+                        member.blocks.set_translation(node, member.offset + member.yaw * translation);
+                        member.blocks.set_rotation(node, member.yaw * rotation);
+                    }
+                    if world.len() == nodes && member.blocks.len() == nodes {
+                        model.hierarchy.local_to_model_soa(&member.blocks, &mut member.locals, world);
+                    }
+                    &member.blocks.weights
+                } else {
+                    let pose = member.fader.evaluate(model, settings);
+                    member.pose.copy_from(pose);
+                    for &node in roots {
+                        if node < member.pose.len() {
+                            member.pose.translations[node] =
+                                member.offset + member.yaw * member.pose.translations[node];
+                            member.pose.rotations[node] = member.yaw * member.pose.rotations[node];
+                        }
+                    }
+                    if world.len() == nodes {
+                        model.hierarchy.local_to_model(&member.pose, world);
+                    }
+                    &member.pose.weights
+                };
+                for (skin, &offset) in skins.iter().zip(skin_offsets) {
+                    if let Some(out) = palette.get_mut(offset..offset + skin.len()) {
+                        skin.skinning_matrices(world, out);
                     }
                 }
-                if world.len() == nodes {
-                    model.hierarchy.local_to_model(&member.pose, world);
-                }
-                for (skin, &offset) in model.skins.iter().zip(skin_offsets) {
-                    if let Some(out) = palette.get_mut(offset..offset + skin.joints.len()) {
-                        skinning_matrices(skin, world, out);
-                    }
-                }
-                if weights.len() == member.pose.weights.len() {
-                    weights.copy_from_slice(&member.pose.weights);
+                if weights.len() == model_weights.len() {
+                    weights.copy_from_slice(model_weights);
                 }
             },
         );

@@ -514,7 +514,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
     renderer.render_crowd(&ctx, &model, &gpu_model, &view, &target);
     let instanced = animtune::render::readback::read_rgba8(&ctx.device, &ctx.queue, target.texture()).expect("read");
 
-    let poses: Vec<&Pose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
+    let poses: Vec<Pose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
     let separate = ViewDesc {
         viewport,
         camera,
