@@ -20,7 +20,8 @@ const RANDOM_TIMES: usize = 4096;
 /// The measured table, in the exact JSON shape scripts rely on.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchReport {
-    /// Joints per sample (translation + rotation + scale each).
+    /// Skeleton joints the per-joint figures divide by: the skins' joints, or the animated
+    /// nodes of a model without skins (translation + rotation + scale each).
     pub joints: usize,
     /// One entry per operation.
     pub results: Vec<BenchResult>,
@@ -79,7 +80,10 @@ impl BenchReport {
                 )
             }
         };
-        let joints = linear.animated_nodes().len().max(1);
+        // Per skeleton joint: the skins' joints (what a character has), or for a model without
+        // skins the nodes the clip animates.
+        let skinned: usize = model.skins.iter().map(|s| s.joints.len()).sum();
+        let joints = if skinned > 0 { skinned } else { linear.animated_nodes().len().max(1) };
         let duration = linear.end_secs.max(1e-3);
         let rest = SoaPose::rest(model);
         let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
@@ -89,7 +93,6 @@ impl BenchReport {
         let mut cursor_b = ClipCursor::new(&linear);
         let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
         let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
-        let skinned_joints: usize = model.skins.iter().map(|s| s.joints.len()).sum::<usize>().max(joints);
 
         let playback = |clip: &Clip, cursor: &mut ClipCursor, pose: &mut SoaPose| {
             for n in 0..PLAYBACK_FRAMES {
@@ -121,7 +124,7 @@ impl BenchReport {
             }
             black_box(&out);
         }));
-        results.push(measure("local_to_model_skinning", REPEATS * skinned_joints, || {
+        results.push(measure("local_to_model_skinning", REPEATS * joints, || {
             for _ in 0..REPEATS {
                 model.hierarchy.local_to_model_soa(black_box(&out), &mut locals, &mut world);
                 for (skin, palette) in skins.iter().zip(&mut palettes) {

@@ -6,27 +6,40 @@ use std::hint::black_box;
 use anim::workload::{W64_DURATION_SECS, random_times, w64_model};
 use anim::{
     ClipCursor, LocalMatrices, Model, Pose, PreparedSkin, SampleSettings, ScaleSpace, SoaPose, blend_poses,
-    skinning_matrices,
+    blend_soa_poses, skinning_matrices,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Mat4};
 
 const PLAYBACK_FRAMES: usize = 600;
 
+/// The six operations of `animtune bench` on the block pipeline (what the crowd and the bench
+/// run), then the node pipeline's versions (prefixed `nodes_`) for comparison.
 fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cubic: Option<usize>, second: usize) {
     let joints = model.skins.first().map_or(model.nodes.len(), |s| s.joints.len()).max(1);
     let settings = SampleSettings::default();
     let rest = Pose::rest(model);
+    let rest_blocks = SoaPose::from_pose(&rest);
     let mut group = c.benchmark_group(label);
+    let clip = &model.clips[linear];
+    let clip_b = &model.clips[second];
 
     for (name, clip) in [("sample_linear_playback", Some(linear)), ("sample_cubic_playback", cubic)] {
         let Some(clip) = clip else { continue };
         let clip = &model.clips[clip];
-        let mut pose = rest.clone();
-        let mut cursor = ClipCursor::new(clip);
         let duration = clip.end_secs.max(1e-3);
         group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
+        let (mut blocks, mut cursor) = (rest_blocks.clone(), ClipCursor::new(clip));
         group.bench_function(name, |b| {
+            b.iter(|| {
+                for n in 0..PLAYBACK_FRAMES {
+                    clip.sample_soa((n as f32 / 60.0) % duration, &mut cursor, &mut blocks);
+                }
+                black_box(&blocks);
+            });
+        });
+        let mut pose = rest.clone();
+        group.bench_function(format!("nodes_{name}"), |b| {
             b.iter(|| {
                 for n in 0..PLAYBACK_FRAMES {
                     clip.sample((n as f32 / 60.0) % duration, &mut cursor, &settings, &mut pose);
@@ -36,12 +49,20 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
         });
     }
 
-    let clip = &model.clips[linear];
     let times = random_times(clip.end_secs.max(1e-3), 4096);
-    let mut pose = rest.clone();
     let mut cursor = ClipCursor::new(clip);
     group.throughput(Throughput::Elements((times.len() * joints) as u64));
+    let mut blocks = rest_blocks.clone();
     group.bench_function("sample_random", |b| {
+        b.iter(|| {
+            for &t in &times {
+                clip.sample_soa(t, &mut cursor, &mut blocks);
+            }
+            black_box(&blocks);
+        });
+    });
+    let mut pose = rest.clone();
+    group.bench_function("nodes_sample_random", |b| {
         b.iter(|| {
             for &t in &times {
                 clip.sample(t, &mut cursor, &settings, &mut pose);
@@ -51,17 +72,31 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
     });
 
     let (mut a, mut bpose, mut out) = (rest.clone(), rest.clone(), rest.clone());
-    model.clips[linear].sample(1.0, &mut ClipCursor::new(&model.clips[linear]), &settings, &mut a);
-    model.clips[second].sample(1.0, &mut ClipCursor::new(&model.clips[second]), &settings, &mut bpose);
+    clip.sample(1.0, &mut ClipCursor::new(clip), &settings, &mut a);
+    clip_b.sample(1.0, &mut ClipCursor::new(clip_b), &settings, &mut bpose);
+    let (block_a, block_b, mut block_out) = (SoaPose::from_pose(&a), SoaPose::from_pose(&bpose), rest_blocks.clone());
     group.throughput(Throughput::Elements(model.nodes.len() as u64));
     group.bench_function("blend", |b| {
+        b.iter(|| blend_soa_poses(black_box(&block_a), black_box(&block_b), 0.37, ScaleSpace::Linear, &mut block_out));
+    });
+    group.bench_function("nodes_blend", |b| {
         b.iter(|| blend_poses(black_box(&a), black_box(&bpose), 0.37, ScaleSpace::Linear, &mut out));
     });
 
     let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
     let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let prepared: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
     group.throughput(Throughput::Elements(joints as u64));
     group.bench_function("local_to_model_skinning", |b| {
+        b.iter(|| {
+            model.hierarchy.local_to_model_soa(black_box(&block_a), &mut locals, &mut world);
+            for (skin, palette) in prepared.iter().zip(&mut palettes) {
+                skin.skinning_matrices(&world, palette);
+            }
+        });
+    });
+    group.bench_function("nodes_local_to_model_skinning", |b| {
         b.iter(|| {
             model.hierarchy.local_to_model(black_box(&a), &mut world);
             for (skin, palette) in model.skins.iter().zip(&mut palettes) {
@@ -70,28 +105,25 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
         });
     });
 
-    let soa = SoaPose::from_pose(&a);
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let prepared: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
-    group.bench_function("local_to_model_skinning_soa", |b| {
-        b.iter(|| {
-            model.hierarchy.local_to_model_soa(black_box(&soa), &mut locals, &mut world);
-            for (skin, palette) in prepared.iter().zip(&mut palettes) {
-                skin.skinning_matrices(&world, palette);
-            }
-        });
-    });
-    group.bench_function("local_to_model_soa", |b| {
-        b.iter(|| model.hierarchy.local_to_model_soa(black_box(&soa), &mut locals, &mut world));
-    });
-    group.bench_function("local_to_model", |b| {
-        b.iter(|| model.hierarchy.local_to_model(black_box(&a), &mut world));
-    });
-
-    let clip_b = &model.clips[second];
     let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip_b));
+    let (mut block_a, mut block_b) = (rest_blocks.clone(), rest_blocks.clone());
     group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
     group.bench_function("full_frame", |b| {
+        b.iter(|| {
+            for n in 0..PLAYBACK_FRAMES {
+                let t = n as f32 / 60.0;
+                clip.sample_soa(t % clip.end_secs.max(1e-3), &mut cursor_a, &mut block_a);
+                clip_b.sample_soa(t % clip_b.end_secs.max(1e-3), &mut cursor_b, &mut block_b);
+                blend_soa_poses(&block_a, &block_b, 0.5, ScaleSpace::Linear, &mut block_out);
+                model.hierarchy.local_to_model_soa(&block_out, &mut locals, &mut world);
+                for (skin, palette) in prepared.iter().zip(&mut palettes) {
+                    skin.skinning_matrices(&world, palette);
+                }
+            }
+            black_box(&palettes);
+        });
+    });
+    group.bench_function("nodes_full_frame", |b| {
         b.iter(|| {
             for n in 0..PLAYBACK_FRAMES {
                 let t = n as f32 / 60.0;
