@@ -1,57 +1,82 @@
-//! Runs each W64 per-frame job a fixed number of times, for instruction counting under
-//! `valgrind --tool=callgrind` (repeatable on a noisy machine, unlike wall time):
+//! Runs each W64 per-frame job of the block pipeline (what `animtune bench` measures) a fixed
+//! number of times, for instruction counting under `valgrind --tool=callgrind` (repeatable on a
+//! noisy machine, unlike wall time):
 //! `cargo build --release -p animtune-anim --example count_instructions` then
-//! `valgrind --tool=callgrind --toggle-collect='count_instructions::run_*' target/release/examples/count_instructions`.
+//! `valgrind --tool=callgrind --toggle-collect='count_instructions::run_*' target/release/examples/count_instructions`
+//! and `callgrind_annotate callgrind.out.*`. Each job covers 64 joints × `RUNS` frames.
 
 use std::hint::black_box;
 
-use anim::workload::w64_model;
-use anim::{ClipCursor, Model, Pose, SampleSettings};
+use anim::workload::{random_times, w64_model};
+use anim::{ClipCursor, LocalMatrices, Model, PreparedSkin, ScaleSpace, SoaPose, blend_soa_poses};
+use glam::{Affine3A, Mat4};
+
+/// Frames per job: instructions per joint = count / (`RUNS` × 64).
+const RUNS: usize = 1000;
 
 #[inline(never)]
-fn run_linear_playback(model: &Model, pose: &mut Pose) {
+fn run_linear_playback(model: &Model, pose: &mut SoaPose) {
     let clip = &model.clips[0];
     let mut cursor = ClipCursor::new(clip);
-    for n in 0..600 {
-        clip.sample(n as f32 / 60.0, &mut cursor, &SampleSettings::default(), pose);
+    for n in 0..RUNS {
+        clip.sample_soa((n as f32 / 60.0) % 10.0, &mut cursor, pose);
     }
 }
 
 #[inline(never)]
-fn run_cubic_playback(model: &Model, pose: &mut Pose) {
+fn run_cubic_playback(model: &Model, pose: &mut SoaPose) {
     let clip = &model.clips[1];
     let mut cursor = ClipCursor::new(clip);
-    for n in 0..600 {
-        clip.sample(n as f32 / 60.0, &mut cursor, &SampleSettings::default(), pose);
+    for n in 0..RUNS {
+        clip.sample_soa((n as f32 / 60.0) % 10.0, &mut cursor, pose);
     }
 }
 
 #[inline(never)]
-fn run_blend(a: &Pose, b: &Pose, out: &mut Pose) {
-    for i in 0..1000 {
-        anim::blend_poses(a, b, (i as f32 * 0.001).fract(), anim::ScaleSpace::Linear, out);
+fn run_random(model: &Model, times: &[f32], pose: &mut SoaPose) {
+    let clip = &model.clips[0];
+    let mut cursor = ClipCursor::new(clip);
+    for &t in times {
+        clip.sample_soa(t, &mut cursor, pose);
     }
 }
 
 #[inline(never)]
-fn run_local_to_model_skinning(model: &Model, pose: &Pose, world: &mut [glam::Affine3A], palette: &mut [glam::Mat4]) {
-    for _ in 0..1000 {
-        model.hierarchy.local_to_model(pose, world);
-        anim::skinning_matrices(&model.skins[0], world, palette);
+fn run_blend(a: &SoaPose, b: &SoaPose, out: &mut SoaPose) {
+    for i in 0..RUNS {
+        blend_soa_poses(a, b, (i as f32 * 0.001).fract(), ScaleSpace::Linear, out);
+    }
+}
+
+#[inline(never)]
+fn run_local_to_model_skinning(
+    model: &Model,
+    pose: &SoaPose,
+    locals: &mut LocalMatrices,
+    skin: &PreparedSkin,
+    world: &mut [Affine3A],
+    palette: &mut [Mat4],
+) {
+    for _ in 0..RUNS {
+        model.hierarchy.local_to_model_soa(pose, locals, world);
+        skin.skinning_matrices(world, palette);
     }
 }
 
 fn main() {
     let model = w64_model();
-    let mut pose = Pose::rest(&model);
+    let mut pose = SoaPose::rest(&model);
     run_linear_playback(&model, &mut pose);
     run_cubic_playback(&model, &mut pose);
-    let mut other = Pose::rest(&model);
-    model.clips[0].sample(3.3, &mut ClipCursor::new(&model.clips[0]), &SampleSettings::default(), &mut other);
+    run_random(&model, &random_times(10.0, RUNS), &mut pose);
+    let mut other = SoaPose::rest(&model);
+    model.clips[2].sample_soa(3.3, &mut ClipCursor::new(&model.clips[2]), &mut other);
     let mut out = pose.clone();
     run_blend(&pose, &other, &mut out);
-    let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
-    let mut palette = vec![glam::Mat4::IDENTITY; model.skins[0].joints.len()];
-    run_local_to_model_skinning(&model, &out, &mut world, &mut palette);
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let skin = PreparedSkin::new(&model.skins[0]);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut palette = vec![Mat4::IDENTITY; skin.len()];
+    run_local_to_model_skinning(&model, &out, &mut locals, &skin, &mut world, &mut palette);
     black_box((&pose, &out, &palette));
 }
