@@ -518,7 +518,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
     let separate = ViewDesc {
         viewport,
         camera,
-        instances: poses.iter().map(|p| InstanceDesc::solid(p)).collect(),
+        instances: poses.iter().map(InstanceDesc::solid).collect(),
         ground: false,
         skeleton: false,
         selected_joint: None,

@@ -1,4 +1,5 @@
-//! Loops one W64 SoA per-frame job for profiling with `perf`: `soa_loop linear|cubic|random|blend`.
+//! Loops one W64 job of the block pipeline for wall-time profiling with `perf`:
+//! `soa_loop linear|cubic|cubic1s|random|blend|frame|l2m` prints ns per joint.
 
 use std::hint::black_box;
 
