@@ -153,6 +153,7 @@ impl BenchReport {
     pub fn to_text(&self, workload: &str) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "{workload}: {} joints, {RUNS} runs per operation, ns per joint (T+R+S)", self.joints);
+        let _ = writeln!(s, "block pipeline, {} kernels, one thread", anim::simd_path());
         let _ = writeln!(s, "{:<26} {:>9} {:>9} {:>9}", "operation", "median", "min", "max");
         for r in &self.results {
             let _ = writeln!(
