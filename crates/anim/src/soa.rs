@@ -378,4 +378,40 @@ mod tests {
         }
         assert!(worst < 2e-6, "kernels differ by {worst:e}");
     }
+
+    /// LINEAR rotations: the `sinc` slerp on precomputed arcs against slerp in f64.
+    #[test]
+    fn linear_rotations_are_within_1e_6_of_exact_slerp() {
+        let model = w64_model();
+        let clip = &model.clips[0];
+        let times = &clip.timelines[0].times_secs;
+        let mut cursor = ClipCursor::new(clip);
+        let mut pose = SoaPose::rest(&model);
+        let mut worst = 0.0f64;
+        for t in random_times(clip.end_secs, 500) {
+            clip.sample_soa(t, &mut cursor, &mut pose);
+            let k = times.partition_point(|&x| x <= t).saturating_sub(1).min(times.len() - 2);
+            let u = f64::from((t - times[k]) / (times[k + 1] - times[k]));
+            for track in &clip.tracks {
+                let crate::TrackValues::Rotation(keys) = &track.values else { continue };
+                let (a, mut b) = (keys[k].to_array().map(f64::from), keys[k + 1].to_array().map(f64::from));
+                let mut d: f64 = (0..4).map(|c| a[c] * b[c]).sum();
+                if d < 0.0 {
+                    b = b.map(|x| -x);
+                    d = -d;
+                }
+                let omega = d.min(1.0).acos();
+                let (wa, wb) = if omega < 1e-9 {
+                    (1.0 - u, u)
+                } else {
+                    (((1.0 - u) * omega).sin() / omega.sin(), (u * omega).sin() / omega.sin())
+                };
+                let got = pose.rotation(track.node).to_array();
+                for c in 0..4 {
+                    worst = worst.max((f64::from(got[c]) - (a[c] * wa + b[c] * wb)).abs());
+                }
+            }
+        }
+        assert!(worst < 1e-6, "LINEAR slerp deviates from exact slerp by {worst:e}");
+    }
 }

@@ -314,6 +314,7 @@ mod tests {
     #[test]
     fn block_slerp_matches_the_scalar_slerp_for_every_isa() {
         let mut worst = 0.0f32;
+        let mut worst_exact = 0.0f64;
         let mut check = |blend: &BlockSlerp| {
             for round in 0..400u32 {
                 let a: Vec<Quat> = (0..8).map(|l| quat(round * 16 + l)).collect();
@@ -334,6 +335,10 @@ mod tests {
                     let expected = slerp(a[l], b[l], w);
                     let q = Quat::from_xyzw(got[0].0[l], got[1].0[l], got[2].0[l], got[3].0[l]);
                     worst = worst.max((Vec4Like::from(q) - Vec4Like::from(expected)).abs().max_element());
+                    // And against slerp evaluated in f64 with the library sine and arc cosine.
+                    let exact = exact_slerp(a[l].to_array(), b[l].to_array(), f64::from(w));
+                    let error = (0..4).map(|c| (f64::from(q.to_array()[c]) - exact[c]).abs()).fold(0.0, f64::max);
+                    worst_exact = worst_exact.max(error);
                 }
             }
         };
@@ -346,6 +351,24 @@ mod tests {
             });
         }
         assert!(worst < 1e-6, "block slerp deviates from slerp by {worst:e}");
+        assert!(worst_exact < 1e-6, "block slerp deviates from exact (f64) slerp by {worst_exact:e}");
+    }
+
+    /// Shortest-path slerp in f64.
+    fn exact_slerp(a: [f32; 4], b: [f32; 4], w: f64) -> [f64; 4] {
+        let (a, mut b) = (a.map(f64::from), b.map(f64::from));
+        let mut d: f64 = (0..4).map(|c| a[c] * b[c]).sum();
+        if d < 0.0 {
+            b = b.map(|x| -x);
+            d = -d;
+        }
+        let omega = d.min(1.0).acos();
+        let (wa, wb) = if omega < 1e-9 {
+            (1.0 - w, w)
+        } else {
+            (((1.0 - w) * omega).sin() / omega.sin(), (w * omega).sin() / omega.sin())
+        };
+        [0, 1, 2, 3].map(|c| a[c] * wa + b[c] * wb)
     }
 
     type Vec4Like = glam::Vec4;
