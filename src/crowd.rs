@@ -13,7 +13,7 @@
 //! rayon's workers, so a frame's work is pushed onto its own (reused) deque; from any other
 //! thread rayon injects the job through a queue that allocates a block every 63 frames.
 
-use anim::{CrossFader, Easing, LocalMatrices, Model, Pose, PreparedSkin, SampleSettings, SoaPose};
+use anim::{CrossFader, Easing, LocalMatrices, Model, Pose, PreparedSkin, SampleSettings};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
@@ -48,8 +48,6 @@ struct Member {
     fader: CrossFader,
     /// The pose of the last update on the node pipeline (interpolation overrides).
     pose: Pose,
-    /// The pose of the last update on the block pipeline (authored sampling).
-    blocks: SoaPose,
     /// Scratch of the block local→model pass.
     locals: LocalMatrices,
     /// Where it stands: turned about +Y by `yaw`, then moved by `offset`.
@@ -80,6 +78,8 @@ pub struct Crowd {
     roots: Vec<usize>,
     /// Whether the last update ran the block pipeline.
     blocks_path: bool,
+    /// Run the node pipeline even when sampling as authored (to compare the two pipelines).
+    pub node_pipeline: bool,
     /// Sampling settings shared by the crowd.
     pub settings: SampleSettings,
     /// Grid spacing between neighbours, model units.
@@ -101,7 +101,6 @@ impl Crowd {
         let side = (count as f64).sqrt().ceil().max(1.0) as usize;
         let centre = (side as f32 - 1.0) * 0.5 * spacing;
         let rest = Pose::rest(model);
-        let rest_blocks = SoaPose::from_pose(&rest);
         let members = (0..count)
             .map(|i| {
                 let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
@@ -115,7 +114,6 @@ impl Crowd {
                 Member {
                     fader,
                     pose: rest.clone(),
-                    blocks: rest_blocks.clone(),
                     locals: LocalMatrices::new(model.nodes.len()),
                     yaw: Quat::from_rotation_y(rng.range(-0.6, 0.6)),
                     offset: Vec3::new(column as f32 * spacing - centre, 0.0, row as f32 * spacing - centre)
@@ -150,6 +148,7 @@ impl Crowd {
             skins: model.skins.iter().map(PreparedSkin::new).collect(),
             roots: (0..model.nodes.len()).filter(|&n| model.hierarchy.parent(n).is_none()).collect(),
             blocks_path: true,
+            node_pipeline: false,
             settings: SampleSettings::default(),
             spacing,
             bounds,
@@ -197,7 +196,11 @@ impl Crowd {
         let member = self.members.get(index)?;
         let mut pose = member.pose.clone();
         if self.blocks_path {
-            member.blocks.write_pose(&mut pose);
+            member.fader.output_soa().write_pose(&mut pose);
+            for &node in &self.roots {
+                pose.translations[node] = member.offset + member.yaw * pose.translations[node];
+                pose.rotations[node] = member.yaw * pose.rotations[node];
+            }
         }
         Some(pose)
     }
@@ -221,7 +224,7 @@ impl Crowd {
         let settings = &self.settings;
         let skin_offsets = &self.skin_offsets;
         let (skins, roots) = (&self.skins, &self.roots);
-        let blocks_path = settings.is_authored();
+        let blocks_path = settings.is_authored() && !self.node_pipeline;
         self.blocks_path = blocks_path;
         let clips = model.clips.len();
         // Chunks of one instance each; zip keeps the buffers split per instance without copies.
@@ -240,17 +243,13 @@ impl Crowd {
                     member.next_fade_secs = member.rng.range(2.0, 6.0);
                 }
                 let model_weights = if blocks_path {
-                    member.blocks.copy_from(member.fader.evaluate_soa(model));
-                    // Place the character: every root node's local transform is turned and moved.
-                    for &node in roots {
-                        let (translation, rotation) = (member.blocks.translation(node), member.blocks.rotation(node));
-                        member.blocks.set_translation(node, member.offset + member.yaw * translation);
-                        member.blocks.set_rotation(node, member.yaw * rotation);
+                    // The pose stays as sampled; each root's parent is the instance's placement.
+                    let pose = member.fader.evaluate_soa(model);
+                    let placement = Affine3A::from_rotation_translation(member.yaw, member.offset);
+                    if world.len() == nodes && pose.len() == nodes {
+                        model.hierarchy.local_to_model_soa_placed(pose, &mut member.locals, &placement, world);
                     }
-                    if world.len() == nodes && member.blocks.len() == nodes {
-                        model.hierarchy.local_to_model_soa(&member.blocks, &mut member.locals, world);
-                    }
-                    &member.blocks.weights
+                    &pose.weights
                 } else {
                     let pose = member.fader.evaluate(model, settings);
                     member.pose.copy_from(pose);
@@ -326,5 +325,24 @@ mod tests {
         let mut c = Crowd::new(&model, 9, 4);
         c.update(&model, 1.0 / 60.0);
         assert_ne!(a.palettes(), c.palettes());
+    }
+
+    #[test]
+    fn block_and_node_pipelines_give_the_same_palettes() {
+        let model = mannequin();
+        let (mut blocks, mut nodes) = (Crowd::new(&model, 12, 5), Crowd::new(&model, 12, 5));
+        nodes.node_pipeline = true;
+        let mut worst = 0.0f32;
+        for _ in 0..300 {
+            blocks.update(&model, 1.0 / 60.0);
+            nodes.update(&model, 1.0 / 60.0);
+            for (a, b) in blocks.palettes().iter().zip(nodes.palettes()) {
+                worst = worst.max((*a - *b).abs().to_cols_array().into_iter().fold(0.0, f32::max));
+            }
+            let (a, b) = (blocks.pose(3).expect("pose"), nodes.pose(3).expect("pose"));
+            assert!(a.translations[0].distance(b.translations[0]) < 1e-5, "placed roots agree");
+        }
+        assert!(blocks.fading() + nodes.fading() > 0 || worst > 0.0, "the crowds moved");
+        assert!(worst < 1e-4, "the pipelines' palettes differ by {worst:e}");
     }
 }

@@ -200,6 +200,11 @@ impl CrossFader {
         &buffers.output
     }
 
+    /// The block pose computed by the last [`Self::evaluate_soa`].
+    pub fn output_soa(&self) -> &SoaPose {
+        &self.blocks.output
+    }
+
     /// The pose computed by the last [`Self::evaluate`].
     pub fn output(&self) -> &Pose {
         &self.output

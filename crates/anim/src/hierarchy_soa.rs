@@ -49,19 +49,34 @@ impl Hierarchy {
     /// The `w` lanes of the output columns are `0` (axes) and `1` (translation); glam ignores
     /// them.
     pub fn local_to_model_soa(&self, pose: &SoaPose, locals: &mut LocalMatrices, model_from_node: &mut [Affine3A]) {
+        self.local_to_model_soa_placed(pose, locals, &Affine3A::IDENTITY, model_from_node);
+    }
+
+    /// [`Self::local_to_model_soa`] with every root placed by `world_from_model` (each root's
+    /// parent is that transform instead of the identity): how a crowd stands each instance in
+    /// its own spot without touching the pose. `world_from_model` must be affine with `w` lanes
+    /// (0, 0, 0, 1) as `Affine3A` keeps them.
+    pub fn local_to_model_soa_placed(
+        &self,
+        pose: &SoaPose,
+        locals: &mut LocalMatrices,
+        world_from_model: &Affine3A,
+        model_from_node: &mut [Affine3A],
+    ) {
         assert_eq!(model_from_node.len(), self.parents.len(), "one model_from_node per node");
         assert_eq!(pose.len(), self.parents.len(), "one pose transform per node");
         if locals.blocks.len() < pose.blocks().len() {
             locals.blocks.resize(pose.blocks().len(), [F8::ZERO; 12]);
         }
         let locals = &mut locals.blocks[..pose.blocks().len()];
+        let root = affine_columns(world_from_model);
         #[cfg(target_arch = "x86_64")]
         if crate::simd8::fma_available() {
             // SAFETY: the CPU runs AVX2 and FMA (checked just above).
-            unsafe { local_to_model_avx2_fma(self, pose.blocks(), locals, model_from_node) };
+            unsafe { local_to_model_avx2_fma(self, pose.blocks(), locals, &root, model_from_node) };
             return;
         }
-        local_to_model_with::<Plain>(self, pose.blocks(), locals, model_from_node);
+        local_to_model_with::<Plain>(self, pose.blocks(), locals, &root, model_from_node);
     }
 }
 
@@ -71,9 +86,10 @@ fn local_to_model_avx2_fma(
     hierarchy: &Hierarchy,
     pose: &[SoaTransforms],
     locals: &mut [LocalBlock],
+    root: &[Vec4; 4],
     model_from_node: &mut [Affine3A],
 ) {
-    local_to_model_with::<crate::simd8::Avx2Fma>(hierarchy, pose, locals, model_from_node);
+    local_to_model_with::<crate::simd8::Avx2Fma>(hierarchy, pose, locals, root, model_from_node);
 }
 
 /// What the local→model and palette kernels need beyond [`Isa`].
@@ -186,7 +202,8 @@ fn local_block(t: &SoaTransforms, out: &mut LocalBlock) {
     out[9..].copy_from_slice(&t.translation);
 }
 
-/// The columns a root's parent contributes: the identity, translation `w` = 1.
+/// The columns a root's parent contributes by default: the identity, translation `w` = 1.
+#[cfg(test)]
 const ROOT_COLUMNS: [Vec4; 4] = [Vec4::X, Vec4::Y, Vec4::Z, Vec4::W];
 
 /// `model_from_parent × parent_from_node` for `node` (lane `node % 8` of block `node / 8`),
@@ -206,6 +223,7 @@ pub(crate) fn local_to_model_with<I: Isa4>(
     hierarchy: &Hierarchy,
     pose: &[SoaTransforms],
     locals: &mut [LocalBlock],
+    root: &[Vec4; 4],
     model_from_node: &mut [Affine3A],
 ) {
     for (local, transforms) in locals.iter_mut().zip(pose) {
@@ -216,7 +234,7 @@ pub(crate) fn local_to_model_with<I: Isa4>(
         let node = node as usize;
         let parent = hierarchy.parents[node];
         let model_from_parent = if parent == NO_PARENT {
-            ROOT_COLUMNS
+            *root
         } else {
             let m = &model_from_node[parent as usize];
             [lanes(m.matrix3.x_axis), lanes(m.matrix3.y_axis), lanes(m.matrix3.z_axis), lanes(m.translation)]
@@ -386,7 +404,7 @@ mod tests {
     #[target_feature(enable = "avx2,fma")]
     fn local_to_model_avx2(h: &Hierarchy, pose: &SoaPose, locals: &mut LocalMatrices, out: &mut [Affine3A]) {
         locals.blocks.resize(pose.blocks().len(), [F8::ZERO; 12]);
-        local_to_model_with::<crate::simd8::Avx2Fma>(h, pose.blocks(), &mut locals.blocks, out);
+        local_to_model_with::<crate::simd8::Avx2Fma>(h, pose.blocks(), &mut locals.blocks, &ROOT_COLUMNS, out);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -404,7 +422,7 @@ mod tests {
         check("dispatched", &out);
         out.fill(Affine3A::ZERO);
         locals.blocks.resize(pose.blocks().len(), [F8::ZERO; 12]);
-        local_to_model_with::<Plain>(h, pose.blocks(), &mut locals.blocks, &mut out);
+        local_to_model_with::<Plain>(h, pose.blocks(), &mut locals.blocks, &ROOT_COLUMNS, &mut out);
         check("plain", &out);
         #[cfg(target_arch = "x86_64")]
         if crate::simd8::fma_available() {
