@@ -43,6 +43,9 @@ impl Layer {
 /// Block-pose buffers of the fast path.
 #[derive(Debug, Clone)]
 struct SoaBuffers {
+    /// Per clip: it animates every translation, rotation and scale of the model (and there are
+    /// no morph weights), so sampling it overwrites all of the rest pose it starts from.
+    covers_pose: Vec<bool>,
     snapshot: SoaPose,
     rest: SoaPose,
     scratch: SoaPose,
@@ -72,7 +75,27 @@ impl CrossFader {
     pub fn new(model: &Model, clip: usize) -> Self {
         let rest = Pose::rest(model);
         let rest_blocks = SoaPose::from_pose(&rest);
+        let covers_pose = model
+            .clips
+            .iter()
+            .map(|clip| {
+                let animated = |property: crate::Property| {
+                    let mut seen = vec![false; model.nodes.len()];
+                    for track in clip.tracks.iter().filter(|t| t.property() == property) {
+                        if let Some(slot) = seen.get_mut(track.node) {
+                            *slot = true;
+                        }
+                    }
+                    seen.iter().all(|&s| s)
+                };
+                model.weight_count == 0
+                    && animated(crate::Property::Translation)
+                    && animated(crate::Property::Rotation)
+                    && animated(crate::Property::Scale)
+            })
+            .collect();
         let blocks = SoaBuffers {
+            covers_pose,
             snapshot: rest_blocks.clone(),
             scratch: rest_blocks.clone(),
             output: rest_blocks.clone(),
@@ -189,12 +212,12 @@ impl CrossFader {
         if self.snapshot_active {
             buffers.output.copy_from(&buffers.snapshot);
         } else if let Some(bottom) = layers.next() {
-            sample_layer_soa(model, bottom, self.looping, &buffers.rest, &mut self.cursors, &mut buffers.output);
+            sample_layer_soa(model, bottom, self.looping, buffers, &mut self.cursors, Target::Output);
         } else {
             buffers.output.copy_from(&buffers.rest);
         }
         for layer in layers {
-            sample_layer_soa(model, layer, self.looping, &buffers.rest, &mut self.cursors, &mut buffers.scratch);
+            sample_layer_soa(model, layer, self.looping, buffers, &mut self.cursors, Target::Scratch);
             blend_soa_into(&mut buffers.output, &buffers.scratch, layer.progress(), crate::ScaleSpace::Linear);
         }
         &buffers.output
@@ -228,18 +251,33 @@ fn sample_layer(
     clip.sample(time, cursor, settings, out);
 }
 
+/// Which block buffer a layer is sampled into.
+#[derive(Clone, Copy)]
+enum Target {
+    Output,
+    Scratch,
+}
+
 fn sample_layer_soa(
     model: &Model,
     layer: &Layer,
     looping: bool,
-    rest: &SoaPose,
+    buffers: &mut SoaBuffers,
     cursors: &mut [ClipCursor],
-    out: &mut SoaPose,
+    target: Target,
 ) {
-    out.copy_from(rest);
+    let out = match target {
+        Target::Output => &mut buffers.output,
+        Target::Scratch => &mut buffers.scratch,
+    };
     let (Some(clip), Some(cursor)) = (model.clips.get(layer.clip), cursors.get_mut(layer.clip)) else {
+        out.copy_from(&buffers.rest);
         return;
     };
+    // Start from the rest pose unless the clip overwrites all of it.
+    if !buffers.covers_pose.get(layer.clip).copied().unwrap_or(false) {
+        out.copy_from(&buffers.rest);
+    }
     let time = if looping { clip.wrap_time(layer.time_secs) } else { layer.time_secs.min(clip.end_secs) };
     clip.sample_soa(time, cursor, out);
 }
