@@ -33,6 +33,8 @@ pub(crate) struct SoaGroup {
     pub property: Property,
     /// The pose blocks written (block index, lanes animated as bits), ascending.
     blocks: Vec<(u32, u8)>,
+    /// `blocks` is `0, 1, 2, …` with every lane animated: block `i` is pose block `i`, unmasked.
+    dense: bool,
     /// Parts per key: 1 (STEP, LINEAR), 2 (CUBICSPLINE `[value, tangent]` when in- and
     /// out-tangents are equal everywhere) or 3 (CUBICSPLINE `[in-tangent, value, out-tangent]`).
     parts: usize,
@@ -207,7 +209,8 @@ impl SoaGroup {
                 }
             }
         }
-        Self { timeline, interpolation, property, blocks: block_list, parts, values, arcs }
+        let dense = block_list.iter().enumerate().all(|(i, &(block, mask))| block as usize == i && mask == 0xff);
+        Self { timeline, interpolation, property, blocks: block_list, dense, parts, values, arcs }
     }
 
     /// Sample every track of the group at `segment` (cubic weights `w`) into a block pose.
@@ -224,10 +227,11 @@ impl SoaGroup {
 
     #[inline(always)]
     fn sample_into<I: Isa, S: Sink>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
-        if self.property == Property::Rotation {
-            self.sample_comps::<I, S, 4>(segment, w, sink);
-        } else {
-            self.sample_comps::<I, S, 3>(segment, w, sink);
+        match (self.property == Property::Rotation, self.dense) {
+            (true, true) => self.sample_comps::<I, S, 4, true>(segment, w, sink),
+            (true, false) => self.sample_comps::<I, S, 4, false>(segment, w, sink),
+            (false, true) => self.sample_comps::<I, S, 3, true>(segment, w, sink),
+            (false, false) => self.sample_comps::<I, S, 3, false>(segment, w, sink),
         }
     }
 
@@ -239,8 +243,23 @@ impl SoaGroup {
         self.values.get(start..start + nb * C).map_or(&[], |s| s.as_chunks::<C>().0)
     }
 
+    /// Pose block and lane mask of the group's `i`-th block (`DENSE`: block `i`, all lanes).
     #[inline(always)]
-    fn sample_comps<I: Isa, S: Sink, const C: usize>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
+    fn block<const DENSE: bool>(&self, i: usize) -> (usize, u8) {
+        if DENSE {
+            (i, 0xff)
+        } else {
+            self.blocks.get(i).map_or((usize::MAX, 0), |&(block, mask)| (block as usize, mask))
+        }
+    }
+
+    #[inline(always)]
+    fn sample_comps<I: Isa, S: Sink, const C: usize, const DENSE: bool>(
+        &self,
+        segment: &Segment,
+        w: Vec4,
+        sink: &mut S,
+    ) {
         let (k, next, held, u) = (segment.key as usize, segment.next as usize, segment.held as usize, segment.u);
         let property = self.property;
         let plane = match property {
@@ -255,8 +274,9 @@ impl SoaGroup {
             _ => None,
         };
         if let Some(key) = hold {
-            for (&(block, mask), v) in self.blocks.iter().zip(self.part::<C>(key, 0)) {
-                sink.write(property, plane, block as usize, mask, v);
+            for (i, v) in self.part::<C>(key, 0).iter().enumerate() {
+                let (block, mask) = self.block::<DENSE>(i);
+                sink.write(property, plane, block, mask, v);
             }
             return;
         }
@@ -266,7 +286,8 @@ impl SoaGroup {
                 let (keep, take) = (V::<I>::splat(1.0 - u), V::<I>::splat(u));
                 let arcs = self.arcs.get(k * self.blocks.len()..).unwrap_or(&[]);
                 let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
-                for ((&(block, mask), (a, b)), arc) in self.blocks.iter().zip(pairs).zip(arcs) {
+                for (i, ((a, b), arc)) in pairs.zip(arcs).enumerate() {
+                    let (block, mask) = self.block::<DENSE>(i);
                     let (omega, k, k_signed) = (load(&arc[0]), load(&arc[1]), load(&arc[2]));
                     let wa = keep * k * sinc_quarter_turn(keep * omega);
                     let wb = take * k_signed * sinc_quarter_turn(take * omega);
@@ -274,19 +295,20 @@ impl SoaGroup {
                     for c in 0..C {
                         out[c] = load(&b[c]).madd(wb, load(&a[c]) * wa).store();
                     }
-                    sink.write(property, plane, block as usize, mask, &out);
+                    sink.write(property, plane, block, mask, &out);
                 }
             }
             Interpolation::Linear => {
                 let u = V::<I>::splat(u);
                 let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
-                for (&(block, mask), (a, b)) in self.blocks.iter().zip(pairs) {
+                for (i, (a, b)) in pairs.enumerate() {
+                    let (block, mask) = self.block::<DENSE>(i);
                     let mut out = [F8::ZERO; C];
                     for c in 0..C {
                         let a = load(&a[c]);
                         out[c] = (load(&b[c]) - a).madd(u, a).store();
                     }
-                    sink.write(property, plane, block as usize, mask, &out);
+                    sink.write(property, plane, block, mask, &out);
                 }
             }
             _ => {
@@ -299,7 +321,8 @@ impl SoaGroup {
                 let (wv0, wm0, wv1, wm1) = (splat(w.x), splat(w.y), splat(w.z), splat(w.w));
                 let starts = self.part::<C>(k, value).iter().zip(self.part::<C>(k, tangent_out));
                 let ends = self.part::<C>(next, value).iter().zip(self.part::<C>(next, tangent_in));
-                for (&(block, mask), ((v0, m0), (v1, m1))) in self.blocks.iter().zip(starts.zip(ends)) {
+                for (i, ((v0, m0), (v1, m1))) in starts.zip(ends).enumerate() {
+                    let (block, mask) = self.block::<DENSE>(i);
                     let mut out = [splat(0.0); C];
                     for c in 0..C {
                         let p = load(&v0[c]) * wv0;
@@ -314,7 +337,7 @@ impl SoaGroup {
                     for c in 0..C {
                         stored[c] = out[c].store();
                     }
-                    sink.write(property, plane, block as usize, mask, &stored);
+                    sink.write(property, plane, block, mask, &stored);
                 }
             }
         }
