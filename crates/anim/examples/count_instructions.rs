@@ -63,6 +63,30 @@ fn run_local_to_model_skinning(
     }
 }
 
+#[inline(never)]
+fn run_full_frame(model: &Model, buffers: &mut FrameBuffers, skin: &PreparedSkin) {
+    let clip = &model.clips[0];
+    let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip));
+    for n in 0..RUNS {
+        let t = n as f32 / 60.0;
+        clip.sample_soa(t % 10.0, &mut cursor_a, &mut buffers.a);
+        clip.sample_soa((t + 2.5) % 10.0, &mut cursor_b, &mut buffers.b);
+        blend_soa_poses(&buffers.a, &buffers.b, 0.5, ScaleSpace::Linear, &mut buffers.out);
+        model.hierarchy.local_to_model_soa(&buffers.out, &mut buffers.locals, &mut buffers.world);
+        skin.skinning_matrices(&buffers.world, &mut buffers.palette);
+    }
+}
+
+/// Every buffer of a frame, owned by the caller.
+struct FrameBuffers {
+    a: SoaPose,
+    b: SoaPose,
+    out: SoaPose,
+    locals: LocalMatrices,
+    world: Vec<Affine3A>,
+    palette: Vec<Mat4>,
+}
+
 fn main() {
     let model = w64_model();
     let mut pose = SoaPose::rest(&model);
@@ -79,4 +103,7 @@ fn main() {
     let mut palette = vec![Mat4::IDENTITY; skin.len()];
     run_local_to_model_skinning(&model, &out, &mut locals, &skin, &mut world, &mut palette);
     black_box((&pose, &out, &palette));
+    let mut buffers = FrameBuffers { a: pose.clone(), b: other, out, locals, world, palette };
+    run_full_frame(&model, &mut buffers, &skin);
+    black_box(&buffers.palette);
 }
