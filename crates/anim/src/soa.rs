@@ -417,21 +417,10 @@ mod tests {
             let u = f64::from((t - times[k]) / (times[k + 1] - times[k]));
             for track in &clip.tracks {
                 let crate::TrackValues::Rotation(keys) = &track.values else { continue };
-                let (a, mut b) = (keys[k].to_array().map(f64::from), keys[k + 1].to_array().map(f64::from));
-                let mut d: f64 = (0..4).map(|c| a[c] * b[c]).sum();
-                if d < 0.0 {
-                    b = b.map(|x| -x);
-                    d = -d;
-                }
-                let omega = d.min(1.0).acos();
-                let (wa, wb) = if omega < 1e-9 {
-                    (1.0 - u, u)
-                } else {
-                    (((1.0 - u) * omega).sin() / omega.sin(), (u * omega).sin() / omega.sin())
-                };
+                let exact = crate::soa_pose::exact_slerp(keys[k].to_array(), keys[k + 1].to_array(), u);
                 let got = pose.rotation(track.node).to_array();
                 for c in 0..4 {
-                    worst = worst.max((f64::from(got[c]) - (a[c] * wa + b[c] * wb)).abs());
+                    worst = worst.max((f64::from(got[c]) - exact[c]).abs());
                 }
             }
         }

@@ -301,6 +301,25 @@ pub(crate) fn slerp_block<I: Isa>(a: &[F8; 4], b: &[F8; 4], keep: V<I>, take: V<
     out
 }
 
+/// Shortest-path slerp in f64 with the library sine and arc cosine: the reference the
+/// polynomial slerps are tested against.
+#[cfg(test)]
+pub(crate) fn exact_slerp(a: [f32; 4], b: [f32; 4], w: f64) -> [f64; 4] {
+    let (a, mut b) = (a.map(f64::from), b.map(f64::from));
+    let mut d: f64 = (0..4).map(|c| a[c] * b[c]).sum();
+    if d < 0.0 {
+        b = b.map(|x| -x);
+        d = -d;
+    }
+    let omega = d.min(1.0).acos();
+    let (wa, wb) = if omega < 1e-9 {
+        (1.0 - w, w)
+    } else {
+        (((1.0 - w) * omega).sin() / omega.sin(), (w * omega).sin() / omega.sin())
+    };
+    [0, 1, 2, 3].map(|c| a[c] * wa + b[c] * wb)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,7 +355,7 @@ mod tests {
                     let q = Quat::from_xyzw(got[0].0[l], got[1].0[l], got[2].0[l], got[3].0[l]);
                     worst = worst.max((Vec4Like::from(q) - Vec4Like::from(expected)).abs().max_element());
                     // And against slerp evaluated in f64 with the library sine and arc cosine.
-                    let exact = exact_slerp(a[l].to_array(), b[l].to_array(), f64::from(w));
+                    let exact = super::exact_slerp(a[l].to_array(), b[l].to_array(), f64::from(w));
                     let error = (0..4).map(|c| (f64::from(q.to_array()[c]) - exact[c]).abs()).fold(0.0, f64::max);
                     worst_exact = worst_exact.max(error);
                 }
@@ -352,23 +371,6 @@ mod tests {
         }
         assert!(worst < 1e-6, "block slerp deviates from slerp by {worst:e}");
         assert!(worst_exact < 1e-6, "block slerp deviates from exact (f64) slerp by {worst_exact:e}");
-    }
-
-    /// Shortest-path slerp in f64.
-    fn exact_slerp(a: [f32; 4], b: [f32; 4], w: f64) -> [f64; 4] {
-        let (a, mut b) = (a.map(f64::from), b.map(f64::from));
-        let mut d: f64 = (0..4).map(|c| a[c] * b[c]).sum();
-        if d < 0.0 {
-            b = b.map(|x| -x);
-            d = -d;
-        }
-        let omega = d.min(1.0).acos();
-        let (wa, wb) = if omega < 1e-9 {
-            (1.0 - w, w)
-        } else {
-            (((1.0 - w) * omega).sin() / omega.sin(), (w * omega).sin() / omega.sin())
-        };
-        [0, 1, 2, 3].map(|c| a[c] * wa + b[c] * wb)
     }
 
     type Vec4Like = glam::Vec4;
