@@ -13,3 +13,4 @@ pub mod profile;
 pub mod render;
 pub mod rng;
 pub mod ui;
+pub mod w64;

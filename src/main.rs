@@ -91,6 +91,12 @@ enum GenerateAsset {
         #[arg(long, default_value = "assets/mannequin.glb")]
         out: PathBuf,
     },
+    /// W64, the benchmark skeleton and clips of `bench`, as a .glb (measure it with `bench FILE`).
+    W64 {
+        /// Where to write the .glb.
+        #[arg(long, default_value = "w64.glb")]
+        out: PathBuf,
+    },
     /// The corpus of malformed files and its manifest (`tests/bad`, `EXPECTED.txt`).
     BadCorpus {
         /// The folder to write (created if needed; stale corpus files are removed).
@@ -161,6 +167,10 @@ fn run(command: Command) -> anyhow::Result<String> {
         }
         Command::Generate { asset: GenerateAsset::Mannequin { out } } => {
             animtune::mannequin::write_mannequin(&out)?;
+            Ok(format!("wrote {}\n", out.display()))
+        }
+        Command::Generate { asset: GenerateAsset::W64 { out } } => {
+            animtune::w64::write_w64(&out)?;
             Ok(format!("wrote {}\n", out.display()))
         }
         Command::Generate { asset: GenerateAsset::BadCorpus { out } } => {

@@ -720,6 +720,42 @@ fn bench_json_has_the_exact_shape() {
     }
 }
 
+/// `generate w64` writes the workload as a file, and `bench FILE` measures it like the built-in
+/// one: 64 joints, the six operations.
+#[test]
+fn generated_w64_file_benches_like_the_built_in_workload() {
+    let dir = TempDir::new("w64");
+    let path = dir.0.join("w64.glb");
+    let path_str = path.to_string_lossy().into_owned();
+    let wrote = success(&["generate", "w64", "--out", &path_str]);
+    assert!(wrote.contains("w64.glb"), "{wrote}");
+    let info = success(&["info", &path_str]);
+    assert!(info.contains("W64 LINEAR") && info.contains("W64 CUBICSPLINE"), "{info}");
+    let report: serde_json::Value =
+        serde_json::from_str(&success(&["bench", &path_str, "--clip", "W64 LINEAR", "--format", "json"])).unwrap();
+    assert_eq!(report["joints"], 64);
+    assert_eq!(report["results"].as_array().unwrap().len(), 6);
+    for result in report["results"].as_array().unwrap() {
+        assert!(result["median_ns_per_joint"].as_f64().unwrap() > 0.0, "{result}");
+    }
+    // A valid glTF file: the Khronos validator (installed by the test command) finds nothing wrong.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if !root.join(".tools/node_modules/gltf-validator/package.json").exists() {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the glTF validator is not installed");
+        eprintln!("skipped the validator check: gltf-validator is not installed in .tools/");
+        return;
+    }
+    let output = Command::new("node")
+        .arg("scripts/validate-gltf.mjs")
+        .arg(&path)
+        .current_dir(root)
+        .output()
+        .expect("node runs the validator");
+    let validation: serde_json::Value = serde_json::from_slice(&output.stdout).expect("validator report");
+    assert_eq!(validation["errors"], 0, "{validation}");
+    assert_eq!(validation["warnings"], 0, "{validation}");
+}
+
 #[test]
 fn bench_crowd_reports_milliseconds_per_frame_for_w64_and_the_character() {
     let report: serde_json::Value =

@@ -19,9 +19,13 @@ pub struct Document {
     pub scene: usize,
     pub scenes: Vec<Scene>,
     pub nodes: Vec<Node>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub meshes: Vec<Mesh>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub materials: Vec<Material>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skins: Vec<Skin>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub animations: Vec<Animation>,
     pub accessors: Vec<Accessor>,
     pub buffer_views: Vec<BufferView>,

@@ -119,7 +119,12 @@ pub fn w64_clip(interpolation: Interpolation, phase_secs: f32) -> Clip {
         t.channel = i;
         t.sampler = i;
     }
-    Clip::new(Some(format!("W64 {}", interpolation.gltf_name())), vec![Timeline { times_secs }], tracks)
+    let name = if phase_secs == 0.0 {
+        format!("W64 {}", interpolation.gltf_name())
+    } else {
+        format!("W64 {} shifted {phase_secs} s", interpolation.gltf_name())
+    };
+    Clip::new(Some(name), vec![Timeline { times_secs }], tracks)
         .unwrap_or_else(|e| unreachable!("W64 is built consistent: {e}"))
 }
 
