@@ -33,7 +33,7 @@ pub fn build_w64_glb() -> Vec<u8> {
         .skins
         .iter()
         .map(|skin| {
-            let matrices: Vec<f32> = skin.inverse_bind_matrices.iter().flat_map(|m| m.to_cols_array()).collect();
+            let matrices: Vec<f32> = skin.inverse_bind_matrices.iter().flat_map(glam::Mat4::to_cols_array).collect();
             Skin {
                 name: "W64",
                 inverse_bind_matrices: bin.floats(&matrices, "MAT4", None, false),
@@ -73,10 +73,10 @@ fn animations(model: &Model, bin: &mut BinBuilder) -> Vec<Animation> {
             for track in &clip.tracks {
                 let (path, kind, values): (&'static str, &'static str, Vec<f32>) = match &track.values {
                     TrackValues::Translation(v) => {
-                        ("translation", "VEC3", v.iter().flat_map(|v| v.to_array()).collect())
+                        ("translation", "VEC3", v.iter().flat_map(glam::Vec3::to_array).collect())
                     }
-                    TrackValues::Scale(v) => ("scale", "VEC3", v.iter().flat_map(|v| v.to_array()).collect()),
-                    TrackValues::Rotation(q) => ("rotation", "VEC4", q.iter().flat_map(|q| q.to_array()).collect()),
+                    TrackValues::Scale(v) => ("scale", "VEC3", v.iter().flat_map(glam::Vec3::to_array).collect()),
+                    TrackValues::Rotation(q) => ("rotation", "VEC4", q.iter().flat_map(glam::Quat::to_array).collect()),
                     TrackValues::Weights { .. } => continue,
                 };
                 let output = bin.floats(&values, kind, None, false);
