@@ -16,6 +16,7 @@ use crate::interp::{
 };
 use crate::pose::Pose;
 use crate::simd8::{Isa, Plain};
+use crate::soa::Sink;
 use crate::soa_pose::SoaPose;
 
 /// Where a time falls on a timeline.
@@ -255,64 +256,48 @@ impl Clip {
 
     /// The spec path without overrides: each group of tracks in its authored mode, with the
     /// segment and the cubic weights computed once per shared timeline by [`Self::locate`], and
-    /// each group's segment read from structure-of-arrays planes, four tracks per SIMD step.
+    /// each group's segment read from structure-of-arrays planes, eight tracks per SIMD step.
     fn sample_authored(&self, cursor: &ClipCursor, pose: &mut Pose) {
-        #[cfg(target_arch = "x86_64")]
-        if crate::simd8::fma_available() {
-            // SAFETY: the CPU runs AVX2 and FMA (checked just above).
-            unsafe { self.sample_pose_avx2_fma(cursor, pose) };
-        } else {
-            self.sample_pose_with::<Plain>(cursor, pose);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        self.sample_pose_with::<Plain>(cursor, pose);
-        self.sample_weights(cursor, &mut pose.weights);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn sample_pose_avx2_fma(&self, cursor: &ClipCursor, pose: &mut Pose) {
-        self.sample_pose_with::<crate::simd8::Avx2Fma>(cursor, pose);
-    }
-
-    #[inline(always)]
-    fn sample_pose_with<I: Isa>(&self, cursor: &ClipCursor, pose: &mut Pose) {
-        for group in &self.groups {
-            group.sample_pose::<I>(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], pose);
-        }
+        self.sample_groups(cursor, pose);
     }
 
     /// Sample the clip as authored (no overrides) at `time_secs` into a block pose: the fast
-    /// per-frame path ([`Self::sample`] with default settings gives the same values, to within
-    /// 1e-6). Only animated properties are written, as in [`Self::sample`]; start from the rest
-    /// pose. Allocates nothing.
+    /// per-frame path ([`Self::sample`] with default settings gives the same bits). Only
+    /// animated properties are written, as in [`Self::sample`]; start from the rest pose.
+    /// Allocates nothing.
     ///
     /// `cursor` must come from [`ClipCursor::new`] for this clip and `pose` must be shaped for the
     /// model the clip belongs to.
     pub fn sample_soa(&self, time_secs: f32, cursor: &mut ClipCursor, pose: &mut SoaPose) {
         self.locate(time_secs, cursor);
+        self.sample_groups(cursor, pose);
+    }
+
+    /// Every group at the located segments (AVX2+FMA kernels where the CPU has them), then the
+    /// morph weights, into a block or node pose.
+    fn sample_groups<S: Sink>(&self, cursor: &ClipCursor, out: &mut S) {
         #[cfg(target_arch = "x86_64")]
         if crate::simd8::fma_available() {
             // SAFETY: the CPU runs AVX2 and FMA (checked just above).
-            unsafe { self.sample_soa_avx2_fma(cursor, pose) };
+            unsafe { self.sample_groups_avx2_fma(cursor, out) };
         } else {
-            self.sample_soa_with::<Plain>(cursor, pose);
+            self.sample_groups_with::<Plain, S>(cursor, out);
         }
         #[cfg(not(target_arch = "x86_64"))]
-        self.sample_soa_with::<Plain>(cursor, pose);
-        self.sample_weights(cursor, &mut pose.weights);
+        self.sample_groups_with::<Plain, S>(cursor, out);
+        self.sample_weights(cursor, out.weights_mut());
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn sample_soa_avx2_fma(&self, cursor: &ClipCursor, pose: &mut SoaPose) {
-        self.sample_soa_with::<crate::simd8::Avx2Fma>(cursor, pose);
+    fn sample_groups_avx2_fma<S: Sink>(&self, cursor: &ClipCursor, out: &mut S) {
+        self.sample_groups_with::<crate::simd8::Avx2Fma, S>(cursor, out);
     }
 
     #[inline(always)]
-    pub(crate) fn sample_soa_with<I: Isa>(&self, cursor: &ClipCursor, pose: &mut SoaPose) {
+    pub(crate) fn sample_groups_with<I: Isa, S: Sink>(&self, cursor: &ClipCursor, out: &mut S) {
         for group in &self.groups {
-            group.sample_soa::<I>(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], pose);
+            group.sample_into::<I, S>(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], out);
         }
     }
 

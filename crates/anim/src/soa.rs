@@ -45,20 +45,25 @@ pub(crate) struct SoaGroup {
     arcs: Vec<[F8; 3]>,
 }
 
-/// Where sampled blocks go.
-trait Sink {
+/// Where sampled blocks go: a block pose or a node pose.
+pub(crate) trait Sink {
+    /// The morph weights (sampled outside the groups).
+    fn weights_mut(&mut self) -> &mut [f32];
+
     /// Write `values` (component planes; `C` = 3 or 4) of `property` into pose block `block`
     /// where `mask` is set. `plane` is the property's first plane in [`SoaTransforms`] order.
     fn write<const C: usize>(&mut self, property: Property, plane: usize, block: usize, mask: u8, values: &[F8; C]);
 }
 
 /// Into a [`SoaPose`]: whole blocks (or masked blocks) stored as they are.
-struct SoaSink<'a>(&'a mut SoaPose);
+impl Sink for SoaPose {
+    fn weights_mut(&mut self) -> &mut [f32] {
+        &mut self.weights
+    }
 
-impl Sink for SoaSink<'_> {
     #[inline(always)]
     fn write<const C: usize>(&mut self, _: Property, plane: usize, block: usize, mask: u8, values: &[F8; C]) {
-        let Some(out) = self.0.blocks_mut().get_mut(block) else { return };
+        let Some(out) = self.blocks_mut().get_mut(block) else { return };
         let Some(planes) = out.planes_mut().get_mut(plane..plane + C) else { return };
         if mask == 0xff {
             planes.copy_from_slice(values);
@@ -71,9 +76,11 @@ impl Sink for SoaSink<'_> {
 }
 
 /// Into a node-indexed [`Pose`]: each animated lane scattered to its node.
-struct PoseSink<'a>(&'a mut Pose);
+impl Sink for Pose {
+    fn weights_mut(&mut self) -> &mut [f32] {
+        &mut self.weights
+    }
 
-impl Sink for PoseSink<'_> {
     #[inline(always)]
     fn write<const C: usize>(&mut self, property: Property, _: usize, block: usize, mask: u8, values: &[F8; C]) {
         let lane = |l: usize, c: usize| values[c.min(C - 1)].0[l];
@@ -81,14 +88,13 @@ impl Sink for PoseSink<'_> {
             let node = block * 8 + l;
             match property {
                 Property::Translation | Property::Scale => {
-                    let out =
-                        if property == Property::Translation { &mut self.0.translations } else { &mut self.0.scales };
+                    let out = if property == Property::Translation { &mut self.translations } else { &mut self.scales };
                     if let Some(out) = out.get_mut(node) {
                         *out = Vec3::new(lane(l, 0), lane(l, 1), lane(l, 2));
                     }
                 }
                 Property::Rotation => {
-                    if let Some(out) = self.0.rotations.get_mut(node) {
+                    if let Some(out) = self.rotations.get_mut(node) {
                         *out = Quat::from_xyzw(lane(l, 0), lane(l, 1), lane(l, 2), lane(l, 3));
                     }
                 }
@@ -213,20 +219,9 @@ impl SoaGroup {
         Self { timeline, interpolation, property, blocks: block_list, dense, parts, values, arcs }
     }
 
-    /// Sample every track of the group at `segment` (cubic weights `w`) into a block pose.
+    /// Sample every track of the group at `segment` (cubic weights `w`) into `sink`.
     #[inline(always)]
-    pub fn sample_soa<I: Isa>(&self, segment: &Segment, w: Vec4, pose: &mut SoaPose) {
-        self.sample_into::<I, _>(segment, w, &mut SoaSink(pose));
-    }
-
-    /// Sample every track of the group at `segment` (cubic weights `w`) into a node pose.
-    #[inline(always)]
-    pub fn sample_pose<I: Isa>(&self, segment: &Segment, w: Vec4, pose: &mut Pose) {
-        self.sample_into::<I, _>(segment, w, &mut PoseSink(pose));
-    }
-
-    #[inline(always)]
-    fn sample_into<I: Isa, S: Sink>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
+    pub fn sample_into<I: Isa, S: Sink>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
         match (self.property == Property::Rotation, self.dense) {
             (true, true) => self.sample_comps::<I, S, 4, true>(segment, w, sink),
             (true, false) => self.sample_comps::<I, S, 4, false>(segment, w, sink),
@@ -387,7 +382,7 @@ mod tests {
             let (mut dispatched, mut baseline) = (SoaPose::rest(&model), SoaPose::rest(&model));
             for t in random_times(clip.end_secs, 300).into_iter().chain([0.0, 1.0 / 30.0, 10.0, 11.0]) {
                 clip.sample_soa(t, &mut cursor, &mut dispatched);
-                clip.sample_soa_with::<Plain>(&cursor, &mut baseline);
+                clip.sample_groups_with::<Plain, _>(&cursor, &mut baseline);
                 for (x, y) in dispatched.blocks().iter().zip(baseline.blocks()) {
                     let planes = x.translation.iter().chain(&x.rotation).chain(&x.scale);
                     let other = y.translation.iter().chain(&y.rotation).chain(&y.scale);

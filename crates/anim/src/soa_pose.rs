@@ -353,7 +353,7 @@ mod tests {
                 for l in 0..8 {
                     let expected = slerp(a[l], b[l], w);
                     let q = Quat::from_xyzw(got[0].0[l], got[1].0[l], got[2].0[l], got[3].0[l]);
-                    worst = worst.max((Vec4Like::from(q) - Vec4Like::from(expected)).abs().max_element());
+                    worst = worst.max((glam::Vec4::from(q) - glam::Vec4::from(expected)).abs().max_element());
                     // And against slerp evaluated in f64 with the library sine and arc cosine.
                     let exact = super::exact_slerp(a[l].to_array(), b[l].to_array(), f64::from(w));
                     let error = (0..4).map(|c| (f64::from(q.to_array()[c]) - exact[c]).abs()).fold(0.0, f64::max);
@@ -372,8 +372,6 @@ mod tests {
         assert!(worst < 1e-6, "block slerp deviates from slerp by {worst:e}");
         assert!(worst_exact < 1e-6, "block slerp deviates from exact (f64) slerp by {worst_exact:e}");
     }
-
-    type Vec4Like = glam::Vec4;
 
     /// A block slerp under test: `(a, b, weight)`.
     type BlockSlerp = dyn Fn(&[F8; 4], &[F8; 4], f32) -> [F8; 4];
