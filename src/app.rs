@@ -51,7 +51,7 @@ impl ViewerOptions {
     pub fn apply(&self, state: &mut ViewerState) -> anyhow::Result<()> {
         if let Some(clip) = &self.clip {
             let clip = crate::cli::find_clip(&state.model, clip)?;
-            state.select_clip(clip);
+            state.select_clip(clip.index());
         }
         if let Some(compare) = &self.compare {
             let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;

@@ -156,7 +156,7 @@ fn run(command: Command) -> anyhow::Result<String> {
                     let loaded = cli::load_model_with_limits(&path, &limits.limits())?;
                     anyhow::ensure!(!loaded.clips.is_empty(), "{} has no animations to benchmark", path.display());
                     let clip = cli::find_clip(&loaded, clip.as_deref().unwrap_or("0"))?;
-                    let name = loaded.clips[clip].display_name(clip);
+                    let name = loaded.clips[clip.index()].display_name(clip.index());
                     (BenchReport::run(Some((&loaded, clip))), format!("{} clip \"{name}\"", path.display()))
                 }
             };

@@ -479,24 +479,25 @@ fn cubic_tangents_are_authored_not_implied() {
 
 #[test]
 fn anim_core_imports_and_samples_every_clip() {
-    use anim::{ClipCursor, InterpolationOverride, Pose, SampleSettings, skinning_matrices};
+    use anim::{ClipCursor, InterpolationOverride, LocalMatrices, PreparedSkin, SampleSettings};
     use glam::{Affine3A, Mat4};
 
     let model = anim::import::load_slice(glb(), None).expect("the anim core imports the mannequin");
     assert!(model.clips.len() >= 8);
     let mesh_index = model.nodes.iter().position(|n| n.mesh.is_some()).expect("mesh node");
-    let skin = &model.skins[model.nodes[mesh_index].skin.expect("skinned")];
+    let skin = PreparedSkin::new(&model.skins[model.nodes[mesh_index].skin.expect("skinned")]);
     let primitive = &model.meshes[0].primitives[0];
     assert_eq!(model.meshes[0].target_names, ["Blink"]);
     assert_eq!(primitive.targets.len(), 1);
     assert!(primitive.targets[0].positions.iter().any(|d| d.length() > 0.002), "blink moves vertices");
 
     let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let mut palette = vec![Mat4::IDENTITY; skin.len()];
     // The rest pose's skinning palette is the identity: bind pose and IBMs agree.
-    let rest = Pose::rest(&model);
-    model.hierarchy.local_to_model(&rest, &mut model_from_node);
-    skinning_matrices(skin, &model_from_node, &mut palette);
+    let rest = model.rest_pose();
+    model.hierarchy.local_to_model(&rest, &mut locals, &mut model_from_node);
+    skin.skinning_matrices(&model_from_node, &mut palette);
     for m in &palette {
         assert!(m.abs_diff_eq(Mat4::IDENTITY, 1e-5), "rest palette {m:?}");
     }
@@ -511,12 +512,10 @@ fn anim_core_imports_and_samples_every_clip() {
                 let t = clip.duration_secs() * f32::from(step) / 16.0;
                 pose.copy_from(&rest);
                 clip.sample(t, &mut cursor, &settings, &mut pose);
-                let finite = pose.translations.iter().all(|v| v.is_finite())
-                    && pose.rotations.iter().all(|q| q.is_finite() && (q.length() - 1.0).abs() < 1e-3)
-                    && pose.weights.iter().all(|w| w.is_finite());
+                let finite = pose.is_finite() && pose.nodes().all(|(_, l)| (l.rotation.length() - 1.0).abs() < 1e-3);
                 assert!(finite, "{name} at {t} s ({}) is not finite", mode.name());
-                model.hierarchy.local_to_model(&pose, &mut model_from_node);
-                skinning_matrices(skin, &model_from_node, &mut palette);
+                model.hierarchy.local_to_model(&pose, &mut locals, &mut model_from_node);
+                skin.skinning_matrices(&model_from_node, &mut palette);
                 assert!(palette.iter().all(Mat4::is_finite), "{name} at {t} s: skinning palette");
             }
         }
@@ -525,14 +524,14 @@ fn anim_core_imports_and_samples_every_clip() {
     // Walking keeps the feet on the floor: skin the mesh through the cycle and check the lowest
     // point stays near y = 0.
     let walk = model.find_clip("Walk").expect("Walk");
-    let clip = &model.clips[walk];
+    let clip = &model.clips[walk.index()];
     let mut cursor = ClipCursor::new(clip);
     for step in 0..11_u8 {
         let t = clip.duration_secs() * f32::from(step) / 11.0;
         pose.copy_from(&rest);
         clip.sample(t, &mut cursor, &SampleSettings::default(), &mut pose);
-        model.hierarchy.local_to_model(&pose, &mut model_from_node);
-        skinning_matrices(skin, &model_from_node, &mut palette);
+        model.hierarchy.local_to_model(&pose, &mut locals, &mut model_from_node);
+        skin.skinning_matrices(&model_from_node, &mut palette);
         let mut lowest = f32::MAX;
         for (v, p) in primitive.positions.iter().enumerate() {
             let j = primitive.joints[0][v];

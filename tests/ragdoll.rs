@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use anim::ragdoll::RagdollRamp;
-use anim::{ClipCursor, Easing, Model, Pose, SampleSettings};
+use anim::{ClipCursor, ClipId, Easing, LocalMatrices, Model, SampleSettings, SoaPose};
 use animtune::cli::Format;
 use animtune::cli::ragdoll::{RagdollArgs, RagdollReport, simulate};
 use animtune::physics::{FaultKind, Phase, RagdollController, RagdollSettings};
@@ -52,7 +52,7 @@ fn args(model: &str, handoff_at: f32, ramp_rate: f32, seconds: f32) -> RagdollAr
 
 fn run(model: &Model, clip: Option<&str>, args: &RagdollArgs) -> RagdollReport {
     let clip = clip.map(|name| model.find_clip(name).unwrap_or_else(|| panic!("clip {name} not found")));
-    let clip = clip.or((!model.clips.is_empty()).then_some(0));
+    let clip = clip.or((!model.clips.is_empty()).then(|| ClipId::from_index(0)));
     simulate(model, clip, args).expect("the ragdoll simulates")
 }
 
@@ -128,7 +128,8 @@ fn handoffs_across_clips_and_times_all_come_to_rest() {
     for (name, model) in &models {
         for clip in 0..model.clips.len().min(3) {
             for handoff in [0.2f32, 0.45, 0.7, 0.95, 1.3] {
-                let report = simulate(model, Some(clip), &args(name, handoff, 5.0, 10.0)).expect("simulates");
+                let report = simulate(model, Some(ClipId::from_index(clip)), &args(name, handoff, 5.0, 10.0))
+                    .expect("simulates");
                 let settle = report.settle_secs.filter(|&s| s < 10.0);
                 assert!(report.finite, "{name} clip {clip} at {handoff} s: not finite");
                 assert!(settle.is_some(), "{name} clip {clip} handed off at {handoff} s: still moving after 10 s");
@@ -182,7 +183,7 @@ fn same_inputs_give_bit_identical_outputs() {
         return;
     };
     let mut a = args(&path, 0.4, 5.0, 2.0);
-    a.push = Some((model.nodes[model.skins[0].joints[0]].name.clone().unwrap_or_default(), Vec3::new(5.0, 0.0, 0.0)));
+    a.push = Some((model.node_name(model.skins[0].joints[0]), Vec3::new(5.0, 0.0, 0.0)));
     if a.push.as_ref().is_some_and(|(bone, _)| bone.is_empty()) {
         a.push = None;
     }
@@ -193,28 +194,28 @@ fn same_inputs_give_bit_identical_outputs() {
 
 /// Plays one clip (looping) into a pose.
 struct Player {
-    clip: usize,
+    clip: ClipId,
     cursor: ClipCursor,
-    rest: Pose,
+    rest: SoaPose,
 }
 
 impl Player {
     fn new(model: &Model, clip: &str) -> Self {
         let clip = model.find_clip(clip).expect("clip");
-        Self { clip, cursor: ClipCursor::new(&model.clips[clip]), rest: Pose::rest(model) }
+        Self { clip, cursor: ClipCursor::new(&model.clips[clip.index()]), rest: model.rest_pose() }
     }
 
-    fn sample(&mut self, model: &Model, time: f32, pose: &mut Pose) {
+    fn sample(&mut self, model: &Model, time: f32, pose: &mut SoaPose) {
         pose.copy_from(&self.rest);
-        let clip = &model.clips[self.clip];
+        let clip = &model.clips[self.clip.index()];
         clip.sample(clip.wrap_time(time), &mut self.cursor, &SampleSettings::default(), pose);
     }
 }
 
-fn joint_positions(model: &Model, pose: &Pose) -> Vec<Vec3> {
+fn joint_positions(model: &Model, pose: &SoaPose) -> Vec<Vec3> {
     let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    model.hierarchy.local_to_model(pose, &mut world);
-    model.skins[0].joints.iter().map(|&j| Vec3::from(world[j].translation)).collect()
+    model.hierarchy.local_to_model(pose, &mut LocalMatrices::default(), &mut world);
+    model.skins[0].joints.iter().map(|&j| Vec3::from(world[j.index()].translation)).collect()
 }
 
 fn largest_move(a: &[Vec3], b: &[Vec3]) -> f32 {
@@ -229,8 +230,8 @@ fn get_up_blends_into_the_clip_and_the_ragdoll_can_be_triggered_again_at_once() 
         RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
     let mut walk = Player::new(&model, "Walk");
     let mut idle = Player::new(&model, "Idle");
-    let mut pose = Pose::rest(&model);
-    let mut before = Pose::rest(&model);
+    let mut pose = model.rest_pose();
+    let mut before = model.rest_pose();
     assert!(!controller.get_up(0.3, Easing::Linear), "no get-up without a ragdoll");
 
     walk.sample(&model, 0.5, &mut pose);
@@ -276,7 +277,7 @@ fn get_up_blends_into_the_clip_and_the_ragdoll_can_be_triggered_again_at_once() 
         controller.update(&model, dt, &pose);
     }
     assert!(controller.ragdoll().is_some_and(animtune::physics::Ragdoll::is_finite));
-    assert!(controller.output().translations.iter().all(|t| t.is_finite()));
+    assert!(controller.output().is_finite());
 }
 
 #[test]
@@ -325,12 +326,9 @@ fn an_exploding_ragdoll_falls_back_to_the_animation_reports_a_fault_and_can_be_t
         RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
     let head = controller.spec().body_of_node_named(&model, "Head").expect("a head body");
     let mut walk = Player::new(&model, "Walk");
-    let mut pose = Pose::rest(&model);
-    let mut before = Pose::rest(&model);
-    let is_finite = |pose: &Pose| {
-        pose.translations.iter().chain(&pose.scales).all(|v| v.is_finite())
-            && pose.rotations.iter().all(|q| q.is_finite())
-    };
+    let mut pose = model.rest_pose();
+    let mut before = model.rest_pose();
+    let is_finite = |pose: &SoaPose| pose.nodes().all(|(_, local)| local.is_finite());
 
     // A 1e12 N·s push on a few-kilogram head: billions of metres per second.
     walk.sample(&model, 0.5, &mut pose);
@@ -391,8 +389,8 @@ fn an_exploding_ragdoll_falls_back_to_the_animation_reports_a_fault_and_can_be_t
     let head_node = controller.spec().bodies[head].node;
     let mut animated_world = vec![Affine3A::IDENTITY; model.nodes.len()];
     let mut output_world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    model.hierarchy.local_to_model(&pose, &mut animated_world);
-    model.hierarchy.local_to_model(controller.output(), &mut output_world);
+    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut animated_world);
+    model.hierarchy.local_to_model(controller.output(), &mut LocalMatrices::default(), &mut output_world);
     let apart = Vec3::from(animated_world[head_node].translation).distance(output_world[head_node].translation.into());
     assert!(apart > 0.3, "the head is only {apart} m from the animation's after a 1.3 s fall");
 }

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use anim::{InterpolationOverride, Model, Pose};
+use anim::{ClipId, InterpolationOverride, Model, SoaPose};
 use animtune::cli::render::{RenderArgs, framed_camera, render_image, sample_pose};
 use animtune::render::framing::CpuPoser;
 use animtune::render::{
@@ -66,12 +66,18 @@ fn gpu() -> Option<GpuContext> {
     }
 }
 
-fn clip_index(model: &Model, name: &str) -> usize {
+fn clip_index(model: &Model, name: &str) -> ClipId {
     model.find_clip(name).unwrap_or_else(|| panic!("clip {name} not found"))
 }
 
 /// Render one view of `poses` (first solid, the rest ghosts) with the mask clear colour and no ground.
-fn render_masked(ctx: &GpuContext, model: &Model, poses: &[&Pose], camera: OrbitCamera, size: u32) -> image::RgbaImage {
+fn render_masked(
+    ctx: &GpuContext,
+    model: &Model,
+    poses: &[&SoaPose],
+    camera: OrbitCamera,
+    size: u32,
+) -> image::RgbaImage {
     let mut renderer = Renderer::new(&ctx.device);
     renderer.clear_color = MASK_CLEAR;
     let gpu = renderer.upload(ctx, model).expect("upload");
@@ -105,7 +111,7 @@ fn coverage(image: &image::RgbaImage) -> Vec<bool> {
 
 /// CPU reference: the core's morph + skin job, projected with the same camera, rasterized by
 /// pixel centres.
-fn cpu_coverage(model: &Model, pose: &Pose, clip_from_world: Mat4, size: u32) -> Vec<bool> {
+fn cpu_coverage(model: &Model, pose: &SoaPose, clip_from_world: Mat4, size: u32) -> Vec<bool> {
     let mut mask = vec![false; (size * size) as usize];
     let nodes = animtune::render::framing::drawn_nodes(model);
     let half = size as f32 * 0.5;
@@ -149,7 +155,7 @@ fn iou(a: &[bool], b: &[bool]) -> (f64, usize) {
 }
 
 /// Camera framing the given poses' CPU-skinned bounds.
-fn camera_for(model: &Model, poses: &[&Pose]) -> OrbitCamera {
+fn camera_for(model: &Model, poses: &[&SoaPose]) -> OrbitCamera {
     let nodes = animtune::render::framing::drawn_nodes(model);
     let mut poser = CpuPoser::default();
     let mut bounds = Aabb::EMPTY;
@@ -162,7 +168,7 @@ fn camera_for(model: &Model, poses: &[&Pose]) -> OrbitCamera {
 }
 
 /// The GPU silhouette of `pose` matches the CPU-skinned reference.
-fn assert_coverage_matches_cpu(ctx: &GpuContext, name: &str, model: &Model, pose: &Pose) {
+fn assert_coverage_matches_cpu(ctx: &GpuContext, name: &str, model: &Model, pose: &SoaPose) {
     const SIZE: u32 = 384;
     let camera = camera_for(model, &[pose]);
     let image = render_masked(ctx, model, &[pose], camera, SIZE);
@@ -175,7 +181,7 @@ fn assert_coverage_matches_cpu(ctx: &GpuContext, name: &str, model: &Model, pose
 }
 
 /// Two times of a clip render differently inside the silhouette.
-fn assert_times_differ(ctx: &GpuContext, name: &str, model: &Model, clip: usize, times: [f32; 2]) {
+fn assert_times_differ(ctx: &GpuContext, name: &str, model: &Model, clip: ClipId, times: [f32; 2]) {
     let poses = times.map(|t| sample_pose(model, Some(clip), t, InterpolationOverride::Authored));
     let camera = camera_for(model, &[&poses[0], &poses[1]]);
     let images = poses.each_ref().map(|p| render_masked(ctx, model, &[p], camera, 256));
@@ -196,7 +202,7 @@ fn assert_times_differ(ctx: &GpuContext, name: &str, model: &Model, clip: usize,
 fn cesium_man_two_times_differ_inside_silhouette() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    assert_times_differ(&ctx, "CesiumMan", &model, 0, [0.3, 0.9]);
+    assert_times_differ(&ctx, "CesiumMan", &model, ClipId::from_index(0), [0.3, 0.9]);
 }
 
 #[test]
@@ -212,7 +218,7 @@ fn cesium_man_coverage_matches_cpu_skinning() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(ctx) = gpu() else { return };
     for time in [0.25, 1.1] {
-        let pose = sample_pose(&model, Some(0), time, InterpolationOverride::Authored);
+        let pose = sample_pose(&model, Some(ClipId::from_index(0)), time, InterpolationOverride::Authored);
         assert_coverage_matches_cpu(&ctx, &format!("CesiumMan t={time}"), &model, &pose);
     }
 }
@@ -232,7 +238,7 @@ fn recursive_skeletons_84_skins_match_cpu_skinning() {
     let Some(model) = shared_model("RecursiveSkeletons/RecursiveSkeletons.glb") else { return };
     let Some(ctx) = gpu() else { return };
     assert!(model.skins.len() >= 84, "{} skins", model.skins.len());
-    let clip = (!model.clips.is_empty()).then_some(0);
+    let clip = (!model.clips.is_empty()).then(|| ClipId::from_index(0));
     let pose = sample_pose(&model, clip, 0.5, InterpolationOverride::Authored);
     assert_coverage_matches_cpu(&ctx, "RecursiveSkeletons", &model, &pose);
 }
@@ -263,7 +269,7 @@ fn eight_influences_from_joints_1_are_skinned_on_the_gpu() {
         primitive.weights.push(weights1);
     }
     assert!(moved > 100, "CesiumMan has vertices with 3+ influences ({moved})");
-    let pose = sample_pose(&model, Some(0), 0.6, InterpolationOverride::Authored);
+    let pose = sample_pose(&model, Some(ClipId::from_index(0)), 0.6, InterpolationOverride::Authored);
     assert_coverage_matches_cpu(&ctx, "CesiumMan with JOINTS_1", &model, &pose);
 }
 
@@ -271,11 +277,11 @@ fn eight_influences_from_joints_1_are_skinned_on_the_gpu() {
 fn morph_cube_weights_move_the_surface() {
     let Some(model) = shared_model("AnimatedMorphCube/AnimatedMorphCube.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    let mut poses = [Pose::rest(&model), Pose::rest(&model)];
-    assert!(poses[0].weights.len() >= 2, "the cube has two morph targets");
-    poses[0].weights.fill(0.0);
-    poses[1].weights.fill(0.0);
-    poses[1].weights[0] = 1.0;
+    let mut poses = [model.rest_pose(), model.rest_pose()];
+    assert!(poses[0].weights().len() >= 2, "the cube has two morph targets");
+    poses[0].weights_mut().fill(0.0);
+    poses[1].weights_mut().fill(0.0);
+    poses[1].weights_mut()[0] = 1.0;
     let camera = camera_for(&model, &[&poses[0], &poses[1]]);
     let images = poses.each_ref().map(|p| render_masked(&ctx, &model, &[p], camera, 256));
     let masks = images.each_ref().map(coverage);
@@ -293,8 +299,8 @@ fn morph_cube_weights_move_the_surface() {
 fn ghost_overlay_draws_a_second_translucent_pose() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    let solid = sample_pose(&model, Some(0), 0.3, InterpolationOverride::Authored);
-    let ghost = sample_pose(&model, Some(0), 0.9, InterpolationOverride::Authored);
+    let solid = sample_pose(&model, Some(ClipId::from_index(0)), 0.3, InterpolationOverride::Authored);
+    let ghost = sample_pose(&model, Some(ClipId::from_index(0)), 0.9, InterpolationOverride::Authored);
     let camera = camera_for(&model, &[&solid, &ghost]);
     let alone = coverage(&render_masked(&ctx, &model, &[&solid], camera, 256));
     let together = render_masked(&ctx, &model, &[&solid, &ghost], camera, 256);
@@ -387,13 +393,17 @@ fn cli_render_writes_a_png_of_the_requested_size() {
 #[test]
 fn camera_framing_contains_the_animated_character() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
-    let camera = framed_camera(&model, Some(0), &[InterpolationOverride::Authored], 1.0);
+    let camera = framed_camera(&model, Some(ClipId::from_index(0)), &[InterpolationOverride::Authored], 1.0);
     let clip_from_world = camera.clip_from_world(1.0);
     let nodes = animtune::render::framing::drawn_nodes(&model);
     let mut poser = CpuPoser::default();
     for i in 0..=8 {
-        let pose =
-            sample_pose(&model, Some(0), model.clips[0].end_secs * i as f32 / 8.0, InterpolationOverride::Authored);
+        let pose = sample_pose(
+            &model,
+            Some(ClipId::from_index(0)),
+            model.clips[0].end_secs() * i as f32 / 8.0,
+            InterpolationOverride::Authored,
+        );
         poser.for_each_posed_primitive(&model, &pose, &nodes, |_, positions| {
             for &p in positions {
                 let clip = clip_from_world * p.extend(1.0);
@@ -439,7 +449,7 @@ fn check_golden(name: &str, image: &image::RgbaImage) {
     }
 }
 
-fn golden_view<'a>(model: &Model, pose: &'a Pose, skeleton: bool) -> ViewDesc<'a> {
+fn golden_view<'a>(model: &Model, pose: &'a SoaPose, skeleton: bool) -> ViewDesc<'a> {
     let mut camera = camera_for(model, &[pose]);
     camera.distance *= 1.1;
     ViewDesc {
@@ -448,12 +458,12 @@ fn golden_view<'a>(model: &Model, pose: &'a Pose, skeleton: bool) -> ViewDesc<'a
         instances: vec![InstanceDesc::solid(pose)],
         ground: true,
         skeleton,
-        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
+        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).map(|j| j.index()),
         lines: &[],
     }
 }
 
-fn render_golden_case(ctx: &GpuContext, name: &str, model: &Model, pose: &Pose, skeleton: bool) {
+fn render_golden_case(ctx: &GpuContext, name: &str, model: &Model, pose: &SoaPose, skeleton: bool) {
     let mut renderer = Renderer::new(&ctx.device);
     let gpu = renderer.upload(ctx, model).expect("upload");
     let image =
@@ -466,11 +476,11 @@ fn golden_images_match() {
     let Some(cesium) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(cube) = shared_model("AnimatedMorphCube/AnimatedMorphCube.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    let pose = sample_pose(&cesium, Some(0), 0.5, InterpolationOverride::Authored);
+    let pose = sample_pose(&cesium, Some(ClipId::from_index(0)), 0.5, InterpolationOverride::Authored);
     render_golden_case(&ctx, "cesium_man_t0.5_skeleton", &cesium, &pose, true);
-    let mut pose = Pose::rest(&cube);
-    pose.weights.fill(0.0);
-    pose.weights[0] = 0.7;
+    let mut pose = cube.rest_pose();
+    pose.weights_mut().fill(0.0);
+    pose.weights_mut()[0] = 0.7;
     render_golden_case(&ctx, "morph_cube_w0.7", &cube, &pose, false);
 }
 
@@ -514,7 +524,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
     renderer.render_crowd(&ctx, &model, &gpu_model, &view, &target);
     let instanced = animtune::render::readback::read_rgba8(&ctx.device, &ctx.queue, target.texture()).expect("read");
 
-    let poses: Vec<Pose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
+    let poses: Vec<SoaPose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
     let separate = ViewDesc {
         viewport,
         camera,
@@ -540,7 +550,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
 #[test]
 fn joint_heat_paints_the_skinned_mesh() {
     let (Some(ctx), Some(model)) = (gpu(), mannequin()) else { return };
-    let pose = Pose::rest(&model);
+    let pose = model.rest_pose();
     let camera = camera_for(&model, &[&pose]);
     let mut renderer = Renderer::new(&ctx.device);
     renderer.clear_color = MASK_CLEAR;
@@ -584,7 +594,7 @@ fn joint_heat_paints_the_skinned_mesh() {
 #[test]
 fn overlay_lines_draw_where_they_project() {
     let (Some(ctx), Some(model)) = (gpu(), mannequin()) else { return };
-    let pose = Pose::rest(&model);
+    let pose = model.rest_pose();
     let camera = camera_for(&model, &[&pose]);
     let mut lines = Vec::new();
     let centre = camera.target;

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anim::ragdoll::RagdollRamp;
-use anim::{ClipCursor, Easing, Model, Pose, SampleSettings};
+use anim::{ClipCursor, ClipId, Easing, LocalMatrices, Model, SampleSettings, SoaPose};
 use anyhow::Context as _;
 use glam::{Affine3A, Vec3};
 use serde::Serialize;
@@ -136,7 +136,7 @@ pub fn run(args: &RagdollArgs) -> anyhow::Result<String> {
     let model = super::load_model_with_limits(&args.model, &args.limits.limits())?;
     let clip = match &args.clip {
         Some(name) => Some(super::find_clip(&model, name)?),
-        None => (!model.clips.is_empty()).then_some(0),
+        None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
     };
     let report = simulate(&model, clip, args)?;
     Ok(match args.format {
@@ -148,17 +148,17 @@ pub fn run(args: &RagdollArgs) -> anyhow::Result<String> {
 /// Plays `clip` (looping), samples a pose at a time.
 struct Player<'a> {
     model: &'a Model,
-    clip: Option<usize>,
+    clip: Option<ClipId>,
     cursor: Option<ClipCursor>,
     settings: SampleSettings,
-    rest: Pose,
+    rest: SoaPose,
 }
 
 impl Player<'_> {
-    fn sample(&mut self, time_secs: f32, pose: &mut Pose) {
+    fn sample(&mut self, time_secs: f32, pose: &mut SoaPose) {
         pose.copy_from(&self.rest);
         if let (Some(c), Some(cursor)) = (self.clip, &mut self.cursor) {
-            let clip = &self.model.clips[c];
+            let clip = &self.model.clips[c.index()];
             clip.sample(clip.wrap_time(time_secs), cursor, &self.settings, pose);
         }
     }
@@ -174,7 +174,7 @@ fn largest_distance(joints: &[usize], a: &[Affine3A], b: &[Affine3A]) -> f32 {
 /// # Errors
 /// When the pushed bone is unknown, no ragdoll fits the model or the ragdoll blows up (a
 /// [`crate::physics::RagdollFault`], e.g. from an absurd push).
-pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyhow::Result<RagdollReport> {
+pub fn simulate(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> anyhow::Result<RagdollReport> {
     anyhow::ensure!(args.handoff_at.is_finite() && args.handoff_at >= 0.0, "--handoff-at must be ≥ 0");
     anyhow::ensure!(args.seconds.is_finite() && args.seconds >= 0.0, "--seconds must be ≥ 0");
     let settings = RagdollSettings { initial_velocity: !args.no_initial_velocity, ..RagdollSettings::default() };
@@ -200,12 +200,13 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
     let mut player = Player {
         model,
         clip,
-        cursor: clip.map(|c| ClipCursor::new(&model.clips[c])),
+        cursor: clip.map(|c| ClipCursor::new(&model.clips[c.index()])),
         settings: SampleSettings::default(),
-        rest: Pose::rest(model),
+        rest: model.rest_pose(),
     };
     let n = model.nodes.len();
-    let joints: Vec<usize> = model.skins[spec.skin].joints.iter().copied().filter(|&j| j < n).collect();
+    let joints: Vec<usize> = model.skins[spec.skin].joints.iter().map(|j| j.index()).filter(|&j| j < n).collect();
+    let mut locals = LocalMatrices::new(n);
     let mut animated = player.rest.clone();
     let mut scratch = player.rest.clone();
     let mut world = vec![Affine3A::IDENTITY; n];
@@ -224,8 +225,8 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
             anyhow::bail!("the ragdoll blew up at frame {k}: {fault}");
         }
         let output = controller.output();
-        model.hierarchy.local_to_model(output, &mut world);
-        finite &= output.translations.iter().all(|v| v.is_finite()) && output.rotations.iter().all(|q| q.is_finite());
+        model.hierarchy.local_to_model(output, &mut locals, &mut world);
+        finite &= output.nodes().all(|(_, local)| local.translation.is_finite() && local.rotation.is_finite());
         displacement.push(if k > 0 { largest_distance(&joints, &world, &previous_world) } else { 0.0 });
         std::mem::swap(&mut world, &mut previous_world);
         if k == handoff_frame {
@@ -254,9 +255,9 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
             let mut world_at = vec![Affine3A::IDENTITY; n];
             let mut world_next = vec![Affine3A::IDENTITY; n];
             player.sample(handoff_secs, &mut scratch);
-            model.hierarchy.local_to_model(&scratch, &mut world_at);
+            model.hierarchy.local_to_model(&scratch, &mut locals, &mut world_at);
             player.sample(handoff_secs + step_secs, &mut scratch);
-            model.hierarchy.local_to_model(&scratch, &mut world_next);
+            model.hierarchy.local_to_model(&scratch, &mut locals, &mut world_next);
             let mut position = 0.0f32;
             let mut velocity = 0.0f32;
             for (b, body) in spec.bodies.iter().enumerate() {
@@ -289,7 +290,7 @@ pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyho
     };
     let m = 1.0 / spec.units_per_metre;
     Ok(RagdollReport {
-        clip: clip.map_or_else(|| "none".to_owned(), |c| model.clips[c].display_name(c)),
+        clip: clip.map_or_else(|| "none".to_owned(), |c| model.clips[c.index()].display_name(c.index())),
         handoff_at_secs: handoff_secs,
         ramp_rate: args.ramp_rate,
         easing: args.easing.name().to_owned(),

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use anim::ragdoll::{RagdollRamp, model_to_local};
-use anim::{Easing, Model, Pose, ScaleSpace, blend_poses};
+use anim::{Easing, LocalMatrices, Model, ScaleSpace, SoaPose, blend_poses};
 use glam::{Affine3A, Vec3};
 
 use super::sim::{Ragdoll, RagdollSettings};
@@ -94,7 +94,7 @@ pub struct RagdollFault {
 /// A blend from a frozen pose into the animation.
 #[derive(Debug, Clone)]
 struct GetUp {
-    from: Pose,
+    from: SoaPose,
     elapsed_secs: f32,
     duration_secs: f32,
     easing: Easing,
@@ -120,9 +120,10 @@ pub struct RagdollController {
     pub ramp: RagdollRamp,
     ragdoll: Option<Ragdoll>,
     get_up: Option<GetUp>,
-    frozen_local: Pose,
-    physics_pose: Pose,
-    output: Pose,
+    frozen_local: SoaPose,
+    physics_pose: SoaPose,
+    output: SoaPose,
+    locals: LocalMatrices,
     animated_world: Vec<Affine3A>,
     physics_world: Vec<Affine3A>,
     before_world: Vec<Affine3A>,
@@ -136,7 +137,7 @@ impl RagdollController {
     /// When no ragdoll can be built for the model ([`RagdollSpec::from_model`]).
     pub fn new(model: &Model, settings: RagdollSettings, ramp: RagdollRamp) -> Result<Self, RagdollError> {
         let spec = RagdollSpec::from_model(model)?;
-        let rest = Pose::rest(model);
+        let rest = model.rest_pose();
         let n = model.nodes.len();
         Ok(Self {
             spec,
@@ -147,6 +148,7 @@ impl RagdollController {
             frozen_local: rest.clone(),
             physics_pose: rest.clone(),
             output: rest,
+            locals: LocalMatrices::new(n),
             animated_world: vec![Affine3A::IDENTITY; n],
             physics_world: vec![Affine3A::IDENTITY; n],
             before_world: vec![Affine3A::IDENTITY; n],
@@ -195,7 +197,7 @@ impl RagdollController {
     }
 
     /// The pose of the last [`update`](Self::update) (or trigger): what the user sees.
-    pub fn output(&self) -> &Pose {
+    pub fn output(&self) -> &SoaPose {
         &self.output
     }
 
@@ -206,13 +208,13 @@ impl RagdollController {
     pub fn trigger(
         &mut self,
         model: &Model,
-        pose_now: &Pose,
-        pose_before: &Pose,
+        pose_now: &SoaPose,
+        pose_before: &SoaPose,
         dt_before_secs: f32,
         push: Option<(usize, Vec3)>,
     ) {
-        model.hierarchy.local_to_model(pose_now, &mut self.animated_world);
-        model.hierarchy.local_to_model(pose_before, &mut self.before_world);
+        model.hierarchy.local_to_model(pose_now, &mut self.locals, &mut self.animated_world);
+        model.hierarchy.local_to_model(pose_before, &mut self.locals, &mut self.before_world);
         let mut ragdoll =
             Ragdoll::new(&self.spec, &self.settings, &self.animated_world, &self.before_world, dt_before_secs);
         if let Some((body, impulse)) = push {
@@ -244,7 +246,7 @@ impl RagdollController {
     /// non-finite, faster than [`MAX_SPEED_MPS`] or farther than [`MAX_DISTANCE_M`] from where
     /// it started, the ragdoll is dropped, the output is `animated` (phase
     /// [`Phase::Animated`]) and a [`RagdollFault`] is kept for [`take_fault`](Self::take_fault).
-    pub fn update(&mut self, model: &Model, dt_secs: f32, animated: &Pose) -> &Pose {
+    pub fn update(&mut self, model: &Model, dt_secs: f32, animated: &SoaPose) -> &SoaPose {
         let dt_secs = if dt_secs.is_finite() { dt_secs.max(0.0) } else { 0.0 };
         if let Some(ragdoll) = &mut self.ragdoll {
             // A push or an outside change may have broken it before this step.
@@ -261,7 +263,7 @@ impl RagdollController {
                 return &self.output;
             }
             self.ramp.advance(dt_secs);
-            model.hierarchy.local_to_model(animated, &mut self.animated_world);
+            model.hierarchy.local_to_model(animated, &mut self.locals, &mut self.animated_world);
             ragdoll.write_world(
                 &self.spec,
                 &model.hierarchy,

@@ -473,12 +473,12 @@ impl Ragdoll {
         &self,
         spec: &RagdollSpec,
         hierarchy: &anim::Hierarchy,
-        frozen_local: &anim::Pose,
+        frozen_local: &anim::SoaPose,
         animated_world: &[Affine3A],
         out: &mut [Affine3A],
     ) {
-        for &node in &hierarchy.order {
-            let node = node as usize;
+        for &id in hierarchy.order() {
+            let node = id.index();
             if node >= out.len() {
                 continue;
             }
@@ -488,13 +488,9 @@ impl Ragdoll {
                     Affine3A::from_scale_rotation_translation(spec.bodies[b].world_scale, rotation, translation)
                 }
                 Some(_) => {
-                    let parent = hierarchy.parent(node).and_then(|p| out.get(p).copied()).unwrap_or_default();
-                    parent
-                        * Affine3A::from_scale_rotation_translation(
-                            frozen_local.scales[node],
-                            frozen_local.rotations[node],
-                            frozen_local.translations[node],
-                        )
+                    let parent = hierarchy.parent(id).and_then(|p| out.get(p.index()).copied()).unwrap_or_default();
+                    let local = frozen_local.get(id).unwrap_or_default();
+                    parent * Affine3A::from_scale_rotation_translation(local.scale, local.rotation, local.translation)
                 }
                 None => animated_world.get(node).copied().unwrap_or_default(),
             };

@@ -1,7 +1,7 @@
 //! [`RagdollSpec`]: which bones become rigid bodies, their capsules and joint limits, built from
 //! any skin.
 
-use anim::{Model, Pose};
+use anim::{Model, NodeId};
 use glam::{Affine3A, Quat, Vec3};
 
 use super::limits::{BoneKind, JointLimits};
@@ -89,12 +89,12 @@ impl RagdollSpec {
             (0..model.skins.len()).max_by_key(|&s| model.skins[s].joints.len()).ok_or(RagdollError::NoSkin)?;
         let skin = &model.skins[skin_index];
         let node_count = model.nodes.len();
-        let rest = Pose::rest(model);
+        let rest = model.rest_pose();
         let mut world = vec![Affine3A::IDENTITY; node_count];
-        model.hierarchy.local_to_model(&rest, &mut world);
+        model.hierarchy.local_to_model(&rest, &mut anim::LocalMatrices::default(), &mut world);
 
         let mut is_joint = vec![false; node_count];
-        for &j in &skin.joints {
+        for j in skin.joints.iter().map(|j| j.index()) {
             if let Some(flag) = is_joint.get_mut(j) {
                 *flag = true;
             }
@@ -105,9 +105,9 @@ impl RagdollSpec {
 
         // Subtree sizes (joint descendants), children before parents.
         let mut subtree = vec![1usize; node_count];
-        for &node in model.hierarchy.order.iter().rev() {
-            if let Some(p) = model.hierarchy.parent(node as usize) {
-                subtree[p] += subtree[node as usize];
+        for &node in model.hierarchy.order().iter().rev() {
+            if let Some(p) = parent_of(model, node.index()) {
+                subtree[p] += subtree[node.index()];
             }
         }
 
@@ -117,9 +117,9 @@ impl RagdollSpec {
         let mut node_body: Vec<Option<usize>> = vec![None; node_count];
         // Nodes below a hand or foot (fingers, toes): merged into it.
         let mut in_extremity = vec![false; node_count];
-        for &node in &model.hierarchy.order {
-            let node = node as usize;
-            let parent = model.hierarchy.parent(node);
+        for &node in model.hierarchy.order() {
+            let node = node.index();
+            let parent = parent_of(model, node);
             let parent_body = parent.and_then(|p| node_body[p]);
             in_extremity[node] = parent.is_some_and(|p| {
                 in_extremity[p]
@@ -261,7 +261,7 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
         {
             let mut joint = Some(index);
             while let Some(j) = joint.filter(|&j| !is_joint[j]) {
-                joint = model.hierarchy.parent(j);
+                joint = parent_of(model, j);
             }
             if let Some(joint) = joint {
                 let world_from_mesh = world[index];
@@ -280,7 +280,7 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
             .joints
             .iter()
             .zip(&skin.inverse_bind_matrices)
-            .map(|(&j, ibm)| world.get(j).copied().unwrap_or_default() * Affine3A::from_mat4(*ibm))
+            .map(|(&j, ibm)| world.get(j.index()).copied().unwrap_or_default() * Affine3A::from_mat4(*ibm))
             .collect();
         for primitive in &mesh.primitives {
             let (Some(joints), Some(weights)) = (primitive.joints.first(), primitive.weights.first()) else {
@@ -297,7 +297,7 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
                         best = (k, w[k]);
                     }
                 }
-                let Some(&joint_node) = skin.joints.get(usize::from(j4[best.0])) else { continue };
+                let Some(joint_node) = skin.joints.get(usize::from(j4[best.0])).map(|j| j.index()) else { continue };
                 if skinned.is_finite()
                     && let Some(list) = out.get_mut(joint_node)
                 {
@@ -320,7 +320,7 @@ fn character_size(vertices: &[Vec<Vec3>], skin: &anim::Skin, world: &[Affine3A])
         any = true;
     }
     if !any {
-        for &j in &skin.joints {
+        for j in skin.joints.iter().map(|j| j.index()) {
             if let Some(w) = world.get(j) {
                 lo = lo.min(w.translation.into());
                 hi = hi.max(w.translation.into());
@@ -345,10 +345,16 @@ fn bone_segment(
     // The bone's incoming direction, from the parent joint.
     let incoming = model
         .hierarchy
-        .parent(node)
+        .parent(NodeId::from_index(node))
+        .map(NodeId::index)
         .filter(|&p| is_joint[p])
         .and_then(|p| (origin - Vec3::from(world[p].translation)).try_normalize());
-    let children = model.nodes[node].children.iter().copied().filter(|&c| is_joint.get(c) == Some(&true));
+    let children = model
+        .hierarchy
+        .children(NodeId::from_index(node))
+        .iter()
+        .map(|c| c.index())
+        .filter(|&c| is_joint.get(c) == Some(&true));
     let best_child = match incoming {
         Some(dir) => children.max_by(|&a, &b| {
             let score = |c: usize| (Vec3::from(world[c].translation) - origin).normalize_or_zero().dot(dir);
@@ -404,4 +410,9 @@ pub(crate) fn segment_segment_distance(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -
         best = best.min(point_segment_distance(b0.lerp(b1, t), a0, a1));
     }
     best
+}
+
+/// Parent node index of node `node` (physics keeps node-indexed tables).
+fn parent_of(model: &Model, node: usize) -> Option<usize> {
+    model.hierarchy.parent(NodeId::from_index(node)).map(NodeId::index)
 }

@@ -80,6 +80,8 @@ pub struct GpuModel {
     pub joint_nodes: Vec<usize>,
     /// Bounds of the rest pose (scale hint for the ground grid).
     pub rest_bounds: Aabb,
+    /// The model's skins prepared for palettes (one per model skin).
+    pub skins: Vec<anim::PreparedSkin>,
 }
 
 impl GpuModel {
@@ -157,7 +159,7 @@ impl GpuModel {
                 draws.push(DrawItem { node, mesh: mesh_index, primitive });
             }
         }
-        let rest_bounds = CpuPoser::default().pose_bounds(model, &anim::Pose::rest(model), &nodes);
+        let rest_bounds = CpuPoser::default().pose_bounds(model, &model.rest_pose(), &nodes);
         Ok(Self {
             meshes,
             materials,
@@ -169,6 +171,7 @@ impl GpuModel {
             drawn_nodes: nodes,
             joint_nodes: crate::render::overlay::joint_nodes(model),
             rest_bounds,
+            skins: model.skins.iter().map(anim::PreparedSkin::new).collect(),
         })
     }
 

@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use anim::{Model, Pose};
+use anim::{LocalMatrices, Model, SoaPose};
 use glam::{Affine3A, Mat4, Vec2, Vec3};
 
 use crate::render::camera::OrbitCamera;
@@ -81,7 +81,7 @@ pub struct CrowdView<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct InstanceDesc<'a> {
     /// The pose (local transforms and morph weights).
-    pub pose: &'a Pose,
+    pub pose: &'a SoaPose,
     /// 1 for a solid model; below 1 draws a translucent ghost after the solid ones.
     pub opacity: f32,
     /// Tint colour (linear RGB) and how much of it replaces the lit colour (`[3]`).
@@ -93,12 +93,12 @@ pub struct InstanceDesc<'a> {
 
 impl<'a> InstanceDesc<'a> {
     /// A solid, untinted instance.
-    pub fn solid(pose: &'a Pose) -> Self {
+    pub fn solid(pose: &'a SoaPose) -> Self {
         Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None }
     }
 
     /// A translucent blue-tinted ghost.
-    pub fn ghost(pose: &'a Pose) -> Self {
+    pub fn ghost(pose: &'a SoaPose) -> Self {
         Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None }
     }
 }
@@ -283,6 +283,7 @@ pub struct Renderer {
     /// Look of the skeleton overlay.
     pub skeleton_style: SkeletonStyle,
     // Scratch, reused between frames.
+    locals: LocalMatrices,
     model_from_node: Vec<Affine3A>,
     palette_data: Vec<Mat4>,
     palette_upload: Vec<[f32; 16]>,
@@ -469,6 +470,7 @@ impl Renderer {
             overlay_pipeline,
             clear_color: wgpu::Color { r: 0.045, g: 0.05, b: 0.06, a: 1.0 },
             skeleton_style: SkeletonStyle::default(),
+            locals: LocalMatrices::default(),
             model_from_node: Vec::new(),
             palette_data: Vec::new(),
             palette_upload: Vec::new(),
@@ -666,17 +668,21 @@ impl Renderer {
                 if instance.pose.len() != model.nodes.len() {
                     continue;
                 }
-                model.hierarchy.local_to_model(instance.pose, &mut self.model_from_node);
+                model.hierarchy.local_to_model(instance.pose, &mut self.locals, &mut self.model_from_node);
                 let palette_base = self.palette_data.len() as u32;
-                for skin in &model.skins {
+                for (skin, model_skin) in gpu.skins.iter().zip(&model.skins) {
                     let start = self.palette_data.len();
-                    self.palette_data.resize(start + skin.joints.len(), Mat4::IDENTITY);
-                    anim::skinning_matrices(skin, &self.model_from_node, &mut self.palette_data[start..]);
-                    let heat = |&node: &usize| instance.joint_heat.and_then(|h| h.get(node)).copied().unwrap_or(0.0);
-                    self.heat_data.extend(skin.joints.iter().map(heat));
+                    self.palette_data.resize(start + model_skin.joints.len(), Mat4::IDENTITY);
+                    // Entries past the skin's inverse binds (the prepared skin drops them) stay identity.
+                    let end = start + skin.len();
+                    skin.skinning_matrices(&self.model_from_node, &mut self.palette_data[start..end]);
+                    let heat = |node: &anim::NodeId| {
+                        instance.joint_heat.and_then(|h| h.get(node.index())).copied().unwrap_or(0.0)
+                    };
+                    self.heat_data.extend(model_skin.joints.iter().map(heat));
                 }
                 let weights_base = self.weight_data.len() as u32;
-                self.weight_data.extend_from_slice(instance.pose.weights.as_slice());
+                self.weight_data.extend_from_slice(instance.pose.weights());
                 self.weight_data.resize(weights_base as usize + gpu.weights_per_instance as usize, 0.0);
 
                 if instance_index == 0 {

@@ -76,7 +76,7 @@ impl CurvesPanel {
             self.last = None;
             return;
         };
-        let nodes = clip.animated_nodes();
+        let nodes: Vec<usize> = clip.animated_nodes().into_iter().map(anim::NodeId::index).collect();
         // A joint picked elsewhere that this clip does not animate stays selected (the skeleton
         // highlight and ragdoll push use it); the plot then says so.
         let mut joint = state.selected_joint.or(nodes.first().copied());
@@ -103,7 +103,7 @@ impl CurvesPanel {
         }
         let properties: Vec<Property> = [Property::Translation, Property::Rotation, Property::Scale]
             .into_iter()
-            .filter(|&p| clip.tracks.iter().any(|t| t.node == node && t.property() == p))
+            .filter(|&p| clip.tracks().iter().any(|t| t.node.index() == node && t.property() == p))
             .collect();
         if !properties.contains(&state.selected_property)
             && let Some(&first) = properties.first()
@@ -218,18 +218,18 @@ pub fn curve_data(
     angles: bool,
 ) -> Option<CurveData> {
     let clip = state.model.clips.get(state.clip?)?;
-    let track_index = clip.tracks.iter().position(|t| t.node == node && t.property() == property)?;
-    let track = clip.tracks.get(track_index)?;
-    let times = &clip.timelines.get(track.timeline)?.times_secs;
+    let track_index = clip.tracks().iter().position(|t| t.node.index() == node && t.property() == property)?;
+    let track = clip.tracks().get(track_index)?;
+    let times = &clip.timelines().get(track.timeline)?.times_secs;
     let overlay_settings = SampleSettings { mode: overlay_mode, track_modes: Vec::new(), ..state.settings.clone() };
-    let end = f64::from(clip.end_secs.max(1e-3));
+    let end = f64::from(clip.end_secs().max(1e-3));
     let sample_times: Vec<f32> = (0..=SAMPLES).map(|i| (end * i as f64 / SAMPLES as f64) as f32).collect();
     let sample = |settings: &SampleSettings| -> Option<Vec<Vec4>> {
         let mut weights = vec![0.0; state.model.weight_count];
         let mut previous = Quat::IDENTITY;
         sample_times
             .iter()
-            .map(|&t| match clip.evaluate_track(track_index, t, settings, &mut weights)? {
+            .map(|&t| match clip.evaluate_track(anim::TrackId::from_index(track_index), t, settings, &mut weights)? {
                 TrackSample::Vec3(v) => Some(v.extend(0.0)),
                 TrackSample::Rotation { rotation, .. } => {
                     // Keep the sign continuous so that q and -q do not jump on the plot.

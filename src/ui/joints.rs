@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use anim::NodeId;
+
 use super::ViewerState;
 
 /// Deepest tree level drawn (hostile files can nest up to the import limit).
@@ -19,26 +21,27 @@ impl JointsPanel {
     /// The hierarchy as a collapsible tree.
     pub fn joints_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
         let model = &state.model;
-        let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+        let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
         let animated: HashSet<usize> = state
             .clip
             .and_then(|c| model.clips.get(c))
-            .map(|clip| clip.tracks.iter().map(|t| t.node).collect())
+            .map(|clip| clip.tracks().iter().map(|t| t.node.index()).collect())
             .unwrap_or_default();
         // Open the ancestors of a selection made elsewhere (e.g. a click in the 3D view).
         let mut reveal = HashSet::new();
+        let parent = |node: usize| model.hierarchy.parent(NodeId::from_index(node)).map(NodeId::index);
         if state.selected_joint != self.revealed {
             self.revealed = state.selected_joint;
-            let mut at = state.selected_joint.and_then(|n| model.hierarchy.parent(n));
+            let mut at = state.selected_joint.and_then(parent);
             while let Some(node) = at {
                 if !reveal.insert(node) {
                     break;
                 }
-                at = model.hierarchy.parent(node);
+                at = parent(node);
             }
         }
         ui.weak("J: skin joint · *: animated by the clip");
-        let roots: Vec<usize> = (0..model.nodes.len()).filter(|&n| model.hierarchy.parent(n).is_none()).collect();
+        let roots: Vec<usize> = model.hierarchy.roots().map(NodeId::index).collect();
         let mut clicked = None;
         egui::ScrollArea::vertical().max_height(220.0).id_salt("joint tree").show(ui, |ui| {
             let tree = Tree { state, joints: &joints, animated: &animated, reveal: &reveal };
@@ -64,7 +67,9 @@ struct Tree<'a> {
 impl Tree<'_> {
     fn node_ui(&self, ui: &mut egui::Ui, node: usize, depth: usize, clicked: &mut Option<usize>) {
         let model = &self.state.model;
-        let Some(info) = model.nodes.get(node) else { return };
+        if model.nodes.get(node).is_none() {
+            return;
+        }
         let mut label = self.state.node_name(node);
         if self.joints.contains(&node) {
             label.push_str(" J");
@@ -74,7 +79,7 @@ impl Tree<'_> {
         }
         let selected = self.state.selected_joint == Some(node);
         let children: Vec<usize> =
-            info.children.iter().copied().filter(|&c| model.hierarchy.parent(c) == Some(node)).collect();
+            model.hierarchy.children(NodeId::from_index(node)).iter().map(|c| c.index()).collect();
         if children.is_empty() || depth >= MAX_DEPTH {
             if ui.selectable_label(selected, label).clicked() {
                 *clicked = Some(node);

@@ -100,7 +100,7 @@ fn key_ticks_ui(ui: &mut egui::Ui, state: &ViewerState, left: f32, slider_width:
     let x_of = |t: f32| rail.start() + (rail.end() - rail.start()) * (t / duration).clamp(0.0, 1.0);
     let painter = ui.painter_at(rect.expand2(egui::vec2(handle_radius, 0.0)));
     let mut last_x = f32::NEG_INFINITY;
-    let mut times: Vec<f32> = clip.timelines.iter().flat_map(|t| t.times_secs.iter().copied()).collect();
+    let mut times: Vec<f32> = clip.timelines().iter().flat_map(|t| t.times_secs.iter().copied()).collect();
     times.sort_by(f32::total_cmp);
     for t in times {
         let x = x_of(t);
@@ -110,8 +110,8 @@ fn key_ticks_ui(ui: &mut egui::Ui, state: &ViewerState, left: f32, slider_width:
             last_x = x;
         }
     }
-    if let Some(track) = state.selected_track().and_then(|i| clip.tracks.get(i))
-        && let Some(timeline) = clip.timelines.get(track.timeline)
+    if let Some(track) = state.selected_track().and_then(|i| clip.tracks().get(i))
+        && let Some(timeline) = clip.timelines().get(track.timeline)
     {
         let color = ui.visuals().selection.bg_fill;
         for &t in &timeline.times_secs {

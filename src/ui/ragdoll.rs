@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 
 use anim::ragdoll::RagdollRamp;
-use anim::{Easing, Model, Pose};
+use anim::{Easing, Model, NodeId, SoaPose};
 use glam::Vec3;
 
 use crate::physics::{Phase, RagdollController, RagdollSettings};
@@ -135,8 +135,8 @@ impl RagdollView {
     pub fn trigger(
         &mut self,
         model: &Model,
-        pose_now: &Pose,
-        pose_before: &Pose,
+        pose_now: &SoaPose,
+        pose_before: &SoaPose,
         dt_before_secs: f32,
         push: Option<(usize, Vec3)>,
     ) -> bool {
@@ -152,7 +152,7 @@ impl RagdollView {
                 if let Some(body) = spec.node_body.get(n).copied().flatten() {
                     return (body, impulse);
                 }
-                at = model.hierarchy.parent(n);
+                at = model.hierarchy.parent(NodeId::from_index(n)).map(NodeId::index);
             }
             (spec.root, impulse)
         });
@@ -168,7 +168,7 @@ impl RagdollView {
 
     /// Advance the controller by `dt_secs` with this frame's animation pose and write what the
     /// user sees into `out` (the animation itself when no ragdoll is active).
-    pub fn apply(&mut self, model: &Model, dt_secs: f32, animated: &Pose, out: &mut Pose) {
+    pub fn apply(&mut self, model: &Model, dt_secs: f32, animated: &SoaPose, out: &mut SoaPose) {
         match self.controller.as_mut() {
             Some(controller) if controller.phase() != Phase::Animated => {
                 controller.ramp.rate_per_sec = self.tuning.ramp_rate_per_sec;

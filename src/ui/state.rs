@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use anim::{
-    ClipCursor, CrossFader, Easing, InterpolationOverride, Model, Pose, Property, RotationSpace, SampleSettings,
-    ScaleSpace, TrackSample,
+    ClipCursor, ClipId, CrossFader, Easing, InterpolationOverride, LocalMatrices, Model, Property, RotationSpace,
+    SampleSettings, ScaleSpace, SoaPose, TrackSample,
 };
 use glam::{Affine3A, Quat, Vec2, Vec3};
 
@@ -153,9 +153,9 @@ pub struct ViewerState {
     /// File ▸ Recent (persisted beside the profiles when [`Self::profile_dir`] is set).
     pub recent: RecentFiles,
     /// The current pose (updated by [`Self::update_pose`]).
-    pub pose: Pose,
+    pub pose: SoaPose,
     /// The right-hand pose of the compare view.
-    pub compare_pose: Pose,
+    pub compare_pose: SoaPose,
     /// The ragdoll: tuning, live controller and weight history.
     pub ragdoll: RagdollView,
     /// Per-channel interpolation overrides: clip → track → mode (applied over the clip's mode).
@@ -181,9 +181,11 @@ pub struct ViewerState {
     pub profile_status: Option<String>,
     saved_profile: Option<TuningProfile>,
     last_save_clock_secs: f64,
-    rest: Pose,
+    rest: SoaPose,
     /// The animation alone (before the ragdoll blend).
-    animated: Pose,
+    animated: SoaPose,
+    /// Scratch of the local→model job.
+    locals: LocalMatrices,
     /// Clip seconds the ragdoll has not yet been advanced by.
     pending_ragdoll_dt_secs: f32,
     cursor: Option<ClipCursor>,
@@ -195,8 +197,8 @@ impl ViewerState {
     /// A viewer on `model`, playing its first clip from time 0.
     pub fn new(model: Model, model_label: String) -> Self {
         let clip = (!model.clips.is_empty()).then_some(0);
-        let fader = CrossFader::new(&model, 0);
-        let pose = Pose::rest(&model);
+        let fader = CrossFader::new(&model, ClipId::from_index(0));
+        let pose = model.rest_pose();
         let mut state = Self {
             model_label,
             model_generation: 0,
@@ -234,6 +236,7 @@ impl ViewerState {
             rest: pose.clone(),
             animated: pose.clone(),
             pending_ragdoll_dt_secs: 0.0,
+            locals: LocalMatrices::new(model.nodes.len()),
             pose,
             cursor: None,
             model_from_node_a: Vec::new(),
@@ -281,10 +284,10 @@ impl ViewerState {
                     .iter()
                     .flat_map(|(&clip, modes)| modes.iter().map(move |(&track, &mode)| (clip, track, mode)))
                     .filter_map(|(clip, track, mode)| {
-                        let t = self.model.clips.get(clip)?.tracks.get(track)?;
+                        let t = self.model.clips.get(clip)?.tracks().get(track)?;
                         Some(ChannelMode {
                             clip: name(clip),
-                            node: self.node_name(t.node),
+                            node: self.node_name(t.node.index()),
                             channel: t.property().gltf_name().to_owned(),
                             mode: mode.name().to_owned(),
                         })
@@ -330,10 +333,9 @@ impl ViewerState {
             let (Some(clip), Ok(mode)) = (index(&channel.clip), channel.mode.parse::<InterpolationOverride>()) else {
                 continue;
             };
-            let track = self.model.clips[clip]
-                .tracks
-                .iter()
-                .position(|t| t.property().gltf_name() == channel.channel && self.node_name(t.node) == channel.node);
+            let track = self.model.clips[clip].tracks().iter().position(|t| {
+                t.property().gltf_name() == channel.channel && self.node_name(t.node.index()) == channel.node
+            });
             if let Some(track) = track {
                 self.channel_modes.entry(clip).or_default().insert(track, mode);
             }
@@ -462,14 +464,14 @@ impl ViewerState {
         let clips = self.model.clips.len();
         self.clip = (clips > 0).then_some(0);
         self.time_secs = 0.0;
-        self.fader = CrossFader::new(&self.model, 0);
+        self.fader = CrossFader::new(&self.model, ClipId::from_index(0));
         self.fader.looping = self.looping;
         self.fade.from_clip = 0;
         self.fade.to_clip = if clips > 1 { 1 } else { 0 };
         self.fade_history.clear();
         self.settings.track_modes.clear();
         self.channel_modes.clear();
-        self.rest = Pose::rest(&self.model);
+        self.rest = self.model.rest_pose();
         self.pose = self.rest.clone();
         self.animated = self.rest.clone();
         self.compare_pose = self.rest.clone();
@@ -489,7 +491,8 @@ impl ViewerState {
 
     fn first_rotation_node(&self, clip: usize) -> Option<usize> {
         let clip = self.model.clips.get(clip)?;
-        clip.tracks.iter().find(|t| t.property() == Property::Rotation).or(clip.tracks.first()).map(|t| t.node)
+        let tracks = clip.tracks();
+        tracks.iter().find(|t| t.property() == Property::Rotation).or(tracks.first()).map(|t| t.node.index())
     }
 
     /// Duration of the playing clip (0 without one).
@@ -504,7 +507,7 @@ impl ViewerState {
         }
         self.clip = Some(clip);
         self.time_secs = 0.0;
-        self.fader.play(clip, 0.0);
+        self.fader.play(ClipId::from_index(clip), 0.0);
         self.cursor = self.model.clips.get(clip).map(ClipCursor::new);
         self.update_pose();
     }
@@ -513,7 +516,7 @@ impl ViewerState {
     pub fn seek(&mut self, time_secs: f32) {
         self.time_secs = time_secs.clamp(0.0, self.duration_secs());
         if let Some(clip) = self.clip {
-            self.fader.play(clip, self.time_secs);
+            self.fader.play(ClipId::from_index(clip), self.time_secs);
         }
         self.update_pose();
     }
@@ -539,9 +542,9 @@ impl ViewerState {
         self.remember_transition();
         if !self.fader.is_fading() {
             let from_time = if self.clip == Some(from_clip) { self.time_secs } else { 0.0 };
-            self.fader.play(from_clip, from_time);
+            self.fader.play(ClipId::from_index(from_clip), from_time);
         }
-        self.fader.trigger(to_clip, duration_secs, easing);
+        self.fader.trigger(ClipId::from_index(to_clip), duration_secs, easing);
         self.clip = Some(to_clip);
         self.time_secs = 0.0;
         self.cursor = self.model.clips.get(to_clip).map(ClipCursor::new);
@@ -556,7 +559,7 @@ impl ViewerState {
         self.fader.looping = self.looping;
         if self.fader.is_fading() {
             self.fader.advance(clip_dt);
-            self.clip = Some(self.fader.current_clip());
+            self.clip = Some(self.fader.current_clip().index());
             let duration = self.duration_secs();
             let time = self.fader.current_time_secs();
             self.time_secs =
@@ -573,7 +576,7 @@ impl ViewerState {
             }
             self.time_secs = time;
             if let Some(clip) = self.clip {
-                self.fader.play(clip, time);
+                self.fader.play(ClipId::from_index(clip), time);
             }
         }
         self.pending_ragdoll_dt_secs += clip_dt;
@@ -657,8 +660,8 @@ impl ViewerState {
         self.compare_heat.clear();
         if let Some(compare) = self.compare.filter(|c| c.heatmap) {
             let hierarchy = &self.model.hierarchy;
-            hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
-            hierarchy.local_to_model(&self.compare_pose, &mut self.model_from_node_b);
+            hierarchy.local_to_model(&self.pose, &mut self.locals, &mut self.model_from_node_a);
+            hierarchy.local_to_model(&self.compare_pose, &mut self.locals, &mut self.model_from_node_b);
             let scale = compare.heat_full_scale.max(1e-6);
             self.compare_heat.extend(self.model_from_node_a.iter().zip(&self.model_from_node_b).map(|(a, b)| {
                 let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
@@ -667,7 +670,7 @@ impl ViewerState {
         }
         self.collider_lines.clear();
         if self.ragdoll.show_colliders {
-            self.model.hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
+            self.model.hierarchy.local_to_model(&self.pose, &mut self.locals, &mut self.model_from_node_a);
             let color = if self.ragdoll.is_active() { [1.0, 0.55, 0.1, 1.0] } else { [0.2, 0.9, 0.9, 1.0] };
             let lines = &mut self.collider_lines;
             self.ragdoll.for_each_collider(&self.model, &self.model_from_node_a, |capsule| {
@@ -681,7 +684,7 @@ impl ViewerState {
         let modes = &mut self.settings.track_modes;
         modes.clear();
         let Some(clip_modes) = self.clip.and_then(|c| self.channel_modes.get(&c)) else { return };
-        let Some(tracks) = self.clip.and_then(|c| self.model.clips.get(c)).map(|c| c.tracks.len()) else { return };
+        let Some(tracks) = self.clip.and_then(|c| self.model.clips.get(c)).map(|c| c.tracks().len()) else { return };
         modes.resize(tracks, None);
         for (&track, &mode) in clip_modes {
             if let Some(slot) = modes.get_mut(track) {
@@ -718,11 +721,11 @@ impl ViewerState {
     pub fn selected_track(&self) -> Option<usize> {
         let clip = self.model.clips.get(self.clip?)?;
         let node = self.selected_joint?;
-        clip.tracks.iter().position(|t| t.node == node && t.property() == self.selected_property)
+        clip.tracks().iter().position(|t| t.node.index() == node && t.property() == self.selected_property)
     }
 
     /// The animation pose alone, before the ragdoll blend.
-    pub fn animated_pose(&self) -> &Pose {
+    pub fn animated_pose(&self) -> &SoaPose {
         &self.animated
     }
 
@@ -768,13 +771,13 @@ impl ViewerState {
         }
         if let Some(root) = root {
             // Where the body lies, and where the clip would start with the current placement.
-            self.model.hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
+            self.model.hierarchy.local_to_model(&self.pose, &mut self.locals, &mut self.model_from_node_a);
             let lying = self.model_from_node_a.get(root).map(|m| Vec3::from(m.translation));
             let mut start = self.rest.clone();
             let mut cursor = self.model.clips.get(clip).map(ClipCursor::new);
             sample_into(&self.model, &self.rest, Some(clip), 0.0, &self.settings, &mut cursor, &mut start);
             place(&self.model, self.placement, &mut start);
-            self.model.hierarchy.local_to_model(&start, &mut self.model_from_node_b);
+            self.model.hierarchy.local_to_model(&start, &mut self.locals, &mut self.model_from_node_b);
             let standing = self.model_from_node_b.get(root).map(|m| Vec3::from(m.translation));
             if let (Some(lying), Some(standing)) = (lying, standing) {
                 let offset = (lying - standing) * Vec3::new(1.0, 0.0, 1.0);
@@ -812,7 +815,7 @@ impl ViewerState {
         let mut bounds = match &self.crowd {
             Some(crowd) => crowd.bounds(),
             None => {
-                let b = animated_bounds(&self.model, self.clip, &self.settings, 16);
+                let b = animated_bounds(&self.model, self.clip.map(ClipId::from_index), &self.settings, 16);
                 if b.is_empty() { b } else { Aabb { min: b.min + self.placement, max: b.max + self.placement } }
             }
         };
@@ -828,8 +831,8 @@ impl ViewerState {
     pub fn compare_deviation(&mut self) -> Option<PoseDeviation> {
         self.compare?;
         let hierarchy = &self.model.hierarchy;
-        hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
-        hierarchy.local_to_model(&self.compare_pose, &mut self.model_from_node_b);
+        hierarchy.local_to_model(&self.pose, &mut self.locals, &mut self.model_from_node_a);
+        hierarchy.local_to_model(&self.compare_pose, &mut self.locals, &mut self.model_from_node_b);
         let mut deviation = PoseDeviation { max_distance: 0.0, distance_node: 0, max_angle_rad: 0.0, angle_node: 0 };
         for (node, (a, b)) in self.model_from_node_a.iter().zip(&self.model_from_node_b).enumerate() {
             let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
@@ -865,7 +868,7 @@ impl ViewerState {
             max_scale_error: 0.0,
         };
         let mut weights = vec![0.0; self.model.weight_count];
-        for (index, track) in clip.tracks.iter().enumerate() {
+        for (index, track) in clip.track_ids() {
             let actual = clip.evaluate_track(index, self.time_secs, &self.settings, &mut weights);
             let wanted = clip.evaluate_track(index, self.time_secs, &reference, &mut weights);
             match (actual, wanted) {
@@ -876,12 +879,12 @@ impl ViewerState {
                     let min_column = shrink.min_element();
                     if min_column < effect.min_shrink {
                         effect.min_shrink = min_column;
-                        effect.shrink_node = Some(track.node);
+                        effect.shrink_node = Some(track.node.index());
                     }
                     let error = angle_between(rotation, wanted);
                     if error > effect.max_rotation_error_rad {
                         effect.max_rotation_error_rad = error;
-                        effect.rotation_node = Some(track.node);
+                        effect.rotation_node = Some(track.node.index());
                     }
                 }
                 (Some(TrackSample::Vec3(a)), Some(TrackSample::Vec3(b))) if track.property() == Property::Scale => {
@@ -905,7 +908,7 @@ impl ViewerState {
         if candidates.is_empty() {
             candidates = (0..self.model.nodes.len()).collect();
         }
-        self.model.hierarchy.local_to_model(&self.pose, &mut self.model_from_node_a);
+        self.model.hierarchy.local_to_model(&self.pose, &mut self.locals, &mut self.model_from_node_a);
         let clip_from_world = self.camera.clip_from_world(view_size_px.x / view_size_px.y);
         let mut best: Option<(f32, usize)> = None;
         for node in candidates {
@@ -940,13 +943,13 @@ fn angle_between(a: Quat, b: Quat) -> f32 {
 }
 
 /// Move every root node of `pose` by `offset` (model space).
-fn place(model: &Model, offset: Vec3, pose: &mut Pose) {
+fn place(model: &Model, offset: Vec3, pose: &mut SoaPose) {
     if offset == Vec3::ZERO {
         return;
     }
-    for (node, translation) in pose.translations.iter_mut().enumerate() {
-        if model.hierarchy.parent(node).is_none() {
-            *translation += offset;
+    for root in model.hierarchy.roots() {
+        if let Some(local) = pose.get(root) {
+            pose.set_translation(root, local.translation + offset);
         }
     }
 }
@@ -955,17 +958,17 @@ fn place(model: &Model, offset: Vec3, pose: &mut Pose) {
 /// there is without a clip). Allocates nothing once the cursor exists.
 fn sample_into(
     model: &Model,
-    rest: &Pose,
+    rest: &SoaPose,
     clip: Option<usize>,
     time_secs: f32,
     settings: &SampleSettings,
     cursor: &mut Option<ClipCursor>,
-    pose: &mut Pose,
+    pose: &mut SoaPose,
 ) {
     pose.copy_from(rest);
     let Some(clip) = clip.and_then(|c| model.clips.get(c)) else { return };
     let cursor = cursor.get_or_insert_with(|| ClipCursor::new(clip));
-    if cursor.len() != clip.timelines.len() {
+    if cursor.len() != clip.timelines().len() {
         *cursor = ClipCursor::new(clip);
     }
     clip.sample(time_secs, cursor, settings, pose);

@@ -103,10 +103,10 @@ fn the_curve_panel_plots_key_markers_for_the_selected_channel() {
     let viewer = harness.state();
     let data = viewer.ui.curves.last.as_ref().expect("curve data");
     let clip = &viewer.state.model.clips[viewer.state.clip.expect("clip")];
-    let track = &clip.tracks[data.track];
-    assert_eq!(Some(track.node), viewer.state.selected_joint);
+    let track = &clip.tracks()[data.track];
+    assert_eq!(Some(track.node.index()), viewer.state.selected_joint);
     assert_eq!(track.property(), viewer.state.selected_property);
-    let key_count = clip.timelines[track.timeline].times_secs.len();
+    let key_count = clip.timelines()[track.timeline].times_secs.len();
     assert_eq!(data.keys.len(), data.component_names.len());
     for keys in &data.keys {
         assert_eq!(keys.len(), key_count);
@@ -165,7 +165,7 @@ fn go_limp_hands_off_ramps_and_gets_up() {
         state.advance(1.0 / 60.0);
     }
     assert_ne!(state.pose, *state.animated_pose(), "the ragdoll drives the pose");
-    assert!(state.pose.translations.iter().all(|t| t.is_finite()));
+    assert!(state.pose.is_finite());
     assert!(state.ragdoll.history.iter().any(|&[_, w]| w == 1.0), "the weight plot saw full weight");
     harness.run();
     harness.get_by_label("Get up").click();
@@ -215,11 +215,12 @@ fn a_channel_override_changes_only_that_channel() {
     let node = state.selected_joint.expect("joint");
     let track = state.selected_track().expect("track");
     state.set_channel_mode(track, Some(InterpolationOverride::Step));
-    assert_ne!(state.pose.rotations[node], before.rotations[node], "STEP between keys moves the joint");
+    let node = anim::NodeId::from_index(node);
+    assert_ne!(state.pose.rotation(node), before.rotation(node), "STEP between keys moves the joint");
     // Other channels keep their value (to rounding: with an override the general sampling path
     // runs instead of the SIMD fast path).
-    for other in (0..state.pose.len()).filter(|&n| n != node) {
-        let (a, b) = (state.pose.rotations[other], before.rotations[other]);
+    for other in (0..state.pose.len()).map(anim::NodeId::from_index).filter(|&n| n != node) {
+        let (a, b) = (state.pose.rotation(other), before.rotation(other));
         assert!(a.dot(b).abs() > 1.0 - 1e-6, "node {other} must not change: {a} vs {b}");
     }
     state.set_channel_mode(track, None);
@@ -233,10 +234,11 @@ fn clicking_near_a_joint_on_screen_selects_it() {
     let view = glam::Vec2::new(800.0, 600.0);
     state.frame_camera(view.x / view.y);
     let mut world = vec![glam::Affine3A::IDENTITY; state.model.nodes.len()];
-    state.model.hierarchy.local_to_model(&state.pose, &mut world);
+    state.model.hierarchy.local_to_model(&state.pose, &mut anim::LocalMatrices::default(), &mut world);
     let clip_from_world = state.camera.clip_from_world(view.x / view.y);
     let mut hits = 0;
-    for joint in state.model.skins[0].joints.clone() {
+    let joints: Vec<usize> = state.model.skins[0].joints.iter().map(|j| j.index()).collect();
+    for joint in joints {
         let clip = clip_from_world * glam::Vec3::from(world[joint].translation).extend(1.0);
         let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
         let pixel = glam::Vec2::new((ndc.x + 1.0) * 0.5 * view.x, (1.0 - ndc.y) * 0.5 * view.y);
@@ -254,7 +256,8 @@ fn the_joint_tree_selects_a_node() {
     let mut viewer = viewer();
     // A deep joint selected elsewhere (a click in the 3D view) opens its ancestors in the tree.
     let deep = viewer.state.model.skins[0].joints[3];
-    let parent = viewer.state.model.hierarchy.parent(deep).expect("parent");
+    let parent = viewer.state.model.hierarchy.parent(deep).expect("parent").index();
+    let deep = deep.index();
     viewer.state.selected_joint = Some(deep);
     let (deep_name, parent_name) = (viewer.state.node_name(deep), viewer.state.node_name(parent));
     let mut harness = Harness::builder()
@@ -331,7 +334,7 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
         .clips
         .iter()
         .position(|c| {
-            c.tracks.iter().any(|t| {
+            c.tracks().iter().any(|t| {
                 t.interpolation == anim::Interpolation::CubicSpline && t.property() == anim::Property::Rotation
             })
         })
@@ -339,12 +342,12 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
     state.select_clip(cubic_clip);
     let clip = &state.model.clips[cubic_clip];
     let track = clip
-        .tracks
+        .tracks()
         .iter()
         .find(|t| t.interpolation == anim::Interpolation::CubicSpline && t.property() == anim::Property::Rotation)
         .expect("track");
-    let keys = clip.timelines[track.timeline].times_secs.len();
-    let node = track.node;
+    let keys = clip.timelines()[track.timeline].times_secs.len();
+    let node = track.node.index();
     let data = super::curves::curve_data(&state, node, anim::Property::Rotation, InterpolationOverride::Linear, false)
         .expect("data");
     // One out-handle per key but the last, one in-handle per key but the first.
@@ -359,7 +362,7 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
     assert_eq!(angles.component_names.len(), 3);
     assert!(angles.tangent_handles.iter().all(Vec::is_empty));
     // The angle view of the key values reproduces each key's rotation.
-    for (k, &t) in clip.timelines[track.timeline].times_secs.iter().enumerate().take(4) {
+    for (k, &t) in clip.timelines()[track.timeline].times_secs.iter().enumerate().take(4) {
         let [x, y, z] = [0, 1, 2].map(|c| (angles.keys[c][k][1] as f32).to_radians());
         let from_angles = glam::Quat::from_euler(glam::EulerRot::XYZ, x, y, z);
         let anim::TrackValues::Rotation(q) = &track.values else { panic!("rotation track") };
@@ -426,7 +429,8 @@ fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() 
     state.ragdoll.tuning.ramp_rate_per_sec = 7.5;
     // Far beyond the slider: billions of metres per second on the pushed bone.
     state.ragdoll.tuning.push_newton_secs = 1e12;
-    state.selected_joint = state.model.skins[0].joints.iter().copied().find(|&j| state.node_name(j) == "Head");
+    state.selected_joint =
+        state.model.skins[0].joints.iter().map(|j| j.index()).find(|&j| state.node_name(j) == "Head");
     let profile_before = state.tuning_profile();
     let generation = state.model_generation;
     assert!(state.trigger_ragdoll());
@@ -438,7 +442,7 @@ fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() 
     let status = state.ragdoll.status.clone().unwrap_or_default();
     assert!(status.contains("physics fault") && status.contains("Head"), "{status}");
     assert_eq!(state.pose, *state.animated_pose(), "the animation shows");
-    assert!(state.pose.translations.iter().all(|t| t.is_finite()));
+    assert!(state.pose.is_finite());
     assert_eq!(state.model_generation, generation, "the model is kept");
     assert_eq!(state.tuning_profile(), profile_before, "the tuning is kept");
     // And the next handoff (a sane push) works.
@@ -461,9 +465,9 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
         state.advance(1.0 / 60.0);
     }
     let root = state.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root].node).expect("ragdoll");
-    let world = |model: &anim::Model, pose: &anim::Pose| {
+    let world = |model: &anim::Model, pose: &anim::SoaPose| {
         let mut m = vec![glam::Affine3A::IDENTITY; pose.len()];
-        model.hierarchy.local_to_model(pose, &mut m);
+        model.hierarchy.local_to_model(pose, &mut anim::LocalMatrices::default(), &mut m);
         glam::Vec3::from(m[root].translation) * glam::Vec3::new(1.0, 0.0, 1.0)
     };
     let lying = world(&state.model, &state.pose);

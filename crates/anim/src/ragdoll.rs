@@ -6,9 +6,10 @@
 
 use glam::Affine3A;
 
-use crate::hierarchy::{Hierarchy, NO_PARENT};
+use crate::hierarchy::Hierarchy;
+use crate::ids::NodeId;
 use crate::interp::Easing;
-use crate::pose::Pose;
+use crate::pose::{SoaPose, Transform};
 
 /// Progress this close to 1 counts as 1, so that `n` steps of `1 / (n · rate)` seconds reach full
 /// weight despite float rounding.
@@ -88,26 +89,23 @@ impl RagdollRamp {
 /// ignored, missing ones left untouched). A node whose parent transform cannot be inverted (a
 /// zero scale, say) or whose result is not finite keeps the local transform `pose` already had,
 /// so the output is finite whenever `pose` was. Allocates nothing.
-pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose: &mut Pose) {
+pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose: &mut SoaPose) {
     let n = hierarchy.len().min(model_from_node.len()).min(pose.len());
-    for node in 0..n {
-        let parent = hierarchy.parents[node];
-        let parent_from_node = if parent == NO_PARENT {
-            model_from_node[node]
-        } else {
-            match model_from_node.get(parent as usize) {
+    for (node, model_from_node_here) in model_from_node.iter().enumerate().take(n) {
+        let id = NodeId::from_index(node);
+        let parent_from_node = match hierarchy.parent(id) {
+            None => *model_from_node_here,
+            Some(parent) => match model_from_node.get(parent.index()) {
                 Some(model_from_parent) if model_from_parent.matrix3.determinant().abs() > 1e-30 => {
-                    model_from_parent.inverse() * model_from_node[node]
+                    model_from_parent.inverse() * *model_from_node_here
                 }
                 _ => continue,
-            }
+            },
         };
         let (scale, rotation, translation) = parent_from_node.to_scale_rotation_translation();
-        let rotation = rotation.normalize();
-        if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
-            pose.translations[node] = translation;
-            pose.rotations[node] = rotation;
-            pose.scales[node] = scale;
+        let local = Transform { translation, rotation: rotation.normalize(), scale };
+        if local.is_finite() {
+            pose.set(id, local);
         }
     }
 }
@@ -148,26 +146,27 @@ mod tests {
 
     #[test]
     fn model_to_local_inverts_local_to_model() {
-        let hierarchy = Hierarchy::from_parents(vec![NO_PARENT, 0, 1]).expect("valid tree");
-        let pose = Pose {
-            translations: vec![Vec3::new(1.0, 2.0, 3.0), Vec3::Y, Vec3::new(0.0, 0.5, 0.2)],
-            rotations: vec![Quat::from_rotation_x(-1.2), Quat::from_rotation_z(0.4), Quat::from_rotation_y(2.0)],
-            scales: vec![Vec3::splat(2.0), Vec3::ONE, Vec3::ONE],
-            weights: vec![],
-        };
+        let id = NodeId::from_index;
+        let hierarchy = Hierarchy::from_parents(&[None, Some(id(0)), Some(id(1))]).expect("valid tree");
+        let transforms = [
+            Transform {
+                translation: Vec3::new(1.0, 2.0, 3.0),
+                rotation: Quat::from_rotation_x(-1.2),
+                scale: Vec3::splat(2.0),
+            },
+            Transform { translation: Vec3::Y, rotation: Quat::from_rotation_z(0.4), scale: Vec3::ONE },
+            Transform { translation: Vec3::new(0.0, 0.5, 0.2), rotation: Quat::from_rotation_y(2.0), scale: Vec3::ONE },
+        ];
+        let pose = SoaPose::from_transforms(&transforms, Vec::new());
         let mut world = vec![Affine3A::IDENTITY; 3];
-        hierarchy.local_to_model(&pose, &mut world);
-        let mut back = Pose {
-            translations: vec![Vec3::ZERO; 3],
-            rotations: vec![Quat::IDENTITY; 3],
-            scales: vec![Vec3::ONE; 3],
-            weights: vec![],
-        };
+        hierarchy.local_to_model(&pose, &mut crate::hierarchy::LocalMatrices::new(3), &mut world);
+        let mut back = SoaPose::from_transforms(&[Transform::IDENTITY; 3], Vec::new());
         model_to_local(&hierarchy, &world, &mut back);
-        for i in 0..3 {
-            assert!(back.translations[i].abs_diff_eq(pose.translations[i], 1e-5));
-            assert!(back.rotations[i].dot(pose.rotations[i]).abs() > 1.0 - 1e-6);
-            assert!(back.scales[i].abs_diff_eq(pose.scales[i], 1e-5));
+        for (i, expected) in transforms.iter().enumerate() {
+            let got = back.transform(id(i));
+            assert!(got.translation.abs_diff_eq(expected.translation, 1e-5));
+            assert!(got.rotation.dot(expected.rotation).abs() > 1.0 - 1e-6);
+            assert!(got.scale.abs_diff_eq(expected.scale, 1e-5));
         }
     }
 }

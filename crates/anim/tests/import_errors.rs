@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anim::import::{load_path, load_slice};
-use anim::{
-    ClipCursor, ImportError, InterpolationOverride, Model, ObjectKind, ObjectRef, Pose, Problem, SampleSettings,
-};
+use anim::{ClipCursor, ImportError, InterpolationOverride, Model, ObjectKind, ObjectRef, Problem, SampleSettings};
 use common::Doc;
 use serde_json::{Value, json};
 
@@ -161,7 +159,7 @@ fn the_valid_base_document_loads_in_both_forms() {
     let model = doc.load().unwrap();
     assert_eq!(model.nodes.len(), 2);
     assert_eq!(model.clips.len(), 1);
-    assert_eq!(model.nodes[1].parent, Some(0));
+    assert_eq!(model.hierarchy.parent(anim::NodeId::from_index(1)), Some(anim::NodeId::from_index(0)));
     load_slice(&doc.to_glb(), None).unwrap();
 }
 
@@ -661,8 +659,8 @@ fn extension_channel_without_a_node_is_ignored() {
         "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/0/translation"}}}
     }));
     let model = doc.load().unwrap();
-    assert_eq!(model.clips[0].tracks.len(), 1);
-    assert_eq!(model.clips[0].tracks[0].node, 1);
+    assert_eq!(model.clips[0].tracks().len(), 1);
+    assert_eq!(model.clips[0].tracks()[0].node, anim::NodeId::from_index(1));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1071,23 +1069,23 @@ fn rich_glb() -> Vec<u8> {
 fn import_and_use(bytes: &[u8], what: &str) -> bool {
     let outcome = std::panic::catch_unwind(|| {
         let Ok(model) = load_slice(bytes, None) else { return false };
-        let rest = Pose::rest(&model);
+        let rest = model.rest_pose();
         let mut pose = rest.clone();
         for clip in &model.clips {
             let mut cursor = ClipCursor::new(clip);
             for mode in InterpolationOverride::ALL {
                 let settings = SampleSettings::with_mode(mode);
-                for t in [-1.0, 0.0, 0.3, 0.75, clip.end_secs, clip.end_secs + 1.0] {
+                for t in [-1.0, 0.0, 0.3, 0.75, clip.end_secs(), clip.end_secs() + 1.0] {
                     pose.copy_from(&rest);
                     clip.sample(t, &mut cursor, &settings, &mut pose);
                 }
             }
         }
         let mut model_from_node = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
-        model.hierarchy.local_to_model(&pose, &mut model_from_node);
-        for skin in &model.skins {
-            let mut palette = vec![glam::Mat4::IDENTITY; skin.joints.len()];
-            anim::skinning_matrices(skin, &model_from_node, &mut palette);
+        model.hierarchy.local_to_model(&pose, &mut anim::LocalMatrices::default(), &mut model_from_node);
+        for skin in model.skins.iter().map(anim::PreparedSkin::new) {
+            let mut palette = vec![glam::Mat4::IDENTITY; skin.len()];
+            skin.skinning_matrices(&model_from_node, &mut palette);
         }
         true
     });
