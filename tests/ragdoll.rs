@@ -13,12 +13,11 @@ use anim::{ClipCursor, ClipId, Easing, LocalMatrices, Model, SampleSettings, Soa
 use animtune::cli::Format;
 use animtune::cli::ragdoll::{RagdollArgs, RagdollReport, simulate};
 use animtune::physics::{FaultKind, Phase, RagdollController, RagdollSettings};
+use devtools::ci::repo_root;
+use devtools::load;
 use glam::{Affine3A, Vec3};
 
 const MANNEQUIN: &str = "assets/mannequin.glb";
-
-mod support;
-use support::{load, repo_root};
 
 /// The mannequin, or `None` (with a note) when it has not been generated yet.
 fn mannequin() -> Option<Model> {
@@ -32,7 +31,7 @@ fn mannequin() -> Option<Model> {
 }
 
 fn shared_models() -> Option<PathBuf> {
-    support::shared_models("the shared-model ragdoll checks")
+    devtools::ci::shared_models("the shared-model ragdoll checks")
 }
 
 fn args(model: &str, handoff_at: f32, ramp_rate: f32, seconds: f32) -> RagdollArgs {

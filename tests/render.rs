@@ -15,33 +15,16 @@ use animtune::render::framing::CpuPoser;
 use animtune::render::{
     Aabb, CrowdView, GpuContext, InstanceDesc, OrbitCamera, RenderError, Renderer, ViewDesc, Viewport,
 };
+use devtools::ci::{repo_root, skip};
 use glam::{Mat4, Vec2, Vec3};
 use image::GenericImageView as _;
 
 /// Clear colour of the coverage tests: pure magenta, which no test model uses.
 const MASK_CLEAR: wgpu::Color = wgpu::Color { r: 1.0, g: 0.0, b: 1.0, a: 1.0 };
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-fn skip(reason: &str) {
-    assert!(!in_ci(), "CI=true: {reason}; CI must install what these tests need (scripts/install-test-deps.sh)");
-    println!("skipped: {reason}");
-}
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// A model from `../shared/models`, or `None` (skipped) when the folder is missing.
 fn shared_model(relative: &str) -> Option<Model> {
-    let path = repo_root().join("../shared/models").join(relative);
-    if !path.exists() {
-        skip(&format!("{} is missing", path.display()));
-        return None;
-    }
-    Some(anim::import::load_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+    Some(devtools::load(&devtools::ci::shared_model_path(relative)?))
 }
 
 /// The default character, when it has been generated.
@@ -358,11 +341,7 @@ fn compare_renders_two_labelled_split_viewports() {
 
 #[test]
 fn cli_render_writes_a_png_of_the_requested_size() {
-    let model = repo_root().join("../shared/models/CesiumMan/CesiumMan.glb");
-    if !model.exists() {
-        skip(&format!("{} is missing", model.display()));
-        return;
-    }
+    let Some(model) = devtools::ci::shared_model_path("CesiumMan/CesiumMan.glb") else { return };
     let Some(_) = gpu() else { return };
     let out = std::env::temp_dir().join(format!("animtune-render-test-{}.png", std::process::id()));
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))

@@ -62,13 +62,7 @@ fn changing_the_override_changes_the_pose() {
 /// The shared test models, when this checkout has them (`../shared/models`); under CI a
 /// missing folder fails instead of skipping.
 fn shared_model(relative: &str) -> Option<std::path::PathBuf> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models").join(relative);
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(std::env::var("CI").is_err(), "missing {} under CI", path.display());
-    eprintln!("skipped: {} not found", path.display());
-    None
+    devtools::ci::shared_model_path(relative)
 }
 
 #[test]

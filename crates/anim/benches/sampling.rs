@@ -103,16 +103,13 @@ fn w64(c: &mut Criterion) {
 }
 
 fn shared_models(c: &mut Criterion) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/models");
     for (label, file) in [
         ("Fox", "Fox/Fox.glb"),
         ("CesiumMan", "CesiumMan/CesiumMan.glb"),
         ("RobotExpressive", "RobotExpressive/RobotExpressive.glb"),
     ] {
-        let Ok(model) = anim::import::load_path(&dir.join(file)) else {
-            eprintln!("skipped {label}: {} not found", dir.join(file).display());
-            continue;
-        };
+        let Some(path) = devtools::ci::shared_model_path(file) else { continue };
+        let model = anim::import::load_path(&path).unwrap_or_else(|e| panic!("{label}: {e}"));
         let second = if model.clips.len() > 1 { 1 } else { 0 };
         bench_model(c, label, &model, 0, None, second);
     }

@@ -2,15 +2,13 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use anim::{
     ClipCursor, ClipId, CrossFader, Easing, LocalMatrices, PreparedSkin, SampleSettings, blend_into, blend_poses,
 };
-use common::Doc;
+use devtools::gltf::Doc;
 use glam::{Affine3A, Mat4};
 use serde_json::json;
 

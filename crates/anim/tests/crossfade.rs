@@ -2,11 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
-mod common;
-
 use anim::crossfade::MAX_LAYERS;
 use anim::{ClipId, CrossFader, Easing, Model, SampleSettings, SoaPose};
-use common::Doc;
+use devtools::gltf::Doc;
 use serde_json::json;
 
 /// A three-joint chain with three looping clips that move every joint differently.

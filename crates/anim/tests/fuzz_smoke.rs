@@ -12,12 +12,6 @@
 //! gives.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../../src/badfiles.rs"]
-mod badfiles;
-
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -28,6 +22,7 @@ use anim::{
     ClipCursor, ClipId, CrossFader, Easing, InterpolationOverride, LocalMatrices, Model, PreparedSkin, SampleSettings,
     ScaleSpace, SoaPose,
 };
+use devtools::badfiles;
 use glam::{Affine3A, Mat4, Vec3};
 
 /// Mutated inputs per run: a few seconds in the dev profile.
@@ -45,7 +40,7 @@ fn seeds() -> Vec<Seed> {
         Seed { name: "generated valid .glb".to_owned(), bytes: badfiles::valid_glb(), base_dir: None },
         Seed { name: "generated valid .gltf".to_owned(), bytes: badfiles::valid_gltf(), base_dir: None },
     ];
-    if let Some(models) = common::shared_models() {
+    if let Some(models) = devtools::ci::shared_models("the shared-model cases") {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&models)
             .unwrap()
             .filter_map(|e| std::fs::read_dir(e.ok()?.path()).ok())

@@ -6,14 +6,13 @@
 // `Doc::add_animation` takes channel tuples.
 #![allow(clippy::unwrap_used, clippy::result_large_err, clippy::type_complexity)]
 
-mod common;
-
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use anim::import::{load_path, load_slice};
 use anim::{ClipCursor, ImportError, InterpolationOverride, Model, ObjectKind, ObjectRef, Problem, SampleSettings};
-use common::Doc;
+use devtools::TempDir;
+use devtools::gltf::Doc;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -97,28 +96,6 @@ fn expect_out_of_bounds(problem: &Problem, contains: &str) {
     match problem {
         Problem::OutOfBounds(what) => assert!(what.contains(contains), "should mention `{contains}`: {what}"),
         other => panic!("expected OutOfBounds, got {other:?}"),
-    }
-}
-
-/// A temporary folder removed again when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!("animtune-import-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

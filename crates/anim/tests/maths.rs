@@ -2,11 +2,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use anim::interp::{euler_lerp, hermite, hermite_basis, log_lerp_vec3, matrix_lerp, nlerp, slerp};
 use anim::{Hierarchy, LocalMatrices, NodeId, PreparedSkin};
-use common::Doc;
+use devtools::gltf::Doc;
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use serde_json::json;
 

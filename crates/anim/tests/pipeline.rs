@@ -6,29 +6,14 @@
 //! which must match the scalar curve to rounding; under an override both run the same scalar
 //! code and must give the same bits.
 
-mod common;
-
-use std::path::{Path, PathBuf};
-
 use anim::workload::{random_times, w64_model};
 use anim::{
     ClipCursor, Easing, InterpolationOverride, Model, Property, RotationSpace, SampleSettings, ScaleSpace, SoaPose,
     TrackSample, TrackValues, Transform, blend_poses,
 };
-use common::Doc;
+use devtools::gltf::Doc;
 use glam::{Quat, Vec3, Vec4};
 use serde_json::json;
-
-fn gltf_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for path in entries.filter_map(|e| Some(e.ok()?.path())) {
-        if path.is_dir() {
-            gltf_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "glb" || e == "gltf") {
-            out.push(path);
-        }
-    }
-}
 
 /// Times worth checking in a clip: every key, just before and after it, midpoints, outside the
 /// range, and pseudo-random times (`dense`), or a sparser set.
@@ -147,10 +132,8 @@ fn compare_paths(name: &str, model: &Model, dense: bool) -> (usize, f32) {
 #[test]
 fn curve_path_and_pose_path_agree_on_every_track_of_every_shared_model_and_w64() {
     let (mut compared, mut worst) = compare_paths("W64", &w64_model(), true);
-    if let Some(dir) = common::shared_models() {
-        let mut files = Vec::new();
-        gltf_files(&dir, &mut files);
-        files.sort();
+    if let Some(dir) = devtools::ci::shared_models("the shared models") {
+        let files = devtools::ci::gltf_files(&dir);
         assert!(files.len() > 20, "expected the shared models in {}", dir.display());
         for path in files {
             // Files the importer rejects are covered by the import tests.

@@ -3,13 +3,11 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use anim::{
     ClipCursor, Easing, InterpolationOverride, Model, NodePose, RotationSpace, SampleSettings, ScaleSpace, TrackId,
     TrackSample,
 };
-use common::Doc;
+use devtools::gltf::Doc;
 use glam::{Quat, Vec3};
 use serde_json::json;
 
@@ -343,7 +341,7 @@ fn easing_reshapes_the_segment_parameter() {
 // ---- The shared sample models -------------------------------------------------------------
 
 fn load_shared(relative: &str) -> Option<Model> {
-    let dir = common::shared_models()?;
+    let dir = devtools::ci::shared_models("the shared-model cases")?;
     Some(anim::import::load_path(&dir.join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}")))
 }
 
@@ -473,7 +471,7 @@ fn interpolation_test_model_matches_hand_values() {
 
 #[test]
 fn every_shared_model_imports_and_samples_finite_values() {
-    let Some(dir) = common::shared_models() else { return };
+    let Some(dir) = devtools::ci::shared_models("the shared-model cases") else { return };
     let mut files = Vec::new();
     let mut stack = vec![dir];
     while let Some(d) = stack.pop() {

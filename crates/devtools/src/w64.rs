@@ -1,6 +1,6 @@
-//! W64, the benchmark workload of `animtune bench`, written as a glTF binary: `animtune generate
-//! w64` makes the file, and `animtune bench w64.glb` then measures the same keys loaded from
-//! disk through the importer (as any model is) instead of built in memory.
+//! W64, the benchmark workload of `animtune bench`, written as a glTF binary: `cargo xtask
+//! generate w64` makes the file, and `animtune bench w64.glb` then measures the same keys loaded
+//! from disk through the importer (as any model is) instead of built in memory.
 
 use std::path::Path;
 
@@ -59,7 +59,7 @@ pub fn build_w64_glb() -> Vec<u8> {
         buffers: vec![crate::mannequin::glb::Buffer { byte_length: bin.len() }],
     };
     let json = serde_json::to_vec(&doc).unwrap_or_else(|e| unreachable!("the W64 document serializes: {e}"));
-    crate::mannequin::glb::pack_glb(&json, &bin)
+    crate::gltf::pack_glb(&json, &bin)
 }
 
 fn animations(model: &Model, bin: &mut BinBuilder) -> Vec<Animation> {

@@ -2,18 +2,17 @@
 //! and animated as issue 3 asks. The GLB is parsed here independently of the generator.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
-use animtune::mannequin::build_mannequin_glb;
+use devtools::mannequin::build_mannequin_glb;
 use serde_json::Value;
 
 const ASSET: &str = "assets/mannequin.glb";
-const REGENERATE: &str = "regenerate it with `UPDATE_ASSETS=1 cargo test -p animtune --test mannequin` \
-     (or `cargo run -- generate mannequin --out assets/mannequin.glb`) and commit the result";
+const REGENERATE: &str = "regenerate it with `UPDATE_ASSETS=1 cargo test -p animtune-devtools --test mannequin` \
+     (or `cargo xtask generate mannequin`) and commit the result";
 
 fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    devtools::ci::repo_root()
 }
 
 /// The generator's output, built once per test binary.
@@ -142,7 +141,7 @@ fn checked_in_asset_is_current() {
     let path = repo_root().join(ASSET);
     let built = glb();
     if std::env::var_os("UPDATE_ASSETS").is_some_and(|v| v == "1") {
-        animtune::mannequin::write_mannequin(&path).expect("write the asset");
+        devtools::mannequin::write_mannequin(&path).expect("write the asset");
         eprintln!("wrote {}", path.display());
     }
     let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}; {REGENERATE}", path.display()));
@@ -156,29 +155,9 @@ fn checked_in_asset_is_current() {
 
 #[test]
 fn khronos_validator_reports_no_errors_or_warnings() {
-    let root = repo_root();
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let skip = |why: &str| {
-        assert!(!ci, "glTF validator unavailable under CI: {why} (scripts/install-test-deps.sh installs it)");
-        eprintln!(
-            "SKIPPED khronos_validator_reports_no_errors_or_warnings: {why}; run `source scripts/install-test-deps.sh`"
-        );
-    };
-    if !root.join(".tools/node_modules/gltf-validator/package.json").exists() {
-        return skip("gltf-validator is not installed in .tools/");
-    }
-    let output = match Command::new("node").arg("scripts/validate-gltf.mjs").arg(ASSET).current_dir(&root).output() {
-        Ok(output) => output,
-        Err(e) => return skip(&format!("cannot run node: {e}")),
-    };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.code() != Some(2), "validator could not run: {stderr}");
-    let report: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("bad report ({e}): {stdout}\n{stderr}"));
-    assert_eq!(report["errors"], 0, "validator errors:\n{stdout}");
-    assert_eq!(report["warnings"], 0, "validator warnings:\n{stdout}");
-    assert!(output.status.success(), "validator failed:\n{stdout}\n{stderr}");
+    let Some(report) = devtools::ci::validate_gltf(&repo_root().join(ASSET)) else { return };
+    assert_eq!(report["errors"], 0, "validator errors:\n{report:#}");
+    assert_eq!(report["warnings"], 0, "validator warnings:\n{report:#}");
 }
 
 const JOINTS: [&str; 21] = [
