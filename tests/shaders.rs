@@ -64,7 +64,11 @@ fn assert_uniform_layout(file: &str, name: &str, rust: &[(String, usize, usize)]
     assert_eq!(wgsl.len(), rust.len(), "{file} {name}: member count differs from gpu_data.rs");
     for ((w_name, w_offset, w_size), (r_name, r_offset, r_size)) in wgsl.iter().zip(rust) {
         assert!(same_name(w_name, r_name), "{file} {name}: member {w_name} where gpu_data.rs has {r_name}");
-        assert_eq!((*w_offset as usize, *w_size as usize), (*r_offset, *r_size), "{file} {name}.{w_name}: offset, size");
+        assert_eq!(
+            (*w_offset as usize, *w_size as usize),
+            (*r_offset, *r_size),
+            "{file} {name}.{w_name}: offset, size"
+        );
     }
     assert_eq!(span as usize, rust_size, "{file} {name}: size differs from gpu_data.rs");
 }

@@ -192,7 +192,8 @@ impl FiniteCheck {
     /// Check every translation, rotation, scale and morph weight of `pose` (four values per
     /// node); `describe(component, node)` names the first bad one.
     fn check_pose(&mut self, pose: &SoaPose, describe: impl Fn(&str, NodeId) -> String) {
-        let components: [(&str, fn(&Transform) -> bool); 3] = [
+        type Finite = fn(&Transform) -> bool;
+        let components: [(&str, Finite); 3] = [
             ("translation", |t| t.translation.is_finite()),
             ("rotation", |t| t.rotation.is_finite()),
             ("scale", |t| t.scale.is_finite()),

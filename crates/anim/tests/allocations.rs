@@ -2,51 +2,16 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use anim::{
     ClipCursor, ClipId, CrossFader, Easing, LocalMatrices, PreparedSkin, SampleSettings, blend_into, blend_poses,
 };
+use devtools::alloc::{CountingAllocator, allocations_on_this_thread};
 use devtools::gltf::Doc;
 use glam::{Affine3A, Mat4};
 use serde_json::json;
 
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            COUNT.with(|c| c.set(c.get() + 1));
-        }
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            COUNT.with(|c| c.set(c.get() + 1));
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-fn count_allocations(f: impl FnOnce()) -> usize {
-    COUNT.with(|c| c.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    COUNT.with(Cell::get)
-}
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[test]
 fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
@@ -90,7 +55,7 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
         ..SampleSettings::default()
     };
 
-    let allocations = count_allocations(|| {
+    let allocations = allocations_on_this_thread(|| {
         for frame in 0..600 {
             let t = frame as f32 / 60.0;
             a.copy_from(&rest);

@@ -16,12 +16,15 @@
 
 use serde_json::{Value, json};
 
-/// `componentType` of FLOAT accessors.
+/// `componentType` of `FLOAT` accessors.
 pub const FLOAT: u32 = 5126;
-/// `componentType` of UNSIGNED_BYTE accessors.
+/// `componentType` of `UNSIGNED_BYTE` accessors.
 pub const UNSIGNED_BYTE: u32 = 5121;
-/// `componentType` of UNSIGNED_SHORT accessors.
+/// `componentType` of `UNSIGNED_SHORT` accessors.
 pub const UNSIGNED_SHORT: u32 = 5123;
+
+/// One animation channel for [`Doc::add_animation`]: `(node, path, times, values, interpolation)`.
+pub type Channel<'a> = (usize, &'a str, &'a [f32], &'a [f32], &'a str);
 
 /// A glTF document under construction; all binary data goes to one buffer.
 #[derive(Debug, Clone)]
@@ -166,7 +169,7 @@ impl Doc {
 
     /// Add an animation with one channel per `(node, path, times, values, interpolation)`;
     /// returns its index.
-    pub fn add_animation(&mut self, name: Option<&str>, channels: &[(usize, &str, &[f32], &[f32], &str)]) -> usize {
+    pub fn add_animation(&mut self, name: Option<&str>, channels: &[Channel<'_>]) -> usize {
         let mut samplers = Vec::new();
         let mut targets = Vec::new();
         for (i, (node, path, times, values, interpolation)) in channels.iter().enumerate() {
@@ -211,10 +214,10 @@ impl Doc {
         if json.get("buffers").is_none() && !self.bin.is_empty() {
             json["buffers"] = json!([{"byteLength": self.bin.len()}]);
         }
-        if let (Some(uri), Some(buffer)) = (uri, json.get_mut("buffers").and_then(|b| b.get_mut(0))) {
-            if buffer.get("uri").is_none() {
-                buffer["uri"] = json!(uri);
-            }
+        if let (Some(uri), Some(buffer)) = (uri, json.get_mut("buffers").and_then(|b| b.get_mut(0)))
+            && buffer.get("uri").is_none()
+        {
+            buffer["uri"] = json!(uri);
         }
         json
     }
