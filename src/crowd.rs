@@ -14,9 +14,7 @@
 //! thread rayon injects the job through a queue that allocates a block every 63 frames.
 
 use anim::rng::Rng;
-use anim::{
-    ClipId, CrossFader, Easing, LocalMatrices, Model, NodeId, PreparedSkin, SampleSettings, SoaPose, Transform,
-};
+use anim::{ClipId, CrossFader, Easing, LocalMatrices, Model, PreparedSkin, SampleSettings, SoaPose};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
@@ -74,8 +72,8 @@ pub struct Crowd {
     skin_offsets: Vec<usize>,
     /// The model's skins prepared for fast palettes.
     skins: Vec<PreparedSkin>,
-    /// Root nodes (placed per instance).
-    roots: Vec<NodeId>,
+    /// The model's node tree (for [`Self::pose`]).
+    hierarchy: anim::Hierarchy,
     /// Sampling settings shared by the crowd.
     pub settings: SampleSettings,
     /// Grid spacing between neighbours, model units.
@@ -144,7 +142,7 @@ impl Crowd {
             palette_stride,
             skin_offsets,
             skins: model.skins.iter().map(PreparedSkin::new).collect(),
-            roots: model.hierarchy.roots().collect(),
+            hierarchy: model.hierarchy.clone(),
             settings: SampleSettings::default(),
             spacing,
             bounds,
@@ -191,12 +189,7 @@ impl Crowd {
     pub fn pose(&self, index: usize) -> Option<SoaPose> {
         let member = self.members.get(index)?;
         let mut pose = member.fader.output().clone();
-        for &root in &self.roots {
-            if let Some(local) = pose.get(root) {
-                let translation = member.offset + member.yaw * local.translation;
-                pose.set(root, Transform { translation, rotation: member.yaw * local.rotation, scale: local.scale });
-            }
-        }
+        self.hierarchy.place_roots(&mut pose, member.yaw, member.offset);
         Some(pose)
     }
 

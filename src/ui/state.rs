@@ -944,13 +944,8 @@ fn angle_between(a: Quat, b: Quat) -> f32 {
 
 /// Move every root node of `pose` by `offset` (model space).
 fn place(model: &Model, offset: Vec3, pose: &mut SoaPose) {
-    if offset == Vec3::ZERO {
-        return;
-    }
-    for root in model.hierarchy.roots() {
-        if let Some(local) = pose.get(root) {
-            pose.set_translation(root, local.translation + offset);
-        }
+    if offset != Vec3::ZERO {
+        model.hierarchy.place_roots(pose, Quat::IDENTITY, offset);
     }
 }
 

@@ -8,10 +8,10 @@
 //! registers and each local element broadcast from its plane. AVX2+FMA where the CPU has it (see
 //! [`crate::simd8`]).
 
-use glam::{Affine3A, Vec4};
+use glam::{Affine3A, Quat, Vec3, Vec4};
 
 use crate::ids::NodeId;
-use crate::pose::{SoaPose, SoaTransforms};
+use crate::pose::{SoaPose, SoaTransforms, Transform};
 use crate::simd8::{F8, Isa, Kernel, V, affine_columns, dispatch, lanes, vec3a};
 
 /// Marks a root in the parent table.
@@ -171,6 +171,22 @@ impl Hierarchy {
         &self.order
     }
 
+    /// Place a pose in the world: every root's local transform turned by `rotation` and moved by
+    /// `translation` (the roots' parent becomes that rigid transform). The pose-side twin of
+    /// [`Self::local_to_model_placed`], for poses handed to code that draws or compares them.
+    pub fn place_roots(&self, pose: &mut SoaPose, rotation: Quat, translation: Vec3) {
+        for root in self.roots() {
+            if let Some(local) = pose.get(root) {
+                let placed = Transform {
+                    translation: translation + rotation * local.translation,
+                    rotation: rotation * local.rotation,
+                    scale: local.scale,
+                };
+                pose.set(root, placed);
+            }
+        }
+    }
+
     /// Compute `model_from_node` for every node from the pose's local transforms, in one pass.
     ///
     /// `locals` is scratch (see [`LocalMatrices`]); `model_from_node` must hold one matrix per
@@ -296,10 +312,7 @@ fn compose<I: Isa>(isa: I, parent: &[Vec4; 4], locals: &[LocalBlock], node: usiz
 
 #[cfg(test)]
 mod tests {
-    use glam::{Quat, Vec3};
-
     use super::*;
-    use crate::pose::Transform;
     use crate::rng::Rng;
 
     fn node(i: usize) -> NodeId {
@@ -394,14 +407,19 @@ mod tests {
     }
 
     #[test]
-    fn placement_is_the_roots_parent() {
+    fn placement_is_the_roots_parent_in_the_job_and_in_the_pose() {
         let mut rng = Rng::new(11);
         let (hierarchy, pose) = random_case(&mut rng, 19);
-        let placement = Affine3A::from_rotation_translation(Quat::from_rotation_y(0.7), Vec3::new(3.0, 0.0, -2.0));
+        let (rotation, translation) = (Quat::from_rotation_y(0.7), Vec3::new(3.0, 0.0, -2.0));
+        let placement = Affine3A::from_rotation_translation(rotation, translation);
         let mut placed = vec![Affine3A::ZERO; 19];
         hierarchy.local_to_model_placed(&pose, &mut LocalMatrices::new(19), &placement, &mut placed);
-        for (got, expected) in placed.iter().zip(reference_local_to_model(&hierarchy, &pose)) {
+        let mut placed_pose = pose.clone();
+        hierarchy.place_roots(&mut placed_pose, rotation, translation);
+        let from_pose = reference_local_to_model(&hierarchy, &placed_pose);
+        for ((got, expected), posed) in placed.iter().zip(reference_local_to_model(&hierarchy, &pose)).zip(&from_pose) {
             assert!(affine_error(got, &(placement * expected)) < 1e-5);
+            assert!(affine_error(got, posed) < 1e-5);
         }
     }
 
