@@ -2,14 +2,14 @@
 //! on.
 //!
 //! [`F8`] is a plain `[f32; 8]` (32-byte aligned) that the block pose and the key planes are made
-//! of. The kernels are generic over an [`Isa`], a zero-sized token whose methods are the
-//! eight-lane operations: [`Plain`] (two SSE2 registers, part of every x86-64; lane loops
-//! elsewhere) and [`Avx2Fma`] (256-bit registers, fused multiply-add, `rsqrt` + Newton).
+//! of. The kernels are generic over an `Isa`, a zero-sized token whose methods are the
+//! eight-lane operations: `Plain` (two SSE2 registers, part of every x86-64; lane loops
+//! elsewhere) and `Avx2Fma` (256-bit registers, fused multiply-add, `rsqrt` + Newton).
 //!
-//! Soundness by construction: an `Avx2Fma` token can only be made by [`Avx2Fma::detect`], which
+//! Soundness by construction: an `Avx2Fma` token can only be made by `Avx2Fma::detect`, which
 //! checks the CPU at run time, and every AVX operation takes the token by value; safe code cannot
-//! run an AVX2 instruction on a CPU without it. [`dispatch`] is the one place a job picks its
-//! instruction set: it runs a [`Kernel`] inside a function compiled with AVX2 and FMA when the
+//! run an AVX2 instruction on a CPU without it. `dispatch` is the one place a job picks its
+//! instruction set: it runs a `Kernel` inside a function compiled with AVX2 and FMA when the
 //! token exists, else on `Plain`, so the release build needs no `target-cpu` flag.
 
 use std::ops::{Add, Mul, Neg, Sub};
