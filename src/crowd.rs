@@ -27,14 +27,32 @@ pub fn init_thread_pool() -> bool {
     let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get).max(2);
     let built = rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok();
     if built {
-        // Make every thread (this one included) steal work once now: each thread's first steal
+        // Make every thread (this one included) steal work now: each thread's first steal
         // registers it with crossbeam's epoch collector, a one-time allocation that would
-        // otherwise land in some later frame.
+        // otherwise land in some later frame. Every thread offers half of a `join` to the others
+        // until each has been seen running a job it stole (on a loaded machine one thread may
+        // otherwise do all the work of a round).
         let nap = || std::thread::sleep(std::time::Duration::from_millis(2));
-        for _ in 0..3 {
-            rayon::join(nap, nap);
+        let stole: Vec<std::sync::atomic::AtomicBool> =
+            (0..threads).map(|_| std::sync::atomic::AtomicBool::new(false)).collect();
+        let mark = |owner: Option<usize>| {
+            let thief = rayon::current_thread_index();
+            if let Some(slot) = thief.filter(|&t| Some(t) != owner).and_then(|t| stole.get(t)) {
+                slot.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        };
+        for _ in 0..500 {
+            if stole.iter().all(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                break;
+            }
+            rayon::broadcast(|_| {
+                let owner = rayon::current_thread_index();
+                rayon::join(nap, || {
+                    mark(owner);
+                    nap();
+                });
+            });
         }
-        (0..threads * 4).into_par_iter().for_each(|_| nap());
     }
     built
 }
