@@ -12,6 +12,27 @@
 //! assert_eq!(model.clips.len(), 1);
 //! ```
 //!
+//! Anything the helpers do not cover is plain JSON: `doc.json` is public, [`Doc::push`] appends
+//! to a top-level array and [`Doc::sampler`] makes a sampler over new accessors, e.g. a
+//! `KHR_animation_pointer` channel:
+//!
+//! ```
+//! # use devtools::gltf::Doc;
+//! # use serde_json::json;
+//! let mut doc = Doc::new();
+//! doc.add_node(json!({"name": "lamp"}));
+//! let sampler = doc.sampler(&[0.0, 1.0], &[0.0, 1.0], "SCALAR", "LINEAR");
+//! doc.push("animations", json!({"samplers": [sampler], "channels": [{"sampler": 0, "target": {
+//!     "path": "pointer",
+//!     "extensions": {"KHR_animation_pointer": {"pointer": "/materials/0/emissiveStrength"}}
+//! }}]}));
+//! doc.json["extensionsUsed"] = json!(["KHR_animation_pointer"]);
+//! let glb = doc.to_glb();
+//! # assert!(glb.starts_with(b"glTF"));
+//! ```
+//!
+//! A rig at another scale: `Doc::from_glb(bytes)?.wrap_in_scaled_root(0.01)`.
+//!
 //! Output is deterministic: object keys are written sorted, whatever `serde_json`'s map features.
 
 use serde_json::{Value, json};
