@@ -23,6 +23,21 @@ pub struct InfoReport {
     pub meshes: Vec<MeshInfo>,
     /// Animations.
     pub animations: Vec<AnimationInfo>,
+    /// Every extension the file uses and what animtune did with it.
+    pub extensions: Vec<ExtensionInfo>,
+}
+
+/// One glTF extension the file uses.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExtensionInfo {
+    /// The extension's name.
+    pub name: String,
+    /// Listed in `extensionsRequired`.
+    pub required: bool,
+    /// `decoded`, `applied` or `ignored` (loaded without it, with the note as the warning).
+    pub status: &'static str,
+    /// What was done with it, or why it was ignored.
+    pub note: String,
 }
 
 /// One scene.
@@ -129,6 +144,16 @@ impl InfoReport {
                     timelines: clip.timelines.len(),
                 })
                 .collect(),
+            extensions: model
+                .extensions
+                .iter()
+                .map(|e| ExtensionInfo {
+                    name: e.name.clone(),
+                    required: e.required,
+                    status: e.status.as_str(),
+                    note: e.note.clone(),
+                })
+                .collect(),
         }
     }
 
@@ -158,6 +183,12 @@ impl InfoReport {
                 mesh.vertex_count,
                 mesh.morph_target_count
             );
+        }
+        let _ = writeln!(s, "  extensions: {}", self.extensions.len());
+        for e in &self.extensions {
+            let required = if e.required { " (required)" } else { "" };
+            let warning = if e.status == "ignored" { "warning: " } else { "" };
+            let _ = writeln!(s, "    {}{required}: {warning}{}: {}", e.name, e.status, e.note);
         }
         let _ = writeln!(s, "  animations: {}", self.animations.len());
         for a in &self.animations {

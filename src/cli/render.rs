@@ -18,8 +18,8 @@ pub struct RenderArgs {
     /// Clip name or index (default: the first clip; none: the rest pose).
     #[arg(long)]
     pub clip: Option<String>,
-    /// Time in seconds (default: the middle of the clip).
-    #[arg(long)]
+    /// Time in seconds (default: the middle of the clip); negative times clamp to the start.
+    #[arg(long, allow_negative_numbers = true)]
     pub time: Option<f32>,
     /// Interpolation override: authored, step, linear or cubic.
     #[arg(long, default_value = "authored")]
@@ -40,7 +40,7 @@ pub struct RenderArgs {
     #[arg(long, value_parser = parse_compare)]
     pub compare: Option<(InterpolationOverride, InterpolationOverride)>,
     /// Also draw a translucent ghost of the pose at this time (seconds).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub ghost: Option<f32>,
     /// Leave out the ground grid and contact shadow.
     #[arg(long)]

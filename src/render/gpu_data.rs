@@ -68,6 +68,9 @@ pub struct DrawUniforms {
     pub normal_from_mesh: [[f32; 4]; 4],
     /// Material base colour factor, linear RGBA.
     pub base_color: [f32; 4],
+    /// Base colour texture transform (`KHR_texture_transform`): `uv' = (row0 · (u, v, 1),
+    /// row1 · (u, v, 1))`; w unused.
+    pub uv_transform: [[f32; 4]; 2],
     /// Tint colour (linear RGB) mixed in by `tint[3]` (ghost poses).
     pub tint: [f32; 4],
     /// First palette entry of this node's skin for this instance.
@@ -115,5 +118,5 @@ pub struct OverlayVertex {
 
 const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
-const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 208);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 240);
 const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

@@ -174,5 +174,6 @@ pub fn w64_model() -> Model {
             w64_clip(Interpolation::CubicSpline, 2.5),
         ],
         weight_count: 0,
+        extensions: Vec::new(),
     }
 }

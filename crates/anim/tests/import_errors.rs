@@ -706,9 +706,7 @@ fn unsupported_required_extension() {
 
 #[test]
 fn malformed_json() {
-    for text in
-        [&b"{\"asset\": {\"version\": \"2.0\"}"[..], b"", b"{\"asset\": {\"version\": \"2.0\"},}", b"\xff\xfe{}"]
-    {
+    for text in [&b"{\"asset\": {\"version\": \"2.0\"}"[..], b"{\"asset\": {\"version\": \"2.0\"},}", b" [1, "] {
         match load_slice(text, None) {
             Err(ImportError::Json(message)) => assert!(!message.is_empty()),
             other => panic!("expected ImportError::Json for {:?}, got {other:?}", String::from_utf8_lossy(text)),
@@ -716,6 +714,21 @@ fn malformed_json() {
     }
     let error = load_slice(b"{\"asset\": ", None).unwrap_err();
     assert!(error.to_string().starts_with("malformed glTF JSON"), "{error}");
+}
+
+/// Bytes that are neither a GLB nor JSON say so (not "expected ident at line 1 column 2").
+#[test]
+fn random_bytes_are_neither_glb_nor_json() {
+    for (bytes, shown) in
+        [(&b"\xff\xfe{}"[..], "ff fe 7b 7d"), (b"glTf\x02\0\0\0", "67 6c 54 66"), (b"nonsense", "6e 6f 6e 73")]
+    {
+        let error = load_slice(bytes, None).unwrap_err();
+        assert!(matches!(error, ImportError::NotGltf(_)), "{error:?}");
+        let message = error.to_string();
+        assert!(message.contains("neither GLB (wrong magic) nor JSON") && message.contains(shown), "{message}");
+    }
+    let error = load_slice(b"", None).unwrap_err();
+    assert!(error.to_string().contains("the file is empty"), "{error}");
 }
 
 #[test]
