@@ -24,8 +24,7 @@ use anim::{ImportError, Model};
 pub struct Decoders;
 
 /// The extensions [`Decoders`] reads (image formats: the renderer decodes them).
-pub const SUPPORTED: &[&str] =
-    &["EXT_meshopt_compression", "KHR_meshopt_compression", "KHR_draco_mesh_compression", "EXT_texture_webp"];
+pub const SUPPORTED: &[&str] = &["EXT_meshopt_compression", "KHR_draco_mesh_compression", "EXT_texture_webp"];
 
 impl Decoder for Decoders {
     fn supports(&self, extension: &str) -> bool {
