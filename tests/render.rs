@@ -7,6 +7,8 @@
 //! `tests/golden/*.png`. Without a GPU adapter or without `../shared/models` these tests print
 //! "skipped" and pass, except under `CI=true`, where they fail.
 
+mod support;
+
 use std::path::PathBuf;
 
 use anim::{InterpolationOverride, Model, Pose};
@@ -628,4 +630,46 @@ fn overlay_lines_draw_where_they_project() {
     assert!(middle.distance(Vec2::splat(64.0)) < 8.0, "centred on the camera target: {middle}");
     assert!(max.y - min.y > max.x - min.x, "an upright capsule is taller than wide: {min} {max}");
     assert_eq!(image.pixels().filter(|p| p.0[0] > 150 && p.0[1] < 80).count(), 0, "behind the eye: not drawn");
+}
+
+/// Every Draco, meshopt, quantized and WebP variant of the shared skinned models (made by
+/// gltf-transform, see `tests/support/variants.rs`) renders the silhouette of its original:
+/// clip 0 at its key nearest 40% of its length (gltf-transform's meshopt passes CUBICSPLINE
+/// rotation tangents through the quaternion filter, which cannot keep them, so between keys
+/// the built-in character's cubic clips differ; see tests/variants.rs), the same camera,
+/// IoU ≥ 0.97.
+#[test]
+fn compressed_variants_render_like_their_originals() {
+    let Some(tool) = support::variants::gltf_transform() else { return };
+    if support::shared_models("the variant silhouettes").is_none() {
+        return;
+    }
+    let Some(ctx) = gpu() else { return };
+    let limits = anim::import::Limits::default();
+    let mut worst = (1.0f64, String::new());
+    for (relative, variant) in support::variants::pairs() {
+        let Some(source) = support::variants::source(relative) else { panic!("{relative} is missing") };
+        let original = support::load(&source);
+        let path = support::variants::variant(&tool, &source, variant);
+        let loaded = decode::load_path(&path, &limits).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let clip = (!original.clips.is_empty()).then_some(0);
+        let time = original.clips.first().map_or(0.0, |c| {
+            let target = c.start_secs + (c.end_secs - c.start_secs) * 0.4;
+            let keys = c.timelines.first().map_or(&[][..], |t| t.times_secs.as_slice());
+            keys.iter().copied().min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs())).unwrap_or(target)
+        });
+        let pose_a = sample_pose(&original, clip, time, InterpolationOverride::Authored);
+        let pose_b = sample_pose(&loaded, clip, time, InterpolationOverride::Authored);
+        let camera = camera_for(&original, &[&pose_a]);
+        let a = coverage(&render_masked(&ctx, &original, &[&pose_a], camera, 192));
+        let b = coverage(&render_masked(&ctx, &loaded, &[&pose_b], camera, 192));
+        let (overlap, union) = iou(&a, &b);
+        println!("{relative} {variant:?}: silhouette IoU {overlap:.4} over {union} pixels");
+        assert!(union > 500, "{relative} {variant:?}: nothing drawn ({union} pixels)");
+        assert!(overlap >= 0.97, "{relative} {variant:?}: silhouette IoU {overlap:.4} against the original");
+        if overlap < worst.0 {
+            worst = (overlap, format!("{relative} {variant:?}"));
+        }
+    }
+    println!("lowest IoU: {:.4} ({})", worst.0, worst.1);
 }
