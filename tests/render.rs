@@ -673,3 +673,34 @@ fn compressed_variants_render_like_their_originals() {
     }
     println!("lowest IoU: {:.4} ({})", worst.0, worst.1);
 }
+
+/// Regression: `render --compare` on the GL backend left the left viewport empty (the MSAA
+/// resolve blit honoured the last view's scissor). Both halves show the character on every
+/// backend lavapipe/llvmpipe offer: Vulkan and GL.
+#[test]
+fn compare_fills_both_viewports_on_vulkan_and_gl() {
+    let Some(_) = gpu() else { return };
+    for backend in ["vulkan", "gl"] {
+        let out = std::env::temp_dir().join(format!("animtune-compare-{backend}-{}.png", std::process::id()));
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
+            .env("WGPU_BACKEND", backend)
+            .args(["render", "--clip", "Walk", "--time", "0.4", "--compare", "linear,cubic", "--size", "320x160"])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .expect("run animtune");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{backend}: {stdout}{}", String::from_utf8_lossy(&output.stderr));
+        assert!(stdout.to_lowercase().contains(&format!("({backend}")), "{backend} was not used: {stdout}");
+        let image = image::open(&out).expect("a PNG was written").to_rgba8();
+        let _ = std::fs::remove_file(&out);
+        for half in 0..2u32 {
+            let lit = (20..140u32)
+                .flat_map(|y| (half * 160 + 4..half * 160 + 156).map(move |x| (x, y)))
+                .filter(|&(x, y)| image.get_pixel(x, y).0[3] == 255 && image.get_pixel(x, y).0[..3].iter().any(|&c| c > 40))
+                .count();
+            println!("{backend}: viewport {half} has {lit} lit pixels");
+            assert!(lit > 3000, "{backend}: viewport {half} is empty ({lit} lit pixels)");
+        }
+    }
+}

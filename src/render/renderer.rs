@@ -617,6 +617,10 @@ impl Renderer {
                     pass.draw(view.overlay.clone(), 0..1);
                 }
             }
+            // The GL backend resolves the multisampled target at the end of the pass with a
+            // blit that honours the scissor still set: left at the last view's rectangle, every
+            // other view stayed unresolved (empty) in split views. Reset it to the whole target.
+            pass.set_scissor_rect(0, 0, target_width, target_height);
         }
         queue.submit([encoder.finish()]);
     }
