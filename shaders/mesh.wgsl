@@ -11,6 +11,8 @@ struct ViewUniforms {
     ground_color: vec4<f32>,
     blob: vec4<f32>,
     grid: vec4<f32>,
+    // x: height (world y) of the ground plane.
+    ground: vec4<f32>,
 };
 
 struct DrawUniforms {

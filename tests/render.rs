@@ -697,10 +697,53 @@ fn compare_fills_both_viewports_on_vulkan_and_gl() {
         for half in 0..2u32 {
             let lit = (20..140u32)
                 .flat_map(|y| (half * 160 + 4..half * 160 + 156).map(move |x| (x, y)))
-                .filter(|&(x, y)| image.get_pixel(x, y).0[3] == 255 && image.get_pixel(x, y).0[..3].iter().any(|&c| c > 40))
+                .filter(|&(x, y)| {
+                    image.get_pixel(x, y).0[3] == 255 && image.get_pixel(x, y).0[..3].iter().any(|&c| c > 40)
+                })
                 .count();
             println!("{backend}: viewport {half} has {lit} lit pixels");
             assert!(lit > 3000, "{backend}: viewport {half} is empty ({lit} lit pixels)");
         }
     }
+}
+
+/// Regression (Stork, Parrot, Flamingo: bodies authored around the origin lost their legs to
+/// the grid): the ground sits at the lowest point the model reaches, so a character moved half
+/// its height below y = 0 is drawn whole, pixel for pixel as without the ground.
+#[test]
+fn ground_never_hides_a_model_below_the_origin() {
+    let (Some(ctx), Some(mut model)) = (gpu(), mannequin()) else { return };
+    let roots = model.scene_roots();
+    for &root in &roots {
+        model.nodes[root].rest.translation.y -= 0.9;
+    }
+    let walk = clip_index(&model, "Walk");
+    let pose = sample_pose(&model, Some(walk), 0.3, InterpolationOverride::Authored);
+    let mut renderer = Renderer::new(&ctx.device);
+    renderer.clear_color = MASK_CLEAR;
+    let gpu_model = renderer.upload(&ctx, &model).expect("upload");
+    assert!(gpu_model.ground_height < -0.85, "ground at {}", gpu_model.ground_height);
+    let camera = camera_for(&model, &[&pose]);
+    let view = |ground| ViewDesc {
+        viewport: Viewport { x: 0, y: 0, width: 192, height: 192 },
+        camera,
+        instances: vec![InstanceDesc::solid(&pose)],
+        ground,
+        skeleton: false,
+        selected_joint: None,
+        lines: &[],
+    };
+    let bare = renderer.render_to_image(&ctx, &model, &gpu_model, &[view(false)], 192, 192).expect("render");
+    let grounded = renderer.render_to_image(&ctx, &model, &gpu_model, &[view(true)], 192, 192).expect("render");
+    let body = coverage(&bare);
+    let total = body.iter().filter(|&&b| b).count();
+    let same = bare
+        .pixels()
+        .zip(grounded.pixels())
+        .zip(&body)
+        .filter(|((a, b), covered)| **covered && a.0.iter().zip(b.0).all(|(x, y)| x.abs_diff(y) <= 8))
+        .count();
+    println!("ground at {:.3}: {same} of {total} body pixels unchanged", gpu_model.ground_height);
+    assert!(total > 1500, "the mannequin covers the view ({total})");
+    assert!(same as f64 >= 0.97 * total as f64, "the ground hides the body: {same} of {total} pixels unchanged");
 }

@@ -54,6 +54,8 @@ pub struct ViewUniforms {
     pub blob: [f32; 4],
     /// Ground grid: cell size, half extent, centre x, centre z (world units).
     pub grid: [f32; 4],
+    /// Ground plane: height (world y) of the ground, then unused.
+    pub ground: [f32; 4],
 }
 
 /// Per-draw constants: one primitive of one node of one model instance.

@@ -6,7 +6,7 @@ use wgpu::util::DeviceExt as _;
 
 use crate::render::RenderError;
 use crate::render::camera::Aabb;
-use crate::render::framing::{CpuPoser, drawn_nodes, is_triangle_mode, triangle_list_indices};
+use crate::render::framing::{CpuPoser, drawn_nodes, ground_height, is_triangle_mode, triangle_list_indices};
 use crate::render::gpu_data::GpuVertex;
 
 /// The identity texture-coordinate transform.
@@ -86,6 +86,10 @@ pub struct GpuModel {
     pub joint_nodes: Vec<usize>,
     /// Bounds of the rest pose (scale hint for the ground grid).
     pub rest_bounds: Aabb,
+    /// Height (world y) of the ground plane: 0, or the lowest point the model reaches in its
+    /// rest pose and clips when that is below 0 ([`ground_height`]), so models authored around
+    /// the origin are not cut by the ground.
+    pub ground_height: f32,
 }
 
 impl GpuModel {
@@ -181,6 +185,7 @@ impl GpuModel {
             drawn_nodes: nodes,
             joint_nodes: crate::render::overlay::joint_nodes(model),
             rest_bounds,
+            ground_height: ground_height(model),
         })
     }
 

@@ -736,7 +736,7 @@ impl Renderer {
                 let viewport_px = Vec2::new(view.viewport.width as f32, view.viewport.height as f32);
                 push_lines(view.lines, clip_from_world, viewport_px, 1.5, &mut self.overlay_data);
             }
-            let uniforms = view_uniforms(&view.camera, clip_from_world, blob, rest_radius);
+            let uniforms = view_uniforms(&view.camera, clip_from_world, blob, rest_radius, gpu.ground_height);
             push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));
             self.view_commands.push(ViewCommands {
                 viewport: view.viewport,
@@ -807,7 +807,8 @@ impl Renderer {
             }
         }
         let clip_from_world = crowd.camera.clip_from_world(crowd.viewport.aspect());
-        let uniforms = view_uniforms(&crowd.camera, clip_from_world, [0.0; 4], crowd.ground_radius.max(1e-3));
+        let uniforms =
+            view_uniforms(&crowd.camera, clip_from_world, [0.0; 4], crowd.ground_radius.max(1e-3), gpu.ground_height);
         push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));
         self.view_commands.push(ViewCommands {
             viewport: crowd.viewport,
@@ -856,7 +857,13 @@ fn push_slot(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Lights follow the camera (key light from the viewer's upper left) so every view is lit.
-fn view_uniforms(camera: &OrbitCamera, clip_from_world: Mat4, blob: [f32; 4], rest_radius: f32) -> ViewUniforms {
+fn view_uniforms(
+    camera: &OrbitCamera,
+    clip_from_world: Mat4,
+    blob: [f32; 4],
+    rest_radius: f32,
+    ground_height: f32,
+) -> ViewUniforms {
     let (right, _) = camera.right_up();
     let toward_eye = camera.eye_direction() * Vec3::new(1.0, 0.0, 1.0);
     let light_dir = (toward_eye.normalize_or_zero() * 0.8 - right * 0.6 + Vec3::Y * 1.3).normalize();
@@ -871,6 +878,7 @@ fn view_uniforms(camera: &OrbitCamera, clip_from_world: Mat4, blob: [f32; 4], re
         ground_color: [0.10, 0.09, 0.08, 1.0],
         blob,
         grid: [cell, rest_radius * 5.0, camera.target.x, camera.target.z],
+        ground: [ground_height, 0.0, 0.0, 0.0],
     }
 }
 
