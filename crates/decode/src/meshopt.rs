@@ -583,7 +583,8 @@ mod tests {
         assert!(matches!(decode_vertex_buffer(&mut out, 16, 4, &[0x55; 40]), Err(MeshoptError::BadHeader(0x55))));
         assert!(decode_vertex_buffer(&mut out, 16, 3, &[0xa0; 40]).is_err());
         let mut out = vec![0u8; 12];
-        assert!(decode_index_buffer(&mut out, 6, 2, &[0xe1; 19]).is_err());
+        assert_eq!(decode_index_buffer(&mut out, 6, 2, &[0xe1; 18]), Err(MeshoptError::Truncated));
+        assert!(matches!(decode_index_buffer(&mut out, 6, 2, &[0x51; 19]), Err(MeshoptError::BadHeader(0x51))));
         assert!(decode_index_sequence(&mut out, 6, 2, &[0xd1; 5]).is_err());
         // Every prefix of a stream of garbage after a valid header.
         for len in 0..80 {
