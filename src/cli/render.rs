@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anim::{ClipCursor, InterpolationOverride, Model, Pose, SampleSettings};
 use anyhow::Context as _;
 
+use crate::render::animated::AnimatedProperties;
 use crate::render::framing::animated_bounds;
 use crate::render::text::{draw_label, text_width};
 use crate::render::{GpuContext, InstanceDesc, OrbitCamera, Renderer, ViewDesc, Viewport};
@@ -118,7 +119,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
         Some(name) => Some(super::find_clip(model, name)?),
         None => (!model.clips.is_empty()).then_some(0),
     };
-    let time_secs = args.time.unwrap_or_else(|| clip.map_or(0.0, |c| model.clips[c].end_secs * 0.5));
+    let time_secs = args.time.unwrap_or_else(|| clip.map_or(0.0, |c| model.clip_end_secs(c) * 0.5));
     let (width, height) = args.size;
     let modes: Vec<InterpolationOverride> = match args.compare {
         Some((a, b)) => vec![a, b],
@@ -130,15 +131,18 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
     let ghost = args.ghost.map(|t| sample_pose(model, clip, t, modes[0]));
     let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
 
+    // Animated materials and visibility (KHR_animation_pointer) at the same times.
+    let properties = AnimatedProperties::sample(model, clip, time_secs);
+    let ghost_properties = args.ghost.map(|t| AnimatedProperties::sample(model, clip, t));
     let mut renderer = Renderer::new(&ctx.device);
     let gpu = renderer.upload(ctx, model)?;
     let views: Vec<ViewDesc<'_>> = viewports
         .iter()
         .zip(&poses)
         .map(|(&viewport, pose)| {
-            let mut instances = vec![InstanceDesc::solid(pose)];
+            let mut instances = vec![InstanceDesc { properties: Some(&properties), ..InstanceDesc::solid(pose) }];
             if let Some(ghost) = &ghost {
-                instances.push(InstanceDesc::ghost(ghost));
+                instances.push(InstanceDesc { properties: ghost_properties.as_ref(), ..InstanceDesc::ghost(ghost) });
             }
             ViewDesc {
                 viewport,

@@ -89,17 +89,20 @@ pub struct InstanceDesc<'a> {
     /// Heat per node in `[0, 1]` (indexed like the model's nodes), painted on the skinned mesh
     /// as a blue → red ramp blended by the skin weights; `None` draws the normal colours.
     pub joint_heat: Option<&'a [f32]>,
+    /// Animated material values and node visibility of this frame (`KHR_animation_pointer`);
+    /// `None` draws the materials as authored and every node.
+    pub properties: Option<&'a crate::render::animated::AnimatedProperties>,
 }
 
 impl<'a> InstanceDesc<'a> {
     /// A solid, untinted instance.
     pub fn solid(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None }
+        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None, properties: None }
     }
 
     /// A translucent blue-tinted ghost.
     pub fn ghost(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None }
+        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None, properties: None }
     }
 }
 
@@ -703,6 +706,9 @@ impl Renderer {
                 }
                 for &item in &gpu.draws {
                     let Some(primitive) = gpu.primitive(item) else { continue };
+                    if instance.properties.is_some_and(|p| p.node_visible.get(item.node) == Some(&false)) {
+                        continue;
+                    }
                     let node = &model.nodes[item.node];
                     let world_from_mesh = Mat4::from(self.model_from_node[item.node]);
                     let skin = node.skin.filter(|&s| s < model.skins.len());
@@ -711,8 +717,14 @@ impl Renderer {
                     let uniforms = DrawUniforms {
                         world_from_mesh: world_from_mesh.to_cols_array_2d(),
                         normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
-                        base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
-                        uv_transform: material.map_or(crate::render::mesh::UV_IDENTITY, |m| m.uv_transform),
+                        base_color: match (instance.properties, primitive.material < model.materials.len()) {
+                            (Some(p), true) => p.base_color[primitive.material].to_array(),
+                            _ => material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                        },
+                        uv_transform: match (instance.properties, primitive.material < model.materials.len()) {
+                            (Some(p), true) => p.uv_rows(primitive.material),
+                            _ => material.map_or(crate::render::mesh::UV_IDENTITY, |m| m.uv_transform),
+                        },
                         tint: instance.tint,
                         palette_offset: palette_base + skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                         joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),

@@ -25,6 +25,7 @@ mod hierarchy_soa;
 pub mod import;
 pub mod interp;
 pub mod model;
+pub mod pointer;
 pub mod pose;
 pub mod ragdoll;
 pub mod sample;
@@ -44,6 +45,7 @@ pub use model::{
     ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene,
     Skin, TextureRef, TextureTransform, Transform,
 };
+pub use pointer::{PointerTarget, PointerTrack};
 pub use pose::{Pose, blend_into, blend_poses};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, Segment, TrackSample};
 pub use simd8::{F8, simd_path};

@@ -175,5 +175,6 @@ pub fn w64_model() -> Model {
         ],
         weight_count: 0,
         extensions: Vec::new(),
+        pointer_tracks: Vec::new(),
     }
 }

@@ -23,6 +23,7 @@ use crate::model::{
     Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, TextureRef,
     TextureTransform, Transform,
 };
+use crate::pointer::PointerTrack;
 
 pub(super) fn object_ref(kind: ObjectKind, index: usize, value: &Value) -> ObjectRef {
     ObjectRef { kind, index, name: name(value), part: None }
@@ -146,7 +147,8 @@ pub(crate) fn build(
     let scenes = b.parse_scenes(&nodes)?;
     let default_scene = opt_index(&root, &root_ref, "scene", "scene", scenes.len())?;
     let weight_count = nodes.iter().map(|n| n.rest_weights.len()).sum();
-    let clips = b.parse_animations(&nodes)?;
+    let (clips, pointer_tracks) = b.parse_animations(&nodes)?;
+    b.check_pointer_targets(&pointer_tracks, nodes.len(), materials.len())?;
     Ok(Model {
         nodes,
         hierarchy,
@@ -159,13 +161,14 @@ pub(crate) fn build(
         clips,
         weight_count,
         extensions,
+        pointer_tracks,
     })
 }
 
 impl Builder<'_> {
     /// Refuse the first of `values` whose magnitude exceeds `limits.max_abs_value`, naming its
     /// element (`components` values per element).
-    fn check_magnitude(
+    pub(super) fn check_magnitude(
         &self,
         object: &ObjectRef,
         field: &'static str,
@@ -183,7 +186,7 @@ impl Builder<'_> {
         }
     }
 
-    fn data(&self) -> Data<'_> {
+    pub(super) fn data(&self) -> Data<'_> {
         Data { buffers: &self.buffers, views: &self.views, max_components: self.limits.max_accessor_components }
     }
 
@@ -785,7 +788,7 @@ impl Builder<'_> {
         Ok(scenes)
     }
 
-    fn key_times(&self, sampler: &ObjectRef, index: usize) -> Result<Vec<f32>, ImportError> {
+    pub(super) fn key_times(&self, sampler: &ObjectRef, index: usize) -> Result<Vec<f32>, ImportError> {
         let a =
             self.typed(sampler, "input", index, &[ElementType::Scalar], |c, _| c == Component::F32, "SCALAR of FLOAT")?;
         let times = self.data().read_f32(a)?;
@@ -807,8 +810,9 @@ impl Builder<'_> {
         Ok(times)
     }
 
-    fn parse_animations(&self, nodes: &[Node]) -> Result<Vec<Clip>, ImportError> {
+    fn parse_animations(&self, nodes: &[Node]) -> Result<(Vec<Clip>, Vec<Vec<PointerTrack>>), ImportError> {
         let mut clips = Vec::new();
+        let mut clip_pointers = Vec::new();
         let mut total_keys: u64 = 0;
         for (i, value) in top_array(self.root, "animations")?.iter().enumerate() {
             let object = object_ref(ObjectKind::Animation, i, value);
@@ -818,6 +822,7 @@ impl Builder<'_> {
             let mut timelines: Vec<Timeline> = Vec::new();
             let mut timeline_of_input: HashMap<usize, usize> = HashMap::new();
             let mut tracks = Vec::new();
+            let mut pointers = Vec::new();
             for (c, channel) in channels.iter().enumerate() {
                 let channel_ref = object.with_part("channel", c);
                 expect_object(channel, &channel_ref)?;
@@ -826,15 +831,46 @@ impl Builder<'_> {
                     get(channel, "target").ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target")))?;
                 let path = opt_str(target, &channel_ref, "path")?
                     .ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target.path")))?;
-                // A channel without a node is for extensions (KHR_animation_pointer's path is
-                // "pointer"); the core ignores it, whatever its path.
-                let Some(node) = opt_index(target, &channel_ref, "node", "node", nodes.len())? else { continue };
-                let property = match path {
-                    "translation" => Property::Translation,
-                    "rotation" => Property::Rotation,
-                    "scale" => Property::Scale,
-                    "weights" => Property::Weights,
-                    other => return Err(bad_value(&channel_ref, "target.path", format!("unknown path \"{other}\""))),
+                let property_of = |path: &str| match path {
+                    "translation" => Some(Property::Translation),
+                    "rotation" => Some(Property::Rotation),
+                    "scale" => Some(Property::Scale),
+                    "weights" => Some(Property::Weights),
+                    _ => None,
+                };
+                let (node, property) = if path == "pointer" {
+                    // KHR_animation_pointer: node transforms and weights become ordinary
+                    // tracks; material, texture-transform and visibility pointers property
+                    // tracks; other pointers are not read.
+                    let pointer = extension(target, "KHR_animation_pointer")
+                        .and_then(|e| get(e, "pointer"))
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| {
+                            invalid(
+                                &channel_ref,
+                                Problem::MissingField("target.extensions.KHR_animation_pointer.pointer"),
+                            )
+                        })?;
+                    match node_pointer(pointer) {
+                        Some((node, path)) => {
+                            let node = super::json::check_index(node, &channel_ref, "pointer", "node", nodes.len())?;
+                            (node, property_of(path).unwrap_or(Property::Translation))
+                        }
+                        None => {
+                            if let Some(track) =
+                                self.pointer_track(value, &object, c, channel, pointer, samplers, &mut total_keys)?
+                            {
+                                pointers.push(track);
+                            }
+                            continue;
+                        }
+                    }
+                } else {
+                    // A channel without a node is for other extensions: ignored, whatever its path.
+                    let Some(node) = opt_index(target, &channel_ref, "node", "node", nodes.len())? else { continue };
+                    let property = property_of(path)
+                        .ok_or_else(|| bad_value(&channel_ref, "target.path", format!("unknown path \"{path}\"")))?;
+                    (node, property)
                 };
 
                 let sampler_ref = object.with_part("sampler", s);
@@ -882,8 +918,9 @@ impl Builder<'_> {
             let clip =
                 Clip::new(name(value), timelines, tracks).map_err(|e| bad_value(&object, "samplers", e.to_string()))?;
             clips.push(clip);
+            clip_pointers.push(pointers);
         }
-        Ok(clips)
+        Ok((clips, clip_pointers))
     }
 
     fn track_values(
@@ -939,6 +976,17 @@ impl Builder<'_> {
             }
         })
     }
+}
+
+/// `/nodes/{n}/translation|rotation|scale|weights`: the node and the path.
+fn node_pointer(pointer: &str) -> Option<(u64, &str)> {
+    let rest = pointer.strip_prefix("/nodes/")?;
+    let (index, path) = rest.split_once('/')?;
+    if !matches!(path, "translation" | "rotation" | "scale" | "weights") || (index.len() > 1 && index.starts_with('0'))
+    {
+        return None;
+    }
+    Some((index.parse().ok()?, path))
 }
 
 /// Rotation key values are made unit length (quantized keys are only approximately so);

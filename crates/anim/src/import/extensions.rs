@@ -57,10 +57,12 @@ pub(crate) fn classify(name: &str, decoder: &dyn Decoder) -> (ExtensionStatus, S
         "KHR_texture_transform" => {
             (ExtensionStatus::Applied, "base colour texture offset, rotation and scale".to_owned())
         }
-        // Channels with a pointer target are skipped (clips keep their node channels).
-        "KHR_animation_pointer" => {
-            (ExtensionStatus::Ignored, "pointer channels are not sampled: node channels only".to_owned())
-        }
+        "KHR_animation_pointer" => (
+            ExtensionStatus::Applied,
+            "node transform and weight pointers play as tracks; material factor, base colour texture transform \
+             and visibility pointers are sampled (sample, render); other pointers are not read"
+                .to_owned(),
+        ),
         "KHR_node_visibility" => (ExtensionStatus::Ignored, "every node is drawn".to_owned()),
         "KHR_materials_emissive_strength" | "KHR_materials_unlit" => {
             (ExtensionStatus::Ignored, "appearance only: not drawn".to_owned())

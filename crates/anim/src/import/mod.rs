@@ -15,6 +15,7 @@ mod document;
 mod extensions;
 mod glb;
 mod json;
+mod pointers;
 mod uri;
 
 pub use decoder::{
