@@ -186,6 +186,27 @@ fn convert(
     let map = attribute.point_map_as_slice();
     let per_value = size * want.components;
     let mut out = Vec::with_capacity(vertex_count * want.components * want.component.size());
+    let same_type = matches!(
+        (source, want.component),
+        (ComponentDataType::F32, DracoComponent::F32)
+            | (ComponentDataType::U8, DracoComponent::U8)
+            | (ComponentDataType::I8, DracoComponent::I8)
+            | (ComponentDataType::U16, DracoComponent::U16)
+            | (ComponentDataType::I16, DracoComponent::I16)
+            | (ComponentDataType::U32, DracoComponent::U32)
+    );
+    if same_type {
+        // Already in the accessor's type: copy each point's value as it is.
+        for point in 0..vertex_count {
+            let value_index = map.map_or(Some(point), |m| m.get(point).map(|&v| usize::from(v)));
+            let start = value_index.and_then(|v| v.checked_mul(per_value)).unwrap_or(usize::MAX);
+            let Some(value) = values.get(start..start.saturating_add(per_value)) else {
+                return Err(format!("{}: a Draco point refers past the attribute's values", want.semantic));
+            };
+            out.extend_from_slice(value);
+        }
+        return Ok(out);
+    }
     for point in 0..vertex_count {
         let value_index = map.map_or(Some(point), |m| m.get(point).map(|&v| usize::from(v)));
         let start = value_index.and_then(|v| v.checked_mul(per_value)).unwrap_or(usize::MAX);
