@@ -207,8 +207,8 @@ fn render_draws_animated_colour_and_visibility() {
         // The clip label sits in the bottom rows.
         for (_, _, p) in image.enumerate_pixels().filter(|(_, y, _)| *y < 160) {
             if p.0.iter().zip(background).any(|(a, b)| a.abs_diff(b) > 30) {
-                for c in 0..3 {
-                    sum[c] += f64::from(p.0[c]);
+                for (total, &channel) in sum.iter_mut().zip(&p.0) {
+                    *total += f64::from(channel);
                 }
                 count += 1.0;
             }

@@ -637,7 +637,7 @@ fn overlay_lines_draw_where_they_project() {
 /// clip 0 at its key nearest 40% of its length (gltf-transform's meshopt passes CUBICSPLINE
 /// rotation tangents through the quaternion filter, which cannot keep them, so between keys
 /// the built-in character's cubic clips differ; see tests/variants.rs), the same camera,
-/// IoU ≥ 0.97.
+/// silhouette overlap (intersection over union) ≥ 0.97.
 #[test]
 fn compressed_variants_render_like_their_originals() {
     let Some(tool) = support::variants::gltf_transform() else { return };

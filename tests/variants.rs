@@ -131,7 +131,7 @@ fn posed_bounds_error(original: &Model, variant: &Model) -> f32 {
 /// draco and WebP leave animation untouched (exact up to f32 noise); quantize leaves keys as
 /// floats; meshopt stores rotations as 16-bit quaternion-filtered shorts (about 2^-14.5 per
 /// component, 1e-4 rad; the filter rebuilds the dropped component assuming unit length, so
-/// SimpleSkin's keys of (0, 0, 0.707, 0.707), 1.5e-4 short of unit, come back tilted by
+/// `SimpleSkin`'s keys of (0, 0, 0.707, 0.707), 1.5e-4 short of unit, come back tilted by
 /// 3e-4 rad: the tolerance is 4e-4) and translations and scales through the exponential filter with
 /// 12-bit signed mantissas: half a step of 2^-11 of a vector's largest component, so at most
 /// 2^-11 ≈ 4.9e-4 of the largest value.

@@ -84,7 +84,7 @@ impl BenchReport {
         // skins the nodes the clip animates.
         // Distinct joint nodes: skins that share joints (one skeleton, many skinned meshes)
         // count each joint once.
-        let skinned = distinct_joint_count(&model);
+        let skinned = distinct_joint_count(model);
         let joints = if skinned > 0 { skinned } else { linear.animated_nodes().len().max(1) };
         let duration = linear.end_secs.max(1e-3);
         let rest = SoaPose::rest(model);

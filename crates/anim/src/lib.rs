@@ -13,7 +13,7 @@
 //!   physics itself lives in the application).
 //! * [`workload`]: W64, the in-memory benchmark skeleton and clips.
 //!
-//! Depends on glam, serde_json (JSON parsing) and thiserror only: no GPU, UI or physics.
+//! Depends on glam, `serde_json` (JSON parsing) and thiserror only: no GPU, UI or physics.
 //! Compressed data (meshopt, Draco) is decoded through the [`import::Decoder`] seam by a
 //! decoder crate the application passes in.
 

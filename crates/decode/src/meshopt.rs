@@ -148,7 +148,7 @@ fn decode_bytes(r: &mut Reader<'_>, out: &mut [u8], widths: [u32; 4]) -> Result<
 /// A [`MeshoptError`] for a stride the codec cannot carry, a wrong header, truncated data or
 /// trailing bytes.
 pub fn decode_vertex_buffer(out: &mut [u8], count: usize, stride: usize, data: &[u8]) -> Result<()> {
-    if stride == 0 || stride > 256 || stride % 4 != 0 {
+    if stride == 0 || stride > 256 || !stride.is_multiple_of(4) {
         return Err(MeshoptError::BadRequest(format!("vertex stride {stride} is not a multiple of 4 up to 256")));
     }
     if Some(out.len()) != count.checked_mul(stride) {
@@ -263,7 +263,7 @@ fn put_index(out: &mut [u8], i: usize, size: usize, value: u32) {
 /// # Errors
 /// A [`MeshoptError`] for a wrong header, truncated data or trailing bytes.
 pub fn decode_index_buffer(out: &mut [u8], count: usize, size: usize, data: &[u8]) -> Result<()> {
-    if count % 3 != 0 || !(size == 2 || size == 4) || Some(out.len()) != count.checked_mul(size) {
+    if !count.is_multiple_of(3) || !(size == 2 || size == 4) || Some(out.len()) != count.checked_mul(size) {
         return Err(MeshoptError::BadRequest(format!("{count} triangle indices of {size} bytes")));
     }
     // Header, one code byte per triangle, and a 16-byte table of auxiliary codes at the end.
@@ -499,7 +499,7 @@ pub fn filter_exponential(data: &mut [u8]) {
     }
 }
 
-/// Colour filter (`KHR_meshopt_compression`): YCoCg with alpha in 1- or 2-byte components;
+/// Colour filter (`KHR_meshopt_compression`): `YCoCg` with alpha in 1- or 2-byte components;
 /// writes RGBA back in the same unsigned normalized format.
 pub fn filter_color(data: &mut [u8], stride: usize) {
     let component = stride / 4;

@@ -67,13 +67,13 @@ impl Builder<'_> {
                 format!("{stride} does not suit mode {mode:?} with filter {filter:?}"),
             ));
         }
-        if mode == MeshoptMode::Triangles && count % 3 != 0 {
+        if mode == MeshoptMode::Triangles && !count.is_multiple_of(3) {
             return Err(bad_value(object, "count", format!("{count} triangle indices is not a multiple of 3")));
         }
         if byte_stride.is_some_and(|s| s != stride) && mode == MeshoptMode::Attributes {
             return Err(bad_value(object, "byteStride", "differs from the buffer view's byteStride".to_owned()));
         }
-        let decoded_bytes = count.checked_mul(stride).unwrap_or(u64::MAX);
+        let decoded_bytes = count.saturating_mul(stride);
         if decoded_bytes > self.limits.max_file_bytes {
             return Err(invalid(
                 object,

@@ -30,7 +30,7 @@ pub enum MeshoptFilter {
     Quaternion,
     /// `EXPONENTIAL`: floats as a shared exponent and a 24-bit mantissa.
     Exponential,
-    /// `COLOR` (`KHR_meshopt_compression` only): YCoCg colours in 4 or 8 bytes.
+    /// `COLOR` (`KHR_meshopt_compression` only): `YCoCg` colours in 4 or 8 bytes.
     Color,
 }
 
