@@ -646,8 +646,9 @@ fn unknown_target_path() {
 }
 
 #[test]
-fn extension_channel_without_a_node_is_ignored() {
-    // KHR_animation_pointer channels have path "pointer" and no node; the core skips them.
+fn pointer_channels_become_tracks_or_are_ignored() {
+    // KHR_animation_pointer channels have path "pointer" and no node: a node-transform pointer
+    // is an ordinary track; a pointer animtune does not read (a camera) is skipped.
     let mut doc = base();
     let input = sampler_accessor(&doc, 0, 0, "input");
     let output = sampler_accessor(&doc, 0, 0, "output");
@@ -656,13 +657,21 @@ fn extension_channel_without_a_node_is_ignored() {
         .as_array_mut()
         .unwrap()
         .push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
-    doc.json["animations"][0]["channels"].as_array_mut().unwrap().push(json!({
-        "sampler": 1,
-        "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/0/translation"}}}
-    }));
+    for pointer in ["/nodes/0/translation", "/cameras/0/perspective/yfov"] {
+        doc.json["animations"][0]["channels"].as_array_mut().unwrap().push(json!({
+            "sampler": 1,
+            "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}}
+        }));
+    }
     let model = doc.load().unwrap();
-    assert_eq!(model.clips[0].tracks.len(), 1);
-    assert_eq!(model.clips[0].tracks[0].node, 1);
+    assert_eq!(model.clips[0].tracks.len(), 2);
+    assert_eq!(model.clips[0].tracks[1].node, 0, "the pointer's node");
+    assert!(model.clip_pointer_tracks(0).is_empty(), "the camera pointer is not read");
+    // A pointer past the nodes names the channel.
+    doc.json["animations"][0]["channels"][1]["target"]["extensions"]["KHR_animation_pointer"]["pointer"] =
+        json!("/nodes/99/rotation");
+    let error = doc.load().unwrap_err().to_string();
+    assert!(error.contains("channel 1") && error.contains("99"), "{error}");
 }
 
 // ---------------------------------------------------------------------------------------------
