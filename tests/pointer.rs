@@ -44,6 +44,11 @@ fn floats(values: &[f32]) -> Vec<u8> {
 }
 
 fn write_pointer_file(tag: &str) -> PointerFile {
+    write_pointer_file_with(tag, |_| {})
+}
+
+/// [`write_pointer_file`] with an edit of the JSON before it is written.
+fn write_pointer_file_with(tag: &str, edit: impl FnOnce(&mut Value)) -> PointerFile {
     let glb = std::fs::read(support::repo_root().join("assets/mannequin.glb")).expect("mannequin");
     let json_len = u32::from_le_bytes([glb[12], glb[13], glb[14], glb[15]]) as usize;
     let mut json: Value = serde_json::from_slice(&glb[20..20 + json_len]).expect("json");
@@ -98,6 +103,7 @@ fn write_pointer_file(tag: &str) -> PointerFile {
     json["animations"].as_array_mut().expect("animations").extend([animation, by_node]);
     json["extensionsUsed"] = json!(["KHR_animation_pointer", "KHR_node_visibility", "KHR_texture_transform"]);
     json["buffers"] = json!([{"byteLength": bin.len(), "uri": "pointers.bin"}]);
+    edit(&mut json);
 
     let dir = std::env::temp_dir().join(format!("animtune-pointers-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -220,4 +226,45 @@ fn render_draws_animated_colour_and_visibility() {
     assert!(r[0] > 2.0 * r[2] && b[2] > 2.0 * b[0], "base colour pointer not drawn: {r:?} then {b:?}");
     assert!(red_pixels > 1000.0 && blue_pixels > 1000.0, "the character is drawn");
     assert!(hidden_pixels < 1.0, "hidden by KHR_node_visibility at 1.5 s: {hidden_pixels} pixels");
+}
+
+/// A statically hidden node (`KHR_node_visibility`) hides itself and its descendants; the
+/// renderer leaves its mesh out.
+#[test]
+fn static_visibility_hides_nodes_and_their_descendants() {
+    let file = write_pointer_file_with("static", |json| {
+        let mesh_node = json["nodes"].as_array().expect("nodes").iter().position(|n| n.get("mesh").is_some());
+        let mesh_node = mesh_node.expect("mesh node");
+        json["nodes"][0]["extensions"] = json!({"KHR_node_visibility": {"visible": false}});
+        json["nodes"][mesh_node]["extensions"] = json!({"KHR_node_visibility": {"visible": false}});
+    });
+    let model = support::load(&file.gltf());
+    let visible = animtune::render::animated::AnimatedProperties::rest(&model).node_visible;
+    let descendants_of_hips: Vec<usize> = (1..model.nodes.len())
+        .filter(|&n| std::iter::successors(model.nodes[n].parent, |&p| model.nodes[p].parent).any(|p| p == 0))
+        .collect();
+    assert!(descendants_of_hips.len() > 10, "the hips have descendants");
+    assert!(!visible[0] && descendants_of_hips.iter().all(|&n| !visible[n]), "hidden with the hips: {visible:?}");
+    let out = file.dir.join("hidden.png");
+    let output = animtune(&[
+        "render".as_ref(),
+        file.gltf().as_os_str(),
+        "--clip".as_ref(),
+        "Hips by node".as_ref(),
+        "--no-ground".as_ref(),
+        "--size".as_ref(),
+        "128x128".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("no GPU adapter") {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{stderr}");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    let image = image::open(&out).expect("png").to_rgba8();
+    let background = image.get_pixel(0, 0).0;
+    let drawn = image.enumerate_pixels().filter(|(_, y, p)| *y < 100 && p.0 != background).count();
+    assert_eq!(drawn, 0, "the hidden mesh was drawn");
 }

@@ -119,7 +119,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
         Some(name) => Some(super::find_clip(model, name)?),
         None => (!model.clips.is_empty()).then_some(0),
     };
-    let time_secs = args.time.unwrap_or_else(|| clip.map_or(0.0, |c| model.clip_end_secs(c) * 0.5));
+    let time_secs = args.time.unwrap_or_else(|| clip.map_or(0.0, |c| model.clips[c].end_secs * 0.5));
     let (width, height) = args.size;
     let modes: Vec<InterpolationOverride> = match args.compare {
         Some((a, b)) => vec![a, b],

@@ -64,7 +64,7 @@ impl SampleReport {
         let weighted: Vec<usize> =
             clip.tracks.iter().filter(|t| t.property() == anim::Property::Weights).map(|t| t.node).collect();
         let pointer_tracks = model.clip_pointer_tracks(clip_index);
-        let end_secs = model.clip_end_secs(clip_index);
+        let end_secs = clip.end_secs;
         let samples = times
             .iter()
             .map(|&time| {

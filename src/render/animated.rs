@@ -7,6 +7,11 @@ use glam::{Vec2, Vec4};
 
 use crate::render::mesh::UV_IDENTITY;
 
+/// Each node's authored `KHR_node_visibility` (true when the file says nothing).
+fn authored_visibility(model: &Model) -> Vec<bool> {
+    (0..model.nodes.len()).map(|n| model.node_visible.get(n).copied().unwrap_or(true)).collect()
+}
+
 /// Per-frame material and node values (indexed like the model's materials and nodes).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnimatedProperties {
@@ -14,7 +19,8 @@ pub struct AnimatedProperties {
     pub base_color: Vec<Vec4>,
     /// Base colour texture transform of each material (offset, rotation, scale).
     pub uv_transform: Vec<TextureTransform>,
-    /// Whether each node (and so its mesh) is drawn.
+    /// Whether each node (and so its mesh) is drawn: its own `KHR_node_visibility` and its
+    /// ancestors' (a hidden node hides its descendants).
     pub node_visible: Vec<bool>,
 }
 
@@ -28,14 +34,38 @@ impl AnimatedProperties {
                 .iter()
                 .map(|m| m.base_color_texture.and_then(|t| t.transform).unwrap_or_default())
                 .collect(),
-            node_visible: vec![true; model.nodes.len()],
+            node_visible: authored_visibility(model),
         }
+        .inherited(model)
+    }
+
+    /// Hide the descendants of hidden nodes (parents first).
+    fn inherited(mut self, model: &Model) -> Self {
+        for &node in &model.hierarchy.order {
+            let node = node as usize;
+            let parent = model.nodes.get(node).and_then(|n| n.parent);
+            if let Some(parent) = parent
+                && self.node_visible.get(parent) == Some(&false)
+                && let Some(v) = self.node_visible.get_mut(node)
+            {
+                *v = false;
+            }
+        }
+        self
     }
 
     /// The authored values with clip `clip`'s property tracks sampled at `time_secs`.
     pub fn sample(model: &Model, clip: Option<usize>, time_secs: f32) -> Self {
-        let mut out = Self::rest(model);
-        let Some(clip) = clip else { return out };
+        let mut out = Self {
+            base_color: model.materials.iter().map(|m| m.base_color_factor).collect(),
+            uv_transform: model
+                .materials
+                .iter()
+                .map(|m| m.base_color_texture.and_then(|t| t.transform).unwrap_or_default())
+                .collect(),
+            node_visible: authored_visibility(model),
+        };
+        let Some(clip) = clip else { return out.inherited(model) };
         let mut value = [0.0f32; 4];
         for track in model.clip_pointer_tracks(clip) {
             track.sample(time_secs, &mut value);
@@ -73,7 +103,7 @@ impl AnimatedProperties {
                 | PointerTarget::EmissiveStrength { .. } => {}
             }
         }
-        out
+        out.inherited(model)
     }
 
     /// The texture transform of `material` as the shader's two rows.

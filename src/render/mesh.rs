@@ -90,6 +90,9 @@ pub struct GpuModel {
     /// rest pose and clips when that is below 0 ([`ground_height`]), so models authored around
     /// the origin are not cut by the ground.
     pub ground_height: f32,
+    /// Whether each node is drawn when no per-frame values are given: the authored
+    /// `KHR_node_visibility`, inherited.
+    pub node_visible: Vec<bool>,
 }
 
 impl GpuModel {
@@ -186,6 +189,7 @@ impl GpuModel {
             joint_nodes: crate::render::overlay::joint_nodes(model),
             rest_bounds,
             ground_height: ground_height(model),
+            node_visible: crate::render::animated::AnimatedProperties::rest(model).node_visible,
         })
     }
 

@@ -706,7 +706,8 @@ impl Renderer {
                 }
                 for &item in &gpu.draws {
                     let Some(primitive) = gpu.primitive(item) else { continue };
-                    if instance.properties.is_some_and(|p| p.node_visible.get(item.node) == Some(&false)) {
+                    let visible = instance.properties.map_or(&gpu.node_visible, |p| &p.node_visible);
+                    if visible.get(item.node) == Some(&false) {
                         continue;
                     }
                     let node = &model.nodes[item.node];

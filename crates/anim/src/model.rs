@@ -293,6 +293,9 @@ pub struct Model {
     pub weight_count: usize,
     /// Every extension the file uses, with what was done with it.
     pub extensions: Vec<ExtensionUse>,
+    /// Authored `KHR_node_visibility` of each node (`visible`, default true; a hidden node
+    /// hides its descendants).
+    pub node_visible: Vec<bool>,
     /// `KHR_animation_pointer` property tracks (materials, texture transforms, visibility) of
     /// each clip, by clip index (empty when the file has none; pointers at node transforms and
     /// weights are ordinary tracks of the clip).
@@ -311,12 +314,6 @@ impl Model {
     /// The property tracks of clip `clip` (empty for none).
     pub fn clip_pointer_tracks(&self, clip: usize) -> &[crate::pointer::PointerTrack] {
         self.pointer_tracks.get(clip).map_or(&[], Vec::as_slice)
-    }
-
-    /// Seconds from 0 to the last key of clip `clip`, its property tracks included.
-    pub fn clip_end_secs(&self, clip: usize) -> f32 {
-        let tracks = self.clip_pointer_tracks(clip).iter().filter_map(|t| t.times_secs.last().copied());
-        tracks.fold(self.clips.get(clip).map_or(0.0, |c| c.end_secs), f32::max)
     }
 
     /// The nodes of the scene to show: the default scene, else scene 0, else every root node.

@@ -176,5 +176,6 @@ pub fn w64_model() -> Model {
         weight_count: 0,
         extensions: Vec::new(),
         pointer_tracks: Vec::new(),
+        node_visible: Vec::new(),
     }
 }

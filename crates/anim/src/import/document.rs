@@ -148,6 +148,12 @@ pub(crate) fn build(
     let default_scene = opt_index(&root, &root_ref, "scene", "scene", scenes.len())?;
     let weight_count = nodes.iter().map(|n| n.rest_weights.len()).sum();
     let (clips, pointer_tracks) = b.parse_animations(&nodes)?;
+    let node_visible = top_array(&root, "nodes")?
+        .iter()
+        .map(|n| {
+            extension(n, "KHR_node_visibility").and_then(|e| get(e, "visible")).and_then(Value::as_bool).unwrap_or(true)
+        })
+        .collect();
     b.check_pointer_targets(&pointer_tracks, nodes.len(), materials.len())?;
     Ok(Model {
         nodes,
@@ -162,6 +168,7 @@ pub(crate) fn build(
         weight_count,
         extensions,
         pointer_tracks,
+        node_visible,
     })
 }
 
@@ -917,6 +924,11 @@ impl Builder<'_> {
             // Everything Clip::new checks was validated above with the glTF object named.
             let clip =
                 Clip::new(name(value), timelines, tracks).map_err(|e| bad_value(&object, "samplers", e.to_string()))?;
+            // Property tracks count in the clip's length (a clip may animate only a material).
+            let mut clip = clip;
+            let pointer_end =
+                pointers.iter().filter_map(|t: &PointerTrack| t.times_secs.last().copied()).fold(0.0, f32::max);
+            clip.end_secs = clip.end_secs.max(pointer_end);
             clips.push(clip);
             clip_pointers.push(pointers);
         }

@@ -63,11 +63,9 @@ pub(crate) fn classify(name: &str, decoder: &dyn Decoder) -> (ExtensionStatus, S
              and visibility pointers are sampled (sample, render); other pointers are not read"
                 .to_owned(),
         ),
-        "KHR_node_visibility" => (
-            ExtensionStatus::Applied,
-            "animated visibility (through KHR_animation_pointer) drawn by render; a static visible: false is not read"
-                .to_owned(),
-        ),
+        "KHR_node_visibility" => {
+            (ExtensionStatus::Applied, "hidden nodes and their descendants are not drawn (also animated)".to_owned())
+        }
         "KHR_materials_emissive_strength" | "KHR_materials_unlit" => {
             (ExtensionStatus::Ignored, "appearance only: not drawn".to_owned())
         }
