@@ -8,6 +8,9 @@ use bytemuck::{Pod, Zeroable};
 /// is at most 256 on every backend).
 pub const UNIFORM_SLOT_BYTES: u64 = 256;
 
+/// The identity texture-coordinate transform.
+pub const UV_IDENTITY: [[f32; 4]; 2] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
+
 /// One mesh vertex: static attributes plus up to 8 skin influences.
 ///
 /// Keep in sync with `VertexIn` in `shaders/mesh.wgsl`.
@@ -54,6 +57,8 @@ pub struct ViewUniforms {
     pub blob: [f32; 4],
     /// Ground grid: cell size, half extent, centre x, centre z (world units).
     pub grid: [f32; 4],
+    /// Ground plane: height (world y) of the ground, then unused.
+    pub ground: [f32; 4],
 }
 
 /// Per-draw constants: one primitive of one node of one model instance.
@@ -68,6 +73,9 @@ pub struct DrawUniforms {
     pub normal_from_mesh: [[f32; 4]; 4],
     /// Material base colour factor, linear RGBA.
     pub base_color: [f32; 4],
+    /// Base colour texture transform (`KHR_texture_transform`): `uv' = (row0 · (u, v, 1),
+    /// row1 · (u, v, 1))`; w unused.
+    pub uv_transform: [[f32; 4]; 2],
     /// Tint colour (linear RGB) mixed in by `tint[3]` (ghost poses).
     pub tint: [f32; 4],
     /// First palette entry of this node's skin for this instance.
@@ -115,5 +123,5 @@ pub struct OverlayVertex {
 
 const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
-const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 208);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 240);
 const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

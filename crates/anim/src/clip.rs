@@ -24,6 +24,9 @@ pub struct RawClip {
     pub timelines: Vec<Timeline>,
     /// One track per glTF channel that targets a node, in channel order.
     pub tracks: Vec<Track>,
+    /// The clip lasts at least this long (from time 0): animated values kept beside the clip
+    /// (`KHR_animation_pointer` property tracks, see [`crate::pointer`]) count in its length.
+    pub min_end_secs: f32,
 }
 
 /// Why a clip cannot be built.
@@ -105,7 +108,7 @@ impl RawClip {
         self.validate()?;
         let used = || self.tracks.iter().map(|t| &self.timelines[t.timeline].times_secs);
         let start_secs = used().map(|t| t[0]).reduce(f32::min).unwrap_or(0.0);
-        let end_secs = used().map(|t| t[t.len() - 1]).reduce(f32::max).unwrap_or(0.0);
+        let end_secs = used().map(|t| t[t.len() - 1]).reduce(f32::max).unwrap_or(0.0).max(self.min_end_secs);
         let groups = SoaGroup::build_all(&self.timelines, &self.tracks);
         let weight_tracks = (0..self.tracks.len())
             .filter(|&i| self.tracks[i].property() == Property::Weights)
@@ -169,7 +172,7 @@ impl RawClip {
                 Track { interpolation: mode, values, ..track.clone() }
             })
             .collect();
-        Ok(Self { name: self.name.clone(), timelines: self.timelines.clone(), tracks })
+        Ok(Self { tracks, ..self.clone() })
     }
 }
 

@@ -18,11 +18,15 @@
 //!   physics itself lives in the application).
 //! * [`workload`]: W64, the in-memory benchmark skeleton and clips; [`rng`]: the seeded stream.
 //!
+//! * [`pointer`]: `KHR_animation_pointer` property tracks (materials, texture transforms,
+//!   visibility).
+//!
 //! Typed indices ([`NodeId`], [`ClipId`], [`TrackId`]) name nodes, clips and tracks. The SIMD
 //! kernels run on AVX2+FMA only with a token from run-time detection ([`simd8`]).
 //!
-//! Depends on glam, gltf (for JSON parsing), thiserror and bytemuck (checked casts) only: no
-//! GPU, UI or physics.
+//! Depends on glam, `serde_json` (JSON parsing), thiserror and bytemuck (checked casts) only: no
+//! GPU, UI or physics. Compressed data (meshopt, Draco) is decoded through the
+//! [`import::Decoder`] seam by a decoder crate the application passes in.
 
 pub mod clip;
 pub mod crossfade;
@@ -32,6 +36,7 @@ pub mod ids;
 pub mod import;
 pub mod interp;
 pub mod model;
+pub mod pointer;
 pub mod pose;
 pub mod ragdoll;
 pub mod rng;
@@ -50,7 +55,11 @@ pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
 pub use hierarchy::{Hierarchy, HierarchyError, LocalMatrices};
 pub use ids::{ClipId, NodeId, TrackId};
 pub use interp::{Easing, RotationSpace, ScaleSpace};
-pub use model::{Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene};
+pub use model::{
+    ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene,
+    TextureRef, TextureTransform,
+};
+pub use pointer::{PointerTarget, PointerTrack};
 pub use pose::{NodePose, SoaPose, SoaTransforms, Transform, blend_into, blend_poses};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};
 pub use simd8::{F8, simd_path};

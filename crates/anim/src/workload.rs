@@ -124,7 +124,7 @@ pub fn w64_clip(interpolation: Interpolation, phase_secs: f32) -> Clip {
     } else {
         format!("W64 {} shifted {phase_secs} s", interpolation.gltf_name())
     };
-    RawClip { name: Some(name), timelines: vec![Timeline { times_secs }], tracks }
+    RawClip { name: Some(name), timelines: vec![Timeline { times_secs }], tracks, min_end_secs: 0.0 }
         .build()
         .unwrap_or_else(|e| unreachable!("W64 is built consistent: {e}"))
 }
@@ -172,5 +172,8 @@ pub fn w64_model() -> Model {
             w64_clip(Interpolation::CubicSpline, 2.5),
         ],
         weight_count: 0,
+        extensions: Vec::new(),
+        pointer_tracks: Vec::new(),
+        node_visible: Vec::new(),
     }
 }

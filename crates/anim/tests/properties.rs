@@ -86,6 +86,7 @@ fn clip_strategy() -> impl Strategy<Value = Clip> {
                         track(TrackValues::Rotation(rotations), ir),
                         track(TrackValues::Scale(scales), is),
                     ],
+                    min_end_secs: 0.0,
                 }
                 .build()
                 .unwrap()

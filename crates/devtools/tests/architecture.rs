@@ -21,13 +21,15 @@ struct Crate {
     externals: &'static [&'static str],
 }
 
-const CRATES: [Crate; 3] = [
-    Crate { src: "crates/anim/src", externals: &["glam", "gltf", "thiserror", "bytemuck"] },
+const CRATES: [Crate; 4] = [
+    Crate { src: "crates/anim/src", externals: &["glam", "serde_json", "thiserror", "bytemuck"] },
+    Crate { src: "crates/decode/src", externals: &["anim", "draco_oxide_decoder", "draco_oxide_core"] },
     Crate {
         src: "src",
         externals: &[
             "anim",
             "animtune",
+            "decode",
             "glam",
             "anyhow",
             "clap",
