@@ -98,7 +98,8 @@ fn wgsl_structs_mirror_gpu_data_sizes_and_offsets() {
         sky_color,
         ground_color,
         blob,
-        grid
+        grid,
+        ground
     });
     for file in ["mesh.wgsl", "ground.wgsl"] {
         assert_uniform_layout(file, "ViewUniforms", &view, size_of::<ViewUniforms>());
@@ -107,6 +108,7 @@ fn wgsl_structs_mirror_gpu_data_sizes_and_offsets() {
         world_from_mesh,
         normal_from_mesh,
         base_color,
+        uv_transform,
         tint,
         palette_offset,
         joint_count,
