@@ -147,23 +147,16 @@ impl RagdollView {
         controller.ramp = RagdollRamp::new(self.tuning.ramp_rate_per_sec, self.tuning.easing);
         let push = push.map(|(node, impulse)| {
             let spec = controller.spec();
-            let mut at = Some(node);
-            while let Some(n) = at {
-                if let Some(body) = spec.node_body.get(n).copied().flatten() {
-                    return (body, impulse);
-                }
-                at = model.hierarchy.parent(n);
-            }
-            (spec.root, impulse)
+            (spec.body_for_node(node).unwrap_or(spec.root), impulse)
         });
         controller.trigger(model, pose_now, pose_before, dt_before_secs, push);
         true
     }
 
     /// Blend back into the animation over the tuned duration. False when not ragdolling.
-    pub fn get_up(&mut self) -> bool {
+    pub fn get_up(&mut self, model: &Model) -> bool {
         let (duration, easing) = (self.tuning.get_up_secs, self.tuning.easing);
-        self.controller.as_mut().is_some_and(|c| c.get_up(duration, easing))
+        self.controller.as_mut().is_some_and(|c| c.get_up(model, None, duration, easing))
     }
 
     /// Advance the controller by `dt_secs` with this frame's animation pose and write what the
@@ -205,20 +198,15 @@ impl RagdollView {
             return;
         }
         let Some(controller) = &self.controller else { return };
-        for (b, body) in controller.spec().bodies.iter().enumerate() {
-            let (rotation, origin) = match controller.ragdoll() {
-                Some(ragdoll) => ragdoll.body_pose(b),
+        for (b, body) in controller.spec().body_ids().zip(&controller.spec().bodies) {
+            let (a, b, radius) = match controller.ragdoll() {
+                Some(ragdoll) => ragdoll.capsule(b),
                 None => {
                     let Some(m) = model_from_node.get(body.node) else { continue };
-                    let (_, rotation, translation) = m.to_scale_rotation_translation();
-                    (rotation, translation)
+                    body.capsule_in(m)
                 }
             };
-            visit(ColliderShape {
-                a: origin + rotation * body.capsule_a,
-                b: origin + rotation * body.capsule_b,
-                radius: body.radius,
-            });
+            visit(ColliderShape { a, b, radius });
         }
     }
 }

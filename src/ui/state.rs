@@ -758,8 +758,8 @@ impl ViewerState {
     /// Blend from the ragdoll back into the get-up clip (restarted at 0). False when not ragdolling.
     /// The get-up clip is moved (horizontally) so that its root starts where the body lies.
     pub fn ragdoll_get_up(&mut self) -> bool {
-        let root = self.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root].node);
-        if !self.ragdoll.get_up() {
+        let root = self.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root.index()].node);
+        if !self.ragdoll.get_up(&self.model) {
             return false;
         }
         let clip = self.ragdoll.tuning.get_up_clip;

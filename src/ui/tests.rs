@@ -460,7 +460,7 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
     for _ in 0..180 {
         state.advance(1.0 / 60.0);
     }
-    let root = state.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root].node).expect("ragdoll");
+    let root = state.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root.index()].node).expect("ragdoll");
     let world = |model: &anim::Model, pose: &anim::Pose| {
         let mut m = vec![glam::Affine3A::IDENTITY; pose.len()];
         model.hierarchy.local_to_model(pose, &mut m);
