@@ -156,9 +156,8 @@ impl BoneKind {
     pub const fn mass_fraction(self) -> Option<f32> {
         match self {
             Self::Hips => Some(0.14),
-            Self::Neck => Some(0.015),
+            Self::Neck | Self::Shoulder => Some(0.015),
             Self::Head => Some(0.065),
-            Self::Shoulder => Some(0.015),
             Self::UpperArm => Some(0.028),
             Self::LowerArm => Some(0.016),
             Self::Hand | Self::Finger => Some(0.006),
@@ -496,7 +495,7 @@ pub fn words(name: &str) -> Vec<String> {
 /// Recognise a bone name: kind (or limb) and side, for the naming schemes of the built-in
 /// character (`UpperArm.L`), Mixamo (`mixamorig:LeftForeArm`), Rigify (`DEF-forearm.L`,
 /// `DEF-spine.003`), Unreal's mannequin (`thigh_l`, `calf_twist_01_l`, `ball_l`), VRM humanoid
-/// (`leftUpperArm`, VRoid's `J_Bip_L_UpperArm`), CesiumMan and RiggedFigure
+/// (`leftUpperArm`, `VRoid`'s `J_Bip_L_UpperArm`), `CesiumMan` and `RiggedFigure`
 /// (`leg_joint_L_2`: a leg, the segment from its place in the chain) and the Fox
 /// (`b_LeftLeg01_015`).
 pub fn recognise(name: &str) -> NameHint {

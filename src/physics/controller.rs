@@ -421,7 +421,7 @@ impl RagdollController {
 /// height (`g / (stiffness · sag)`), and lets go at `w = 1`. A slow ramp then reads as the body
 /// giving way over the ramp, not as a standing pose averaged with a lying one.
 fn blend_hold(settings: &RagdollSettings, spec: &RagdollSpec, w: f32) -> (f32, f32) {
-    if !(w < 1.0) {
+    if w.is_nan() || w >= 1.0 {
         return (0.0, 0.0);
     }
     let posture = (1.0 - w) * (1.0 - w);

@@ -260,7 +260,7 @@ fn angle_difference(a: f32, b: f32) -> f32 {
 
 /// A thin capsule spins about its own axis with almost no inertia, so contact friction and
 /// joint-limit impulses twist it violently: every principal inertia is raised to at least this
-/// fraction of the largest (PhysX's advice for ragdolls, in effect).
+/// fraction of the largest (`PhysX`'s advice for ragdolls, in effect).
 const MIN_INERTIA_RATIO: f32 = 0.4;
 
 /// Each body's mass (kg): the ragdoll's total from its capsules' volume (metres) × `density`,
@@ -458,7 +458,8 @@ impl Ragdoll {
         };
         let joint_inertia: Vec<f32> = (0..count).map(|b| subtree_inertia(b, to_sim(poses[b].1)).max(1e-6)).collect();
         let root_inertia = joint_inertia.get(spec.root.index()).copied().unwrap_or(1.0);
-        let total_mass: f32 = handles.iter().filter_map(|&h| world.bodies.get(h)).map(|rb| rb.mass()).sum();
+        let total_mass: f32 =
+            handles.iter().filter_map(|&h| world.bodies.get(h)).map(rapier3d::dynamics::RigidBody::mass).sum();
 
         // Every node of the skeleton rides on its body, as it sat at the handoff.
         let attachments = start
@@ -542,7 +543,10 @@ impl Ragdoll {
 
     /// Mass of a body, kg.
     pub fn mass(&self, body: BodyId) -> f32 {
-        self.handles.get(body.index()).and_then(|&h| self.world.bodies.get(h)).map_or(0.0, |rb| rb.mass())
+        self.handles
+            .get(body.index())
+            .and_then(|&h| self.world.bodies.get(h))
+            .map_or(0.0, rapier3d::dynamics::RigidBody::mass)
     }
 
     /// Wake a sleeping ragdoll (it sleeps again after [`SLEEP_AFTER_SECS`] of calm).
@@ -735,7 +739,7 @@ impl Ragdoll {
         }
     }
 
-    /// Joint projection (as PhysX does it): a joint found more than [`PROJECTION_TOLERANCE_RAD`]
+    /// Joint projection (as `PhysX` does it): a joint found more than [`PROJECTION_TOLERANCE_RAD`]
     /// past its limits after a step is turned back to the nearest allowed rotation, the child
     /// body and everything below it rotated rigidly about the joint, so that no other joint
     /// opens. Rapier's limit rows push along each joint axis while the angles they measure
