@@ -874,9 +874,9 @@ fn write_filmstrip(model: &Model, run: &RagdollRun, caption: &str, path: &std::p
 
     anyhow::ensure!(!run.snapshots.is_empty(), "no frames to draw");
     let ctx = GpuContext::new_headless()?;
-    let panel = 400u32;
+    let panel = 320u32;
     let count = run.snapshots.len() as u32;
-    let (width, height) = (panel * count, 480u32);
+    let (width, height) = (panel * count, 420u32);
     let viewports = Viewport::split_horizontally(width, height, count);
     let mut poser = CpuPoser::default();
     let nodes = drawn_nodes(model);

@@ -415,21 +415,23 @@ impl RagdollController {
     }
 }
 
-/// The hold during a blend at weight `w`: joint-motor strength `(1 − w)²` (posture), and a
+/// The hold during a blend at weight `w`, as (joint-motor strength, pelvis-hold strength): a
 /// pelvis hold whose sag under gravity grows with the weight — at full strength it holds the
-/// pelvis within millimetres; it weakens so that the body sinks by about `w` of its pelvis
-/// height (`g / (stiffness · sag)`), and lets go at `w = 1`. A slow ramp then reads as the body
-/// giving way over the ramp, not as a standing pose averaged with a lying one.
+/// pelvis within millimetres; it weakens so that the body would sink by about `w` of its pelvis
+/// height (`g / (stiffness · sag)`) — and joint motors weakening alike, so that the knees and
+/// hips buckle as the support goes instead of the body toppling like a plank; both let go at
+/// `w = 1`. A slow ramp then reads as the body giving way over the ramp, not as a standing pose
+/// averaged with a lying one.
 fn blend_hold(settings: &RagdollSettings, spec: &RagdollSpec, w: f32) -> (f32, f32) {
     if w.is_nan() || w >= 1.0 {
         return (0.0, 0.0);
     }
-    let posture = (1.0 - w) * (1.0 - w);
     let metres = settings.metres_per_unit.unwrap_or(spec.metres_per_unit);
     let pelvis_height_m = 0.5 * spec.size * metres;
     let stiffness = settings.root_hold_stiffness.max(f32::MIN_POSITIVE);
     let sag_limited = settings.gravity / (stiffness * w.max(1e-3) * pelvis_height_m);
-    (posture, sag_limited.min(1.0) * (1.0 - w))
+    let strength = sag_limited.min(1.0) * (1.0 - w);
+    (strength, strength)
 }
 
 /// One frame of a get-up: the segment between two key poses (smoothstep within it, so each key
