@@ -92,16 +92,16 @@ pub struct RagdollArgs {
     #[arg(long)]
     pub clip: Option<String>,
     /// Clip time of the handoff, in seconds (rounded up to a 60 Hz frame).
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
     pub handoff_at: f32,
     /// Ragdoll weight ramp, per second (5.0: full ragdoll after 0.2 s).
-    #[arg(long, default_value_t = RagdollRamp::DEFAULT_RATE_PER_SEC)]
+    #[arg(long, default_value_t = RagdollRamp::DEFAULT_RATE_PER_SEC, allow_hyphen_values = true)]
     pub ramp_rate: f32,
     /// Easing of the ramp (linear, smoothstep, ease-in-quad, ...).
     #[arg(long, default_value = "linear")]
     pub easing: Easing,
     /// Seconds simulated after the handoff.
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, allow_hyphen_values = true)]
     pub seconds: f32,
     /// Start the bodies at rest instead of with the animation's velocity.
     #[arg(long)]
@@ -111,11 +111,11 @@ pub struct RagdollArgs {
     #[arg(long, value_parser = parse_push, allow_hyphen_values = true)]
     pub push: Option<(String, Vec3)>,
     /// Powered ragdoll: joint-motor strength toward the animated pose, 0 (limp) to 1 (full).
-    #[arg(long, value_name = "STRENGTH")]
+    #[arg(long, value_name = "STRENGTH", allow_hyphen_values = true)]
     pub powered: Option<f32>,
     /// "Active → limp": the motor strength falls to 0 at this rate per second (2: limp after
     /// 0.5 s); without it a powered ragdoll stays powered.
-    #[arg(long, value_name = "RATE")]
+    #[arg(long, value_name = "RATE", allow_hyphen_values = true)]
     pub limp_rate: Option<f32>,
     /// Motor stiffness, 1/s² (acceleration-based): one value, or `REGION=VALUE,...` over
     /// torso, head, arms, legs, tail.
@@ -132,7 +132,7 @@ pub struct RagdollArgs {
     #[arg(long, value_name = "JOINT")]
     pub region: Option<String>,
     /// Metres per model unit (default: from the character's size, simulated at 1.7 m).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub metres_per_unit: Option<f32>,
     /// Do not hold the ragdoll toward the animation while the blend weight ramps up.
     #[arg(long)]
@@ -142,7 +142,7 @@ pub struct RagdollArgs {
     #[arg(long, value_name = "CLIP")]
     pub get_up: Option<String>,
     /// Length of the get-up blend, seconds.
-    #[arg(long, default_value_t = 1.5)]
+    #[arg(long, default_value_t = 1.5, allow_hyphen_values = true)]
     pub get_up_secs: f32,
     /// Write a filmstrip of the output (colliders drawn) to this PNG (needs a GPU or Mesa's
     /// software Vulkan).
@@ -482,6 +482,9 @@ pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> a
     anyhow::ensure!(args.get_up_secs.is_finite() && args.get_up_secs >= 0.0, "--get-up-secs must be ≥ 0");
     if let Some(p) = args.powered {
         anyhow::ensure!((0.0..=1.0).contains(&p), "--powered must be between 0 and 1, not {p}");
+    }
+    if let Some(rate) = args.limp_rate {
+        anyhow::ensure!(rate.is_finite() && rate >= 0.0, "--limp-rate must be ≥ 0, not {rate}");
     }
     if let Some(m) = args.metres_per_unit {
         anyhow::ensure!(m.is_finite() && m > 0.0, "--metres-per-unit must be > 0");
