@@ -96,11 +96,11 @@ impl GetUp {
 /// caller samples the animation and passes the pose in each frame (ozz-style: the caller owns the
 /// clip and its cursor); the controller owns its output pose.
 ///
-/// While the blend weight is below 1 the ragdoll is held toward the animation with a strength of
-/// `1 − weight` (joint motors and a pelvis hold, [`RagdollSettings::hold_during_blend`]): the
+/// While the blend weight is below 1 the ragdoll is held toward the animation (joint motors and a
+/// pelvis hold that give way as the weight rises, [`RagdollSettings::hold_during_blend`]): the
 /// physics being blended in then agrees with the animation where the weight is low, so a slow
 /// ramp neither floats (a standing pose averaged with a lying one) nor slides (the average
-/// drifting from one to the other).
+/// drifting from one to the other); the body gives way over the ramp instead.
 #[derive(Debug)]
 pub struct RagdollController {
     spec: RagdollSpec,

@@ -74,8 +74,10 @@ pub struct RagdollSettings {
     pub gains: MotorGains,
     /// Stiffness of the pelvis hold (linear and angular), 1/s², at full strength.
     pub root_hold_stiffness: f32,
-    /// Hold the ragdoll toward the animation while the blend weight is below 1, with a
-    /// strength of `1 − weight` (see [`super::RagdollController`]).
+    /// Hold the ragdoll toward the animation while the blend weight is below 1 (joint motors and
+    /// a pelvis hold that give way as the weight rises; not for a pushed handoff), so that the
+    /// physics being blended in agrees with the animation where the weight is low (see
+    /// [`super::RagdollController`]).
     pub hold_during_blend: bool,
 }
 
@@ -224,8 +226,8 @@ pub struct Ragdoll {
     subtrees: Vec<Vec<usize>>,
 }
 
-/// Joints further than this past their limits after a step are projected back (see
-/// [`Ragdoll::project_limits`]).
+/// Joints further than this past their limits after a step are projected back: the child's side
+/// (or the rest of the body, whichever pushes less into the ground) turned about the joint.
 pub const PROJECTION_TOLERANCE_RAD: f32 = 1.5 * std::f32::consts::PI / 180.0;
 
 /// Joint projection may push a body this fraction of the character's size further into the
