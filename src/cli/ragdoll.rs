@@ -310,7 +310,7 @@ pub struct RagdollReport {
     pub finite: bool,
     /// Largest excursion of any joint beyond its limits, over every physics step.
     pub max_limit_violation_deg: f32,
-    /// Lowest collider point minus the ground, lowest over the simulation (negative: through
+    /// Lowest collider point minus the ground, lowest after any physics step (negative: through
     /// the ground).
     pub min_clearance_m: f32,
     /// `min_clearance_m / size_m`.
@@ -608,7 +608,7 @@ pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> a
                 }
                 let root = ragdoll.body_pose(spec.root).1;
                 root_height_history.push(root.y - ragdoll.ground_y());
-                min_clearance = min_clearance.min(ragdoll.lowest_point() - ragdoll.ground_y());
+                min_clearance = min_clearance.min(ragdoll.lowest_point_seen() - ragdoll.ground_y());
                 if controller.ragdoll_weight() < 1.0 && region.is_none() {
                     let shown = spec.body(spec.root).map_or(root.y, |b| world[b.node].translation.y);
                     blend_float = blend_float.max(shown - root.y);

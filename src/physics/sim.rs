@@ -221,6 +221,8 @@ pub struct Ragdoll {
     asleep: bool,
     /// Largest joint-limit violation seen so far (radians).
     max_violation_rad: f32,
+    /// Lowest collider point after any step so far (world y).
+    lowest_seen: f32,
     /// Bodies parents first, and each body's subtree (itself included): for joint projection.
     projection_order: Vec<BodyId>,
     subtrees: Vec<Vec<usize>>,
@@ -511,6 +513,7 @@ impl Ragdoll {
             calm_secs: 0.0,
             asleep: false,
             max_violation_rad: 0.0,
+            lowest_seen: f32::MAX,
             projection_order: super::getup::parents_first(spec),
             subtrees: spec
                 .body_ids()
@@ -717,6 +720,7 @@ impl Ragdoll {
         self.project_limits(spec);
         let v = self.limit_violation(spec);
         self.max_violation_rad = self.max_violation_rad.max(v);
+        self.lowest_seen = self.lowest_seen.min(self.lowest_point());
         let driven = self.motor_strength > 0.0 || self.root_hold > 0.0 || self.kinematic.iter().any(|&k| k);
         if !driven && self.rms_capsule_end_speed() < self.calm_speed_mps {
             self.calm_secs += self.step_secs;
@@ -866,6 +870,11 @@ impl Ragdoll {
             worst = worst.max(self.limits[b].violation(axis_angles(relative)));
         }
         worst
+    }
+
+    /// The lowest collider point after any step so far (world y; `f32::MAX` before the first).
+    pub fn lowest_point_seen(&self) -> f32 {
+        self.lowest_seen
     }
 
     /// The largest joint-limit violation over every step so far (radians).
