@@ -814,3 +814,46 @@ fn the_command_defaults_to_the_built_in_character() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("NoSuchJoint"));
 }
+
+/// The built-in character renamed after each naming scheme the issue lists gets the same anatomy,
+/// found from the names (or, for "arm"/"leg" names, from the place in the limb).
+#[test]
+fn every_listed_naming_scheme_gives_the_same_anatomy() {
+    let model = mannequin();
+    let original = RagdollSpec::from_model(&model).expect("ragdoll");
+    let ours = [
+        "Hips", "Spine", "Chest", "Neck", "Head", "Shoulder", "UpperArm", "LowerArm", "Hand", "UpperLeg", "LowerLeg",
+        "Foot", "Toes",
+    ];
+    #[rustfmt::skip]
+    let schemes: [(&str, [&str; 13]); 5] = [
+        ("Mixamo", ["mixamorig:Hips", "mixamorig:Spine", "mixamorig:Spine2", "mixamorig:Neck", "mixamorig:Head", "mixamorig:{Side}Shoulder", "mixamorig:{Side}Arm", "mixamorig:{Side}ForeArm", "mixamorig:{Side}Hand", "mixamorig:{Side}UpLeg", "mixamorig:{Side}Leg", "mixamorig:{Side}Foot", "mixamorig:{Side}ToeBase"]),
+        ("Unreal", ["pelvis", "spine_01", "spine_03", "neck_01", "head", "clavicle_{s}", "upperarm_{s}", "lowerarm_{s}", "hand_{s}", "thigh_{s}", "calf_{s}", "foot_{s}", "ball_{s}"]),
+        ("Rigify", ["DEF-spine", "DEF-spine.001", "DEF-spine.003", "DEF-spine.004", "DEF-spine.006", "DEF-shoulder.{S}", "DEF-upper_arm.{S}", "DEF-forearm.{S}", "DEF-hand.{S}", "DEF-thigh.{S}", "DEF-shin.{S}", "DEF-foot.{S}", "DEF-toe.{S}"]),
+        ("VRM", ["hips", "spine", "chest", "neck", "head", "{side}Shoulder", "{side}UpperArm", "{side}LowerArm", "{side}Hand", "{side}UpperLeg", "{side}LowerLeg", "{side}Foot", "{side}Toes"]),
+        ("VRoid", ["J_Bip_C_Hips", "J_Bip_C_Spine", "J_Bip_C_Chest", "J_Bip_C_Neck", "J_Bip_C_Head", "J_Bip_{S}_Shoulder", "J_Bip_{S}_UpperArm", "J_Bip_{S}_LowerArm", "J_Bip_{S}_Hand", "J_Bip_{S}_UpperLeg", "J_Bip_{S}_LowerLeg", "J_Bip_{S}_Foot", "J_Bip_{S}_ToeBase"]),
+    ];
+    for (scheme, names) in schemes {
+        let mut renamed = model.clone();
+        for node in &mut renamed.nodes {
+            let Some(name) = node.name.clone() else { continue };
+            let (base, side) = match name.rsplit_once('.') {
+                Some((base, "L")) => (base, Some(("Left", "left", "l", "L"))),
+                Some((base, "R")) => (base, Some(("Right", "right", "r", "R"))),
+                _ => (name.as_str(), None),
+            };
+            let Some(i) = ours.iter().position(|&o| o == base) else { continue };
+            let mut new = names[i].to_owned();
+            if let Some((word, lower, s, upper)) = side {
+                new = new.replace("{Side}", word).replace("{side}", lower).replace("{s}", s).replace("{S}", upper);
+            }
+            node.name = Some(new);
+        }
+        let spec = RagdollSpec::from_model(&renamed).expect("ragdoll");
+        for (a, b) in original.bodies.iter().zip(&spec.bodies) {
+            assert_eq!((a.node, a.kind, a.side), (b.node, b.kind, b.side), "{scheme}: {} is a {}", b.name, b.kind);
+            assert_ne!(b.kind_source, KindSource::Geometry, "{scheme}: {} not recognised", b.name);
+        }
+        assert_eq!(original.bodies.len(), spec.bodies.len(), "{scheme}");
+    }
+}

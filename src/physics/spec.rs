@@ -587,6 +587,10 @@ fn classify(drafts: &mut [Draft], up: Vec3, forward: Vec3, left: Vec3, size: f32
                         } else {
                             (BoneKind::Other, KindSource::Geometry, false)
                         }
+                    } else if dir.dot(forward).abs() > 0.7 {
+                        // Off the midline and pointing forward or back (a breast or belt bone,
+                        // a pouch): no limb.
+                        (BoneKind::Other, KindSource::Geometry, false)
                     } else if pk == BoneKind::Hips {
                         let kind = if dir.dot(up) < 0.0 { BoneKind::UpperLeg } else { BoneKind::Other };
                         (kind, KindSource::Geometry, false)
