@@ -71,6 +71,7 @@ impl Default for CurvesPanel {
 impl CurvesPanel {
     /// Joint and channel pickers, then the value plot and (optionally) the velocity plot.
     pub fn curves_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
+        crate::ui::pointer_curves::pointer_curves_ui(ui, state);
         let Some(clip) = state.clip.and_then(|c| state.model.clips.get(c)) else {
             ui.label("No clip.");
             self.last = None;

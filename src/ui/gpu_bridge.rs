@@ -2,6 +2,7 @@
 //! texture and registers it with egui-wgpu under a stable [`egui::TextureId`], which
 //! [`super::viewport::ViewportPanel`] shows.
 
+use crate::render::animated::AnimatedProperties;
 use crate::render::{
     CrowdView, DeviceHealth, GpuContext, GpuModel, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport,
 };
@@ -153,10 +154,16 @@ impl ViewportRenderer {
             return self.texture;
         }
         let heat = (!state.compare_heat.is_empty()).then_some(state.compare_heat.as_slice());
-        let left = InstanceDesc { joint_heat: heat, ..InstanceDesc::solid(&state.pose) };
+        // Animated materials and visibility (KHR_animation_pointer), only for clips that have them.
+        let properties = state
+            .clip
+            .filter(|&c| !state.model.clip_pointer_tracks(c).is_empty())
+            .map(|c| AnimatedProperties::sample(&state.model, Some(c), state.time_secs));
+        let solid = |pose| InstanceDesc { properties: properties.as_ref(), ..InstanceDesc::solid(pose) };
+        let left = InstanceDesc { joint_heat: heat, ..solid(&state.pose) };
         let view_instances: Vec<Vec<InstanceDesc<'_>>> = match state.compare.map(|c| c.layout) {
-            None => vec![vec![InstanceDesc::solid(&state.pose)]],
-            Some(CompareLayout::Split) => vec![vec![left], vec![InstanceDesc::solid(&state.compare_pose)]],
+            None => vec![vec![solid(&state.pose)]],
+            Some(CompareLayout::Split) => vec![vec![left], vec![solid(&state.compare_pose)]],
             Some(CompareLayout::Ghost) => vec![vec![left, InstanceDesc::ghost(&state.compare_pose)]],
         };
         let viewports = Viewport::split_horizontally(width, height, view_instances.len() as u32);

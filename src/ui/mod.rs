@@ -26,6 +26,7 @@ pub mod interpolation;
 pub mod joints;
 pub mod loading;
 pub mod playback;
+pub mod pointer_curves;
 pub mod ragdoll;
 pub mod state;
 pub mod viewport;

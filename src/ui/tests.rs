@@ -481,3 +481,32 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
     assert_eq!(state.placement, anim::ragdoll::Placement::IDENTITY);
     assert_eq!(state.tuning_profile(), profile, "placement is not a tunable");
 }
+
+/// `KHR_animation_pointer` property tracks of the playing clip are plotted in the curves panel,
+/// sampled like `animtune sample` prints them.
+#[test]
+fn curves_panel_plots_pointer_property_tracks() {
+    let mut viewer = viewer();
+    let clip = viewer.state.clip.expect("clip");
+    let end = viewer.state.model.clips[clip].end_secs;
+    viewer.state.model.pointer_tracks.resize(viewer.state.model.clips.len(), Vec::new());
+    viewer.state.model.pointer_tracks[clip].push(anim::PointerTrack {
+        pointer: "/materials/0/pbrMetallicRoughness/baseColorFactor".to_owned(),
+        target: anim::PointerTarget::BaseColorFactor { material: 0 },
+        interpolation: anim::Interpolation::Linear,
+        times_secs: vec![0.0, end],
+        values: vec![1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0],
+        channel: 99,
+    });
+    let curves = super::pointer_curves::pointer_curves(&viewer.state, clip);
+    assert_eq!(curves.len(), 1);
+    assert_eq!(curves[0].samples.len(), 4, "one curve per component");
+    let middle = curves[0].samples[0][curves[0].samples[0].len() / 2];
+    assert!((middle[1] - 0.5).abs() < 1e-3, "red halfway through the clip: {middle:?}");
+    let mut harness = Harness::builder()
+        .with_size([420.0, 900.0])
+        .build_ui_state(|ui, v: &mut Viewer| v.ui.curves.curves_ui(ui, &mut v.state), viewer);
+    harness.run();
+    harness.get_by_label("pointer properties (1): KHR_animation_pointer");
+    harness.get_by_label("/materials/0/pbrMetallicRoughness/baseColorFactor");
+}
