@@ -34,8 +34,16 @@ fn shared_models() -> Option<PathBuf> {
 /// Every shared skinned model (`../shared/models`), by name and path.
 const SHARED_SKINNED: [&str; 5] = ["CesiumMan", "Fox", "RiggedFigure", "RiggedSimple", "RobotExpressive"];
 
+/// The built-in character's drawn ground (what `simulate` finds by sampling every clip; found
+/// once here).
+fn mannequin_ground() -> f32 {
+    static GROUND: std::sync::OnceLock<f32> = std::sync::OnceLock::new();
+    *GROUND.get_or_init(|| animtune::render::framing::ground_height(&mannequin()))
+}
+
+/// The command's defaults for the built-in character.
 fn args(handoff_at: f32, ramp_rate: f32, seconds: f32) -> RagdollArgs {
-    RagdollArgs { ramp_rate, seconds, ..RagdollArgs::at(handoff_at) }
+    RagdollArgs { ramp_rate, seconds, ground_y: Some(mannequin_ground()), ..RagdollArgs::at(handoff_at) }
 }
 
 fn run(model: &Model, clip: Option<&str>, args: &RagdollArgs) -> RagdollReport {
@@ -149,13 +157,15 @@ fn every_skinned_model_falls_plausibly_at_every_scale() {
                                 if scale == 1.0 { base } else { mannequin_scaled(scale) }
                             }
                         };
+                        // Where the ground is drawn (what `simulate` would find), once per model.
+                        let ground = animtune::render::framing::ground_height(&model);
                         let mut k = 0;
                         // Nine falls per rig and scale: a rig with one clip falls from nine moments.
                         let handoffs: &[f32] = if model.clips.len() <= 1 { &HANDOFFS_ONE_CLIP } else { &HANDOFFS };
                         for clip in 0..model.clips.len().clamp(1, 3) {
                             for &handoff in handoffs {
                                 let clip = (!model.clips.is_empty()).then_some(clip);
-                                let report = simulate(&model, clip, &args(handoff, 5.0, 10.0))
+                                let report = simulate(&model, clip, &RagdollArgs { ground_y: Some(ground), ..args(handoff, 5.0, 10.0) })
                                     .unwrap_or_else(|e| panic!("{name} ×{scale} clip {clip:?} at {handoff} s: {e:#}"));
                                 let at = format!("{name} ×{scale} clip {clip:?} at {handoff} s");
                                 check_fall(&at, &report);

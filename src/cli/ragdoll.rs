@@ -131,6 +131,10 @@ pub struct RagdollArgs {
     /// node index); the rest keeps animating.
     #[arg(long, value_name = "JOINT")]
     pub region: Option<String>,
+    /// Ground height in model units (default: where `render` and the viewer draw it: y = 0, or
+    /// the lowest point the model reaches when that is below).
+    #[arg(long, allow_hyphen_values = true)]
+    pub ground_y: Option<f32>,
     /// Metres per model unit (default: from the character's size, simulated at 1.7 m).
     #[arg(long, allow_hyphen_values = true)]
     pub metres_per_unit: Option<f32>,
@@ -178,6 +182,7 @@ impl RagdollArgs {
             damping: None,
             pin_pelvis: false,
             region: None,
+            ground_y: None,
             metres_per_unit: None,
             no_hold: false,
             get_up: None,
@@ -283,7 +288,8 @@ pub struct RagdollReport {
     pub size_m: f32,
     /// Fixed physics step.
     pub step_secs: f32,
-    /// Ground plane height.
+    /// Ground plane height (where the ground is drawn, lowered under a body that started below
+    /// it).
     pub ground_height_m: f32,
     /// Largest distance between a body's joint and the animated joint after the first step.
     pub handoff_position_error_m: f32,
@@ -514,7 +520,9 @@ pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> a
         pin_root: args.pin_pelvis,
         motor_strength: args.powered.unwrap_or(0.0),
         limp: args.limp_rate.map(|r| RagdollRamp::new(r, Easing::Linear)),
-        ground_y: None,
+        ground_y: Some(
+            args.ground_y.filter(|g| g.is_finite()).unwrap_or_else(|| crate::render::framing::ground_height(model)),
+        ),
     };
     let step_secs = 1.0 / settings.step_hz;
     let frame_dt = 1.0 / FRAME_HZ;

@@ -40,7 +40,8 @@ pub struct Handoff {
     /// "Active → limp": the motor strength falls from `motor_strength` to 0 along this ramp
     /// (its weight is the fraction lost); `None` keeps the strength.
     pub limp: Option<RagdollRamp>,
-    /// Ground height (world); `None`: y = 0, lowered under a body that starts below it.
+    /// Ground height (world; `None`: y = 0), lowered under a body that starts below it. Pass
+    /// where the ground is drawn (`render::framing::ground_height`) so the body lands on it.
     pub ground_y: Option<f32>,
 }
 

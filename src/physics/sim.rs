@@ -145,7 +145,7 @@ pub struct RagdollStart<'a> {
     /// Bodies moved kinematically on the animation (a partial ragdoll's rest, a pinned pelvis);
     /// empty: none.
     pub kinematic: &'a [bool],
-    /// Ground height (world); `None`: y = 0, lowered under any body that starts below it.
+    /// Ground height (world; `None`: y = 0), lowered under any body that starts below it.
     pub ground_y: Option<f32>,
 }
 
@@ -369,7 +369,8 @@ impl Ragdoll {
             }
         }
         let lowest = shapes.iter().zip(&capsules).map(|(s, &(p, q))| p.y.min(q.y) - s.2).fold(f32::MAX, f32::min);
-        let ground_y = start.ground_y.filter(|g| g.is_finite()).unwrap_or_else(|| lowest.min(0.0));
+        // Never start a body under the ground: that would pop it out.
+        let ground_y = start.ground_y.filter(|g| g.is_finite()).unwrap_or(0.0).min(lowest);
         let ground_sim = to_sim(Vec3::new(0.0, ground_y, 0.0)).y;
         let ground_half = 1.0;
         let ground = world

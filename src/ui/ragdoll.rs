@@ -96,6 +96,8 @@ pub struct RagdollView {
     controller: Option<RagdollController>,
     /// Set when no ragdoll can be built for the current model (not retried until it changes).
     unavailable: bool,
+    /// Where the ground is drawn for the current model (found at the first handoff).
+    ground_y: Option<f32>,
 }
 
 impl RagdollView {
@@ -103,6 +105,7 @@ impl RagdollView {
     pub fn reset_for_model(&mut self, model: &Model) {
         self.controller = None;
         self.unavailable = false;
+        self.ground_y = None;
         self.status = None;
         self.history.clear();
         self.faults = 0;
@@ -181,6 +184,8 @@ impl RagdollView {
         if !self.ensure_controller(model) {
             return false;
         }
+        // The body lands on the ground the 3D view draws.
+        let ground_y = *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model));
         let Some(controller) = self.controller.as_mut() else { return false };
         let tuning = self.tuning;
         controller.ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
@@ -194,7 +199,7 @@ impl RagdollView {
             pin_root: tuning.pin_pelvis,
             motor_strength: tuning.motor_strength.clamp(0.0, 1.0),
             limp: (tuning.limp_rate_per_sec > 0.0).then(|| RagdollRamp::new(tuning.limp_rate_per_sec, Easing::Linear)),
-            ground_y: None,
+            ground_y: Some(ground_y),
         };
         controller.trigger_with(model, pose_now, pose_before, dt_before_secs, &handoff);
         if tuning.region.is_some() && region.is_none() {
