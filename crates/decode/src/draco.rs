@@ -102,7 +102,7 @@ pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
         }
     }
     let bytes = primitive.compressed;
-    let mesh = quiet_catch_unwind(move || draco_oxide_decoder::decode_mesh(bytes))
+    let mesh = crate::quiet_catch_unwind(move || draco_oxide_decoder::decode_mesh(bytes))
         .map_err(|_| "the Draco decoder failed on malformed data".to_owned())?
         .map_err(|e| format!("Draco: {e}"))?;
 
@@ -133,30 +133,6 @@ pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(DecodedDraco { indices, attributes })
-}
-
-thread_local! {
-    /// True while this thread runs the Draco decoder under [`quiet_catch_unwind`].
-    static IN_DECODER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// `catch_unwind` whose panic is not printed: a panic inside the decoder is a malformed file,
-/// reported as an error, not a crash report on stderr. The panic hook is wrapped once; panics
-/// on other threads, or outside the decoder, still reach the previous hook.
-fn quiet_catch_unwind<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !IN_DECODER.with(std::cell::Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-    IN_DECODER.with(|flag| flag.set(true));
-    let result = std::panic::catch_unwind(f);
-    IN_DECODER.with(|flag| flag.set(false));
-    result
 }
 
 /// One attribute's values per point, converted to the accessor's component type.
