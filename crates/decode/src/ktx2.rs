@@ -1,4 +1,4 @@
-//! `KHR_texture_basisu`: KTX2 textures holding Basis Universal data (ETC1S with BasisLZ, or
+//! `KHR_texture_basisu`: KTX2 textures holding Basis Universal data (ETC1S with `BasisLZ`, or
 //! UASTC with or without Zstandard supercompression), transcoded on the CPU to RGBA8 by the
 //! pure-Rust `basisu` transcoder.
 //!
@@ -18,17 +18,17 @@ const MAGIC: [u8; 12] = [0xAB, b'K', b'T', b'X', b' ', b'2', b'0', 0xBB, 0x0D, 0
 const HEADER_BYTES: usize = 80;
 /// One level index entry: byte offset, byte length, uncompressed byte length.
 const LEVEL_ENTRY_BYTES: usize = 24;
-/// BasisLZ global data header: endpoint and selector counts, three payload lengths and the
+/// `BasisLZ` global data header: endpoint and selector counts, three payload lengths and the
 /// extended length.
 const BASISLZ_HEADER_BYTES: usize = 20;
-/// One BasisLZ image descriptor: flags, RGB slice offset and length, alpha slice offset and
+/// One `BasisLZ` image descriptor: flags, RGB slice offset and length, alpha slice offset and
 /// length.
 const BASISLZ_IMAGE_BYTES: usize = 20;
 
 /// The Basis Universal codec of a KTX2 texture (its data format descriptor's colour model).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Codec {
-    /// ETC1S, supercompressed with BasisLZ (colour model 163).
+    /// ETC1S, supercompressed with `BasisLZ` (colour model 163).
     Etc1s,
     /// UASTC LDR 4×4 (colour model 166).
     Uastc,
@@ -39,7 +39,7 @@ pub enum Codec {
 pub enum Supercompression {
     /// None (UASTC).
     None,
-    /// BasisLZ (ETC1S): codebooks in the global data, entropy-coded slices per level.
+    /// `BasisLZ` (ETC1S): codebooks in the global data, entropy-coded slices per level.
     BasisLz,
     /// Zstandard over each whole level (UASTC).
     Zstandard,
@@ -148,7 +148,7 @@ fn blocks(width: u32, height: u32) -> u64 {
 }
 
 /// Read and check the container: header, data format descriptor, level index and (ETC1S) the
-/// BasisLZ global data and slice ranges. Allocates nothing.
+/// `BasisLZ` global data and slice ranges. Allocates nothing.
 ///
 /// # Errors
 /// [`Ktx2Error::Invalid`] naming the first field that breaks a rule.
@@ -284,7 +284,7 @@ pub fn inspect(bytes: &[u8]) -> Result<Ktx2Info, Ktx2Error> {
     Ok(info)
 }
 
-/// The BasisLZ global data: its header, one image descriptor per level, and the codebooks and
+/// The `BasisLZ` global data: its header, one image descriptor per level, and the codebooks and
 /// tables filling the rest exactly; each level's slices inside that level's bytes.
 fn check_basislz(
     bytes: &[u8],
@@ -365,8 +365,8 @@ pub fn decode_rgba8(bytes: &[u8], max_side: u32, max_pixels: u64) -> Result<Rgba
     out.resize(size, 0);
     // The output buffer is only read when the transcode returned normally.
     let result = crate::quiet_catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let transcoder = Transcoder::new(bytes).map_err(|e| format!("{e:?}"))?;
-        let expected = transcoder.output_size(level, TargetFormat::Rgba32).map_err(|e| format!("{e:?}"))?;
+        let transcoder = Transcoder::new(bytes).map_err(describe)?;
+        let expected = transcoder.output_size(level, TargetFormat::Rgba32).map_err(describe)?;
         if expected != size || transcoder.image_level_info(level).map(|l| (l.width, l.height)) != Ok((width, height)) {
             return Err(format!("the transcoder reads level {level} as {expected} bytes, not {width}×{height}"));
         }
@@ -378,5 +378,16 @@ pub fn decode_rgba8(bytes: &[u8], max_side: u32, max_pixels: u64) -> Result<Rgba
         Ok(Ok(())) => Ok(Rgba8 { width, height, level, pixels: out }),
         Ok(Err(reason)) => Err(transcode_error(reason)),
         Err(_) => Err(transcode_error("the transcoder failed on malformed data".to_owned())),
+    }
+}
+
+/// The transcoder's error in words. It reports corrupt slice data as an unsupported feature
+/// (its decoders return nothing), which this container, already checked, cannot be.
+fn describe(error: basisu::Error) -> String {
+    match error {
+        basisu::Error::InvalidData => "its codebooks or tables are corrupt".to_owned(),
+        basisu::Error::Truncated => "its data is truncated".to_owned(),
+        basisu::Error::UnsupportedFeature(_) => "its compressed blocks are corrupt".to_owned(),
+        other => format!("{other:?}"),
     }
 }
