@@ -396,6 +396,66 @@ fn hostile_ktx2_data_gives_errors() {
     assert!(error.contains("image pixels") && error.contains("1048576") && error.contains("524288"), "{error}");
 }
 
+/// The decoders with every file's Draco primitives decoded in parallel, however small.
+struct ParallelDraco;
+
+impl anim::import::Decoder for ParallelDraco {
+    fn supports(&self, extension: &str) -> bool {
+        decode::Decoders.supports(extension)
+    }
+
+    fn decode_meshopt(&self, view: &anim::import::MeshoptView<'_>, out: &mut [u8]) -> Result<(), String> {
+        decode::Decoders.decode_meshopt(view, out)
+    }
+
+    fn decode_draco(&self, primitive: &anim::import::DracoPrimitive<'_>) -> Result<anim::import::DecodedDraco, String> {
+        decode::Decoders.decode_draco(primitive)
+    }
+
+    fn decode_draco_all(
+        &self,
+        primitives: &[anim::import::DracoPrimitive<'_>],
+    ) -> Vec<Result<anim::import::DecodedDraco, String>> {
+        decode::draco::decode_all(primitives, 0)
+    }
+}
+
+/// Draco primitives decoded in parallel (what large files get) give the same model as decoded
+/// one after another: `RobotExpressive`'s 19 primitives, and a corrupted copy fails the same way.
+#[test]
+fn parallel_draco_decoding_gives_the_same_model() {
+    use anim::import::Decoder as _;
+    let Some(tool) = variants::gltf_transform() else { return };
+    let Some(source) = variants::source("RobotExpressive/RobotExpressive.glb") else {
+        support::shared_models("the parallel Draco test");
+        return;
+    };
+    let path = variants::variant(&tool, &source, Variant::Draco);
+    let limits = anim::import::Limits::default();
+    let sequential = decode::load_path(&path, &limits).expect("loads");
+    let parallel = anim::import::load_path_with(&path, &limits, &ParallelDraco).expect("loads in parallel");
+    assert!(sequential.meshes.iter().map(|m| m.primitives.len()).sum::<usize>() >= 19);
+    assert!(sequential == parallel, "the parallel decode differs");
+    assert!(ParallelDraco.supports("KHR_draco_mesh_compression"));
+    // The last primitive's stream cut short: the same error either way.
+    let bytes = std::fs::read(&path).expect("read");
+    let json_len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).expect("json");
+    let last = json["meshes"].as_array().and_then(|m| m.last()).expect("a mesh")["primitives"]
+        .as_array()
+        .and_then(|p| p.last())
+        .expect("a primitive")["extensions"]["KHR_draco_mesh_compression"]["bufferView"]
+        .as_u64()
+        .expect("a Draco view") as usize;
+    let view = &json["bufferViews"][last];
+    let start = 20 + json_len + 8 + view["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let mut broken = bytes.clone();
+    broken[start + 11..start + view["byteLength"].as_u64().expect("length") as usize].fill(0xff);
+    let a = decode::load_slice(&broken, None, &limits).map(|_| ()).unwrap_err().to_string();
+    let b = anim::import::load_slice_with(&broken, None, &limits, &ParallelDraco).map(|_| ()).unwrap_err().to_string();
+    assert_eq!(a, b);
+}
+
 /// Without a decoder (the pure core alone) a file that requires compression is refused naming
 /// the extension, and with the decoders it opens.
 #[test]

@@ -61,6 +61,11 @@ impl Decoder for Decoders {
         draco::decode(primitive)
     }
 
+    /// Large files' primitives are decoded in parallel ([`draco::decode_all`]).
+    fn decode_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> Vec<Result<DecodedDraco, String>> {
+        draco::decode_all(primitives, draco::PARALLEL_MIN_VERTICES)
+    }
+
     fn inspect_image(&self, mime_type: Option<&str>, bytes: &[u8]) -> Option<Result<ImageSize, String>> {
         (mime_type == Some("image/ktx2") || ktx2::is_ktx2(bytes)).then(|| {
             ktx2::inspect(bytes)

@@ -148,6 +148,12 @@ pub trait Decoder: Sync {
     /// A message saying what is wrong with the data, or that it does not match the accessors.
     fn decode_draco(&self, primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String>;
 
+    /// Decode every Draco primitive of a file, results in the same order. The primitives are
+    /// independent: a decoder may decode them in parallel. The default decodes them in turn.
+    fn decode_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> Vec<Result<DecodedDraco, String>> {
+        primitives.iter().map(|p| self.decode_draco(p)).collect()
+    }
+
     /// Check the container of an image in a format this decoder transcodes for the renderer
     /// (KTX2 for `KHR_texture_basisu`) and return its size, which the core checks against
     /// [`Limits::max_image_pixels`](super::Limits::max_image_pixels). `None` for formats it
