@@ -201,9 +201,9 @@ fn pixel_error(a: &image::RgbaImage, b: &image::RgbaImage) -> PixelError {
     let mut sum = [0f64; 4];
     let mut squared = 0f64;
     for (p, q) in a.pixels().zip(b.pixels()) {
-        for c in 0..4 {
-            let d = f64::from(p.0[c]) - f64::from(q.0[c]);
-            sum[c] += d.abs();
+        for (c, (total, (x, y))) in sum.iter_mut().zip(p.0.iter().zip(q.0)).enumerate() {
+            let d = f64::from(*x) - f64::from(y);
+            *total += d.abs();
             if c < 3 {
                 squared += d * d;
             }
@@ -256,13 +256,13 @@ fn reference_decode(basisu: &std::path::Path, ktx2: &[u8], uastc: bool, name: &s
     image
 }
 
-/// KHR_texture_basisu: the base colour textures of the textured models, encoded by Binomial's
-/// encoder to ETC1S (BasisLZ) and UASTC (Zstandard and plain), decode to the original image
+/// `KHR_texture_basisu`: the base colour textures of the textured models, encoded by Binomial's
+/// encoder to ETC1S (`BasisLZ`) and UASTC (Zstandard and plain), decode to the original image
 /// within each codec's error, and exactly as Binomial's reference transcoder decodes them.
 ///
 /// Tolerances, from measured values (basisu 1.15 defaults: ETC1S `-q 128`, UASTC level 2)
 /// with margin: ETC1S, 4×4 blocks of one base colour per half-block and 2-bit intensity
-/// selectors drawn from shared codebooks, reaches 34.6 dB (CesiumMan) and 35.6 dB (Fox) with
+/// selectors drawn from shared codebooks, reaches 34.6 dB (`CesiumMan`) and 35.6 dB (Fox) with
 /// mean errors up to 2.9 per channel: at least 32 dB and at most 4. UASTC, a BC7/ASTC-class
 /// 8-bit-per-pixel codec, reaches 48.5 dB and 64.9 dB with mean errors up to 0.27: at least
 /// 45 dB and at most 0.5. A decoding bug (swapped channels, misplaced blocks, a flipped or
@@ -322,7 +322,7 @@ fn ktx2_textures_decode_like_their_sources() {
     assert!(reference_checks >= 3, "only {reference_checks} reference comparisons");
 }
 
-/// Hostile KTX2 data from a real encoder: small ETC1S (BasisLZ), UASTC+Zstandard and plain
+/// Hostile KTX2 data from a real encoder: small ETC1S (`BasisLZ`), UASTC+Zstandard and plain
 /// UASTC files (a 64×64 corner of Fox's texture, with mips) truncated at every byte and
 /// corrupted at random give errors, never a panic or a hang; inside a glTF, a KTX2 header that
 /// lies about its size is refused at import naming the image, and the pixel limit refuses a

@@ -34,7 +34,7 @@ pub enum Variant {
     Quantize,
     /// `gltf-transform webp`: `EXT_texture_webp` (textured models only).
     Webp,
-    /// `KHR_texture_basisu`, ETC1S with BasisLZ supercompression (textured models only).
+    /// `KHR_texture_basisu`, ETC1S with `BasisLZ` supercompression (textured models only).
     Etc1s,
     /// `KHR_texture_basisu`, UASTC with Zstandard supercompression (textured models only).
     Uastc,
