@@ -553,6 +553,14 @@ fn info_lists_extensions_and_loads_appearance_only_ones() {
     assert_eq!(report["extensions"][0]["name"], "KHR_draco_mesh_compression", "{report}");
     assert_eq!(report["extensions"][0]["status"], "decoded", "{report}");
     assert_eq!(report["extensions"][0]["required"], true, "{report}");
+
+    let Some(_) = variants::basisu() else { return };
+    let ktx2 = variants::variant(&tool, &dir.join("Fox/Fox.glb"), Variant::Uastc);
+    let output = animtune(&["info".as_ref(), ktx2.as_os_str(), "--format".as_ref(), "json".as_ref()]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("info json");
+    let basisu = report["extensions"].as_array().and_then(|e| e.iter().find(|e| e["name"] == "KHR_texture_basisu"));
+    let basisu = basisu.unwrap_or_else(|| panic!("KHR_texture_basisu not listed: {report}"));
+    assert_eq!((&basisu["status"], &basisu["required"]), (&"decoded".into(), &true.into()), "{report}");
 }
 
 /// Random bytes named .glb say they are neither GLB nor JSON (not "expected ident at line 1").
