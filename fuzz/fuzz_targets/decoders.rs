@@ -8,7 +8,7 @@ use anim::import::{Decoder, DracoAttribute, DracoComponent, DracoPrimitive, Limi
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let [selector, a, b, rest @ ..] = data else { return };
+    let &[selector, a, b, ref rest @ ..] = data else { return };
     let decoders = decode::Decoders;
     match selector % 4 {
         0 => {
@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
         }
         2 => {
             // A texture-size limit (the device's) and a pixel limit, as the renderer passes them.
-            let max_side = 1 << (a % 14);
+            let max_side = 1u32 << (a % 14);
             let _ = decode::ktx2::decode_rgba8(rest, max_side, u64::from(b) << 12);
         }
         _ => {
