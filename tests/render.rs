@@ -655,17 +655,19 @@ fn colour_error(a: &image::RgbaImage, b: &image::RgbaImage, mask_a: &[bool], mas
 
 /// Largest mean colour difference per channel (0–255) and lowest PSNR of a re-textured
 /// variant's render against its original's, over the surface both draw (192×192, clip 0 near
-/// 40%). Measured (`CesiumMan`, Fox): ETC1S 38.1 and 44.0 dB, means up to 1.78; WebP
-/// (gltf-transform's default quality) 41.7 and 45.9 dB, up to 1.15; UASTC 52.8 and 87.7 dB,
-/// up to 0.19. The limits leave about 4 dB and 1.5× of margin for other encoder versions; a
-/// texture drawn flipped, with swapped channels, untextured or from the wrong mip falls far
-/// below them (red and blue swapped in the KTX2 decoder: 16.5 dB, means of 27 on `CesiumMan`).
+/// 40%). Measured: ETC1S 35.0 dB with means up to 3.58 (`AnimatedCube`'s high-contrast
+/// texture), 38.1 to 53.4 dB with means up to 1.78 on the others; UASTC 48.3 dB and 0.70
+/// (`AnimatedCube`) to lossless; WebP (gltf-transform's default quality, `CesiumMan` and Fox)
+/// 41.7 and 45.9 dB, up to 1.15. The limits leave about 3 dB and 1.4× of margin for other
+/// encoder versions; a texture drawn flipped, with swapped channels, untextured or from the
+/// wrong mip falls far below them (red and blue swapped in the KTX2 decoder: 16.5 dB, means of
+/// 27 on `CesiumMan`).
 fn colour_tolerance(variant: support::variants::Variant) -> (f64, f64) {
     use support::variants::Variant;
     match variant {
-        Variant::Etc1s => (3.0, 34.0),
+        Variant::Etc1s => (5.0, 32.0),
         Variant::Webp => (2.5, 37.0),
-        _ => (0.5, 46.0),
+        _ => (1.0, 44.0),
     }
 }
 

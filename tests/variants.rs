@@ -50,8 +50,14 @@ fn node_map(original: &Model, variant: &Model) -> Vec<Option<usize>> {
 }
 
 /// Compare every animated node of every clip at 9 times (and, for tracks `exact_at_keys_only`
-/// leaves out between keys, at their key times).
-fn compare(original: &Model, variant: &Model, keys_only: impl Fn(&anim::Track) -> bool) -> Errors {
+/// leaves out between keys, at their key times). Mesh nodes are left out unless
+/// `mesh_nodes_kept` (variants that change only images keep them exactly).
+fn compare(
+    original: &Model,
+    variant: &Model,
+    keys_only: impl Fn(&anim::Track) -> bool,
+    mesh_nodes_kept: bool,
+) -> Errors {
     let map = node_map(original, variant);
     let mut errors = Errors::default();
     assert_eq!(original.clips.len(), variant.clips.len(), "clip count");
@@ -87,7 +93,7 @@ fn compare(original: &Model, variant: &Model, keys_only: impl Fn(&anim::Track) -
                 // A mesh node's own transform may absorb the dequantization of its mesh
                 // (KHR_mesh_quantization's node transform, keys included): compared in world
                 // space by `posed_bounds_error` instead.
-                if original.nodes[n].mesh.is_some() {
+                if original.nodes[n].mesh.is_some() && !mesh_nodes_kept {
                     continue;
                 }
                 let dt = (a.translations[n] - b.translations[m]).length() / extent;
@@ -166,13 +172,18 @@ fn every_variant_opens_and_samples_like_its_original() {
         // outputs too, whose tangents are not unit quaternions and cannot survive it (the
         // filter rebuilds a unit quaternion): those tracks are exact only at their keys.
         let keys_only = |t: &anim::Track| variant == Variant::Meshopt && t.interpolation == Interpolation::CubicSpline;
-        let errors = compare(&original, &loaded, keys_only);
+        let errors = compare(&original, &loaded, keys_only, variant.textures());
         let limit = tolerance(variant);
         report.push(format!(
             "{relative} {variant:?}: {} transforms, translation {:.2e} (relative), rotation {:.2e} rad, scale {:.2e}",
             errors.compared, errors.translation_rel, errors.rotation_rad, errors.scale
         ));
-        assert!(errors.compared > 0, "{relative} {variant:?}: no animated node matched");
+        // (Two texture models have no node animation: a morph-weights-only and a static one.)
+        let none_animated = original.clips.iter().all(|c| c.animated_nodes().is_empty());
+        assert!(
+            errors.compared > 0 || (variants::texture_model(relative) && none_animated),
+            "{relative} {variant:?}: no animated node matched"
+        );
         // Positions are quantized to 14 bits of the mesh's extent (2^-14 ≈ 6e-5), normals and
         // texture coordinates do not move the bounds.
         let bounds = posed_bounds_error(&original, &loaded);
@@ -261,12 +272,14 @@ fn reference_decode(basisu: &std::path::Path, ktx2: &[u8], uastc: bool, name: &s
 /// within each codec's error, and exactly as Binomial's reference transcoder decodes them.
 ///
 /// Tolerances, from measured values (basisu 1.15 defaults: ETC1S `-q 128`, UASTC level 2)
-/// with margin: ETC1S, 4×4 blocks of one base colour per half-block and 2-bit intensity
-/// selectors drawn from shared codebooks, reaches 34.6 dB (`CesiumMan`) and 35.6 dB (Fox) with
-/// mean errors up to 2.9 per channel: at least 32 dB and at most 4. UASTC, a BC7/ASTC-class
-/// 8-bit-per-pixel codec, reaches 48.5 dB and 64.9 dB with mean errors up to 0.27: at least
-/// 45 dB and at most 0.5. A decoding bug (swapped channels, misplaced blocks, a flipped or
-/// shifted image, a wrong sRGB treatment) costs tens of dB. Opaque sources stay opaque.
+/// with margin. ETC1S, 4×4 blocks of one base colour per half-block and 2-bit intensity
+/// selectors drawn from shared codebooks, reaches 34.6 dB (`CesiumMan`), 35.6 dB (Fox), 36.2 to
+/// 57.3 dB on the smaller textures, and 29.8 dB with mean errors up to 6.6 per channel on
+/// `AnimatedCube`'s high-contrast detail: at least 28 dB and at most 8. UASTC, a BC7/ASTC-class
+/// 8-bit-per-pixel codec, reaches 42.4 dB (`AnimatedCube`, mean errors up to 1.6) to 64.9 dB:
+/// at least 40 dB and at most 2. A decoding bug (swapped channels, misplaced blocks, a flipped
+/// or shifted image, a wrong sRGB treatment) costs tens of dB; the exact check is the
+/// comparison with Binomial's transcoder. Opaque sources stay opaque.
 #[test]
 fn ktx2_textures_decode_like_their_sources() {
     let Some(tool) = variants::gltf_transform() else { return };
@@ -297,7 +310,7 @@ fn ktx2_textures_decode_like_their_sources() {
                 e.mean_abs[3],
                 e.psnr_db
             ));
-            let (min_psnr, max_mean) = if variant == Variant::Etc1s { (32.0, 4.0) } else { (45.0, 0.5) };
+            let (min_psnr, max_mean) = if variant == Variant::Etc1s { (28.0, 8.0) } else { (40.0, 2.0) };
             assert!(e.psnr_db >= min_psnr, "{relative} {variant:?}: PSNR {:.1} dB < {min_psnr}", e.psnr_db);
             assert!(e.mean_abs.iter().all(|&x| x <= max_mean), "{relative} {variant:?}: mean errors {:?}", e.mean_abs);
             if a.pixels().all(|p| p.0[3] == 255) {

