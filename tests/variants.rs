@@ -318,10 +318,11 @@ fn ktx2_textures_decode_like_their_sources() {
             }
         }
         // Bit-exact against the reference transcoder: every ETC1S texture (cheap: ETC1 only),
-        // and the UASTC ones of CesiumMan (a full unpack takes seconds).
-        if variant == Variant::Etc1s || (variant == Variant::Uastc && relative.starts_with("CesiumMan")) {
-            for (material, (_, ours)) in loaded.materials.iter().zip(&decoded) {
-                let Some(texture) = material.base_color_texture else { continue };
+        // and the UASTC ones of MorphPrimitivesTest (a full unpack of every format takes
+        // seconds per 1024×1024 texture; these are 512×512).
+        if variant == Variant::Etc1s || (variant == Variant::Uastc && relative.starts_with("MorphPrimitivesTest")) {
+            for (m, ours) in &decoded {
+                let Some(texture) = loaded.materials[*m].base_color_texture else { continue };
                 let name = format!("{variant:?}-{}", relative.replace('/', "-"));
                 let reference =
                     reference_decode(&basisu, &loaded.images[texture.image].bytes, variant != Variant::Etc1s, &name);
@@ -332,7 +333,7 @@ fn ktx2_textures_decode_like_their_sources() {
         }
     }
     println!("{}\n{reference_checks} textures identical to Binomial's reference transcoder", report.join("\n"));
-    assert!(reference_checks >= 3, "only {reference_checks} reference comparisons");
+    assert!(reference_checks >= 10, "only {reference_checks} reference comparisons");
 }
 
 /// Hostile KTX2 data from a real encoder: small ETC1S (`BasisLZ`), UASTC+Zstandard and plain

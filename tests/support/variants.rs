@@ -49,7 +49,7 @@ pub enum Variant {
     Etc1s,
     /// `KHR_texture_basisu`, UASTC with Zstandard supercompression (textured models only).
     Uastc,
-    /// `KHR_texture_basisu`, UASTC without supercompression (textured models only).
+    /// `KHR_texture_basisu`, UASTC without supercompression (Fox only).
     UastcRaw,
 }
 
@@ -213,7 +213,10 @@ pub fn pairs() -> Vec<(&'static str, Variant)> {
         .flat_map(|&(model, textured)| {
             Variant::ALL
                 .into_iter()
+                // Plain UASTC is the UASTC encoding without Zstandard: one model (Fox) covers
+                // it, sparing the test command another 1024×1024 encode.
                 .filter(move |&v| (!v.textures() || textured) && (!v.ktx2() || ktx2))
+                .filter(move |&v| v != Variant::UastcRaw || model.starts_with("Fox/"))
                 .map(move |v| (model, v))
         })
         .collect();
