@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 
+use anim::ragdoll::Placement;
 use anim::{
     ClipCursor, ClipId, CrossFader, Easing, InterpolationOverride, LocalMatrices, Model, Property, RotationSpace,
     SampleSettings, ScaleSpace, SoaPose, TrackSample,
@@ -165,9 +166,9 @@ pub struct ViewerState {
     pub compare_heat: Vec<f32>,
     /// Collider wireframes in model space, when shown.
     pub collider_lines: Vec<OverlayLine>,
-    /// Where the character stands: a horizontal offset of every root node (model units), moved
-    /// by getting up from a ragdoll so that the clip starts where the body lies.
-    pub placement: Vec3,
+    /// Where the character plays its clips: a turn and an offset of every root node, set by
+    /// getting up from a ragdoll so that the clip starts where, and turned how, the body lies.
+    pub placement: Placement,
     /// Crowd mode: many copies of the model, each with its own clips and fades (the 3D view
     /// then shows the crowd instead of the single character).
     pub crowd: Option<Crowd>,
@@ -227,7 +228,7 @@ impl ViewerState {
             collider_lines: Vec::new(),
             crowd: None,
             crowd_update_ms: 0.0,
-            placement: Vec3::ZERO,
+            placement: Placement::IDENTITY,
             transitions: BTreeMap::new(),
             profile_dir: None,
             profile_status: None,
@@ -476,7 +477,7 @@ impl ViewerState {
         self.animated = self.rest.clone();
         self.compare_pose = self.rest.clone();
         self.ragdoll.reset_for_model(&self.model);
-        self.placement = Vec3::ZERO;
+        self.placement = Placement::IDENTITY;
         if let Some(count) = self.crowd.as_ref().map(Crowd::len) {
             self.crowd = Some(Crowd::new(&self.model, count, CROWD_SEED));
         }
@@ -644,10 +645,10 @@ impl ViewerState {
                 &mut self.compare_pose,
             );
         }
-        if self.placement != Vec3::ZERO {
-            place(&self.model, self.placement, &mut self.animated);
+        if !self.placement.is_identity() {
+            self.placement.apply(&self.model.hierarchy, &mut self.animated);
             if self.compare.is_some() {
-                place(&self.model, self.placement, &mut self.compare_pose);
+                self.placement.apply(&self.model.hierarchy, &mut self.compare_pose);
             }
         }
         let dt_secs = std::mem::take(&mut self.pending_ragdoll_dt_secs);
@@ -744,7 +745,7 @@ impl ViewerState {
                 time = if self.looping && duration > 0.0 { time.rem_euclid(duration) } else { 0.0 };
             }
             sample_into(&self.model, &self.rest, self.clip, time, &self.settings, &mut self.cursor, &mut before);
-            place(&self.model, self.placement, &mut before);
+            self.placement.apply(&self.model.hierarchy, &mut before);
         }
         let push = self.ragdoll.tuning.push_newton_secs;
         let push = (push > 0.0).then(|| {
@@ -758,42 +759,22 @@ impl ViewerState {
         started
     }
 
-    /// Blend from the ragdoll back into the get-up clip (restarted at 0). False when not ragdolling.
-    /// The get-up clip is moved (horizontally) so that its root starts where the body lies.
+    /// Get up from the ragdoll: the clip for how the body lies (face up or face down), placed
+    /// where it lies and turned the way the character will stand, restarted at 0 and blended into
+    /// through the get-up's key poses ([`RagdollView::get_up`]). False when not ragdolling.
     pub fn ragdoll_get_up(&mut self) -> bool {
-        let root = self.ragdoll.controller().map(|c| c.spec().bodies[c.spec().root].node);
-        if !self.ragdoll.get_up() {
-            return false;
+        let Some((clip, placement)) = self.ragdoll.get_up(&self.model, &self.settings) else { return false };
+        self.placement = placement;
+        if let Some(clip) = clip {
+            self.select_clip(clip);
         }
-        let clip = self.ragdoll.tuning.get_up_clip;
-        if clip >= self.model.clips.len() {
-            return true;
-        }
-        if let Some(root) = root {
-            // Where the body lies, and where the clip would start with the current placement.
-            self.model.hierarchy.local_to_model(&self.pose, &mut self.locals, &mut self.model_from_node_a);
-            let lying = self.model_from_node_a.get(root).map(|m| Vec3::from(m.translation));
-            let mut start = self.rest.clone();
-            let mut cursor = self.model.clips.get(clip).map(ClipCursor::new);
-            sample_into(&self.model, &self.rest, Some(clip), 0.0, &self.settings, &mut cursor, &mut start);
-            place(&self.model, self.placement, &mut start);
-            self.model.hierarchy.local_to_model(&start, &mut self.locals, &mut self.model_from_node_b);
-            let standing = self.model_from_node_b.get(root).map(|m| Vec3::from(m.translation));
-            if let (Some(lying), Some(standing)) = (lying, standing) {
-                let offset = (lying - standing) * Vec3::new(1.0, 0.0, 1.0);
-                if offset.is_finite() {
-                    self.placement += offset;
-                }
-            }
-        }
-        self.select_clip(clip);
         self.playing = true;
         true
     }
 
     /// Move the character back to where its clips put it (undo get-up relocations).
     pub fn reset_placement(&mut self) {
-        self.placement = Vec3::ZERO;
+        self.placement = Placement::IDENTITY;
         self.update_pose();
     }
 
@@ -816,7 +797,16 @@ impl ViewerState {
             Some(crowd) => crowd.bounds(),
             None => {
                 let b = animated_bounds(&self.model, self.clip.map(ClipId::from_index), &self.settings, 16);
-                if b.is_empty() { b } else { Aabb { min: b.min + self.placement, max: b.max + self.placement } }
+                let mut placed = Aabb::EMPTY;
+                if !b.is_empty() {
+                    for corner in 0..8 {
+                        let pick = |bit: usize, lo: f32, hi: f32| if corner & bit == 0 { lo } else { hi };
+                        let p =
+                            Vec3::new(pick(1, b.min.x, b.max.x), pick(2, b.min.y, b.max.y), pick(4, b.min.z, b.max.z));
+                        placed.extend(self.placement.apply_point(p));
+                    }
+                }
+                placed
             }
         };
         if bounds.is_empty() {
@@ -943,12 +933,6 @@ fn angle_between(a: Quat, b: Quat) -> f32 {
 }
 
 /// Move every root node of `pose` by `offset` (model space).
-fn place(model: &Model, offset: Vec3, pose: &mut SoaPose) {
-    if offset != Vec3::ZERO {
-        model.hierarchy.place_roots(pose, Quat::IDENTITY, offset);
-    }
-}
-
 /// Sample `clip` of `model` at `time_secs` into `pose`, starting from `rest` (which is all
 /// there is without a clip). Allocates nothing once the cursor exists.
 fn sample_into(

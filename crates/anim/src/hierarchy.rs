@@ -179,7 +179,7 @@ impl Hierarchy {
             if let Some(local) = pose.get(root) {
                 let placed = Transform {
                     translation: translation + rotation * local.translation,
-                    rotation: rotation * local.rotation,
+                    rotation: (rotation * local.rotation).normalize(),
                     scale: local.scale,
                 };
                 pose.set(root, placed);

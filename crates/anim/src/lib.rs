@@ -7,15 +7,15 @@
 //! * One runtime pose, [`SoaPose`] (local transforms in blocks of eight nodes), and one job per
 //!   operation over caller-owned buffers, none of which allocates per frame:
 //!   [`Clip::sample`] (spec-exact STEP / LINEAR / CUBICSPLINE, interpolation overrides and the
-//!   "wrong space" teaching modes, [`SampleSettings`]), [`blend_poses`] / [`blend_into`],
-//!   [`CrossFader`] (time-based cross-fades that survive interruption),
+//!   "wrong space" teaching modes, [`SampleSettings`]), [`blend_poses`] / [`blend_into`]
+//!   / [`blend_poses_per_node`], [`CrossFader`] (time-based cross-fades that survive interruption),
 //!   [`Hierarchy::local_to_model`] and [`PreparedSkin::skinning_matrices`]. The node-indexed
 //!   view ([`SoaPose::get`], [`SoaPose::nodes`], a [`NodePose`] copy) and the curve path
 //!   ([`Clip::evaluate_track`]) are for the edges that think in nodes and tracks.
 //! * [`morph_and_skin`]: CPU morph targets and linear blend skinning of a primitive (the
 //!   reference for the GPU shader, and animated bounds).
-//! * [`ragdoll`]: the ragdoll blend weight over time and world → local pose conversion (the
-//!   physics itself lives in the application).
+//! * [`ragdoll`]: the ragdoll blend weight over time, world → local pose conversion and where a
+//!   clip is played after a get-up (the physics itself lives in the application).
 //! * [`workload`]: W64, the in-memory benchmark skeleton and clips; [`rng`]: the seeded stream.
 //!
 //! * [`pointer`]: `KHR_animation_pointer` property tracks (materials, texture transforms,
@@ -60,7 +60,7 @@ pub use model::{
     TextureRef, TextureTransform,
 };
 pub use pointer::{PointerTarget, PointerTrack};
-pub use pose::{NodePose, SoaPose, SoaTransforms, Transform, blend_into, blend_poses};
+pub use pose::{NodePose, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};
 pub use simd8::{F8, simd_path};
 pub use skin::{PreparedSkin, Skin};

@@ -57,6 +57,12 @@ pub struct SoaTransforms {
 impl SoaTransforms {
     /// The ten planes in order: translation `x y z`, rotation `x y z w`, scale `x y z`.
     #[inline(always)]
+    pub(crate) fn planes(&self) -> &[F8; 10] {
+        bytemuck::must_cast_ref(self)
+    }
+
+    /// [`Self::planes`], writable.
+    #[inline(always)]
     pub(crate) fn planes_mut(&mut self) -> &mut [F8; 10] {
         bytemuck::must_cast_mut(self)
     }
@@ -348,8 +354,9 @@ impl Kernel for Blend<'_> {
     #[inline(always)]
     fn run<I: Isa>(self, isa: I) {
         let Self { a, b, w, scale_space, out } = self;
+        let lanes = F8::splat(w);
         for ((o, x), y) in out.blocks.iter_mut().zip(&a.blocks).zip(&b.blocks) {
-            blend_block(isa, x, y, w, scale_space, o);
+            blend_block(isa, x, y, &lanes, scale_space, o);
         }
         let keep = 1.0 - w;
         for ((o, &x), &y) in out.weights.iter_mut().zip(&a.weights).zip(&b.weights) {
@@ -372,9 +379,10 @@ impl Kernel for BlendInto<'_> {
     #[inline(always)]
     fn run<I: Isa>(self, isa: I) {
         let Self { acc, b, w, scale_space } = self;
+        let lanes = F8::splat(w);
         for (o, y) in acc.blocks.iter_mut().zip(&b.blocks) {
             let x = *o;
-            blend_block(isa, &x, y, w, scale_space, o);
+            blend_block(isa, &x, y, &lanes, scale_space, o);
         }
         let keep = 1.0 - w;
         for (o, &y) in acc.weights.iter_mut().zip(&b.weights) {
@@ -383,17 +391,72 @@ impl Kernel for BlendInto<'_> {
     }
 }
 
-/// One block of [`blend_poses`].
+/// `out = blend(a, b, wᵢ)` node by node: node `i` takes `b` with weight `node_weights[i]` (and
+/// `a` with `1 − wᵢ`), as [`blend_poses`] computes it (scales linear); weights are clamped to
+/// `[0, 1]`, NaN and nodes past `node_weights` count as 0. Nodes at weight 0 are exactly `a`'s,
+/// at 1 exactly `b`'s. Morph weights come from `a`. A partial ragdoll blends only its region
+/// this way. All three poses must have the same shape. Allocates nothing.
+pub fn blend_poses_per_node(a: &SoaPose, b: &SoaPose, node_weights: &[f32], out: &mut SoaPose) {
+    assert!(a.len == b.len && a.len == out.len, "blend_poses_per_node: poses of different shapes");
+    dispatch(BlendPerNode { a, b, node_weights, out });
+}
+
+/// The [`blend_poses_per_node`] kernel.
+struct BlendPerNode<'a> {
+    a: &'a SoaPose,
+    b: &'a SoaPose,
+    node_weights: &'a [f32],
+    out: &'a mut SoaPose,
+}
+
+impl Kernel for BlendPerNode<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<I: Isa>(self, isa: I) {
+        let Self { a, b, node_weights, out } = self;
+        for (block, ((o, x), y)) in out.blocks.iter_mut().zip(&a.blocks).zip(&b.blocks).enumerate() {
+            let w = F8(std::array::from_fn(|lane| {
+                let w = node_weights.get(8 * block + lane).copied().unwrap_or(0.0);
+                if w > 0.0 { w.min(1.0) } else { 0.0 }
+            }));
+            let (mut none, mut all) = (0u8, 0u8);
+            for lane in 0..8 {
+                none |= u8::from(w.0[lane] == 0.0) << lane;
+                all |= u8::from(w.0[lane] == 1.0) << lane;
+            }
+            if none == 0xff {
+                *o = *x;
+                continue;
+            }
+            if all == 0xff {
+                *o = *y;
+                continue;
+            }
+            blend_block(isa, x, y, &w, ScaleSpace::Linear, o);
+            // The ends exactly, lane by lane.
+            for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(x.planes()).zip(y.planes()) {
+                *plane = from_b.select_bits(from_a.select_bits(*plane, none), all);
+            }
+        }
+        let m = out.weights.len().min(a.weights.len());
+        out.weights[..m].copy_from_slice(&a.weights[..m]);
+    }
+}
+
+/// One block of [`blend_poses`]: `keep = 1 − w` and `take = w` per lane (`w` also as
+/// [`F8`] for the log-scale path).
 #[inline(always)]
 fn blend_block<I: Isa>(
     isa: I,
     x: &SoaTransforms,
     y: &SoaTransforms,
-    w: f32,
+    w: &F8,
     scale_space: ScaleSpace,
     o: &mut SoaTransforms,
 ) {
-    let (keep, take) = (V::splat(isa, 1.0 - w), V::splat(isa, w));
+    let take = V::load(isa, w);
+    let keep = V::splat(isa, 1.0) - take;
     for c in 0..3 {
         o.translation[c] = lerp_plane(isa, &x.translation[c], &y.translation[c], keep, take);
     }
@@ -408,7 +471,7 @@ fn blend_block<I: Isa>(
             for c in 0..3 {
                 for lane in 0..8 {
                     let (p, q) = (x.scale[c].0[lane], y.scale[c].0[lane]);
-                    o.scale[c].0[lane] = crate::interp::log_lerp_vec3(Vec3::splat(p), Vec3::splat(q), w).x;
+                    o.scale[c].0[lane] = crate::interp::log_lerp_vec3(Vec3::splat(p), Vec3::splat(q), w.0[lane]).x;
                 }
             }
         }
@@ -568,5 +631,33 @@ mod tests {
             assert_eq!(acc, out);
             assert!((out.weights()[0] - 0.3).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn per_node_blend_takes_each_nodes_weight_and_the_ends_exactly() {
+        let id = NodeId::from_index;
+        let a = SoaPose::from_transforms(&[Transform::IDENTITY; 10], vec![0.25]);
+        let turned = Transform { translation: Vec3::Y, rotation: Quat::from_rotation_z(1.0), scale: Vec3::splat(2.0) };
+        let b = SoaPose::from_transforms(&[turned; 10], vec![1.0]);
+        let mut out = a.clone();
+        // Node 9 is past the weights: it takes `a`.
+        let weights = [0.0, 0.5, 1.0, f32::NAN, 2.0, -1.0, 0.5, 0.5, 0.25];
+        blend_poses_per_node(&a, &b, &weights, &mut out);
+        for node in [0, 3, 5, 9] {
+            assert_eq!(out.transform(id(node)), Transform::IDENTITY, "node {node}");
+        }
+        for node in [2, 4] {
+            assert_eq!(out.transform(id(node)), turned, "node {node}");
+        }
+        let half = out.transform(id(1));
+        assert!(half.translation.abs_diff_eq(Vec3::new(0.0, 0.5, 0.0), 1e-6));
+        assert!(half.rotation.angle_between(Quat::from_rotation_z(0.5)) < 1e-5);
+        assert!(half.scale.abs_diff_eq(Vec3::splat(1.5), 1e-6));
+        assert_eq!(out.weights(), &[0.25]);
+        // A uniform weight is the uniform blend.
+        let mut uniform = a.clone();
+        blend_poses(&a, &b, 0.25, ScaleSpace::Linear, &mut uniform);
+        blend_poses_per_node(&a, &b, &[0.25; 10], &mut out);
+        assert!(out.nodes().eq(uniform.nodes()));
     }
 }

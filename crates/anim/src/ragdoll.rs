@@ -1,10 +1,12 @@
-//! Pure helpers for the animation ↔ ragdoll handoff: the blend-weight ramp ([`RagdollRamp`]) and
-//! the conversion of world (model) transforms back into a local pose ([`model_to_local`]).
+//! Pure helpers for the animation ↔ ragdoll handoff: the blend-weight ramp ([`RagdollRamp`],
+//! also used for the motor-strength ramp of a powered ragdoll), the conversion of world (model)
+//! transforms back into a local pose ([`model_to_local`]) and where a clip is played after a
+//! get-up ([`Placement`]). A partial ragdoll blends with [`crate::blend_poses_per_node`].
 //!
 //! No physics here: the physics engine lives in the application crate and only hands world
 //! transforms back.
 
-use glam::Affine3A;
+use glam::{Affine3A, Quat, Vec3};
 
 use crate::hierarchy::Hierarchy;
 use crate::ids::NodeId;
@@ -110,10 +112,53 @@ pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose:
     }
 }
 
+/// Where a clip is played: a turn about the vertical (+Y) axis through the world origin, then
+/// an offset, applied to the scene's root nodes. A get-up moves the clip to where, and turns it
+/// to how, the body lies; the clip then keeps playing there.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Placement {
+    /// Turn about +Y, radians.
+    pub yaw_rad: f32,
+    /// Offset after the turn, world units.
+    pub offset: Vec3,
+}
+
+impl Placement {
+    /// The identity placement (the clip where it was authored).
+    pub const IDENTITY: Self = Self { yaw_rad: 0.0, offset: Vec3::ZERO };
+
+    /// True for the identity.
+    pub fn is_identity(&self) -> bool {
+        self.yaw_rad == 0.0 && self.offset == Vec3::ZERO
+    }
+
+    /// The transform `world_placed_from_world`.
+    pub fn transform(&self) -> Affine3A {
+        Affine3A::from_rotation_translation(Quat::from_rotation_y(self.yaw_rad), self.offset)
+    }
+
+    /// Where a world point goes.
+    pub fn apply_point(&self, p: Vec3) -> Vec3 {
+        Quat::from_rotation_y(self.yaw_rad) * p + self.offset
+    }
+
+    /// This placement after `first` (`self ∘ first`).
+    pub fn after(&self, first: &Self) -> Self {
+        Self { yaw_rad: self.yaw_rad + first.yaw_rad, offset: self.apply_point(first.offset) }
+    }
+
+    /// Apply to `pose`: every root node of `hierarchy` is turned and moved (so everything below
+    /// follows). Non-finite placements are ignored. Allocates nothing.
+    pub fn apply(&self, hierarchy: &Hierarchy, pose: &mut SoaPose) {
+        if self.is_identity() || !(self.yaw_rad.is_finite() && self.offset.is_finite()) {
+            return;
+        }
+        hierarchy.place_roots(pose, Quat::from_rotation_y(self.yaw_rad), self.offset);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use glam::{Quat, Vec3};
-
     use super::*;
 
     #[test]
@@ -168,5 +213,25 @@ mod tests {
             assert!(got.rotation.dot(expected.rotation).abs() > 1.0 - 1e-6);
             assert!(got.scale.abs_diff_eq(expected.scale, 1e-5));
         }
+    }
+
+    #[test]
+    fn placement_turns_and_moves_the_roots_only() {
+        let id = NodeId::from_index;
+        let hierarchy = Hierarchy::from_parents(&[None, Some(id(0))]).expect("valid tree");
+        let transforms = [
+            Transform { translation: Vec3::new(1.0, 2.0, 0.0), ..Transform::IDENTITY },
+            Transform { translation: Vec3::X, ..Transform::IDENTITY },
+        ];
+        let mut pose = SoaPose::from_transforms(&transforms, Vec::new());
+        let placement = Placement { yaw_rad: std::f32::consts::FRAC_PI_2, offset: Vec3::new(0.0, 0.0, 5.0) };
+        placement.apply(&hierarchy, &mut pose);
+        assert!(pose.translation(id(0)).abs_diff_eq(Vec3::new(0.0, 2.0, 4.0), 1e-5));
+        assert_eq!(pose.translation(id(1)), Vec3::X, "children keep their local transform");
+        let mut world = vec![Affine3A::IDENTITY; 2];
+        hierarchy.local_to_model(&pose, &mut crate::hierarchy::LocalMatrices::new(2), &mut world);
+        assert!(Vec3::from(world[1].translation).abs_diff_eq(placement.apply_point(Vec3::new(2.0, 2.0, 0.0)), 1e-5));
+        let twice = placement.after(&placement);
+        assert!(twice.apply_point(Vec3::X).abs_diff_eq(placement.apply_point(placement.apply_point(Vec3::X)), 1e-5));
     }
 }

@@ -74,3 +74,20 @@ impl Drop for TempDir {
 pub fn load(path: &std::path::Path) -> anim::Model {
     anim::import::load_path(path).unwrap_or_else(|e| panic!("cannot load {}: {e}", path.display()))
 }
+
+/// The `.glb` at `path` with its scenes put under one new root scaled by `scale`
+/// ([`gltf::Doc::wrap_in_scaled_root`]: how centimetre FBX and Mixamo exports arrive), imported;
+/// the original node indices stay valid. A scale of 1 imports the file as it is.
+///
+/// # Panics
+/// When the file cannot be read, is not a GLB or does not import.
+pub fn load_scaled(path: &std::path::Path, scale: f32) -> anim::Model {
+    if scale == 1.0 {
+        return load(path);
+    }
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut doc = gltf::Doc::from_glb(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    doc.wrap_in_scaled_root(scale);
+    anim::import::load_slice(&doc.to_glb(), path.parent())
+        .unwrap_or_else(|e| panic!("cannot load {} scaled ×{scale}: {e}", path.display()))
+}
