@@ -19,6 +19,27 @@ pub fn skip(reason: &str) {
     println!("skipped: {reason}");
 }
 
+/// True when every command in `tools` is on the `PATH`; otherwise [`skip`]s `what` naming the
+/// missing ones and returns false (`scripts/install-test-deps.sh` installs them).
+///
+/// # Panics
+/// Under `CI=true` when one is missing.
+pub fn have_tools(tools: &[&str], what: &str) -> bool {
+    let on_path = |tool: &&str| {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("command -v {tool}"))
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !on_path(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    skip(&format!("{what} needs {}", missing.join(", ")));
+    false
+}
+
 /// The repository root (the workspace folder).
 pub fn repo_root() -> PathBuf {
     let devtools = Path::new(env!("CARGO_MANIFEST_DIR"));
