@@ -522,7 +522,7 @@ impl CrossFader {
             return;
         }
         self.step_a.set_difference(&self.output, &self.previous, 1.0 / dt1);
-        self.velocity.clone_from(&self.step_a);
+        self.velocity.copy_from(&self.step_a);
         let dt0 = self.previous2_dt_secs;
         if dt0 >= MIN_VELOCITY_DT_SECS {
             // a = (v₁ − v₀) / ((dt₀ + dt₁) / 2); the velocity now is v₁ + a · dt₁ / 2.
@@ -539,7 +539,7 @@ impl CrossFader {
     fn freeze_output(&mut self, half_life_secs: f32) {
         self.measure_velocity();
         self.snapshot.copy_from(&self.output);
-        self.snapshot_velocity.clone_from(&self.velocity);
+        self.snapshot_velocity.copy_from(&self.velocity);
         self.snapshot_elapsed_secs = 0.0;
         self.snapshot_half_life_secs = if half_life_secs.is_finite() { half_life_secs.max(0.0) } else { 0.0 };
         self.snapshot_active = true;
@@ -690,9 +690,9 @@ impl CrossFader {
             young.add_into(out, order, 1.0);
         }
         let merged = &mut self.offsets[0];
-        merged.x.clone_from(&self.offset_now);
-        merged.v.clone_from(&self.step_a);
-        merged.a.clone_from(&self.step_b);
+        merged.x.copy_from(&self.offset_now);
+        merged.v.copy_from(&self.step_a);
+        merged.a.copy_from(&self.step_b);
         merged.elapsed_secs = 0.0;
         merged.duration_secs = end.max(0.0);
         merged.decay = decay;

@@ -337,6 +337,14 @@ impl PoseDelta {
         }
     }
 
+    /// Overwrite with `other` (allocating nothing once the shapes match).
+    pub fn copy_from(&mut self, other: &Self) {
+        self.translation.clone_from(&other.translation);
+        self.rotation.clone_from(&other.rotation);
+        self.scale.clone_from(&other.scale);
+        self.weights.clone_from(&other.weights);
+    }
+
     /// Set every component to zero.
     pub fn clear(&mut self) {
         self.translation.fill(Vec3::ZERO);
