@@ -41,6 +41,17 @@ pub struct ViewerOptions {
     /// Crowd mode: N copies of the model, each with its own clips, phases and cross-fades.
     #[arg(long, value_name = "N")]
     pub crowd: Option<usize>,
+    /// Close the window after this many seconds (saving the profile as a normal close does).
+    #[arg(long, value_name = "SECS")]
+    pub exit_after: Option<f64>,
+    /// On exit, write frame statistics to this JSON file: frames, CPU ms per frame (median,
+    /// p95), resident memory (after the warm-up, at the end, peak), model and profile.
+    #[arg(long, value_name = "FILE.json")]
+    pub stats_out: Option<std::path::PathBuf>,
+    /// Seconds before frames and memory count in the statistics (default 10, at most half of
+    /// `--exit-after`).
+    #[arg(long, value_name = "SECS")]
+    pub stats_warmup: Option<f64>,
 }
 
 impl ViewerOptions {
@@ -76,6 +87,12 @@ impl ViewerOptions {
             );
             state.set_crowd(Some(count), 16.0 / 9.0);
         }
+        if let Some(secs) = self.exit_after {
+            anyhow::ensure!(secs.is_finite() && secs > 0.0, "--exit-after takes a positive number of seconds");
+        }
+        if let Some(secs) = self.stats_warmup {
+            anyhow::ensure!(secs.is_finite() && secs >= 0.0, "--stats-warmup takes a number of seconds >= 0");
+        }
         state.skeleton |= self.skeleton;
         state.ragdoll.show_colliders |= self.colliders;
         state.update_pose();
@@ -104,7 +121,19 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
     }
     options.apply(&mut state)?;
     let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
-    let mut app = App { state, ui: ViewerUi::default(), window: None, fatal: None, next_repaint: Instant::now() };
+    let warmup_secs = options.stats_warmup.unwrap_or(10.0).min(options.exit_after.map_or(f64::INFINITY, |s| s * 0.5));
+    let stats = crate::ui::stats::FrameStats::new(Duration::from_secs_f64(warmup_secs));
+    let exit_at = options.exit_after.map(|secs| Instant::now() + Duration::from_secs_f64(secs));
+    let mut app = App {
+        state,
+        ui: ViewerUi::default(),
+        window: None,
+        fatal: None,
+        next_repaint: Instant::now(),
+        stats,
+        exit_at,
+        stats_out: options.stats_out.clone(),
+    };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     match app.fatal {
         Some(error) => Err(error),
@@ -119,6 +148,29 @@ struct App {
     window: Option<WindowState>,
     fatal: Option<anyhow::Error>,
     next_repaint: Instant,
+    /// Frame statistics (the Stats overlay, `--stats-out`).
+    stats: crate::ui::stats::FrameStats,
+    /// `--exit-after`: when to close the window.
+    exit_at: Option<Instant>,
+    /// `--stats-out`: where to write the statistics on exit.
+    stats_out: Option<std::path::PathBuf>,
+}
+
+impl App {
+    /// Save the profile, write the statistics when asked, and leave the event loop.
+    fn exit(&mut self, event_loop: &ActiveEventLoop) {
+        self.state.save_profile_if_changed(true);
+        if let Some(path) = &self.stats_out {
+            let report = self.stats.report(Instant::now(), self.state.model_label.clone(), None);
+            let written = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from).and_then(|json| {
+                std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
+            });
+            if let Err(error) = written {
+                self.fatal = Some(error);
+            }
+        }
+        event_loop.exit();
+    }
 }
 
 /// Everything that needs the window.
@@ -237,15 +289,17 @@ impl WindowState {
     }
 
     /// Run one frame: advance playback, build the UI, render the 3D view and paint. Returns how
-    /// long egui may wait before the next frame.
-    fn redraw(&mut self, state: &mut ViewerState, ui: &mut ViewerUi) -> Duration {
+    /// long egui may wait before the next frame, and the window thread's time spent on the frame
+    /// without waiting for the swapchain (`None` when nothing was drawn).
+    fn redraw(&mut self, state: &mut ViewerState, ui: &mut ViewerUi) -> (Duration, Option<Duration>) {
         let now = Instant::now();
+        let cpu_at_start = crate::ui::stats::thread_cpu_time();
         let dt_secs = now.duration_since(self.last_frame).as_secs_f32();
         self.last_frame = now;
         let size = self.window.inner_size();
         if size.width == 0 || size.height == 0 {
             // Minimised: nothing to draw, and no egui pass whose texture deltas would go unapplied.
-            return Duration::from_millis(100);
+            return (Duration::from_millis(100), None);
         }
         if self.simulate_loss_at.is_some_and(|at| now >= at) {
             self.simulate_loss_at = None;
@@ -262,7 +316,7 @@ impl WindowState {
             eprintln!("animtune: {message}");
             state.error = Some(message);
             if self.gpu.lost().is_some() {
-                return Duration::from_millis(500);
+                return (Duration::from_millis(500), None);
             }
         }
         for error in self.gpu.health.take_errors() {
@@ -290,7 +344,10 @@ impl WindowState {
         let repaint_delay =
             output.viewport_output.get(&egui::ViewportId::ROOT).map_or(Duration::from_millis(500), |v| v.repaint_delay);
 
-        let frame = match self.surface.get_current_texture() {
+        let acquire_started = Instant::now();
+        let acquired = self.surface.get_current_texture();
+        let mut swapchain_wait = acquire_started.elapsed();
+        let frame = match acquired {
             wgpu::CurrentSurfaceTexture::Success(frame) => Some(frame),
             wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
                 // Draw this one, then reconfigure for the next.
@@ -337,12 +394,20 @@ impl WindowState {
             commands.push(encoder.finish());
             queue.submit(commands);
             self.window.pre_present_notify();
+            let present_started = Instant::now();
             queue.present(frame);
+            swapchain_wait += present_started.elapsed();
         }
         for id in output.textures_delta.free.drain() {
             self.gpu.egui_renderer.free_texture(&id);
         }
-        if state.playing || state.fader.is_fading() { Duration::ZERO } else { repaint_delay }
+        // The thread's CPU time where the OS says it, else wall time without the swapchain waits.
+        let cpu = match (cpu_at_start, crate::ui::stats::thread_cpu_time()) {
+            (Some(start), Some(end)) => end.saturating_sub(start),
+            _ => now.elapsed().saturating_sub(swapchain_wait),
+        };
+        let delay = if state.playing || state.fader.is_fading() { Duration::ZERO } else { repaint_delay };
+        (delay, Some(cpu))
     }
 }
 
@@ -372,15 +437,18 @@ impl ApplicationHandler for App {
         let response = window.egui_winit.on_window_event(&window.window, &event);
         match event {
             WindowEvent::CloseRequested => {
-                self.state.save_profile_if_changed(true);
-                event_loop.exit();
+                self.exit(event_loop);
+                return;
             }
             WindowEvent::Resized(_) | WindowEvent::ScaleFactorChanged { .. } => {
                 window.configure();
                 window.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
-                let delay = window.redraw(&mut self.state, &mut self.ui);
+                let (delay, cpu) = window.redraw(&mut self.state, &mut self.ui);
+                if let Some(cpu) = cpu {
+                    self.stats.record_frame(cpu, Instant::now(), crate::ui::stats::resident_kib);
+                }
                 self.next_repaint = Instant::now() + delay.min(Duration::from_secs(1));
                 if delay.is_zero() {
                     window.window.request_redraw();
@@ -394,11 +462,17 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if self.exit_at.is_some_and(|at| Instant::now() >= at) {
+            self.exit_at = None;
+            self.exit(event_loop);
+            return;
+        }
         let Some(window) = self.window.as_ref() else { return };
         if Instant::now() >= self.next_repaint {
             window.window.request_redraw();
             self.next_repaint = Instant::now() + Duration::from_secs(1);
         }
-        event_loop.set_control_flow(ControlFlow::WaitUntil(self.next_repaint));
+        let wake = self.exit_at.map_or(self.next_repaint, |at| at.min(self.next_repaint));
+        event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
     }
 }

@@ -28,6 +28,7 @@ pub mod loading;
 pub mod playback;
 pub mod ragdoll;
 pub mod state;
+pub mod stats;
 pub mod viewport;
 
 pub use state::ViewerState;

@@ -34,3 +34,27 @@ pub fn shared_models(what: &str) -> Option<PathBuf> {
     println!("note: {SHARED_MODELS} not found; skipping {what}");
     None
 }
+
+/// True when every command in `tools` is on the PATH; otherwise `false` with a note naming
+/// `what` is skipped (install them with `scripts/install-test-deps.sh`). Under `CI=true` a
+/// missing tool fails the test instead.
+pub fn have_tools(tools: &[&str], what: &str) -> bool {
+    let missing: Vec<&str> = tools
+        .iter()
+        .copied()
+        .filter(|tool| {
+            !std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("command -v {tool}"))
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let message = format!("{what} skipped: missing {} (scripts/install-test-deps.sh)", missing.join(", "));
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}; required under CI=true");
+    println!("note: {message}");
+    false
+}
