@@ -15,7 +15,7 @@ use winit::window::{Window, WindowId};
 use crate::render::GpuContext;
 use crate::render::device::device_descriptor;
 use crate::ui::gpu_bridge::ViewerGpu;
-use crate::ui::{ViewerState, ViewerUi};
+use crate::ui::{ModelSource, Viewer};
 
 /// How the viewer starts (command-line flags; everything can be changed in the window).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -38,6 +38,9 @@ pub struct ViewerOptions {
     /// Show the ragdoll colliders.
     #[arg(long)]
     pub colliders: bool,
+    /// Show the Stats overlay (frame times, resident memory).
+    #[arg(long)]
+    pub stats: bool,
     /// Crowd mode: N copies of the model, each with its own clips, phases and cross-fades.
     #[arg(long, value_name = "N")]
     pub crowd: Option<usize>,
@@ -55,25 +58,25 @@ pub struct ViewerOptions {
 }
 
 impl ViewerOptions {
-    /// Apply the options to `state` (after its model is loaded).
+    /// Apply the options to `viewer` (after its model is loaded).
     ///
     /// # Errors
-    /// An unknown clip or interpolation mode.
-    pub fn apply(&self, state: &mut ViewerState) -> anyhow::Result<()> {
+    /// An unknown clip or interpolation mode, or a number out of range.
+    pub fn apply(&self, viewer: &mut Viewer) -> anyhow::Result<()> {
         if let Some(clip) = &self.clip {
-            let clip = crate::cli::find_clip(&state.model, clip)?;
-            state.select_clip(clip);
+            let clip = crate::cli::find_clip(&viewer.model, clip)?;
+            viewer.playback.select_clip(clip);
         }
         if let Some(compare) = &self.compare {
             let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;
             let parse = |m: &str| m.trim().parse::<anim::InterpolationOverride>().map_err(anyhow::Error::msg);
-            state.compare = Some(crate::ui::state::CompareModes {
+            viewer.compare.show(crate::ui::compare::CompareModes {
                 left: parse(left)?,
                 right: parse(right)?,
                 layout: if self.ghost {
-                    crate::ui::state::CompareLayout::Ghost
+                    crate::ui::compare::CompareLayout::Ghost
                 } else {
-                    crate::ui::state::CompareLayout::Split
+                    crate::ui::compare::CompareLayout::Split
                 },
                 heatmap: self.heatmap,
                 ..Default::default()
@@ -85,7 +88,7 @@ impl ViewerOptions {
                 "--crowd takes 1 to {} instances",
                 crate::crowd::MAX_CROWD
             );
-            state.set_crowd(Some(count), 16.0 / 9.0);
+            viewer.set_crowd(Some(count));
         }
         if let Some(secs) = self.exit_after {
             anyhow::ensure!(secs.is_finite() && secs > 0.0, "--exit-after takes a positive number of seconds");
@@ -93,9 +96,11 @@ impl ViewerOptions {
         if let Some(secs) = self.stats_warmup {
             anyhow::ensure!(secs.is_finite() && secs >= 0.0, "--stats-warmup takes a number of seconds >= 0");
         }
-        state.skeleton |= self.skeleton;
-        state.ragdoll.show_colliders |= self.colliders;
-        state.update_pose();
+        viewer.overlays.skeleton |= self.skeleton;
+        viewer.overlays.stats_visible |= self.stats;
+        viewer.ragdoll.show_colliders |= self.colliders;
+        viewer.compute_frame();
+        viewer.frame_camera();
         Ok(())
     }
 }
@@ -109,28 +114,27 @@ impl ViewerOptions {
 pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> {
     // The window's thread updates crowds: make it a rayon worker (allocation-free frames).
     crate::crowd::init_thread_pool();
-    let (default_model, label) = crate::cli::load_model_or_default(None)?;
-    let mut state = ViewerState::new(default_model, label).with_profile_dir(crate::profile::default_profile_dir());
+    let (default_model, _) = crate::cli::load_model_or_default(None)?;
+    let mut viewer =
+        Viewer::new(default_model, ModelSource::built_in()).with_config_dir(crate::profile::default_profile_dir());
+    let warmup_secs = options.stats_warmup.unwrap_or(10.0).min(options.exit_after.map_or(f64::INFINITY, |s| s * 0.5));
+    viewer.overlays.stats = crate::ui::stats::FrameStats::new(Duration::from_secs_f64(warmup_secs));
     if let Some(path) = model {
         // Loads in the background while the window opens; a clip chosen on the command line
         // needs the model first.
-        state.load(path);
+        viewer.load(path);
         if options.clip.is_some() || options.crowd.is_some() {
-            state.wait_for_loading();
+            viewer.wait_for_loading();
         }
     }
-    options.apply(&mut state)?;
+    options.apply(&mut viewer)?;
     let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
-    let warmup_secs = options.stats_warmup.unwrap_or(10.0).min(options.exit_after.map_or(f64::INFINITY, |s| s * 0.5));
-    let stats = crate::ui::stats::FrameStats::new(Duration::from_secs_f64(warmup_secs));
     let exit_at = options.exit_after.map(|secs| Instant::now() + Duration::from_secs_f64(secs));
     let mut app = App {
-        state,
-        ui: ViewerUi::default(),
+        viewer,
         window: None,
         fatal: None,
         next_repaint: Instant::now(),
-        stats,
         exit_at,
         stats_out: options.stats_out.clone(),
     };
@@ -141,15 +145,12 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
     }
 }
 
-/// The winit application: viewer state plus the window once it exists.
+/// The winit application: the viewer plus the window once it exists.
 struct App {
-    state: ViewerState,
-    ui: ViewerUi,
+    viewer: Viewer,
     window: Option<WindowState>,
     fatal: Option<anyhow::Error>,
     next_repaint: Instant,
-    /// Frame statistics (the Stats overlay, `--stats-out`).
-    stats: crate::ui::stats::FrameStats,
     /// `--exit-after`: when to close the window.
     exit_at: Option<Instant>,
     /// `--stats-out`: where to write the statistics on exit.
@@ -159,9 +160,10 @@ struct App {
 impl App {
     /// Save the profile, write the statistics when asked, and leave the event loop.
     fn exit(&mut self, event_loop: &ActiveEventLoop) {
-        self.state.save_profile_if_changed(true);
+        self.viewer.save_on_exit();
         if let Some(path) = &self.stats_out {
-            let report = self.stats.report(Instant::now(), self.state.model_label.clone(), None);
+            let profile = self.viewer.profile.path().map(|p| p.display().to_string());
+            let report = self.viewer.overlays.stats.report(Instant::now(), self.viewer.source.label.clone(), profile);
             let written = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from).and_then(|json| {
                 std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
             });
@@ -183,6 +185,8 @@ struct WindowState {
     egui_ctx: egui::Context,
     egui_winit: egui_winit::State,
     last_frame: Instant,
+    /// The window title last set.
+    title: String,
     /// When to destroy the device once, to exercise the recovery path
     /// (`ANIMTUNE_SIMULATE_DEVICE_LOSS_SECS`, used by the smoke test).
     simulate_loss_at: Option<Instant>,
@@ -261,6 +265,7 @@ impl WindowState {
             egui_ctx,
             egui_winit,
             last_frame: Instant::now(),
+            title: "animtune".to_owned(),
             simulate_loss_at,
         })
     }
@@ -291,7 +296,7 @@ impl WindowState {
     /// Run one frame: advance playback, build the UI, render the 3D view and paint. Returns how
     /// long egui may wait before the next frame, and the window thread's time spent on the frame
     /// without waiting for the swapchain (`None` when nothing was drawn).
-    fn redraw(&mut self, state: &mut ViewerState, ui: &mut ViewerUi) -> (Duration, Option<Duration>) {
+    fn redraw(&mut self, viewer: &mut Viewer) -> (Duration, Option<Duration>) {
         let now = Instant::now();
         let cpu_at_start = crate::ui::stats::thread_cpu_time();
         let dt_secs = now.duration_since(self.last_frame).as_secs_f32();
@@ -314,24 +319,28 @@ impl WindowState {
                 Err(error) => format!("{why}; no new device yet ({error:#}), retrying"),
             };
             eprintln!("animtune: {message}");
-            state.error = Some(message);
+            viewer.error = Some(message);
             if self.gpu.lost().is_some() {
                 return (Duration::from_millis(500), None);
             }
         }
         for error in self.gpu.health.take_errors() {
-            state.error = Some(format!("GPU error: {error}"));
+            viewer.error = Some(format!("GPU error: {error}"));
         }
-        state.advance(dt_secs);
+        viewer.advance(dt_secs);
 
         let input = self.egui_winit.take_egui_input(&self.window);
-        let mut output = self.egui_ctx.run_ui(input, |root| ui.viewer_ui(root, state));
-        state.save_profile_if_changed(false);
+        let mut output = self.egui_ctx.run_ui(input, |root| viewer.ui(root));
         self.egui_winit.handle_platform_output(&self.window, output.platform_output);
         if let Some(error) = self.gpu.viewport.error.take() {
-            state.error = Some(format!("cannot show the model on the GPU: {error}"));
+            viewer.error = Some(format!("cannot show the model on the GPU: {error}"));
         }
-        ui.viewport.texture = self.gpu.render_viewport(state, ui.viewport.size_pixels);
+        let title = format!("animtune — {}", viewer.source.short_name());
+        if self.title != title {
+            self.window.set_title(&title);
+            self.title = title;
+        }
+        viewer.viewport.texture = self.gpu.render_viewport(viewer, viewer.viewport.size_pixels);
 
         // Texture deltas are applied before anything can fail: egui panics on dropped deltas.
         let ViewerGpu { gpu, egui_renderer, .. } = &mut self.gpu;
@@ -406,7 +415,8 @@ impl WindowState {
             (Some(start), Some(end)) => end.saturating_sub(start),
             _ => now.elapsed().saturating_sub(swapchain_wait),
         };
-        let delay = if state.playing || state.fader.is_fading() { Duration::ZERO } else { repaint_delay };
+        let animating = viewer.playback.playing || viewer.playback.is_fading() || viewer.ragdoll.is_active();
+        let delay = if animating || viewer.crowd.crowd.is_some() { Duration::ZERO } else { repaint_delay };
         (delay, Some(cpu))
     }
 }
@@ -420,7 +430,7 @@ impl ApplicationHandler for App {
             Ok(window) => {
                 let size = window.window.inner_size();
                 if size.height > 0 {
-                    self.state.frame_camera(size.width as f32 / size.height as f32);
+                    self.viewer.frame_camera();
                 }
                 window.window.request_redraw();
                 self.window = Some(window);
@@ -445,9 +455,13 @@ impl ApplicationHandler for App {
                 window.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
-                let (delay, cpu) = window.redraw(&mut self.state, &mut self.ui);
+                let (delay, cpu) = window.redraw(&mut self.viewer);
                 if let Some(cpu) = cpu {
-                    self.stats.record_frame(cpu, Instant::now(), crate::ui::stats::resident_kib);
+                    self.viewer.overlays.stats.record_frame(cpu, Instant::now(), crate::ui::stats::resident_kib);
+                }
+                if self.viewer.quit_requested() {
+                    self.exit(event_loop);
+                    return;
                 }
                 self.next_repaint = Instant::now() + delay.min(Duration::from_secs(1));
                 if delay.is_zero() {

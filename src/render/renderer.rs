@@ -89,17 +89,20 @@ pub struct InstanceDesc<'a> {
     /// Heat per node in `[0, 1]` (indexed like the model's nodes), painted on the skinned mesh
     /// as a blue → red ramp blended by the skin weights; `None` draws the normal colours.
     pub joint_heat: Option<&'a [f32]>,
+    /// The pose's model-space node transforms when the caller already has them (one per node;
+    /// otherwise, or when the length is wrong, the renderer computes them from `pose`).
+    pub model_from_node: Option<&'a [Affine3A]>,
 }
 
 impl<'a> InstanceDesc<'a> {
     /// A solid, untinted instance.
     pub fn solid(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None }
+        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None, model_from_node: None }
     }
 
     /// A translucent blue-tinted ghost.
     pub fn ghost(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None }
+        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None, model_from_node: None }
     }
 }
 
@@ -666,7 +669,10 @@ impl Renderer {
                 if instance.pose.len() != model.nodes.len() {
                     continue;
                 }
-                model.hierarchy.local_to_model(instance.pose, &mut self.model_from_node);
+                match instance.model_from_node.filter(|m| m.len() == model.nodes.len()) {
+                    Some(computed) => self.model_from_node.copy_from_slice(computed),
+                    None => model.hierarchy.local_to_model(instance.pose, &mut self.model_from_node),
+                }
                 let palette_base = self.palette_data.len() as u32;
                 for skin in &model.skins {
                     let start = self.palette_data.len();

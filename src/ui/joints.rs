@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 
-use super::ViewerState;
+use anim::Model;
+
+use super::selection::Selection;
 
 /// Deepest tree level drawn (hostile files can nest up to the import limit).
 const MAX_DEPTH: usize = 64;
@@ -16,20 +18,18 @@ pub struct JointsPanel {
 }
 
 impl JointsPanel {
-    /// The hierarchy as a collapsible tree.
-    pub fn joints_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
-        let model = &state.model;
+    /// The hierarchy as a collapsible tree (`clip`: the playing clip, whose nodes are marked).
+    pub fn joints_ui(&mut self, ui: &mut egui::Ui, model: &Model, clip: Option<usize>, selection: &mut Selection) {
         let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
-        let animated: HashSet<usize> = state
-            .clip
+        let animated: HashSet<usize> = clip
             .and_then(|c| model.clips.get(c))
             .map(|clip| clip.tracks.iter().map(|t| t.node).collect())
             .unwrap_or_default();
         // Open the ancestors of a selection made elsewhere (e.g. a click in the 3D view).
         let mut reveal = HashSet::new();
-        if state.selected_joint != self.revealed {
-            self.revealed = state.selected_joint;
-            let mut at = state.selected_joint.and_then(|n| model.hierarchy.parent(n));
+        if selection.joint != self.revealed {
+            self.revealed = selection.joint;
+            let mut at = selection.joint.and_then(|n| model.hierarchy.parent(n));
             while let Some(node) = at {
                 if !reveal.insert(node) {
                     break;
@@ -41,13 +41,13 @@ impl JointsPanel {
         let roots: Vec<usize> = (0..model.nodes.len()).filter(|&n| model.hierarchy.parent(n).is_none()).collect();
         let mut clicked = None;
         egui::ScrollArea::vertical().max_height(220.0).id_salt("joint tree").show(ui, |ui| {
-            let tree = Tree { state, joints: &joints, animated: &animated, reveal: &reveal };
+            let tree = Tree { model, selected: selection.joint, joints: &joints, animated: &animated, reveal: &reveal };
             for root in roots {
                 tree.node_ui(ui, root, 0, &mut clicked);
             }
         });
         if let Some(node) = clicked {
-            state.selected_joint = Some(node);
+            selection.joint = Some(node);
             self.revealed = Some(node);
         }
     }
@@ -55,7 +55,8 @@ impl JointsPanel {
 
 /// What the recursive tree drawing reads.
 struct Tree<'a> {
-    state: &'a ViewerState,
+    model: &'a Model,
+    selected: Option<usize>,
     joints: &'a HashSet<usize>,
     animated: &'a HashSet<usize>,
     reveal: &'a HashSet<usize>,
@@ -63,16 +64,16 @@ struct Tree<'a> {
 
 impl Tree<'_> {
     fn node_ui(&self, ui: &mut egui::Ui, node: usize, depth: usize, clicked: &mut Option<usize>) {
-        let model = &self.state.model;
+        let model = self.model;
         let Some(info) = model.nodes.get(node) else { return };
-        let mut label = self.state.node_name(node);
+        let mut label = crate::profile::node_display_name(model, node);
         if self.joints.contains(&node) {
             label.push_str(" J");
         }
         if self.animated.contains(&node) {
             label.push_str(" *");
         }
-        let selected = self.state.selected_joint == Some(node);
+        let selected = self.selected == Some(node);
         let children: Vec<usize> =
             info.children.iter().copied().filter(|&c| model.hierarchy.parent(c) == Some(node)).collect();
         if children.is_empty() || depth >= MAX_DEPTH {

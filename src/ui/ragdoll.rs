@@ -1,8 +1,7 @@
-//! The Ragdoll panel: hand the character from its animation to a Rapier ragdoll with a tunable
-//! ramp, push a bone, show the colliders, get back up into a clip, and plot `ragdoll_weight`.
-//!
-//! [`RagdollView`] is the plain state (tuning, the live controller, the weight history) kept in
-//! [`ViewerState::ragdoll`]; [`RagdollPanel`] draws it.
+//! [`RagdollView`]: the viewer's side of the ragdoll — the live controller, where the character
+//! stands after getting up (placement), collider display, status and the `ragdoll_weight`
+//! history — and its panel: go limp, ramp, get-up clip and blend, push, colliders, weight plot.
+//! The ragdoll's tunables live in [`super::tuning::RagdollTuning`] (saved in the profile).
 
 use std::collections::VecDeque;
 
@@ -12,37 +11,11 @@ use glam::Vec3;
 
 use crate::physics::{Phase, RagdollController, RagdollSettings};
 
-use super::{ViewerState, enum_combo};
+use super::enum_combo;
+use super::tuning::RagdollTuning;
 
 /// Seconds of `ragdoll_weight` history kept for the plot.
 pub const RAGDOLL_HISTORY_SECS: f64 = 4.0;
-
-/// Everything the user tunes about the ragdoll (saved in the tuning profile).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RagdollTuning {
-    /// How fast `ragdoll_weight` ramps from 0 to 1, per second (5 = 0.2 s).
-    pub ramp_rate_per_sec: f32,
-    /// Easing of the ramp.
-    pub easing: Easing,
-    /// Clip the character gets up into.
-    pub get_up_clip: usize,
-    /// Length of the blend from the ragdoll back into the clip, seconds.
-    pub get_up_secs: f32,
-    /// Impulse on the selected bone at the trigger, newton-seconds (0: no push).
-    pub push_newton_secs: f32,
-}
-
-impl Default for RagdollTuning {
-    fn default() -> Self {
-        Self {
-            ramp_rate_per_sec: RagdollRamp::DEFAULT_RATE_PER_SEC,
-            easing: Easing::Linear,
-            get_up_clip: 0,
-            get_up_secs: 0.6,
-            push_newton_secs: 0.0,
-        }
-    }
-}
 
 /// One capsule collider in model space, for drawing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,11 +28,20 @@ pub struct ColliderShape {
     pub radius: f32,
 }
 
-/// The ragdoll side of the viewer: tuning, the live controller and the weight history.
+/// What the Ragdoll panel asks the viewer to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RagdollAction {
+    /// Hand off to the ragdoll now (R).
+    GoLimp,
+    /// Blend back into the get-up clip (G).
+    GetUp,
+    /// Put the character back where its clips place it.
+    ResetPlacement,
+}
+
+/// The ragdoll side of the viewer: the live controller, placement, colliders and history.
 #[derive(Debug, Default)]
 pub struct RagdollView {
-    /// The tunables.
-    pub tuning: RagdollTuning,
     /// Draw the colliders over the model.
     pub show_colliders: bool,
     /// What happened last (built, why not, a recovered physics fault).
@@ -68,22 +50,19 @@ pub struct RagdollView {
     pub history: VecDeque<[f64; 2]>,
     /// Physics faults (explosions) recovered from since the model was opened.
     pub faults: usize,
+    /// Where the character stands: a horizontal offset of every root node (model units), moved
+    /// by getting up from a ragdoll so that the clip starts where the body lies.
+    pub placement: Vec3,
     controller: Option<RagdollController>,
     /// Set when no ragdoll can be built for the current model (not retried until it changes).
     unavailable: bool,
 }
 
 impl RagdollView {
-    /// Forget the controller (the model changed); the tuning stays.
-    pub fn reset_for_model(&mut self, model: &Model) {
-        self.controller = None;
-        self.unavailable = false;
-        self.status = None;
-        self.history.clear();
-        self.faults = 0;
-        if self.tuning.get_up_clip >= model.clips.len() {
-            self.tuning.get_up_clip = 0;
-        }
+    /// A view for a newly opened model: no controller yet, at the origin; colliders stay shown
+    /// or hidden as they were.
+    pub fn for_new_model(&self) -> Self {
+        Self { show_colliders: self.show_colliders, ..Self::default() }
     }
 
     /// The live controller, when one was built.
@@ -106,16 +85,21 @@ impl RagdollView {
         self.phase() != Phase::Animated
     }
 
+    /// The node of the ragdoll's root body, once a controller exists.
+    pub fn root_node(&self) -> Option<usize> {
+        self.controller.as_ref().map(|c| c.spec().bodies[c.spec().root].node)
+    }
+
     /// Build the controller for `model` if needed. Returns false (with a status) when the model
     /// has no skin a ragdoll fits.
-    fn ensure_controller(&mut self, model: &Model) -> bool {
+    fn ensure_controller(&mut self, model: &Model, tuning: &RagdollTuning) -> bool {
         if self.controller.is_some() {
             return true;
         }
         if self.unavailable {
             return false;
         }
-        let ramp = RagdollRamp::new(self.tuning.ramp_rate_per_sec, self.tuning.easing);
+        let ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
         match RagdollController::new(model, RagdollSettings::default(), ramp) {
             Ok(controller) => {
                 self.status = Some(format!("ragdoll: {} bodies", controller.spec().bodies.len()));
@@ -139,12 +123,13 @@ impl RagdollView {
         pose_before: &Pose,
         dt_before_secs: f32,
         push: Option<(usize, Vec3)>,
+        tuning: &RagdollTuning,
     ) -> bool {
-        if !self.ensure_controller(model) {
+        if !self.ensure_controller(model, tuning) {
             return false;
         }
         let Some(controller) = self.controller.as_mut() else { return false };
-        controller.ramp = RagdollRamp::new(self.tuning.ramp_rate_per_sec, self.tuning.easing);
+        controller.ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
         let push = push.map(|(node, impulse)| {
             let spec = controller.spec();
             let mut at = Some(node);
@@ -160,19 +145,19 @@ impl RagdollView {
         true
     }
 
-    /// Blend back into the animation over the tuned duration. False when not ragdolling.
-    pub fn get_up(&mut self) -> bool {
-        let (duration, easing) = (self.tuning.get_up_secs, self.tuning.easing);
-        self.controller.as_mut().is_some_and(|c| c.get_up(duration, easing))
+    /// Blend from what is on screen back into the animation over `duration_secs`. False when
+    /// not ragdolling.
+    pub fn blend_out(&mut self, duration_secs: f32, easing: Easing) -> bool {
+        self.controller.as_mut().is_some_and(|c| c.get_up(duration_secs, easing))
     }
 
     /// Advance the controller by `dt_secs` with this frame's animation pose and write what the
     /// user sees into `out` (the animation itself when no ragdoll is active).
-    pub fn apply(&mut self, model: &Model, dt_secs: f32, animated: &Pose, out: &mut Pose) {
+    pub fn apply(&mut self, model: &Model, dt_secs: f32, animated: &Pose, out: &mut Pose, tuning: &RagdollTuning) {
         match self.controller.as_mut() {
             Some(controller) if controller.phase() != Phase::Animated => {
-                controller.ramp.rate_per_sec = self.tuning.ramp_rate_per_sec;
-                controller.ramp.easing = self.tuning.easing;
+                controller.ramp.rate_per_sec = tuning.ramp_rate_per_sec;
+                controller.ramp.easing = tuning.easing;
                 out.copy_from(controller.update(model, dt_secs, animated));
                 // An exploded ragdoll is already dropped for the animation: say what happened.
                 if let Some(fault) = controller.take_fault() {
@@ -199,9 +184,10 @@ impl RagdollView {
         &mut self,
         model: &Model,
         model_from_node: &[glam::Affine3A],
+        tuning: &RagdollTuning,
         mut visit: impl FnMut(ColliderShape),
     ) {
-        if !self.ensure_controller(model) {
+        if !self.ensure_controller(model, tuning) {
             return;
         }
         let Some(controller) = &self.controller else { return };
@@ -221,77 +207,99 @@ impl RagdollView {
             });
         }
     }
-}
 
-/// The Ragdoll panel.
-#[derive(Debug, Default)]
-pub struct RagdollPanel;
-
-impl RagdollPanel {
-    /// Trigger / get-up buttons, ramp rate, easing, get-up clip and duration, push strength,
-    /// collider toggle, and the weight plot.
-    pub fn ragdoll_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
-        let names: Vec<String> = state.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    /// The panel: Go limp / Get up, ramp rate and easing, get-up clip and blend, push strength,
+    /// colliders, placement and the weight plot. `clip_names`: the model's clips; `push_target`:
+    /// the bone a push hits; `clock_secs`: the viewer clock.
+    pub fn ragdoll_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        tuning: &mut RagdollTuning,
+        clip_names: &[String],
+        push_target: &str,
+        clock_secs: f64,
+    ) -> Option<RagdollAction> {
+        let mut action = None;
         ui.horizontal(|ui| {
-            if ui.button("Go limp").on_hover_text("hand off to the ragdoll now (R)").clicked() {
-                state.trigger_ragdoll();
+            if ui.button("Go limp").on_hover_text("Hand the character to the ragdoll now (R)").clicked() {
+                action = Some(RagdollAction::GoLimp);
             }
-            let can_get_up = state.ragdoll.phase() == Phase::Ragdoll;
+            let can_get_up = self.phase() == Phase::Ragdoll;
             if ui
                 .add_enabled(can_get_up, egui::Button::new("Get up"))
-                .on_hover_text("blend back into the clip (G)")
+                .on_hover_text("Blend from the body back into the get-up clip, started where the body lies (G)")
+                .on_disabled_hover_text("Only while ragdolling (R)")
                 .clicked()
             {
-                state.ragdoll_get_up();
+                action = Some(RagdollAction::GetUp);
             }
-            ui.label(match state.ragdoll.phase() {
+            ui.label(match self.phase() {
                 Phase::Animated => "animated".to_owned(),
-                Phase::Ragdoll => format!("ragdoll, weight {:.2}", state.ragdoll.weight()),
-                Phase::GettingUp => format!("getting up, weight {:.2}", state.ragdoll.weight()),
+                Phase::Ragdoll => format!("ragdoll, weight {:.2}", self.weight()),
+                Phase::GettingUp => format!("getting up, weight {:.2}", self.weight()),
             });
         });
-        let tuning = &mut state.ragdoll.tuning;
         ui.add(
             egui::Slider::new(&mut tuning.ramp_rate_per_sec, 0.5..=1000.0)
                 .logarithmic(true)
                 .text("ramp rate")
                 .suffix(" /s"),
-        );
+        )
+        .on_hover_text("How fast ragdoll_weight rises from 0 to 1 after the handoff (1000/s: an instant switch)");
         ui.weak(format!("full ragdoll after {:.3} s", 1.0 / tuning.ramp_rate_per_sec.max(1e-3)));
-        enum_combo(ui, "ramp easing", &mut tuning.easing, &Easing::ALL, |e| e.name().to_owned());
-        if !names.is_empty() {
+        enum_combo(
+            ui,
+            "ramp easing",
+            &mut tuning.easing,
+            &Easing::ALL,
+            |e| e.name().to_owned(),
+            "Shape of the ramp (and of the get-up blend)",
+        );
+        if !clip_names.is_empty() {
             egui::ComboBox::from_label("get-up clip")
-                .selected_text(names.get(tuning.get_up_clip).cloned().unwrap_or_default())
+                .selected_text(clip_names.get(tuning.get_up_clip).cloned().unwrap_or_default())
                 .show_ui(ui, |ui| {
-                    for (i, name) in names.iter().enumerate() {
+                    for (i, name) in clip_names.iter().enumerate() {
                         ui.selectable_value(&mut tuning.get_up_clip, i, name);
                     }
-                });
+                })
+                .response
+                .on_hover_text("Clip played when the character gets up (G)");
         }
-        ui.add(egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0).text("get-up blend").suffix(" s"));
-        ui.add(egui::Slider::new(&mut tuning.push_newton_secs, 0.0..=200.0).text("push").suffix(" N s"));
-        let push_target = state.selected_joint.map_or_else(|| "the root".to_owned(), |n| state.node_name(n));
+        ui.add(egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0).text("get-up blend").suffix(" s"))
+            .on_hover_text("Length of the blend from the body back into the clip");
+        ui.add(egui::Slider::new(&mut tuning.push_newton_secs, 0.0..=200.0).text("push").suffix(" N s"))
+            .on_hover_text("Impulse on the selected bone at the handoff, away from the camera (0: none)");
         ui.weak(format!("pushes {push_target} away from the camera"));
-        ui.checkbox(&mut state.ragdoll.show_colliders, "show colliders");
-        if state.placement != glam::Vec3::ZERO {
-            ui.horizontal(|ui| {
-                let p = state.placement;
-                ui.weak(format!("got up {:.2} m from the clip's origin ({:.2}, {:.2})", p.length(), p.x, p.z));
-                if ui.small_button("Reset position").clicked() {
-                    state.reset_placement();
-                }
-            });
-        }
-        if let Some(status) = &state.ragdoll.status {
-            ui.weak(status);
-        }
+        ui.checkbox(&mut self.show_colliders, "show colliders")
+            .on_hover_text("Capsules of the ragdoll's bodies: cyan while animated, orange while simulated");
+        // Always shown (disabled at the origin), so nothing moves under the pointer.
+        ui.horizontal(|ui| {
+            let p = self.placement;
+            let at_origin = p == Vec3::ZERO;
+            let text = if at_origin {
+                "standing where the clip puts it".to_owned()
+            } else {
+                format!("got up {:.2} m from the clip's origin ({:.2}, {:.2})", p.length(), p.x, p.z)
+            };
+            ui.weak(text);
+            if ui
+                .add_enabled(!at_origin, egui::Button::new("Reset position").small())
+                .on_hover_text("Move the character back to where its clips place it")
+                .clicked()
+            {
+                action = Some(RagdollAction::ResetPlacement);
+            }
+        });
+        ui.weak(self.status.as_deref().unwrap_or("ragdoll built on the first handoff"));
         super::weight_history_ui(
             ui,
             "ragdoll weight",
-            ["", "ragdoll_weight"],
-            &state.ragdoll.history,
-            state.clock_secs,
+            [("", egui::Color32::TRANSPARENT), ("ragdoll_weight", super::SERIES_COLORS[0])],
+            &self.history,
+            clock_secs,
             RAGDOLL_HISTORY_SECS,
         );
+        action
     }
 }
