@@ -242,7 +242,7 @@ impl CurvesPanel {
             self.overlay_mode.name(),
             if data.tangent_handles.iter().any(|h| !h.is_empty()) { " · bars: tangents" } else { "" }
         ))
-        .on_hover_text("Click or drag in the plot to scrub; scroll to zoom; double-click to fit");
+        .on_hover_text("Click or drag in the plot to scrub; Ctrl + wheel zooms; double-click fits");
         self.legend = data
             .component_names
             .iter()
@@ -251,7 +251,8 @@ impl CurvesPanel {
             .collect();
         legend_ui(ui, &self.legend);
         let mut scrub_to = None;
-        let plot = Plot::new("curve plot").height(170.0).allow_drag(false).allow_boxed_zoom(false);
+        // The wheel scrolls the side panel, not the plot (Ctrl + wheel zooms; double-click fits).
+        let plot = Plot::new("curve plot").height(170.0).allow_drag(false).allow_boxed_zoom(false).allow_scroll(false);
         let plot = if std::mem::take(&mut self.fit.pending[0]) { plot.reset() } else { plot };
         let response = plot.show(ui, |plot_ui| {
             for (c, name) in data.component_names.iter().enumerate() {
@@ -299,7 +300,7 @@ impl CurvesPanel {
         let units = if data.angles { "deg" } else { "units" };
         if self.show_velocity {
             ui.label(format!("velocity ({units}/s): {}", velocity_caption(data.primary_interpolation)));
-            let plot = Plot::new("velocity plot").height(120.0);
+            let plot = Plot::new("velocity plot").height(120.0).allow_scroll(false);
             let plot = if std::mem::take(&mut self.fit.pending[1]) { plot.reset() } else { plot };
             let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {
@@ -320,7 +321,7 @@ impl CurvesPanel {
         }
         if self.show_acceleration {
             ui.label(format!("acceleration ({units}/s², solid curve): spikes where the velocity jumps"));
-            let plot = Plot::new("acceleration plot").height(110.0);
+            let plot = Plot::new("acceleration plot").height(110.0).allow_scroll(false);
             let plot = if std::mem::take(&mut self.fit.pending[2]) { plot.reset() } else { plot };
             let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {

@@ -645,7 +645,8 @@ impl Viewer {
     /// Menus, the path field, load progress, messages and the last error.
     fn top_bar_ui(&mut self, ui: &mut egui::Ui) {
         let mut file_action = None;
-        egui::MenuBar::new().ui(ui, |ui| {
+        // A plain row, not a menu bar: its buttons keep their frames (the field's Load button).
+        ui.horizontal(|ui| {
             ui.menu_button("File", |ui| file_action = self.file.menu_ui(ui));
             ui.menu_button("Edit", |ui| {
                 let undo = egui::Button::new("Undo").shortcut_text("Ctrl+Z");

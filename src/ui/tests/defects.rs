@@ -192,15 +192,21 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
     assert!((x_max(&harness) - 4.0).abs() < 0.3, "Idle is 4 s: {}", x_max(&harness));
     // The user zooms into the plot (egui_plot then stops fitting it)...
     let plot = harness.state().curves.plot_rect.expect("plot rect");
+    let fitted = harness.state().curves.bounds[0];
     harness.hover_at(plot.center());
+    // The wheel over a plot scrolls the panel; the plot stays as it is.
     harness.event(egui::Event::MouseWheel {
         unit: egui::MouseWheelUnit::Point,
-        delta: egui::vec2(0.0, 200.0),
+        delta: egui::vec2(0.0, -120.0),
         modifiers: egui::Modifiers::NONE,
         phase: egui::TouchPhase::Move,
         source: egui::MouseWheelSource::Wheel,
     });
     harness.run();
+    assert_eq!(harness.state().curves.bounds[0], fitted, "the wheel does not pan the plot");
+    harness.event(egui::Event::Zoom(2.0));
+    harness.run();
+    assert_ne!(harness.state().curves.bounds[0], fitted, "zoomed");
     // ...then picks a 0.7 s clip: the plot fits it.
     harness.get_by_label("Run").click();
     harness.run();
