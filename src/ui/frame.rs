@@ -210,9 +210,17 @@ impl FrameOutput {
         self.model_from_node.get(node).map(|m| Vec3::from(m.translation))
     }
 
-    /// The animation pose `dt_before_secs` before the current time (for the ragdoll's initial
-    /// velocity): the clip sampled earlier, or — during a fade — the pose of this frame.
-    pub fn animation_before(&self, model: &Model, playback: &Playback, tuning: &Tuning, dt_before_secs: f32) -> Pose {
+    /// The animation pose `dt_before_secs` before the current time, placed at `placement` (for
+    /// the ragdoll's initial velocity): the clip sampled earlier, or — during a fade — the pose
+    /// of this frame.
+    pub fn animation_before(
+        &self,
+        model: &Model,
+        playback: &Playback,
+        tuning: &Tuning,
+        dt_before_secs: f32,
+        placement: Vec3,
+    ) -> Pose {
         let mut before = self.rest.clone();
         if playback.is_fading() {
             before.copy_from(&self.animated);
@@ -226,6 +234,7 @@ impl FrameOutput {
         let clip = playback.clip();
         let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
         sample_into(model, &self.rest, clip, time, settings, &mut None, &mut before);
+        place(model, placement, &mut before);
         before
     }
 

@@ -10,20 +10,11 @@ use super::playback::Playback;
 use super::selection::Selection;
 use super::tuning::Tuning;
 
-/// The Interpolation panel (its settings live in [`Tuning`]).
-#[derive(Debug, Default)]
-pub struct InterpolationPanel;
-
-impl InterpolationPanel {
+/// The Interpolation panel is the tuning's own: its settings live in [`Tuning`].
+impl Tuning {
     /// The selectors, the channel override and the readout; changes apply to the next frame.
-    pub fn interpolation_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &Model,
-        tuning: &mut Tuning,
-        playback: &Playback,
-        selection: &Selection,
-    ) {
+    pub fn interpolation_ui(&mut self, ui: &mut egui::Ui, model: &Model, playback: &Playback, selection: &Selection) {
+        let tuning = self;
         let mut settings = tuning.interpolation();
         let mut changed = enum_combo(
             ui,

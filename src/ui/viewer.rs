@@ -20,7 +20,6 @@ use super::crowd::CrowdPanel;
 use super::curves::CurvesPanel;
 use super::file_menu::{FileAction, FileMenu, PathPurpose};
 use super::frame::FrameOutput;
-use super::interpolation::InterpolationPanel;
 use super::joints::JointsPanel;
 use super::loading::{LoadJob, LoadStage};
 use super::overlays::Overlays;
@@ -109,8 +108,6 @@ pub struct Viewer {
     pub file: FileMenu,
     /// Cross-fade panel.
     pub crossfade: CrossFadePanel,
-    /// Interpolation panel.
-    pub interpolation: InterpolationPanel,
     /// Joint tree.
     pub joints: JointsPanel,
     /// Curves.
@@ -146,7 +143,6 @@ impl Viewer {
             error: None,
             viewport: ViewportPanel::default(),
             file: FileMenu::default(),
-            interpolation: InterpolationPanel,
             joints: JointsPanel::default(),
             curves: CurvesPanel::default(),
             side_panel_width: width,
@@ -401,15 +397,9 @@ impl Viewer {
     /// animation's velocity (from the clip 1/60 s earlier), the selected bone pushed away from
     /// the camera when a push strength is set. False (with a status) when no ragdoll fits.
     pub fn go_limp(&mut self) -> bool {
-        let mut before = self.frame.animation_before(&self.model, &self.playback, &self.tuning, HANDOFF_VELOCITY_SECS);
-        // The animation is placed where the character stands.
-        if self.ragdoll.placement != Vec3::ZERO {
-            for (node, translation) in before.translations.iter_mut().enumerate() {
-                if self.model.hierarchy.parent(node).is_none() {
-                    *translation += self.ragdoll.placement;
-                }
-            }
-        }
+        let placement = self.ragdoll.placement;
+        let before =
+            self.frame.animation_before(&self.model, &self.playback, &self.tuning, HANDOFF_VELOCITY_SECS, placement);
         let push = self.tuning.ragdoll.push_newton_secs;
         let push = (push > 0.0).then(|| {
             let away = -self.viewport.camera.eye_direction();
@@ -582,7 +572,7 @@ impl Viewer {
                 .default_open(true)
                 .show(ui, |ui| self.playback.clips_ui(ui, &self.model));
             egui::CollapsingHeader::new("Interpolation").default_open(true).show(ui, |ui| {
-                self.interpolation.interpolation_ui(ui, &self.model, &mut self.tuning, &self.playback, &self.selection);
+                self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection);
             });
             egui::CollapsingHeader::new("Joints").default_open(false).show(ui, |ui| {
                 self.joints.joints_ui(ui, &self.model, self.playback.clip(), &mut self.selection);

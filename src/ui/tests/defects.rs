@@ -204,6 +204,10 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
     });
     harness.run();
     assert_eq!(harness.state().curves.bounds[0], fitted, "the wheel does not pan the plot");
+    // (It scrolled the side panel instead: find the plot again.)
+    let plot = harness.state().curves.plot_rect.expect("plot rect");
+    harness.hover_at(plot.center());
+    harness.run();
     harness.event(egui::Event::Zoom(2.0));
     harness.run();
     assert_ne!(harness.state().curves.bounds[0], fitted, "zoomed");
