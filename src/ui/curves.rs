@@ -249,7 +249,7 @@ impl CurvesPanel {
             .enumerate()
             .map(|(c, name)| ((*name).to_owned(), COMPONENT_COLORS[c % COMPONENT_COLORS.len()]))
             .collect();
-        legend_ui(ui, &self.legend);
+        super::legend_ui(ui, self.legend.iter().map(|(name, color)| (name.as_str(), *color)));
         let mut scrub_to = None;
         // The wheel scrolls the side panel, not the plot (Ctrl + wheel zooms; double-click fits).
         let plot = Plot::new("curve plot").height(170.0).allow_drag(false).allow_boxed_zoom(false).allow_scroll(false);
@@ -333,17 +333,6 @@ impl CurvesPanel {
             self.bounds[2] = Some(*response.transform.bounds());
         }
     }
-}
-
-/// The legend: each component's name in its colour, with a line sample.
-fn legend_ui(ui: &mut egui::Ui, entries: &[(String, egui::Color32)]) {
-    ui.horizontal(|ui| {
-        for (name, color) in entries {
-            let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
-            ui.painter().hline(rect.x_range(), rect.center().y, egui::Stroke::new(2.5, *color));
-            ui.colored_label(*color, name);
-        }
-    });
 }
 
 /// What the velocity of a channel interpolated with `mode` looks like at its keys.

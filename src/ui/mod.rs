@@ -67,13 +67,7 @@ pub(crate) fn weight_history_ui<const N: usize>(
     now_secs: f64,
     span_secs: f64,
 ) {
-    ui.horizontal_wrapped(|ui| {
-        for (label, color) in series.iter().skip(1) {
-            let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
-            ui.painter().hline(rect.x_range(), rect.center().y, egui::Stroke::new(2.5, *color));
-            ui.colored_label(*color, *label);
-        }
-    });
+    legend_ui(ui, series.iter().skip(1).map(|(label, color)| (*label, *color)));
     egui_plot::Plot::new(id)
         .height(85.0)
         .include_x(-span_secs)
@@ -90,6 +84,17 @@ pub(crate) fn weight_history_ui<const N: usize>(
             }
             plot_ui.vline(egui_plot::VLine::new("now", 0.0).color(egui::Color32::GRAY));
         });
+}
+
+/// A legend above a plot: each series' name in its colour after a short line of it.
+pub(crate) fn legend_ui<'a>(ui: &mut egui::Ui, entries: impl IntoIterator<Item = (&'a str, egui::Color32)>) {
+    ui.horizontal_wrapped(|ui| {
+        for (label, color) in entries {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(16.0, 10.0), egui::Sense::hover());
+            ui.painter().hline(rect.x_range(), rect.center().y, egui::Stroke::new(2.5, color));
+            ui.colored_label(color, label);
+        }
+    });
 }
 
 /// A combo box over `options`, showing each with `name`, explained by `hover`. Returns true
