@@ -80,6 +80,9 @@ impl CrossFadePanel {
             ui.label(format!("fade {pair}:"));
             ui.weak(if tuned.is_some() { "tuned" } else { "untuned: defaults" })
                 .on_hover_text("Changing the duration or easing tunes this pair in the transition table");
+            if to == current {
+                ui.weak("(restarts it with a blend)");
+            }
         });
         // The slider's value box doubles as the number field.
         let mut changed = ui
