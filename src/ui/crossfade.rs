@@ -7,7 +7,7 @@
 use anim::Easing;
 use egui_plot::{Line, Plot, PlotPoints};
 
-use super::playback::{FADE_HISTORY_SECS, Playback};
+use super::playback::{EARLIER_BLEND, FADE_HISTORY_SECS, Playback};
 use super::tuning::{FadeTuning, Tuning};
 use super::{SERIES_COLORS, enum_combo};
 
@@ -111,21 +111,37 @@ impl CrossFadePanel {
                 "idle (T triggers)".to_owned()
             });
         });
-        super::weight_history_ui(
-            ui,
-            "fade weights",
-            [
-                ("", egui::Color32::TRANSPARENT),
-                ("from (and earlier layers)", SERIES_COLORS[1]),
-                ("to", SERIES_COLORS[0]),
-            ],
-            playback.fade_history(),
-            playback.clock_secs(),
-            FADE_HISTORY_SECS,
-        );
+        super::weight_history_ui(ui, "fade weights", &fade_series(playback), FADE_HISTORY_SECS);
         transition_table_ui(ui, tuning, clip_names, &mut action);
         action
     }
+}
+
+/// One weight series per clip seen in the fade history (the clip's own colour, its name), so
+/// the plot shows each clip's weight continuously through fades and re-triggers.
+fn fade_series(playback: &Playback) -> Vec<(String, egui::Color32, Vec<[f64; 2]>)> {
+    let history = playback.fade_history();
+    let mut clips: Vec<usize> = Vec::new();
+    for sample in history {
+        for &(clip, _) in sample.weights() {
+            if !clips.contains(&clip) {
+                clips.push(clip);
+            }
+        }
+    }
+    let now = playback.clock_secs();
+    clips
+        .into_iter()
+        .map(|clip| {
+            let (label, color) = if clip == EARLIER_BLEND {
+                ("earlier blend".to_owned(), egui::Color32::GRAY)
+            } else {
+                (playback.clip_name(clip).to_owned(), SERIES_COLORS[clip % SERIES_COLORS.len()])
+            };
+            let points = history.iter().map(|s| [s.clock_secs - now, f64::from(s.weight_of(clip))]).collect();
+            (label, color, points)
+        })
+        .collect()
 }
 
 /// A small plot of the easing curve from 0 to 1.

@@ -48,26 +48,26 @@ pub mod viewport;
 
 pub use viewer::{ModelSource, Viewer};
 
-/// Colours of plotted series (weights, easing), in order.
-pub const SERIES_COLORS: [egui::Color32; 3] = [
+/// Colours of plotted series (weights per clip, easing), in order.
+pub const SERIES_COLORS: [egui::Color32; 6] = [
     egui::Color32::from_rgb(90, 170, 250),
     egui::Color32::from_rgb(250, 150, 60),
     egui::Color32::from_rgb(120, 220, 120),
+    egui::Color32::from_rgb(230, 110, 200),
+    egui::Color32::from_rgb(240, 220, 90),
+    egui::Color32::from_rgb(150, 130, 250),
 ];
 
-/// A fixed plot of weights in `[0, 1]` over the last `span_secs` of the viewer clock, ending at
-/// `now_secs`: `history` holds `[clock seconds, weight of series 1, weight of series 2, ...]`;
-/// `series[0]` is unused (the time column), each other entry names a series and its colour,
-/// shown in a legend above the plot.
-pub(crate) fn weight_history_ui<const N: usize>(
+/// A fixed plot of weights in `[0, 1]` over the last `span_secs` of the viewer clock: each
+/// series is a label, its colour and `[seconds before now, weight]` points; the legend above
+/// the plot carries the colours.
+pub(crate) fn weight_history_ui(
     ui: &mut egui::Ui,
     id: &str,
-    series: [(&str, egui::Color32); N],
-    history: &std::collections::VecDeque<[f64; N]>,
-    now_secs: f64,
+    series: &[(String, egui::Color32, Vec<[f64; 2]>)],
     span_secs: f64,
 ) {
-    legend_ui(ui, series.iter().skip(1).map(|(label, color)| (*label, *color)));
+    legend_ui(ui, series.iter().map(|(label, color, _)| (label.as_str(), *color)));
     egui_plot::Plot::new(id)
         .height(85.0)
         .include_x(-span_secs)
@@ -78,9 +78,10 @@ pub(crate) fn weight_history_ui<const N: usize>(
         .allow_zoom(false)
         .allow_scroll(false)
         .show(ui, |plot_ui| {
-            for (index, (label, color)) in series.iter().enumerate().skip(1) {
-                let points: Vec<[f64; 2]> = history.iter().map(|row| [row[0] - now_secs, row[index]]).collect();
-                plot_ui.line(egui_plot::Line::new(*label, egui_plot::PlotPoints::from(points)).color(*color));
+            for (label, color, points) in series {
+                plot_ui.line(
+                    egui_plot::Line::new(label.as_str(), egui_plot::PlotPoints::from(points.clone())).color(*color),
+                );
             }
             plot_ui.vline(egui_plot::VLine::new("now", 0.0).color(egui::Color32::GRAY));
         });

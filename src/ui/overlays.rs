@@ -28,7 +28,7 @@ impl Overlays {
             Some(t) => lines.push(format!("CPU {:.1} ms/frame median, {:.1} p95 (last 120)", t.median, t.p95)),
             None => lines.push("CPU: no frame yet".to_owned()),
         }
-        if let Some(t) = self.stats.frame_intervals() {
+        if let Some(t) = self.stats.recent_frame_intervals() {
             lines.push(format!(
                 "{:.1} frames/s ({:.0} ms median between frames)",
                 1000.0 / t.median.max(1e-3),

@@ -34,6 +34,32 @@ pub fn frame_rate(clip: &Clip) -> f32 {
         .unwrap_or(DEFAULT_FRAME_RATE)
 }
 
+/// Clip id the fade plot uses for the frozen blend under a fade (after many rapid triggers).
+pub const EARLIER_BLEND: usize = usize::MAX;
+
+/// The weight of every clip on screen at one moment of the viewer clock (for the fade plot).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FadeSample {
+    /// Viewer clock, seconds.
+    pub clock_secs: f64,
+    /// `(clip, weight)` per clip on screen (a clip in several layers counted once), weights
+    /// summing to 1; [`EARLIER_BLEND`] for a frozen blend.
+    weights: [(usize, f32); MAX_LAYERS + 1],
+    len: usize,
+}
+
+impl FadeSample {
+    /// The clips and their weights.
+    pub fn weights(&self) -> &[(usize, f32)] {
+        &self.weights[..self.len]
+    }
+
+    /// The weight of `clip` (0 when it is not on screen).
+    pub fn weight_of(&self, clip: usize) -> f32 {
+        self.weights().iter().find(|(c, _)| *c == clip).map_or(0.0, |(_, w)| *w)
+    }
+}
+
 /// What plays: clip, time, transport and fades.
 #[derive(Debug, Clone)]
 pub struct Playback {
@@ -49,8 +75,8 @@ pub struct Playback {
     durations: Vec<f32>,
     frame_rates: Vec<f32>,
     names: Vec<String>,
-    /// `[viewer seconds, weight faded from, weight of the clip faded to]`.
-    fade_history: VecDeque<[f64; 3]>,
+    /// The weight of each clip on screen over the last [`FADE_HISTORY_SECS`].
+    fade_history: VecDeque<FadeSample>,
     clock_secs: f64,
     /// Clip seconds played since the last frame output (the ragdoll steps by them).
     pending_dt_secs: f32,
@@ -131,8 +157,8 @@ impl Playback {
         self.fader.is_fading()
     }
 
-    /// Recent fade weights for the plot.
-    pub fn fade_history(&self) -> &VecDeque<[f64; 3]> {
+    /// The weight of each clip on screen over the last seconds, for the plot.
+    pub fn fade_history(&self) -> &VecDeque<FadeSample> {
         &self.fade_history
     }
 
@@ -274,13 +300,31 @@ impl Playback {
             }
         }
         self.pending_dt_secs += clip_dt;
-        let mut weights = [0.0; MAX_LAYERS];
-        self.fader.weights(&mut weights);
-        let to_weight = self.fader.layers().len().checked_sub(1).map_or(1.0, |top| weights[top]);
-        // Everything under the clip faded to (the clip faded from, earlier interrupted layers and
-        // a frozen snapshot) is "from": the two weights sum to 1.
-        self.fade_history.push_back([self.clock_secs, f64::from(1.0 - to_weight), f64::from(to_weight)]);
-        while self.fade_history.front().is_some_and(|[t, _, _]| *t < self.clock_secs - FADE_HISTORY_SECS) {
+        self.record_weights();
+    }
+
+    /// Add the weight of each clip on screen now to the history (dropping what is older than
+    /// [`FADE_HISTORY_SECS`]).
+    fn record_weights(&mut self) {
+        let mut layer_weights = [0.0; MAX_LAYERS];
+        let snapshot = self.fader.weights(&mut layer_weights);
+        let mut sample = FadeSample { clock_secs: self.clock_secs, weights: [(0, 0.0); MAX_LAYERS + 1], len: 0 };
+        let mut add = |clip: usize, weight: f32| {
+            if let Some(slot) = sample.weights[..sample.len].iter_mut().find(|(c, _)| *c == clip) {
+                slot.1 += weight;
+            } else if sample.len < sample.weights.len() {
+                sample.weights[sample.len] = (clip, weight);
+                sample.len += 1;
+            }
+        };
+        if snapshot > 0.0 {
+            add(EARLIER_BLEND, snapshot);
+        }
+        for (layer, weight) in self.fader.layers().iter().zip(layer_weights) {
+            add(layer.clip, weight);
+        }
+        self.fade_history.push_back(sample);
+        while self.fade_history.front().is_some_and(|s| s.clock_secs < self.clock_secs - FADE_HISTORY_SECS) {
             self.fade_history.pop_front();
         }
     }
@@ -544,11 +588,19 @@ mod tests {
         for _ in 0..40 {
             playback.advance(1.0 / 60.0);
         }
-        let rows: Vec<[f64; 3]> = playback.fade_history().iter().copied().collect();
-        assert!(rows.iter().all(|[_, from, to]| (from + to - 1.0).abs() < 1e-6 && (0.0..=1.0).contains(to)));
-        let [_, from, to] = rows[14];
+        let rows: Vec<FadeSample> = playback.fade_history().iter().copied().collect();
+        assert!(rows.iter().all(|r| (r.weights().iter().map(|(_, w)| w).sum::<f32>() - 1.0).abs() < 1e-5));
+        // Half-way through the 0.5 s fade (15 frames) the two cross.
+        let (from, to) = (rows[14].weight_of(3), rows[14].weight_of(1));
         assert!((from - 0.5).abs() < 0.05 && (to - 0.5).abs() < 0.05, "{from} {to}");
-        assert_eq!(rows.last().map(|r| r[2]), Some(1.0));
+        // Each clip's weight moves continuously (no jump of more than one frame's share).
+        for pair in rows.windows(2) {
+            for clip in [1, 3] {
+                let step = (pair[1].weight_of(clip) - pair[0].weight_of(clip)).abs();
+                assert!(step < 0.06, "clip {clip} jumps by {step}");
+            }
+        }
+        assert_eq!(rows.last().map(|r| r.weight_of(1)), Some(1.0));
         assert!(!playback.is_fading());
     }
 }

@@ -292,14 +292,9 @@ impl RagdollView {
             }
         });
         ui.weak(self.status.as_deref().unwrap_or("ragdoll built on the first handoff"));
-        super::weight_history_ui(
-            ui,
-            "ragdoll weight",
-            [("", egui::Color32::TRANSPARENT), ("ragdoll_weight", super::SERIES_COLORS[0])],
-            &self.history,
-            clock_secs,
-            RAGDOLL_HISTORY_SECS,
-        );
+        let points = self.history.iter().map(|[t, w]| [t - clock_secs, *w]).collect();
+        let series = [("ragdoll_weight".to_owned(), super::SERIES_COLORS[0], points)];
+        super::weight_history_ui(ui, "ragdoll weight", &series, RAGDOLL_HISTORY_SECS);
         action
     }
 }

@@ -126,6 +126,7 @@ pub struct FrameStats {
     last_frame: Option<Instant>,
     all_frames: u64,
     recent_ms: [f32; RECENT_FRAMES],
+    recent_interval_ms: [f32; RECENT_FRAMES],
     recent_next: usize,
     rss_now: Option<u64>,
     rss_after_warmup: Option<u64>,
@@ -150,6 +151,7 @@ impl FrameStats {
             last_frame: None,
             all_frames: 0,
             recent_ms: [0.0; RECENT_FRAMES],
+            recent_interval_ms: [0.0; RECENT_FRAMES],
             recent_next: 0,
             rss_now: None,
             rss_after_warmup: None,
@@ -166,6 +168,7 @@ impl FrameStats {
         self.last_frame = Some(now);
         self.all_frames += 1;
         self.recent_ms[self.recent_next] = ms as f32;
+        self.recent_interval_ms[self.recent_next] = interval.unwrap_or(f64::NAN) as f32;
         self.recent_next = (self.recent_next + 1) % RECENT_FRAMES;
         let sample_due = self.last_rss_sample.is_none_or(|t| now.duration_since(t) >= RSS_SAMPLE_EVERY);
         let warm = now.duration_since(self.started) >= self.warmup;
@@ -210,15 +213,12 @@ impl FrameStats {
     /// Median and 95th percentile of the CPU time of the last 120 frames (warm-up included),
     /// for the overlay.
     pub fn recent_frame_times(&self) -> Option<FrameTimes> {
-        let n = (self.all_frames as usize).min(RECENT_FRAMES);
-        if n == 0 {
-            return None;
-        }
-        let mut recent: [f32; RECENT_FRAMES] = self.recent_ms;
-        let recent = &mut recent[..n];
-        recent.sort_by(f32::total_cmp);
-        let at = |q: f64| f64::from(recent[((n - 1) as f64 * q).round() as usize]);
-        Some(FrameTimes { median: at(0.5), p95: at(0.95) })
+        recent_times(&self.recent_ms, self.all_frames)
+    }
+
+    /// Median and 95th percentile of the time between the last 120 frames, for the overlay.
+    pub fn recent_frame_intervals(&self) -> Option<FrameTimes> {
+        recent_times(&self.recent_interval_ms, self.all_frames)
     }
 
     /// Resident memory so far.
@@ -242,6 +242,21 @@ impl FrameStats {
             frames_per_sec: if elapsed > 0.0 { self.all_frames as f64 / elapsed } else { 0.0 },
         }
     }
+}
+
+/// Median and 95th percentile of the finite values among the first `count` (at most all) of a
+/// ring of recent frames.
+fn recent_times(ring: &[f32; RECENT_FRAMES], count: u64) -> Option<FrameTimes> {
+    let mut values: [f32; RECENT_FRAMES] = *ring;
+    let n = (count as usize).min(RECENT_FRAMES);
+    let values = &mut values[..n];
+    values.sort_by(f32::total_cmp);
+    let finite = values.iter().take_while(|v| v.is_finite()).count();
+    if finite == 0 {
+        return None;
+    }
+    let at = |q: f64| f64::from(values[((finite - 1) as f64 * q).round() as usize]);
+    Some(FrameTimes { median: at(0.5), p95: at(0.95) })
 }
 
 /// Histogram bucket of a frame of `ms` milliseconds.
@@ -297,6 +312,8 @@ mod tests {
         // The live view looks at the last 120 frames.
         let recent = stats.recent_frame_times().expect("recent");
         assert!(recent.median > 30.0 && recent.p95 <= 100.0, "{recent:?}");
+        let intervals = stats.recent_frame_intervals().expect("recent intervals");
+        assert!((intervals.median - 300.0).abs() < 1.0, "{intervals:?}");
     }
 
     #[test]

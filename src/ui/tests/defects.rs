@@ -56,10 +56,16 @@ fn a_fade_starts_from_the_clip_on_screen() {
     let snap = largest_move(&before, &pose_of(idle, 0.0));
     assert!(snap > 0.2, "the test scene must be one where a snap shows: {snap} m");
     assert!(off < 0.002, "one frame into a 2 s fade the pose is {off} m off Wave (a snap would be {snap} m)");
-    // The weight plot shows the truth: all "from" at the start, rising smoothly.
-    let rows: Vec<[f64; 3]> = viewer.playback.fade_history().iter().copied().collect();
+    // The weight plot shows the truth: Wave still all there, Walk just starting, and no clip's
+    // weight jumps from one frame to the next.
+    let rows: Vec<_> = viewer.playback.fade_history().iter().copied().collect();
     let last = rows.last().expect("history");
-    assert!(last[2] < 0.01 && last[1] > 0.99, "{last:?}");
+    assert!(last.weight_of(wave) > 0.99 && last.weight_of(walk) < 0.01, "{last:?}");
+    for pair in rows.windows(2) {
+        for clip in [wave, walk] {
+            assert!((pair[1].weight_of(clip) - pair[0].weight_of(clip)).abs() < 0.05, "{pair:?}");
+        }
+    }
 }
 
 /// A fade triggered during a fade starts from the blend on screen; one triggered while
