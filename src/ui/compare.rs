@@ -164,7 +164,7 @@ impl Compare {
             ),
             None => "Turn on \"compare two modes\" to see both at the same time.".to_owned(),
         };
-        ui.label(now).on_hover_text("Largest joint position and orientation difference in this frame");
+        super::status_line(ui, now).on_hover_text("Largest joint position and orientation difference in this frame");
         let whole = match clip.and_then(|c| self.clip_deviation(model, model_generation, c, tuning)) {
             Some(c) => format!(
                 "whole clip: {:.2} cm ({} at {:.3} s), {:.2}° ({} at {:.3} s)",
@@ -177,7 +177,8 @@ impl Compare {
             ),
             None => String::new(),
         };
-        ui.label(whole).on_hover_text("Largest difference over the whole clip (sampled at 60 Hz and around every key)");
+        super::status_line(ui, whole)
+            .on_hover_text("Largest difference over the whole clip (sampled at 60 Hz and around every key)");
     }
 }
 

@@ -133,10 +133,13 @@ fn channel_override_ui(
             .on_hover_text("Interpolation of the selected channel alone, in this clip (saved in the profile)")
             .on_disabled_hover_text("Select an animated joint and channel (Curves, or click in the 3D view)");
     });
-    ui.weak(match track {
-        Some(_) => format!("for {node} {} in this clip", selection.property.gltf_name()),
-        None => "select an animated joint and channel (Curves) to override it alone".to_owned(),
-    });
+    super::status_line(
+        ui,
+        match track {
+            Some(_) => format!("for {node} {} in this clip", selection.property.gltf_name()),
+            None => "select an animated joint and channel (Curves) to override it alone".to_owned(),
+        },
+    );
     if let (Some(clip), Some(track)) = (clip, track)
         && choice != current
     {

@@ -87,6 +87,13 @@ pub(crate) fn weight_history_ui(
         });
 }
 
+/// A status line that may change while the user works: one line always (cut with "…", the
+/// whole text on hover), so that nothing below it moves when it changes.
+pub(crate) fn status_line(ui: &mut egui::Ui, text: impl Into<String>) -> egui::Response {
+    let text = text.into();
+    ui.add(egui::Label::new(egui::RichText::new(text.as_str()).weak()).truncate()).on_hover_text(text)
+}
+
 /// A legend above a plot: each series' name in its colour after a short line of it.
 pub(crate) fn legend_ui<'a>(ui: &mut egui::Ui, entries: impl IntoIterator<Item = (&'a str, egui::Color32)>) {
     ui.horizontal_wrapped(|ui| {

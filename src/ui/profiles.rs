@@ -167,7 +167,7 @@ impl ProfileStore {
                 )
             ));
         });
-        ui.weak(&self.status);
+        super::status_line(ui, self.status.as_str());
         ui.horizontal(|ui| {
             if ui.button("Export…").on_hover_text("Save a copy of this model's tuning profile").clicked() {
                 action = Some(ProfileAction::Export);

@@ -291,7 +291,7 @@ impl RagdollView {
                 action = Some(RagdollAction::ResetPlacement);
             }
         });
-        ui.weak(self.status.as_deref().unwrap_or("ragdoll built on the first handoff"));
+        super::status_line(ui, self.status.as_deref().unwrap_or("ragdoll built on the first handoff"));
         let points = self.history.iter().map(|[t, w]| [t - clock_secs, *w]).collect();
         let series = [("ragdoll_weight".to_owned(), super::SERIES_COLORS[0], points)];
         super::weight_history_ui(ui, "ragdoll weight", &series, RAGDOLL_HISTORY_SECS);

@@ -335,6 +335,14 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     assert_eq!(harness.state().tuning.interpolation().mode, InterpolationOverride::Step);
     assert_eq!(harness.state().side_panel_width, width, "the panel keeps its width");
 
+    // A status line that changes (the profile saved, a long file name) does not move the rows
+    // below it.
+    let below = harness.get_by_label("override").rect();
+    harness.state_mut().profile.status =
+        "loaded a_profile_with_a_rather_long_name_0123456789abcdef.json (42 settings applied, 3 skipped)".repeat(2);
+    harness.run();
+    assert_eq!(harness.get_by_label("override").rect(), below, "a status line moved the panel");
+
     // Reset position: the rows below stay where they are.
     harness.state_mut().ragdoll.placement = Vec3::new(0.7, 0.0, 0.2);
     harness.run();
