@@ -34,8 +34,9 @@ pub struct ProfileStore {
     label: String,
     /// What happened to this model's profile last (loaded, saved, exported, why not).
     pub status: String,
-    /// The profile as last read or written (nothing is written while the tuning equals it).
-    saved: Option<TuningProfile>,
+    /// The tuning as last read or written (nothing is written while it is unchanged; `None`:
+    /// write on the next save).
+    saved: Option<Tuning>,
     /// A file that did not parse: kept aside (renamed) before the first save over it.
     unreadable: bool,
     last_save_clock_secs: f64,
@@ -58,7 +59,7 @@ impl ProfileStore {
         let authored = Tuning::authored(model);
         let Some(path) = store.path() else {
             store.status = "profiles off (no configuration folder): authored settings".to_owned();
-            store.saved = Some(store.profile_of(&authored, model));
+            store.saved = Some(authored.clone());
             return (store, authored);
         };
         let legacy = store.dir.as_deref().map(|dir| legacy_profile_path(dir, label)).filter(|p| p.exists());
@@ -67,7 +68,7 @@ impl ProfileStore {
             (false, Some(legacy)) => (legacy, "migrated from"),
             (false, None) => {
                 store.status = "no profile yet: authored settings (saved on the first change)".to_owned();
-                store.saved = Some(store.profile_of(&authored, model));
+                store.saved = Some(authored.clone());
                 return (store, authored);
             }
         };
@@ -76,13 +77,13 @@ impl ProfileStore {
                 let (tuning, fit) = profile.to_tuning(model);
                 store.status = format!("{from} {} ({})", file_name(&source), fit.summary());
                 // A migrated profile is written under the new name on the first save.
-                store.saved = (from == "loaded").then_some(profile);
+                store.saved = (from == "loaded").then(|| tuning.clone());
                 (store, tuning)
             }
             Err(error) => {
                 store.unreadable = source == path;
                 store.status = format!("profile not loaded: {error:#}; authored settings");
-                store.saved = Some(store.profile_of(&authored, model));
+                store.saved = Some(authored.clone());
                 (store, authored)
             }
         }
@@ -107,13 +108,11 @@ impl ProfileStore {
     /// clock `clock_secs`, unless `now`. Failures are reported in [`Self::status`], never fatal.
     pub fn save_if_changed(&mut self, tuning: &Tuning, model: &Model, clock_secs: f64, now: bool) {
         let Some(path) = self.path() else { return };
-        if !now && clock_secs - self.last_save_clock_secs < SAVE_EVERY_SECS {
+        // Compared as values (no allocation): this runs every frame.
+        if self.saved.as_ref() == Some(tuning) || (!now && clock_secs - self.last_save_clock_secs < SAVE_EVERY_SECS) {
             return;
         }
         let profile = self.profile_of(tuning, model);
-        if self.saved.as_ref() == Some(&profile) {
-            return;
-        }
         self.last_save_clock_secs = clock_secs;
         if std::mem::take(&mut self.unreadable) {
             let mut aside = path.as_os_str().to_owned();
@@ -124,7 +123,7 @@ impl ProfileStore {
             Ok(()) => format!("saved to {}", file_name(&path)),
             Err(error) => format!("profile not saved: {error:#}"),
         };
-        self.saved = Some(profile);
+        self.saved = Some(tuning.clone());
     }
 
     /// Write this model's profile to `path` (export).

@@ -100,7 +100,7 @@ pub struct Viewer {
     pub frame: FrameOutput,
     /// A model loading in the background (the current one stays until it is ready).
     pub loading: Option<LoadJob>,
-    /// Last error (a failed load, a GPU problem), shown until dismissed.
+    /// Last error (a failed load, a GPU problem), shown until dismissed: a full sentence.
     pub error: Option<String>,
     /// The 3D view and its camera.
     pub viewport: ViewportPanel,
@@ -312,7 +312,7 @@ impl Viewer {
                 true
             }
             Err(error) => {
-                self.error = Some(error);
+                self.error = Some(format!("Load failed: {error}"));
                 false
             }
         }
@@ -322,7 +322,7 @@ impl Viewer {
     pub fn open_built_in(&mut self) {
         match anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None) {
             Ok(model) => self.open_model(model, ModelSource::built_in()),
-            Err(error) => self.error = Some(error.to_string()),
+            Err(error) => self.error = Some(format!("The built-in character did not load: {error}")),
         }
     }
 
@@ -704,7 +704,7 @@ impl Viewer {
         }
         if let Some(error) = self.error.clone() {
             ui.horizontal_wrapped(|ui| {
-                ui.colored_label(ui.visuals().error_fg_color, format!("Load failed: {error}"));
+                ui.colored_label(ui.visuals().error_fg_color, error);
                 if ui.small_button("Dismiss").clicked() {
                     self.error = None;
                 }
