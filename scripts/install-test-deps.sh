@@ -24,6 +24,30 @@ if [ ! -f .tools/node_modules/gltf-validator/package.json ]; then
     fi
 fi
 
+# gltf-transform (npm package `@gltf-transform/cli`), an independent encoder that writes the
+# Draco, meshopt, quantized and WebP variants of the shared models that tests/variants.rs and
+# tests/render.rs open (cached under target/variants/). Installed into .tools/ beside the
+# validator. Without it those tests are skipped locally, and fail under CI=true.
+GLTF_TRANSFORM_VERSION="4.5.1"
+if [ ! -f .tools/node_modules/@gltf-transform/cli/package.json ]; then
+    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+        echo "== installing @gltf-transform/cli@${GLTF_TRANSFORM_VERSION} into .tools/"
+        mkdir -p .tools
+        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error \
+            "@gltf-transform/cli@${GLTF_TRANSFORM_VERSION}"; then
+            echo "== could not install @gltf-transform/cli" >&2
+            if [ "${CI:-}" = "true" ]; then
+                return 1 2>/dev/null || exit 1
+            fi
+        fi
+    else
+        echo "== node/npm not found: cannot install @gltf-transform/cli (needs Node.js >= 18)" >&2
+        if [ "${CI:-}" = "true" ]; then
+            return 1 2>/dev/null || exit 1
+        fi
+    fi
+fi
+
 # A Vulkan driver for the GPU renderer tests (tests/render.rs): on machines without a GPU, Mesa's
 # lavapipe renders on the CPU. Installed with apt-get only when no Vulkan ICD is present, and only
 # as root or with passwordless sudo. Without one the GPU tests are skipped locally and fail under

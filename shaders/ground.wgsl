@@ -1,4 +1,4 @@
-// Ground plane at y = 0: a grid that fades out with distance and a soft contact shadow (blob).
+// Ground plane at y = view.ground.x (the lowest point of the animated model, or 0): a grid that fades out with distance and a soft contact shadow (blob).
 // Keep in sync with src/render/gpu_data.rs (ViewUniforms).
 
 struct ViewUniforms {
@@ -10,6 +10,8 @@ struct ViewUniforms {
     ground_color: vec4<f32>,
     blob: vec4<f32>,
     grid: vec4<f32>,
+    // x: height (world y) of the ground plane.
+    ground: vec4<f32>,
 };
 
 @group(0) @binding(0) var<uniform> view: ViewUniforms;
@@ -28,7 +30,7 @@ fn vs_main(@builtin(vertex_index) vertex_index: u32) -> VertexOut {
     );
     let xz = view.grid.zw + corners[vertex_index] * view.grid.y;
     var out: VertexOut;
-    out.clip_position = view.clip_from_world * vec4<f32>(xz.x, 0.0, xz.y, 1.0);
+    out.clip_position = view.clip_from_world * vec4<f32>(xz.x, view.ground.x, xz.y, 1.0);
     out.world_xz = xz;
     return out;
 }

@@ -11,12 +11,16 @@ struct ViewUniforms {
     ground_color: vec4<f32>,
     blob: vec4<f32>,
     grid: vec4<f32>,
+    // x: height (world y) of the ground plane.
+    ground: vec4<f32>,
 };
 
 struct DrawUniforms {
     world_from_mesh: mat4x4<f32>,
     normal_from_mesh: mat4x4<f32>,
     base_color: vec4<f32>,
+    // KHR_texture_transform of the base colour texture: two rows of a 2x3 matrix (w unused).
+    uv_transform: array<vec4<f32>, 2>,
     tint: vec4<f32>,
     palette_offset: u32,
     joint_count: u32,
@@ -153,7 +157,8 @@ fn vs_main(in: VertexIn) -> VertexOut {
     out.clip_position = view.clip_from_world * vec4<f32>(world_position, 1.0);
     out.world_position = world_position;
     out.world_normal = world_normal;
-    out.texcoord = in.texcoord;
+    let uv = vec3<f32>(in.texcoord, 1.0);
+    out.texcoord = vec2<f32>(dot(draw.uv_transform[0].xyz, uv), dot(draw.uv_transform[1].xyz, uv));
     out.color = in.color;
     out.heat = heat;
     return out;

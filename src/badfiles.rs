@@ -31,6 +31,8 @@ pub enum Expected {
     Glb(String),
     /// `ImportError::Json` whose message contains this text.
     Json(String),
+    /// `ImportError::NotGltf` (neither GLB nor JSON) whose message contains this text.
+    NotGltf(String),
 }
 
 impl Expected {
@@ -38,12 +40,13 @@ impl Expected {
         Self::Invalid { problem: problem.to_owned(), kind: kind.to_owned(), index }
     }
 
-    /// The manifest form: `Invalid PROBLEM KIND INDEX`, `Glb TEXT` or `Json TEXT`.
+    /// The manifest form: `Invalid PROBLEM KIND INDEX`, `Glb TEXT`, `Json TEXT` or `NotGltf TEXT`.
     pub fn to_manifest(&self) -> String {
         match self {
             Self::Invalid { problem, kind, index } => format!("Invalid {problem} {kind} {index}"),
             Self::Glb(text) => format!("Glb {text}"),
             Self::Json(text) => format!("Json {text}"),
+            Self::NotGltf(text) => format!("NotGltf {text}"),
         }
     }
 
@@ -58,6 +61,7 @@ impl Expected {
             }
             "Glb" => Some(Self::Glb(rest.to_owned())),
             "Json" => Some(Self::Json(rest.to_owned())),
+            "NotGltf" => Some(Self::NotGltf(rest.to_owned())),
             _ => None,
         }
     }
@@ -366,7 +370,7 @@ pub fn corpus() -> Vec<BadFile> {
         bytes[at] ^= mask;
         bytes
     };
-    add("bitflip_magic.glb", flip(0, 0x01), Expected::Json("at line 1 column 2".to_owned()));
+    add("bitflip_magic.glb", flip(0, 0x01), Expected::NotGltf("starts with bytes 66 6c 54 46".to_owned()));
     add("bitflip_version.glb", flip(4, 0x01), glb_msg("container version 3"));
     add("bitflip_json_chunk_type.glb", flip(16, 0x20), glb_msg("first chunk has type"));
     add("bitflip_json_text.glb", flip(20, 0x01), Expected::Json("expected value".to_owned()));

@@ -29,6 +29,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        /// Also time the import (the whole file read and decoded, 11 times; median and
+        /// fastest), e.g. to compare a compressed file with its original.
+        #[arg(long)]
+        timings: bool,
         #[command(flatten)]
         limits: cli::LimitArgs,
     },
@@ -107,9 +111,12 @@ enum GenerateAsset {
 
 fn run(command: Command) -> anyhow::Result<String> {
     match command {
-        Command::Info { model, format, limits } => {
+        Command::Info { model, format, timings, limits } => {
             let (loaded, label) = cli::load_model_or_default_with_limits(model.as_deref(), &limits.limits())?;
-            let report = InfoReport::new(&loaded, &label);
+            let mut report = InfoReport::new(&loaded, &label);
+            if timings {
+                report.load_timings = Some(cli::info::LoadTimings::measure(model.as_deref(), &limits.limits(), 11)?);
+            }
             Ok(match format {
                 Format::Text => report.to_text(),
                 Format::Json => serde_json::to_string_pretty(&report)? + "\n",

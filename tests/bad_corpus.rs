@@ -40,7 +40,9 @@ fn check(name: &str, error: &ImportError, expected: &Expected) {
             let found = (variant_name(&format!("{problem:?}")), format!("{:?}", object.kind), object.index);
             assert_eq!(found, (p.clone(), kind.clone(), *index), "{name}: got \"{error}\"");
         }
-        (ImportError::Glb(message), Expected::Glb(part)) | (ImportError::Json(message), Expected::Json(part)) => {
+        (ImportError::Glb(message), Expected::Glb(part))
+        | (ImportError::Json(message), Expected::Json(part))
+        | (ImportError::NotGltf(message), Expected::NotGltf(part)) => {
             assert!(message.contains(part.as_str()), "{name}: \"{message}\" lacks \"{part}\"");
         }
         _ => panic!("{name}: expected {expected:?}, got {error:?} (\"{error}\")"),

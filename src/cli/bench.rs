@@ -82,7 +82,9 @@ impl BenchReport {
         };
         // Per skeleton joint: the skins' joints (what a character has), or for a model without
         // skins the nodes the clip animates.
-        let skinned: usize = model.skins.iter().map(|s| s.joints.len()).sum();
+        // Distinct joint nodes: skins that share joints (one skeleton, many skinned meshes)
+        // count each joint once.
+        let skinned = distinct_joint_count(model);
         let joints = if skinned > 0 { skinned } else { linear.animated_nodes().len().max(1) };
         let duration = linear.end_secs.max(1e-3);
         let rest = SoaPose::rest(model);
@@ -266,4 +268,12 @@ impl CrowdBenchReport {
         }
         s
     }
+}
+
+/// Number of distinct nodes that are a joint of some skin.
+pub fn distinct_joint_count(model: &Model) -> usize {
+    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    joints.sort_unstable();
+    joints.dedup();
+    joints.len()
 }

@@ -23,6 +23,58 @@ pub struct InfoReport {
     pub meshes: Vec<MeshInfo>,
     /// Animations.
     pub animations: Vec<AnimationInfo>,
+    /// Every extension the file uses and what animtune did with it.
+    pub extensions: Vec<ExtensionInfo>,
+    /// Import times (`--timings`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_timings: Option<LoadTimings>,
+}
+
+/// How long importing the model takes: the file read and every buffer, decoder and accessor,
+/// as the command line and the viewer load it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadTimings {
+    /// Imports timed.
+    pub runs: usize,
+    /// Median milliseconds.
+    pub median_ms: f64,
+    /// Fastest milliseconds.
+    pub min_ms: f64,
+}
+
+impl LoadTimings {
+    /// Import `path` (or the built-in character) `runs` times.
+    ///
+    /// # Errors
+    /// When the model does not load.
+    pub fn measure(path: Option<&std::path::Path>, limits: &anim::import::Limits, runs: usize) -> anyhow::Result<Self> {
+        let mut ms: Vec<f64> = (0..runs.max(1))
+            .map(|_| {
+                let start = std::time::Instant::now();
+                let model = match path {
+                    Some(path) => super::load_model_with_limits(path, limits)?,
+                    None => decode::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None, limits)?,
+                };
+                std::hint::black_box(model);
+                Ok(start.elapsed().as_secs_f64() * 1e3)
+            })
+            .collect::<anyhow::Result<_>>()?;
+        ms.sort_by(f64::total_cmp);
+        Ok(Self { runs: ms.len(), median_ms: ms[ms.len() / 2], min_ms: ms[0] })
+    }
+}
+
+/// One glTF extension the file uses.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExtensionInfo {
+    /// The extension's name.
+    pub name: String,
+    /// Listed in `extensionsRequired`.
+    pub required: bool,
+    /// `decoded`, `applied` or `ignored` (loaded without it, with the note as the warning).
+    pub status: &'static str,
+    /// What was done with it, or why it was ignored.
+    pub note: String,
 }
 
 /// One scene.
@@ -129,6 +181,17 @@ impl InfoReport {
                     timelines: clip.timelines.len(),
                 })
                 .collect(),
+            extensions: model
+                .extensions
+                .iter()
+                .map(|e| ExtensionInfo {
+                    name: e.name.clone(),
+                    required: e.required,
+                    status: e.status.as_str(),
+                    note: e.note.clone(),
+                })
+                .collect(),
+            load_timings: None,
         }
     }
 
@@ -158,6 +221,15 @@ impl InfoReport {
                 mesh.vertex_count,
                 mesh.morph_target_count
             );
+        }
+        let _ = writeln!(s, "  extensions: {}", self.extensions.len());
+        for e in &self.extensions {
+            let required = if e.required { " (required)" } else { "" };
+            let warning = if e.status == "ignored" { "warning: " } else { "" };
+            let _ = writeln!(s, "    {}{required}: {warning}{}: {}", e.name, e.status, e.note);
+        }
+        if let Some(t) = &self.load_timings {
+            let _ = writeln!(s, "  import: {:.2} ms median, {:.2} ms fastest ({} runs)", t.median_ms, t.min_ms, t.runs);
         }
         let _ = writeln!(s, "  animations: {}", self.animations.len());
         for a in &self.animations {

@@ -116,7 +116,7 @@ pub fn load_model(path: &Path) -> anyhow::Result<anim::Model> {
 
 /// [`load_model`] under explicit import limits.
 pub fn load_model_with_limits(path: &Path, limits: &anim::import::Limits) -> anyhow::Result<anim::Model> {
-    anim::import::load_path_with_limits(path, limits).with_context(|| format!("cannot load {}", path.display()))
+    decode::load_path(path, limits).with_context(|| format!("cannot load {}", path.display()))
 }
 
 /// Import `path`, or the built-in default character when there is none. Returns the model and

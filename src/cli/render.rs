@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anim::{ClipCursor, InterpolationOverride, Model, Pose, SampleSettings};
 use anyhow::Context as _;
 
+use crate::render::animated::AnimatedProperties;
 use crate::render::framing::animated_bounds;
 use crate::render::text::{draw_label, text_width};
 use crate::render::{GpuContext, InstanceDesc, OrbitCamera, Renderer, ViewDesc, Viewport};
@@ -18,8 +19,8 @@ pub struct RenderArgs {
     /// Clip name or index (default: the first clip; none: the rest pose).
     #[arg(long)]
     pub clip: Option<String>,
-    /// Time in seconds (default: the middle of the clip).
-    #[arg(long)]
+    /// Time in seconds (default: the middle of the clip); negative times clamp to the start.
+    #[arg(long, allow_negative_numbers = true)]
     pub time: Option<f32>,
     /// Interpolation override: authored, step, linear or cubic.
     #[arg(long, default_value = "authored")]
@@ -40,7 +41,7 @@ pub struct RenderArgs {
     #[arg(long, value_parser = parse_compare)]
     pub compare: Option<(InterpolationOverride, InterpolationOverride)>,
     /// Also draw a translucent ghost of the pose at this time (seconds).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub ghost: Option<f32>,
     /// Leave out the ground grid and contact shadow.
     #[arg(long)]
@@ -130,15 +131,18 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
     let ghost = args.ghost.map(|t| sample_pose(model, clip, t, modes[0]));
     let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
 
+    // Animated materials and visibility (KHR_animation_pointer) at the same times.
+    let properties = AnimatedProperties::sample(model, clip, time_secs);
+    let ghost_properties = args.ghost.map(|t| AnimatedProperties::sample(model, clip, t));
     let mut renderer = Renderer::new(&ctx.device);
     let gpu = renderer.upload(ctx, model)?;
     let views: Vec<ViewDesc<'_>> = viewports
         .iter()
         .zip(&poses)
         .map(|(&viewport, pose)| {
-            let mut instances = vec![InstanceDesc::solid(pose)];
+            let mut instances = vec![InstanceDesc { properties: Some(&properties), ..InstanceDesc::solid(pose) }];
             if let Some(ghost) = &ghost {
-                instances.push(InstanceDesc::ghost(ghost));
+                instances.push(InstanceDesc { properties: ghost_properties.as_ref(), ..InstanceDesc::ghost(ghost) });
             }
             ViewDesc {
                 viewport,

@@ -14,6 +14,15 @@ pub struct SampleReport {
     pub samples: Vec<TimeSample>,
 }
 
+/// One `KHR_animation_pointer` property at one time.
+#[derive(Debug, Clone, Serialize)]
+pub struct PointerSample {
+    /// The JSON pointer as written in the file.
+    pub pointer: String,
+    /// Its value (1 to 4 numbers; visibility is 0 or 1).
+    pub value: Vec<f32>,
+}
+
 /// All animated nodes at one time.
 #[derive(Debug, Clone, Serialize)]
 pub struct TimeSample {
@@ -21,6 +30,10 @@ pub struct TimeSample {
     pub time: f64,
     /// Every node the clip animates, ascending.
     pub nodes: Vec<NodeSample>,
+    /// The clip's `KHR_animation_pointer` properties (materials, texture transforms,
+    /// visibility) in channel order; only for clips that have them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointers: Option<Vec<PointerSample>>,
 }
 
 /// One node's local transform.
@@ -50,10 +63,12 @@ impl SampleReport {
         let nodes = clip.animated_nodes();
         let weighted: Vec<usize> =
             clip.tracks.iter().filter(|t| t.property() == anim::Property::Weights).map(|t| t.node).collect();
+        let pointer_tracks = model.clip_pointer_tracks(clip_index);
+        let end_secs = clip.end_secs;
         let samples = times
             .iter()
             .map(|&time| {
-                let t = (time as f32).clamp(0.0, clip.end_secs);
+                let t = (time as f32).clamp(0.0, end_secs);
                 pose.copy_from(&rest);
                 clip.sample(t, &mut cursor, &settings, &mut pose);
                 let nodes = nodes
@@ -71,7 +86,20 @@ impl SampleReport {
                         }
                     })
                     .collect();
-                TimeSample { time, nodes }
+                let pointers = (!pointer_tracks.is_empty()).then(|| {
+                    pointer_tracks
+                        .iter()
+                        .map(|track| {
+                            let mut value = [0.0; 4];
+                            track.sample(t, &mut value);
+                            PointerSample {
+                                pointer: track.pointer.clone(),
+                                value: value[..track.components()].to_vec(),
+                            }
+                        })
+                        .collect()
+                });
+                TimeSample { time, nodes, pointers }
             })
             .collect();
         Self { clip: clip.display_name(clip_index), samples }
@@ -93,6 +121,9 @@ impl SampleReport {
                 if let Some(w) = &n.weights {
                     let _ = writeln!(s, "    weights     {}", v(w));
                 }
+            }
+            for p in sample.pointers.iter().flatten() {
+                let _ = writeln!(s, "  pointer {} = {}", p.pointer, v(&p.value));
             }
         }
         s

@@ -115,6 +115,19 @@ pub fn animated_bounds(model: &Model, clip: Option<usize>, settings: &SampleSett
     bounds
 }
 
+/// Height of the ground plane for `model`: 0 when the model stays above y = 0 (the usual
+/// authoring), else the lowest point of its rest pose and of every clip (each sampled at up to
+/// 16 times, 256 poses in all), so the ground never hides what is below the origin (birds and
+/// creatures authored around it).
+pub fn ground_height(model: &Model) -> f32 {
+    let samples = (256 / model.clips.len().max(1)).clamp(2, 16);
+    let mut lowest = animated_bounds(model, None, &SampleSettings::default(), 2).min.y;
+    for clip in 0..model.clips.len() {
+        lowest = lowest.min(animated_bounds(model, Some(clip), &SampleSettings::default(), samples).min.y);
+    }
+    if lowest.is_finite() { lowest.min(0.0) } else { 0.0 }
+}
+
 /// Triangle-list indices of a primitive: its indices (or `0..n`), strips and fans unrolled.
 pub fn triangle_list_indices(primitive: &Primitive) -> Vec<u32> {
     let count = primitive.positions.len() as u32;

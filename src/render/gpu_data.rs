@@ -54,6 +54,8 @@ pub struct ViewUniforms {
     pub blob: [f32; 4],
     /// Ground grid: cell size, half extent, centre x, centre z (world units).
     pub grid: [f32; 4],
+    /// Ground plane: height (world y) of the ground, then unused.
+    pub ground: [f32; 4],
 }
 
 /// Per-draw constants: one primitive of one node of one model instance.
@@ -68,6 +70,9 @@ pub struct DrawUniforms {
     pub normal_from_mesh: [[f32; 4]; 4],
     /// Material base colour factor, linear RGBA.
     pub base_color: [f32; 4],
+    /// Base colour texture transform (`KHR_texture_transform`): `uv' = (row0 · (u, v, 1),
+    /// row1 · (u, v, 1))`; w unused.
+    pub uv_transform: [[f32; 4]; 2],
     /// Tint colour (linear RGB) mixed in by `tint[3]` (ghost poses).
     pub tint: [f32; 4],
     /// First palette entry of this node's skin for this instance.
@@ -115,5 +120,5 @@ pub struct OverlayVertex {
 
 const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
-const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 208);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 240);
 const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

@@ -6,8 +6,11 @@ use wgpu::util::DeviceExt as _;
 
 use crate::render::RenderError;
 use crate::render::camera::Aabb;
-use crate::render::framing::{CpuPoser, drawn_nodes, is_triangle_mode, triangle_list_indices};
+use crate::render::framing::{CpuPoser, drawn_nodes, ground_height, is_triangle_mode, triangle_list_indices};
 use crate::render::gpu_data::GpuVertex;
+
+/// The identity texture-coordinate transform.
+pub const UV_IDENTITY: [[f32; 4]; 2] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
 
 /// One drawable primitive on the GPU.
 #[derive(Debug)]
@@ -42,6 +45,9 @@ pub struct GpuMesh {
 pub struct GpuMaterial {
     /// Linear RGBA base colour factor.
     pub base_color: Vec4,
+    /// `KHR_texture_transform` of the base colour texture as two rows of a 2×3 matrix
+    /// (identity without one), applied to the texture coordinates in the shader.
+    pub uv_transform: [[f32; 4]; 2],
     /// Base colour texture (sRGB) and sampler; a white texel when the material has none.
     pub bind_group: wgpu::BindGroup,
 }
@@ -80,6 +86,13 @@ pub struct GpuModel {
     pub joint_nodes: Vec<usize>,
     /// Bounds of the rest pose (scale hint for the ground grid).
     pub rest_bounds: Aabb,
+    /// Height (world y) of the ground plane: 0, or the lowest point the model reaches in its
+    /// rest pose and clips when that is below 0 ([`ground_height`]), so models authored around
+    /// the origin are not cut by the ground.
+    pub ground_height: f32,
+    /// Whether each node is drawn when no per-frame values are given: the authored
+    /// `KHR_node_visibility`, inherited.
+    pub node_visible: Vec<bool>,
 }
 
 impl GpuModel {
@@ -131,13 +144,19 @@ impl GpuModel {
                 }
                 _ => &white,
             };
+            let uv_transform = material.base_color_texture.and_then(|t| t.transform).map_or(UV_IDENTITY, |t| {
+                let [r0, r1] = t.rows();
+                [[r0[0], r0[1], r0[2], 0.0], [r1[0], r1[1], r1[2], 0.0]]
+            });
             materials.push(GpuMaterial {
                 base_color: material.base_color_factor,
+                uv_transform,
                 bind_group: material_bind_group(device, material_layout, view, &sampler),
             });
         }
         materials.push(GpuMaterial {
             base_color: Vec4::ONE,
+            uv_transform: UV_IDENTITY,
             bind_group: material_bind_group(device, material_layout, &white, &sampler),
         });
 
@@ -169,6 +188,8 @@ impl GpuModel {
             drawn_nodes: nodes,
             joint_nodes: crate::render::overlay::joint_nodes(model),
             rest_bounds,
+            ground_height: ground_height(model),
+            node_visible: crate::render::animated::AnimatedProperties::rest(model).node_visible,
         })
     }
 
@@ -253,6 +274,7 @@ fn decode_and_upload(
     let format = match mime.as_str() {
         "image/png" => Some(image::ImageFormat::Png),
         "image/jpeg" => Some(image::ImageFormat::Jpeg),
+        "image/webp" => Some(image::ImageFormat::WebP),
         _ => None,
     };
     let decoded = match format {

@@ -2,6 +2,7 @@
 //!
 //! | module | owns | may import |
 //! |---|---|---|
+//! | [`animated`] | per-frame material and visibility values (`KHR_animation_pointer`) | anim |
 //! | [`camera`] | orbit/pan/zoom/framing maths, [`Aabb`] | glam |
 //! | [`framing`] | animated bounds from CPU skinning | anim, [`camera`] |
 //! | [`gpu_data`] | every `#[repr(C)]` struct the shaders read | bytemuck |
@@ -15,6 +16,7 @@
 //! Shaders live in `shaders/*.wgsl` at the repository root and are validated by naga in
 //! `tests/shaders.rs`.
 
+pub mod animated;
 pub mod camera;
 pub mod device;
 pub mod framing;

@@ -92,17 +92,27 @@ pub struct InstanceDesc<'a> {
     /// The pose's model-space node transforms when the caller already has them (one per node;
     /// otherwise, or when the length is wrong, the renderer computes them from `pose`).
     pub model_from_node: Option<&'a [Affine3A]>,
+    /// Animated material values and node visibility of this frame (`KHR_animation_pointer`);
+    /// `None` draws the materials as authored and every node.
+    pub properties: Option<&'a crate::render::animated::AnimatedProperties>,
 }
 
 impl<'a> InstanceDesc<'a> {
     /// A solid, untinted instance.
     pub fn solid(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None, model_from_node: None }
+        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None, model_from_node: None, properties: None }
     }
 
     /// A translucent blue-tinted ghost.
     pub fn ghost(pose: &'a Pose) -> Self {
-        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None, model_from_node: None }
+        Self {
+            pose,
+            opacity: 0.4,
+            tint: [0.25, 0.55, 1.0, 0.6],
+            joint_heat: None,
+            model_from_node: None,
+            properties: None,
+        }
     }
 }
 
@@ -620,6 +630,10 @@ impl Renderer {
                     pass.draw(view.overlay.clone(), 0..1);
                 }
             }
+            // The GL backend resolves the multisampled target at the end of the pass with a
+            // blit that honours the scissor still set: left at the last view's rectangle, every
+            // other view stayed unresolved (empty) in split views. Reset it to the whole target.
+            pass.set_scissor_rect(0, 0, target_width, target_height);
         }
         queue.submit([encoder.finish()]);
     }
@@ -705,6 +719,10 @@ impl Renderer {
                 }
                 for &item in &gpu.draws {
                     let Some(primitive) = gpu.primitive(item) else { continue };
+                    let visible = instance.properties.map_or(&gpu.node_visible, |p| &p.node_visible);
+                    if visible.get(item.node) == Some(&false) {
+                        continue;
+                    }
                     let node = &model.nodes[item.node];
                     let world_from_mesh = Mat4::from(self.model_from_node[item.node]);
                     let skin = node.skin.filter(|&s| s < model.skins.len());
@@ -713,7 +731,14 @@ impl Renderer {
                     let uniforms = DrawUniforms {
                         world_from_mesh: world_from_mesh.to_cols_array_2d(),
                         normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
-                        base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                        base_color: match (instance.properties, primitive.material < model.materials.len()) {
+                            (Some(p), true) => p.base_color[primitive.material].to_array(),
+                            _ => material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                        },
+                        uv_transform: match (instance.properties, primitive.material < model.materials.len()) {
+                            (Some(p), true) => p.uv_rows(primitive.material),
+                            _ => material.map_or(crate::render::mesh::UV_IDENTITY, |m| m.uv_transform),
+                        },
                         tint: instance.tint,
                         palette_offset: palette_base + skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                         joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
@@ -737,7 +762,7 @@ impl Renderer {
                 let viewport_px = Vec2::new(view.viewport.width as f32, view.viewport.height as f32);
                 push_lines(view.lines, clip_from_world, viewport_px, 1.5, &mut self.overlay_data);
             }
-            let uniforms = view_uniforms(&view.camera, clip_from_world, blob, rest_radius);
+            let uniforms = view_uniforms(&view.camera, clip_from_world, blob, rest_radius, gpu.ground_height);
             push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));
             self.view_commands.push(ViewCommands {
                 viewport: view.viewport,
@@ -779,6 +804,7 @@ impl Renderer {
                 world_from_mesh: world_from_mesh.to_cols_array_2d(),
                 normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
                 base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                uv_transform: material.map_or(crate::render::mesh::UV_IDENTITY, |m| m.uv_transform),
                 tint: [0.0; 4],
                 palette_offset: skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                 joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
@@ -807,7 +833,8 @@ impl Renderer {
             }
         }
         let clip_from_world = crowd.camera.clip_from_world(crowd.viewport.aspect());
-        let uniforms = view_uniforms(&crowd.camera, clip_from_world, [0.0; 4], crowd.ground_radius.max(1e-3));
+        let uniforms =
+            view_uniforms(&crowd.camera, clip_from_world, [0.0; 4], crowd.ground_radius.max(1e-3), gpu.ground_height);
         push_slot(&mut self.view_bytes, bytemuck::bytes_of(&uniforms));
         self.view_commands.push(ViewCommands {
             viewport: crowd.viewport,
@@ -856,7 +883,13 @@ fn push_slot(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// Lights follow the camera (key light from the viewer's upper left) so every view is lit.
-fn view_uniforms(camera: &OrbitCamera, clip_from_world: Mat4, blob: [f32; 4], rest_radius: f32) -> ViewUniforms {
+fn view_uniforms(
+    camera: &OrbitCamera,
+    clip_from_world: Mat4,
+    blob: [f32; 4],
+    rest_radius: f32,
+    ground_height: f32,
+) -> ViewUniforms {
     let (right, _) = camera.right_up();
     let toward_eye = camera.eye_direction() * Vec3::new(1.0, 0.0, 1.0);
     let light_dir = (toward_eye.normalize_or_zero() * 0.8 - right * 0.6 + Vec3::Y * 1.3).normalize();
@@ -871,6 +904,7 @@ fn view_uniforms(camera: &OrbitCamera, clip_from_world: Mat4, blob: [f32; 4], re
         ground_color: [0.10, 0.09, 0.08, 1.0],
         blob,
         grid: [cell, rest_radius * 5.0, camera.target.x, camera.target.z],
+        ground: [ground_height, 0.0, 0.0, 0.0],
     }
 }
 

@@ -134,6 +134,9 @@ impl CurvesPanel {
         playback: &mut Playback,
         selection: &mut Selection,
     ) {
+        if let Some(clip) = playback.clip() {
+            super::pointer_curves::pointer_curves_ui(ui, model, clip, playback.time_secs());
+        }
         let Some((clip_index, clip)) = playback.clip().and_then(|c| Some((c, model.clips.get(c)?))) else {
             ui.label("No clip.");
             self.last = None;

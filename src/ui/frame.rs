@@ -9,6 +9,7 @@
 use anim::{ClipCursor, Model, Pose, Property, RotationSpace, SampleSettings, ScaleSpace, TrackSample};
 use glam::{Affine3A, Quat, Vec2, Vec3};
 
+use crate::render::animated::AnimatedProperties;
 use crate::render::framing::{CpuPoser, animated_bounds, drawn_nodes};
 use crate::render::overlay::{OverlayLine, push_capsule_wireframe};
 use crate::render::{Aabb, OrbitCamera};
@@ -75,6 +76,9 @@ pub struct FrameOutput {
     joint_heat: Vec<f32>,
     collider_lines: Vec<OverlayLine>,
     deviation: Option<PoseDeviation>,
+    /// Animated material values and node visibility (`KHR_animation_pointer`), for clips that
+    /// animate them.
+    properties: Option<AnimatedProperties>,
     cursor: ClipCursorSlot,
     compare_cursor: ClipCursorSlot,
 }
@@ -97,6 +101,7 @@ impl FrameOutput {
             joint_heat: Vec::new(),
             collider_lines: Vec::new(),
             deviation: None,
+            properties: None,
             cursor: None,
             compare_cursor: None,
         }
@@ -136,6 +141,9 @@ impl FrameOutput {
         if let Some(pose) = &mut self.compare {
             place(model, ragdoll.placement, pose);
         }
+        self.properties = clip
+            .filter(|&c| !model.clip_pointer_tracks(c).is_empty())
+            .map(|c| AnimatedProperties::sample(model, Some(c), time_secs));
         let dt_secs = playback.take_pending_dt();
         ragdoll.apply(model, dt_secs, &self.animated, &mut self.shown, &tuning.ragdoll);
 
@@ -193,6 +201,11 @@ impl FrameOutput {
     /// Deviation heat per node in `[0, 1]`, when the heatmap is on (else empty).
     pub fn joint_heat(&self) -> &[f32] {
         &self.joint_heat
+    }
+
+    /// Animated material values and node visibility of this frame, when the clip animates them.
+    pub fn properties(&self) -> Option<&AnimatedProperties> {
+        self.properties.as_ref()
     }
 
     /// Collider wireframes in model space, when shown.

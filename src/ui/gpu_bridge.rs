@@ -156,14 +156,17 @@ impl ViewportRenderer {
         }
         let frame = &viewer.frame;
         let heat = (!frame.joint_heat().is_empty()).then_some(frame.joint_heat());
+        let properties = frame.properties();
         let shown = InstanceDesc {
             joint_heat: heat,
             model_from_node: Some(frame.model_from_node()),
+            properties,
             ..InstanceDesc::solid(frame.shown())
         };
         let compared = |ghost: bool| {
             frame.compare_pose().map(|pose| InstanceDesc {
                 model_from_node: Some(frame.compare_model_from_node()),
+                properties: if ghost { None } else { properties },
                 ..if ghost { InstanceDesc::ghost(pose) } else { InstanceDesc::solid(pose) }
             })
         };

@@ -138,5 +138,5 @@ fn load(
     }
     importing.store(true, Ordering::Relaxed);
     let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
-    anim::import::load_slice_with_limits(&bytes, Some(base_dir), limits).map_err(|e| fail(&e))
+    decode::load_slice(&bytes, Some(base_dir), limits).map_err(|e| fail(&e))
 }

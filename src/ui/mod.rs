@@ -12,6 +12,7 @@
 //! | [`selection`] | the selected joint and channel | anim |
 //! | [`interpolation`] | Interpolation panel (override, spaces, easing, channel override, reset to authored, wrong-space readout) | egui, [`tuning`], [`frame`] |
 //! | [`curves`] | Curves panel: channel curves, keys, tangents, velocity, acceleration (`egui_plot`), refit on change | egui, `egui_plot` |
+//! | [`pointer_curves`] | the clip's `KHR_animation_pointer` property tracks, plotted in the Curves panel | egui, `egui_plot`, anim |
 //! | [`crossfade`] | Cross-fade panel: target clip, the pair's fade, trigger, weight plot, transition table | egui, `egui_plot`, [`tuning`] |
 //! | [`compare`] | [`compare::Compare`]: two modes side by side or ghosted, heatmap, deviation now and clip-wide | egui, [`frame`] |
 //! | [`ragdoll`] | [`ragdoll::RagdollView`]: controller, placement, colliders, history; Ragdoll panel | egui, `egui_plot`, physics |
@@ -38,6 +39,7 @@ pub mod joints;
 pub mod loading;
 pub mod overlays;
 pub mod playback;
+pub mod pointer_curves;
 pub mod profiles;
 pub mod ragdoll;
 pub mod selection;

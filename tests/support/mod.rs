@@ -2,6 +2,8 @@
 //! some of them).
 #![allow(dead_code)]
 
+pub mod variants;
+
 use std::path::{Path, PathBuf};
 
 use anim::Model;

@@ -246,6 +246,9 @@ pub enum ImportError {
     /// The JSON is malformed.
     #[error("malformed glTF JSON: {0}")]
     Json(String),
+    /// The bytes are neither a GLB container (wrong magic) nor glTF JSON.
+    #[error("not a glTF file: neither GLB (wrong magic) nor JSON; {0}")]
+    NotGltf(String),
     /// A glTF object is invalid.
     #[error("{object}: {problem}")]
     Invalid {

@@ -13,7 +13,9 @@
 //!   physics itself lives in the application).
 //! * [`workload`]: W64, the in-memory benchmark skeleton and clips.
 //!
-//! Depends on glam, gltf (for JSON parsing) and thiserror only: no GPU, UI or physics.
+//! Depends on glam, `serde_json` (JSON parsing) and thiserror only: no GPU, UI or physics.
+//! Compressed data (meshopt, Draco) is decoded through the [`import::Decoder`] seam by a
+//! decoder crate the application passes in.
 
 pub mod clip;
 pub mod crossfade;
@@ -23,6 +25,7 @@ mod hierarchy_soa;
 pub mod import;
 pub mod interp;
 pub mod model;
+pub mod pointer;
 pub mod pose;
 pub mod ragdoll;
 pub mod sample;
@@ -38,7 +41,11 @@ pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
 pub use hierarchy::{Hierarchy, skinning_matrices};
 pub use hierarchy_soa::{LocalMatrices, PreparedSkin};
 pub use interp::{Easing, RotationSpace, ScaleSpace};
-pub use model::{Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, Transform};
+pub use model::{
+    ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene,
+    Skin, TextureRef, TextureTransform, Transform,
+};
+pub use pointer::{PointerTarget, PointerTrack};
 pub use pose::{Pose, blend_into, blend_poses};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, Segment, TrackSample};
 pub use simd8::{F8, simd_path};

@@ -154,9 +154,9 @@ pub struct Skin {
 pub struct Image {
     /// The image's name, when it has one.
     pub name: Option<String>,
-    /// MIME type when known (`image/png`, `image/jpeg`).
+    /// MIME type when known (`image/png`, `image/jpeg`, `image/webp`, `image/ktx2`).
     pub mime_type: Option<String>,
-    /// Encoded bytes (PNG, JPEG, ...), decoded by the renderer.
+    /// Encoded bytes (PNG, JPEG, WebP, KTX2), decoded by the renderer.
     pub bytes: Vec<u8>,
 }
 
@@ -167,7 +167,7 @@ pub struct Material {
     pub name: Option<String>,
     /// Linear RGBA base colour factor.
     pub base_color_factor: Vec4,
-    /// Base colour texture: image index and texture coordinate set.
+    /// Base colour texture: image index, texture coordinate set and transform.
     pub base_color_texture: Option<TextureRef>,
     /// Metallic factor.
     pub metallic_factor: f32,
@@ -194,12 +194,78 @@ impl Default for Material {
 }
 
 /// A material's reference to an image.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TextureRef {
     /// Index into [`Model::images`].
     pub image: usize,
     /// `TEXCOORD_n` set used.
     pub texcoord: u32,
+    /// `KHR_texture_transform`, when the texture reference has one.
+    pub transform: Option<TextureTransform>,
+}
+
+/// `KHR_texture_transform`: texture coordinates are mapped as
+/// `uv' = translation(offset) × rotation(rotation_rad) × scale(scale) × uv`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureTransform {
+    /// Offset added last, in texture-coordinate units.
+    pub offset: Vec2,
+    /// Rotation in radians, counter-clockwise in texture space (applied after the scale).
+    pub rotation_rad: f32,
+    /// Scale applied first.
+    pub scale: Vec2,
+}
+
+impl Default for TextureTransform {
+    fn default() -> Self {
+        Self { offset: Vec2::ZERO, rotation_rad: 0.0, scale: Vec2::ONE }
+    }
+}
+
+impl TextureTransform {
+    /// The transform as the two rows of a 2×3 matrix: `uv'.x = row0 · (u, v, 1)`,
+    /// `uv'.y = row1 · (u, v, 1)`.
+    pub fn rows(&self) -> [[f32; 3]; 2] {
+        let (sin, cos) = self.rotation_rad.sin_cos();
+        let (sx, sy) = (self.scale.x, self.scale.y);
+        [[cos * sx, sin * sy, self.offset.x], [-sin * sx, cos * sy, self.offset.y]]
+    }
+}
+
+/// What animtune does with a glTF extension a file uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExtensionStatus {
+    /// Its data was decoded (compression, quantization, image formats).
+    Decoded,
+    /// Its values were read and are used (texture transforms, animation pointers, …).
+    Applied,
+    /// Loaded without it: it changes only what animtune does not draw, or its data has a
+    /// fallback that was used instead.
+    Ignored,
+}
+
+impl ExtensionStatus {
+    /// Lower-case word used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Decoded => "decoded",
+            Self::Applied => "applied",
+            Self::Ignored => "ignored",
+        }
+    }
+}
+
+/// An extension named in `extensionsUsed` (or found in the file), and what animtune did with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionUse {
+    /// The extension's name.
+    pub name: String,
+    /// Listed in `extensionsRequired`.
+    pub required: bool,
+    /// What was done with it.
+    pub status: ExtensionStatus,
+    /// Why, in a few words (shown by `info`; the warning for ignored ones).
+    pub note: String,
 }
 
 /// An imported glTF model: everything animtune uses, owned, validated.
@@ -225,6 +291,15 @@ pub struct Model {
     pub clips: Vec<Clip>,
     /// Total number of morph weights over all nodes (length of [`crate::Pose::weights`]).
     pub weight_count: usize,
+    /// Every extension the file uses, with what was done with it.
+    pub extensions: Vec<ExtensionUse>,
+    /// Authored `KHR_node_visibility` of each node (`visible`, default true; a hidden node
+    /// hides its descendants).
+    pub node_visible: Vec<bool>,
+    /// `KHR_animation_pointer` property tracks (materials, texture transforms, visibility) of
+    /// each clip, by clip index (empty when the file has none; pointers at node transforms and
+    /// weights are ordinary tracks of the clip).
+    pub pointer_tracks: Vec<Vec<crate::pointer::PointerTrack>>,
 }
 
 impl Model {
@@ -234,6 +309,11 @@ impl Model {
             .iter()
             .position(|c| c.name.as_deref() == Some(name_or_index))
             .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < self.clips.len()))
+    }
+
+    /// The property tracks of clip `clip` (empty for none).
+    pub fn clip_pointer_tracks(&self, clip: usize) -> &[crate::pointer::PointerTrack] {
+        self.pointer_tracks.get(clip).map_or(&[], Vec::as_slice)
     }
 
     /// The nodes of the scene to show: the default scene, else scene 0, else every root node.

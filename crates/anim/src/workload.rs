@@ -174,5 +174,8 @@ pub fn w64_model() -> Model {
             w64_clip(Interpolation::CubicSpline, 2.5),
         ],
         weight_count: 0,
+        extensions: Vec::new(),
+        pointer_tracks: Vec::new(),
+        node_visible: Vec::new(),
     }
 }

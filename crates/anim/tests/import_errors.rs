@@ -646,8 +646,9 @@ fn unknown_target_path() {
 }
 
 #[test]
-fn extension_channel_without_a_node_is_ignored() {
-    // KHR_animation_pointer channels have path "pointer" and no node; the core skips them.
+fn pointer_channels_become_tracks_or_are_ignored() {
+    // KHR_animation_pointer channels have path "pointer" and no node: a node-transform pointer
+    // is an ordinary track; a pointer animtune does not read (a camera) is skipped.
     let mut doc = base();
     let input = sampler_accessor(&doc, 0, 0, "input");
     let output = sampler_accessor(&doc, 0, 0, "output");
@@ -656,13 +657,21 @@ fn extension_channel_without_a_node_is_ignored() {
         .as_array_mut()
         .unwrap()
         .push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
-    doc.json["animations"][0]["channels"].as_array_mut().unwrap().push(json!({
-        "sampler": 1,
-        "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": "/nodes/0/translation"}}}
-    }));
+    for pointer in ["/nodes/0/translation", "/cameras/0/perspective/yfov"] {
+        doc.json["animations"][0]["channels"].as_array_mut().unwrap().push(json!({
+            "sampler": 1,
+            "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}}
+        }));
+    }
     let model = doc.load().unwrap();
-    assert_eq!(model.clips[0].tracks.len(), 1);
-    assert_eq!(model.clips[0].tracks[0].node, 1);
+    assert_eq!(model.clips[0].tracks.len(), 2);
+    assert_eq!(model.clips[0].tracks[1].node, 0, "the pointer's node");
+    assert!(model.clip_pointer_tracks(0).is_empty(), "the camera pointer is not read");
+    // A pointer past the nodes names the channel.
+    doc.json["animations"][0]["channels"][1]["target"]["extensions"]["KHR_animation_pointer"]["pointer"] =
+        json!("/nodes/99/rotation");
+    let error = doc.load().unwrap_err().to_string();
+    assert!(error.contains("channel 1") && error.contains("99"), "{error}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -706,9 +715,7 @@ fn unsupported_required_extension() {
 
 #[test]
 fn malformed_json() {
-    for text in
-        [&b"{\"asset\": {\"version\": \"2.0\"}"[..], b"", b"{\"asset\": {\"version\": \"2.0\"},}", b"\xff\xfe{}"]
-    {
+    for text in [&b"{\"asset\": {\"version\": \"2.0\"}"[..], b"{\"asset\": {\"version\": \"2.0\"},}", b" [1, "] {
         match load_slice(text, None) {
             Err(ImportError::Json(message)) => assert!(!message.is_empty()),
             other => panic!("expected ImportError::Json for {:?}, got {other:?}", String::from_utf8_lossy(text)),
@@ -716,6 +723,21 @@ fn malformed_json() {
     }
     let error = load_slice(b"{\"asset\": ", None).unwrap_err();
     assert!(error.to_string().starts_with("malformed glTF JSON"), "{error}");
+}
+
+/// Bytes that are neither a GLB nor JSON say so (not "expected ident at line 1 column 2").
+#[test]
+fn random_bytes_are_neither_glb_nor_json() {
+    for (bytes, shown) in
+        [(&b"\xff\xfe{}"[..], "ff fe 7b 7d"), (b"glTf\x02\0\0\0", "67 6c 54 66"), (b"nonsense", "6e 6f 6e 73")]
+    {
+        let error = load_slice(bytes, None).unwrap_err();
+        assert!(matches!(error, ImportError::NotGltf(_)), "{error:?}");
+        let message = error.to_string();
+        assert!(message.contains("neither GLB (wrong magic) nor JSON") && message.contains(shown), "{message}");
+    }
+    let error = load_slice(b"", None).unwrap_err();
+    assert!(error.to_string().contains("the file is empty"), "{error}");
 }
 
 #[test]

@@ -484,3 +484,33 @@ fn opening_the_model_on_screen_again_keeps_clip_time_and_tuning() {
     assert!((viewer.playback.time_secs() - 1.2).abs() < 1e-6);
     assert_eq!(viewer.tuning.ragdoll.ramp_rate_per_sec, 9.0);
 }
+
+/// `KHR_animation_pointer` property tracks of the playing clip are plotted in the curves panel,
+/// sampled like `animtune sample` prints them.
+#[test]
+fn curves_panel_plots_pointer_property_tracks() {
+    let mut viewer = viewer();
+    let clip = viewer.playback.clip().expect("clip");
+    let end = viewer.model.clips[clip].end_secs;
+    viewer.model.pointer_tracks.resize(viewer.model.clips.len(), Vec::new());
+    viewer.model.pointer_tracks[clip].push(anim::PointerTrack {
+        pointer: "/materials/0/pbrMetallicRoughness/baseColorFactor".to_owned(),
+        target: anim::PointerTarget::BaseColorFactor { material: 0 },
+        interpolation: anim::Interpolation::Linear,
+        times_secs: vec![0.0, end],
+        values: vec![1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0],
+        channel: 99,
+    });
+    let curves = crate::ui::pointer_curves::pointer_curves(&viewer.model, clip);
+    assert_eq!(curves.len(), 1);
+    assert_eq!(curves[0].samples.len(), 4, "one curve per component");
+    let middle = curves[0].samples[0][curves[0].samples[0].len() / 2];
+    assert!((middle[1] - 0.5).abs() < 1e-3, "red halfway through the clip: {middle:?}");
+    // The frame output samples the animated material for the renderer.
+    viewer.compute_frame();
+    assert!(viewer.frame.properties().is_some(), "the frame carries the animated material values");
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("pointer properties (1): KHR_animation_pointer");
+    harness.get_by_label("/materials/0/pbrMetallicRoughness/baseColorFactor");
+}

@@ -1,7 +1,7 @@
 //! Accessors: element layout, bounds checked before anything is allocated, decoding of every
 //! component type (normalized integers exactly as the glTF spec says), strides and sparse data.
 
-use gltf::json::Value;
+use serde_json::Value;
 
 use super::json::{get, opt_index, opt_u64, req_index, req_u64};
 use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
@@ -145,7 +145,7 @@ pub(crate) struct View {
 }
 
 #[derive(Debug, Clone)]
-struct Sparse {
+pub(crate) struct Sparse {
     count: u64,
     indices_view: usize,
     indices_offset: u64,
@@ -164,7 +164,7 @@ pub(crate) struct Accessor {
     pub normalized: bool,
     pub count: u64,
     pub element: ElementType,
-    sparse: Option<Sparse>,
+    pub sparse: Option<Sparse>,
 }
 
 impl Accessor {

@@ -5,10 +5,12 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
-use gltf::json::Value;
+use serde_json::Value;
 
 use super::Limits;
 use super::accessor::{Accessor, Component, Data, ElementType, View, parse_accessor};
+use super::decoder::Decoder;
+use super::extensions::{IMAGE_EXTENSIONS, extension, survey};
 use super::json::{
     array, expect_object, get, index_list, name, opt_f32, opt_float_list, opt_floats, opt_index, opt_str, opt_u64,
     req_index, req_u64, top_array,
@@ -18,19 +20,16 @@ use crate::clip::{Clip, Interpolation, Property, Timeline, Track, TrackValues};
 use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
 use crate::hierarchy::{Hierarchy, NO_PARENT};
 use crate::model::{
-    Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, TextureRef, Transform,
+    Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, TextureRef,
+    TextureTransform, Transform,
 };
+use crate::pointer::PointerTrack;
 
-/// Extensions that may be required: animtune reads their data correctly or they only change
-/// looks it does not draw.
-const SUPPORTED_REQUIRED_EXTENSIONS: &[&str] =
-    &["KHR_mesh_quantization", "KHR_materials_unlit", "KHR_texture_transform", "KHR_materials_emissive_strength"];
-
-fn object_ref(kind: ObjectKind, index: usize, value: &Value) -> ObjectRef {
+pub(super) fn object_ref(kind: ObjectKind, index: usize, value: &Value) -> ObjectRef {
     ObjectRef { kind, index, name: name(value), part: None }
 }
 
-fn bad_value(object: &ObjectRef, field: &'static str, reason: impl Into<String>) -> ImportError {
+pub(super) fn bad_value(object: &ObjectRef, field: &'static str, reason: impl Into<String>) -> ImportError {
     invalid(object, Problem::BadValue { field, reason: reason.into() })
 }
 
@@ -72,17 +71,23 @@ fn read_uri(
     let mime = match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase).as_deref() {
         Some("png") => Some("image/png".to_owned()),
         Some("jpg" | "jpeg") => Some("image/jpeg".to_owned()),
+        Some("webp") => Some("image/webp".to_owned()),
+        Some("ktx2") => Some("image/ktx2".to_owned()),
         _ => None,
     };
     Ok((mime, bytes))
 }
 
-struct Builder<'a> {
-    root: &'a Value,
-    limits: &'a Limits,
-    buffers: Vec<Vec<u8>>,
-    views: Vec<View>,
-    accessors: Vec<Accessor>,
+pub(super) struct Builder<'a> {
+    pub(super) root: &'a Value,
+    pub(super) limits: &'a Limits,
+    pub(super) decoder: &'a dyn Decoder,
+    pub(super) buffers: Vec<Vec<u8>>,
+    /// Per buffer: false for a compression fallback buffer that carries no data (its views are
+    /// decoded from elsewhere).
+    pub(super) buffer_has_data: Vec<bool>,
+    pub(super) views: Vec<View>,
+    pub(super) accessors: Vec<Accessor>,
     /// Vertices of the primitives parsed so far (checked against `max_total_vertices`).
     total_vertices: Cell<u64>,
     /// Indices of the primitives parsed so far (checked against `max_total_indices`).
@@ -95,8 +100,9 @@ pub(crate) fn build(
     bin: Option<&[u8]>,
     base_dir: Option<&Path>,
     limits: &Limits,
+    decoder: &dyn Decoder,
 ) -> Result<Model, ImportError> {
-    let root: Value = gltf::json::deserialize::from_slice(json).map_err(|e| ImportError::Json(e.to_string()))?;
+    let root: Value = serde_json::from_slice(json).map_err(|e| ImportError::Json(e.to_string()))?;
     let root_ref = ObjectRef::root();
     expect_object(&root, &root_ref)?;
     let asset = get(&root, "asset").ok_or_else(|| invalid(&root_ref, Problem::MissingField("asset")))?;
@@ -105,17 +111,14 @@ pub(crate) fn build(
     if !version.starts_with("2.") {
         return Err(bad_value(&root_ref, "asset.version", format!("\"{version}\": only glTF 2.x is supported")));
     }
-    for ext in array(&root, &root_ref, "extensionsRequired")? {
-        let ext = ext.as_str().unwrap_or("?");
-        if !SUPPORTED_REQUIRED_EXTENSIONS.contains(&ext) {
-            return Err(invalid(&root_ref, Problem::UnsupportedExtension(ext.to_owned())));
-        }
-    }
+    let extensions = survey(&root, decoder)?;
 
     let mut b = Builder {
         root: &root,
         limits,
+        decoder,
         buffers: Vec::new(),
+        buffer_has_data: Vec::new(),
         views: Vec::new(),
         accessors: Vec::new(),
         total_vertices: Cell::new(0),
@@ -129,6 +132,7 @@ pub(crate) fn build(
         .enumerate()
         .map(|(i, v)| parse_accessor(v, i, view_count))
         .collect::<Result<_, _>>()?;
+    b.decode_draco_primitives()?;
 
     let images = b.load_images(base_dir)?;
     let textures = b.parse_textures(images.len())?;
@@ -143,14 +147,35 @@ pub(crate) fn build(
     let scenes = b.parse_scenes(&nodes)?;
     let default_scene = opt_index(&root, &root_ref, "scene", "scene", scenes.len())?;
     let weight_count = nodes.iter().map(|n| n.rest_weights.len()).sum();
-    let clips = b.parse_animations(&nodes)?;
-    Ok(Model { nodes, hierarchy, scenes, default_scene, meshes, skins, materials, images, clips, weight_count })
+    let (clips, pointer_tracks) = b.parse_animations(&nodes)?;
+    let node_visible = top_array(&root, "nodes")?
+        .iter()
+        .map(|n| {
+            extension(n, "KHR_node_visibility").and_then(|e| get(e, "visible")).and_then(Value::as_bool).unwrap_or(true)
+        })
+        .collect();
+    b.check_pointer_targets(&pointer_tracks, nodes.len(), materials.len())?;
+    Ok(Model {
+        nodes,
+        hierarchy,
+        scenes,
+        default_scene,
+        meshes,
+        skins,
+        materials,
+        images,
+        clips,
+        weight_count,
+        extensions,
+        pointer_tracks,
+        node_visible,
+    })
 }
 
 impl Builder<'_> {
     /// Refuse the first of `values` whose magnitude exceeds `limits.max_abs_value`, naming its
     /// element (`components` values per element).
-    fn check_magnitude(
+    pub(super) fn check_magnitude(
         &self,
         object: &ObjectRef,
         field: &'static str,
@@ -168,7 +193,7 @@ impl Builder<'_> {
         }
     }
 
-    fn data(&self) -> Data<'_> {
+    pub(super) fn data(&self) -> Data<'_> {
         Data { buffers: &self.buffers, views: &self.views, max_components: self.limits.max_accessor_components }
     }
 
@@ -183,9 +208,19 @@ impl Builder<'_> {
                     Problem::Limit { what: "byteLength", value: byte_length, limit: self.limits.max_file_bytes },
                 ));
             }
+            let is_fallback = super::extensions::MESHOPT_EXTENSIONS.iter().any(|name| {
+                extension(value, name).and_then(|e| get(e, "fallback")).and_then(Value::as_bool) == Some(true)
+            });
             let mut bytes = match opt_str(value, &object, "uri")? {
                 None => match (i, bin) {
                     (0, Some(bin)) => bin.to_vec(),
+                    // A meshopt fallback buffer may carry no data: every view into it is
+                    // decoded from a compressed view elsewhere.
+                    _ if is_fallback => {
+                        self.buffers.push(Vec::new());
+                        self.buffer_has_data.push(false);
+                        continue;
+                    }
                     _ => return Err(invalid(&object, Problem::MissingField("uri"))),
                 },
                 Some(uri) => {
@@ -206,6 +241,7 @@ impl Builder<'_> {
             // buffer: views must fit the declared length.
             bytes.truncate(byte_length as usize);
             self.buffers.push(bytes);
+            self.buffer_has_data.push(true);
         }
         Ok(())
     }
@@ -217,6 +253,22 @@ impl Builder<'_> {
             let buffer = req_index(value, &object, "buffer", "buffer", self.buffers.len())?;
             let byte_offset = opt_u64(value, &object, "byteOffset")?.unwrap_or(0);
             let byte_length = req_u64(value, &object, "byteLength")?;
+            let byte_stride = opt_u64(value, &object, "byteStride")?;
+            if let Some(view) = self.decode_meshopt_view(value, &object, byte_length, byte_stride)? {
+                self.views.push(view);
+                continue;
+            }
+            if !self.buffer_has_data[buffer] {
+                return Err(invalid(
+                    &object,
+                    Problem::BadValue {
+                        field: "buffer",
+                        reason: format!(
+                            "buffer {buffer} is a meshopt fallback buffer without data, but this view is not compressed"
+                        ),
+                    },
+                ));
+            }
             let available = self.buffers[buffer].len() as u64;
             if byte_offset.checked_add(byte_length).is_none_or(|end| end > available) {
                 return Err(invalid(
@@ -227,7 +279,6 @@ impl Builder<'_> {
                     )),
                 ));
             }
-            let byte_stride = opt_u64(value, &object, "byteStride")?;
             if let Some(stride) = byte_stride
                 && !(4..=252).contains(&stride)
             {
@@ -313,6 +364,15 @@ impl Builder<'_> {
             .map(|(i, value)| {
                 let object = object_ref(ObjectKind::Texture, i, value);
                 expect_object(value, &object)?;
+                // An image format the application decodes wins over the fallback `source`.
+                for name in IMAGE_EXTENSIONS {
+                    if let Some(ext) = extension(value, name)
+                        && self.decoder.supports(name)
+                        && let Some(source) = opt_index(ext, &object, "source", "image", image_count)?
+                    {
+                        return Ok(Some(source));
+                    }
+                }
                 opt_index(value, &object, "source", "image", image_count)
             })
             .collect()
@@ -330,8 +390,37 @@ impl Builder<'_> {
                 }
                 if let Some(tex) = get(pbr, "baseColorTexture") {
                     let texture = req_index(tex, &object, "index", "texture", textures.len())?;
-                    let texcoord = opt_u64(tex, &object, "texCoord")?.unwrap_or(0).min(u64::from(u32::MAX)) as u32;
-                    material.base_color_texture = textures[texture].map(|image| TextureRef { image, texcoord });
+                    let mut texcoord = opt_u64(tex, &object, "texCoord")?.unwrap_or(0).min(u64::from(u32::MAX)) as u32;
+                    let transform = match extension(tex, "KHR_texture_transform") {
+                        None => None,
+                        Some(t) => {
+                            if let Some(set) = opt_u64(t, &object, "texCoord")? {
+                                texcoord = set.min(u64::from(u32::MAX)) as u32;
+                            }
+                            let mut transform = TextureTransform::default();
+                            if let Some([x, y]) = opt_floats::<2>(t, &object, "offset")? {
+                                transform.offset = Vec2::new(x, y);
+                            }
+                            if let Some(r) = opt_f32(t, &object, "rotation")? {
+                                transform.rotation_rad = r;
+                            }
+                            if let Some([x, y]) = opt_floats::<2>(t, &object, "scale")? {
+                                transform.scale = Vec2::new(x, y);
+                            }
+                            let values = [transform.offset.x, transform.offset.y, transform.rotation_rad];
+                            self.check_magnitude(&object, "KHR_texture_transform", None, &values, 1)?;
+                            self.check_magnitude(
+                                &object,
+                                "KHR_texture_transform",
+                                None,
+                                &transform.scale.to_array(),
+                                1,
+                            )?;
+                            Some(transform)
+                        }
+                    };
+                    material.base_color_texture =
+                        textures[texture].map(|image| TextureRef { image, texcoord, transform });
                 }
                 material.metallic_factor = opt_f32(pbr, &object, "metallicFactor")?.unwrap_or(1.0);
                 material.roughness_factor = opt_f32(pbr, &object, "roughnessFactor")?.unwrap_or(1.0);
@@ -706,7 +795,7 @@ impl Builder<'_> {
         Ok(scenes)
     }
 
-    fn key_times(&self, sampler: &ObjectRef, index: usize) -> Result<Vec<f32>, ImportError> {
+    pub(super) fn key_times(&self, sampler: &ObjectRef, index: usize) -> Result<Vec<f32>, ImportError> {
         let a =
             self.typed(sampler, "input", index, &[ElementType::Scalar], |c, _| c == Component::F32, "SCALAR of FLOAT")?;
         let times = self.data().read_f32(a)?;
@@ -728,8 +817,9 @@ impl Builder<'_> {
         Ok(times)
     }
 
-    fn parse_animations(&self, nodes: &[Node]) -> Result<Vec<Clip>, ImportError> {
+    fn parse_animations(&self, nodes: &[Node]) -> Result<(Vec<Clip>, Vec<Vec<PointerTrack>>), ImportError> {
         let mut clips = Vec::new();
+        let mut clip_pointers = Vec::new();
         let mut total_keys: u64 = 0;
         for (i, value) in top_array(self.root, "animations")?.iter().enumerate() {
             let object = object_ref(ObjectKind::Animation, i, value);
@@ -739,6 +829,7 @@ impl Builder<'_> {
             let mut timelines: Vec<Timeline> = Vec::new();
             let mut timeline_of_input: HashMap<usize, usize> = HashMap::new();
             let mut tracks = Vec::new();
+            let mut pointers = Vec::new();
             for (c, channel) in channels.iter().enumerate() {
                 let channel_ref = object.with_part("channel", c);
                 expect_object(channel, &channel_ref)?;
@@ -747,15 +838,46 @@ impl Builder<'_> {
                     get(channel, "target").ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target")))?;
                 let path = opt_str(target, &channel_ref, "path")?
                     .ok_or_else(|| invalid(&channel_ref, Problem::MissingField("target.path")))?;
-                // A channel without a node is for extensions (KHR_animation_pointer's path is
-                // "pointer"); the core ignores it, whatever its path.
-                let Some(node) = opt_index(target, &channel_ref, "node", "node", nodes.len())? else { continue };
-                let property = match path {
-                    "translation" => Property::Translation,
-                    "rotation" => Property::Rotation,
-                    "scale" => Property::Scale,
-                    "weights" => Property::Weights,
-                    other => return Err(bad_value(&channel_ref, "target.path", format!("unknown path \"{other}\""))),
+                let property_of = |path: &str| match path {
+                    "translation" => Some(Property::Translation),
+                    "rotation" => Some(Property::Rotation),
+                    "scale" => Some(Property::Scale),
+                    "weights" => Some(Property::Weights),
+                    _ => None,
+                };
+                let (node, property) = if path == "pointer" {
+                    // KHR_animation_pointer: node transforms and weights become ordinary
+                    // tracks; material, texture-transform and visibility pointers property
+                    // tracks; other pointers are not read.
+                    let pointer = extension(target, "KHR_animation_pointer")
+                        .and_then(|e| get(e, "pointer"))
+                        .and_then(Value::as_str)
+                        .ok_or_else(|| {
+                            invalid(
+                                &channel_ref,
+                                Problem::MissingField("target.extensions.KHR_animation_pointer.pointer"),
+                            )
+                        })?;
+                    match node_pointer(pointer) {
+                        Some((node, path)) => {
+                            let node = super::json::check_index(node, &channel_ref, "pointer", "node", nodes.len())?;
+                            (node, property_of(path).unwrap_or(Property::Translation))
+                        }
+                        None => {
+                            if let Some(track) =
+                                self.pointer_track(value, &object, c, channel, pointer, samplers, &mut total_keys)?
+                            {
+                                pointers.push(track);
+                            }
+                            continue;
+                        }
+                    }
+                } else {
+                    // A channel without a node is for other extensions: ignored, whatever its path.
+                    let Some(node) = opt_index(target, &channel_ref, "node", "node", nodes.len())? else { continue };
+                    let property = property_of(path)
+                        .ok_or_else(|| bad_value(&channel_ref, "target.path", format!("unknown path \"{path}\"")))?;
+                    (node, property)
                 };
 
                 let sampler_ref = object.with_part("sampler", s);
@@ -802,9 +924,15 @@ impl Builder<'_> {
             // Everything Clip::new checks was validated above with the glTF object named.
             let clip =
                 Clip::new(name(value), timelines, tracks).map_err(|e| bad_value(&object, "samplers", e.to_string()))?;
+            // Property tracks count in the clip's length (a clip may animate only a material).
+            let mut clip = clip;
+            let pointer_end =
+                pointers.iter().filter_map(|t: &PointerTrack| t.times_secs.last().copied()).fold(0.0, f32::max);
+            clip.end_secs = clip.end_secs.max(pointer_end);
             clips.push(clip);
+            clip_pointers.push(pointers);
         }
-        Ok(clips)
+        Ok((clips, clip_pointers))
     }
 
     fn track_values(
@@ -860,6 +988,17 @@ impl Builder<'_> {
             }
         })
     }
+}
+
+/// `/nodes/{n}/translation|rotation|scale|weights`: the node and the path.
+fn node_pointer(pointer: &str) -> Option<(u64, &str)> {
+    let rest = pointer.strip_prefix("/nodes/")?;
+    let (index, path) = rest.split_once('/')?;
+    if !matches!(path, "translation" | "rotation" | "scale" | "weights") || (index.len() > 1 && index.starts_with('0'))
+    {
+        return None;
+    }
+    Some((index.parse().ok()?, path))
 }
 
 /// Rotation key values are made unit length (quantized keys are only approximately so);

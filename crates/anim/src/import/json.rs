@@ -1,6 +1,6 @@
 //! Typed reads from the glTF JSON, each failure naming the object and property.
 
-use gltf::json::Value;
+use serde_json::Value;
 
 use crate::error::{ImportError, ObjectRef, Problem, invalid};
 

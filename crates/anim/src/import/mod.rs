@@ -1,15 +1,27 @@
 //! glTF 2.0 import: `.glb`, `.gltf` with external `.bin` and image files, and `data:` URIs,
 //! into an owned, validated [`Model`]. Every problem is a typed [`ImportError`] naming the glTF
 //! object and what is wrong; no input makes the importer panic.
+//!
+//! Compressed data (meshopt, Draco) is decoded by a [`Decoder`] the caller passes
+//! ([`load_path_with`]); the core alone ([`NoDecoder`]) reads uncompressed fallbacks only.
 
 // Import errors are cold and carry the object's name; their size does not matter.
 #![allow(clippy::result_large_err)]
 
 mod accessor;
+mod compressed;
+pub mod decoder;
 mod document;
+mod extensions;
 mod glb;
 mod json;
+mod pointers;
 mod uri;
+
+pub use decoder::{
+    DecodedDraco, Decoder, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView,
+    NoDecoder,
+};
 
 use std::path::Path;
 
@@ -72,6 +84,11 @@ pub fn load_path(path: &Path) -> Result<Model, ImportError> {
 
 /// [`load_path`] with explicit limits.
 pub fn load_path_with_limits(path: &Path, limits: &Limits) -> Result<Model, ImportError> {
+    load_path_with(path, limits, &NoDecoder)
+}
+
+/// [`load_path`] with explicit limits and a decoder for compressed data.
+pub fn load_path_with(path: &Path, limits: &Limits, decoder: &dyn Decoder) -> Result<Model, ImportError> {
     let io = |source| ImportError::Io { path: path.to_path_buf(), source };
     let size = std::fs::metadata(path).map_err(io)?.len();
     if size > limits.max_file_bytes {
@@ -86,7 +103,7 @@ pub fn load_path_with_limits(path: &Path, limits: &Limits) -> Result<Model, Impo
     }
     let bytes = std::fs::read(path).map_err(io)?;
     let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
-    load_slice_with_limits(&bytes, Some(base_dir), limits)
+    load_slice_with(&bytes, Some(base_dir), limits, decoder)
 }
 
 /// Import from bytes (`.glb` or `.gltf` JSON). `base_dir` resolves external files; `None`
@@ -97,10 +114,38 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<Model, Import
 
 /// [`load_slice`] with explicit limits.
 pub fn load_slice_with_limits(bytes: &[u8], base_dir: Option<&Path>, limits: &Limits) -> Result<Model, ImportError> {
+    load_slice_with(bytes, base_dir, limits, &NoDecoder)
+}
+
+/// [`load_slice`] with explicit limits and a decoder for compressed data.
+pub fn load_slice_with(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    limits: &Limits,
+    decoder: &dyn Decoder,
+) -> Result<Model, ImportError> {
     if glb::is_glb(bytes) {
         let (json, bin) = glb::split(bytes)?;
-        document::build(json, bin, base_dir, limits)
+        document::build(json, bin, base_dir, limits, decoder)
+    } else if looks_like_json(bytes) {
+        document::build(bytes, None, base_dir, limits, decoder)
     } else {
-        document::build(bytes, None, base_dir, limits)
+        Err(ImportError::NotGltf(describe_start(bytes)))
     }
+}
+
+/// True when the first character that is not white space (after an optional UTF-8 byte order
+/// mark) opens a JSON object or array.
+fn looks_like_json(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    matches!(bytes.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'['))
+}
+
+/// The first bytes of a file that is neither GLB nor JSON, for the error message.
+fn describe_start(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "the file is empty".to_owned();
+    }
+    let shown: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("it starts with bytes {} (a GLB starts with \"glTF\", glTF JSON with '{{')", shown.join(" "))
 }

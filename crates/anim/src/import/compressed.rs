@@ -1,0 +1,295 @@
+//! Compressed data: meshopt buffer views and Draco primitives, decoded through the
+//! [`Decoder`](super::decoder::Decoder) seam into ordinary buffers and views. Every size is
+//! checked against the limits before anything is allocated or decoded.
+
+use serde_json::Value;
+
+use super::accessor::{Component, ElementType, View};
+use super::decoder::{DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView};
+use super::document::{Builder, bad_value, object_ref};
+use super::extensions::{DRACO, MESHOPT_EXTENSIONS, extension};
+use super::json::{get, opt_str, opt_u64, req_index, req_u64, top_array};
+use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
+
+impl Builder<'_> {
+    /// When buffer view `value` is meshopt-compressed and a decoder reads it, decode it into a
+    /// new buffer and return the view onto it. `None`: read the view's own (fallback) data.
+    pub(super) fn decode_meshopt_view(
+        &mut self,
+        value: &Value,
+        object: &ObjectRef,
+        byte_length: u64,
+        byte_stride: Option<u64>,
+    ) -> Result<Option<View>, ImportError> {
+        let Some((name, ext)) = MESHOPT_EXTENSIONS.iter().find_map(|&name| extension(value, name).map(|e| (name, e)))
+        else {
+            return Ok(None);
+        };
+        if !self.decoder.supports(name) {
+            // Without a decoder the view's own bytes are the uncompressed fallback (checked by
+            // the caller: a fallback buffer without data is refused there).
+            return Ok(None);
+        }
+        let object = &object.with_part(name, 0);
+        let buffer = req_index(ext, object, "buffer", "buffer", self.buffers.len())?;
+        let offset = opt_u64(ext, object, "byteOffset")?.unwrap_or(0);
+        let length = req_u64(ext, object, "byteLength")?;
+        let stride = req_u64(ext, object, "byteStride")?;
+        let count = req_u64(ext, object, "count")?;
+        let mode = match opt_str(ext, object, "mode")? {
+            Some("ATTRIBUTES") => MeshoptMode::Attributes,
+            Some("TRIANGLES") => MeshoptMode::Triangles,
+            Some("INDICES") => MeshoptMode::Indices,
+            Some(other) => return Err(bad_value(object, "mode", format!("unknown mode \"{other}\""))),
+            None => return Err(invalid(object, Problem::MissingField("mode"))),
+        };
+        let filter = match opt_str(ext, object, "filter")?.unwrap_or("NONE") {
+            "NONE" => MeshoptFilter::None,
+            "OCTAHEDRAL" => MeshoptFilter::Octahedral,
+            "QUATERNION" => MeshoptFilter::Quaternion,
+            "EXPONENTIAL" => MeshoptFilter::Exponential,
+            "COLOR" if name == "KHR_meshopt_compression" => MeshoptFilter::Color,
+            other => return Err(bad_value(object, "filter", format!("unknown filter \"{other}\""))),
+        };
+        let stride_ok = match (mode, filter) {
+            (MeshoptMode::Attributes, MeshoptFilter::None | MeshoptFilter::Exponential) => {
+                stride % 4 == 0 && (4..=256).contains(&stride)
+            }
+            (MeshoptMode::Attributes, MeshoptFilter::Octahedral | MeshoptFilter::Color) => stride == 4 || stride == 8,
+            (MeshoptMode::Attributes, MeshoptFilter::Quaternion) => stride == 8,
+            (_, MeshoptFilter::None) => stride == 2 || stride == 4,
+            _ => false,
+        };
+        if !stride_ok {
+            return Err(bad_value(
+                object,
+                "byteStride",
+                format!("{stride} does not suit mode {mode:?} with filter {filter:?}"),
+            ));
+        }
+        if mode == MeshoptMode::Triangles && !count.is_multiple_of(3) {
+            return Err(bad_value(object, "count", format!("{count} triangle indices is not a multiple of 3")));
+        }
+        if byte_stride.is_some_and(|s| s != stride) && mode == MeshoptMode::Attributes {
+            return Err(bad_value(object, "byteStride", "differs from the buffer view's byteStride".to_owned()));
+        }
+        let decoded_bytes = count.saturating_mul(stride);
+        if decoded_bytes > self.limits.max_file_bytes {
+            return Err(invalid(
+                object,
+                Problem::Limit {
+                    what: "decoded buffer view bytes",
+                    value: decoded_bytes,
+                    limit: self.limits.max_file_bytes,
+                },
+            ));
+        }
+        if decoded_bytes != byte_length {
+            return Err(bad_value(
+                object,
+                "count",
+                format!("{count} × {stride} bytes does not match the buffer view's byteLength {byte_length}"),
+            ));
+        }
+        if !self.buffer_has_data[buffer] {
+            return Err(bad_value(object, "buffer", format!("buffer {buffer} is a fallback buffer without data")));
+        }
+        let available = self.buffers[buffer].len() as u64;
+        let end = offset.checked_add(length).filter(|&end| end <= available).ok_or_else(|| {
+            invalid(
+                object,
+                Problem::OutOfBounds(format!(
+                    "compressed bytes {offset}..{} lie outside buffer {buffer} of {available} bytes",
+                    offset.saturating_add(length)
+                )),
+            )
+        })?;
+        let compressed = &self.buffers[buffer][offset as usize..end as usize];
+        let mut out = vec![0u8; decoded_bytes as usize];
+        let request = MeshoptView {
+            extension: name,
+            compressed,
+            count: count as usize,
+            byte_stride: stride as usize,
+            mode,
+            filter,
+        };
+        self.decoder
+            .decode_meshopt(&request, &mut out)
+            .map_err(|reason| bad_value(object, "(compressed data)", reason))?;
+        let index = self.buffers.len();
+        self.buffers.push(out);
+        self.buffer_has_data.push(true);
+        Ok(Some(View {
+            buffer: index,
+            byte_offset: 0,
+            byte_length: decoded_bytes as usize,
+            byte_stride: byte_stride.map(|s| s as usize),
+        }))
+    }
+
+    /// Decode every Draco-compressed primitive (when a decoder reads them) into new buffers,
+    /// pointing its accessors at the decoded data.
+    pub(super) fn decode_draco_primitives(&mut self) -> Result<(), ImportError> {
+        if !self.decoder.supports(DRACO) {
+            return Ok(());
+        }
+        let root = self.root;
+        for (m, mesh) in top_array(root, "meshes")?.iter().enumerate() {
+            let Some(primitives) = get(mesh, "primitives").and_then(Value::as_array) else { continue };
+            for (p, primitive) in primitives.iter().enumerate() {
+                let Some(ext) = extension(primitive, DRACO) else { continue };
+                let object = object_ref(ObjectKind::Mesh, m, mesh).with_part("primitive", p);
+                self.decode_draco_primitive(primitive, ext, &object)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn decode_draco_primitive(
+        &mut self,
+        primitive: &Value,
+        ext: &Value,
+        object: &ObjectRef,
+    ) -> Result<(), ImportError> {
+        let accessor_count = self.accessors.len();
+        let view = req_index(ext, object, "bufferView", "buffer view", self.views.len())?;
+        let ids = get(ext, "attributes").and_then(Value::as_object).ok_or_else(|| {
+            invalid(object, Problem::MissingField("extensions.KHR_draco_mesh_compression.attributes"))
+        })?;
+        let attributes =
+            get(primitive, "attributes").ok_or_else(|| invalid(object, Problem::MissingField("attributes")))?;
+        let mut wanted = Vec::new();
+        let mut accessors = Vec::new();
+        let mut vertex_count: Option<u64> = None;
+        for (semantic, id) in ids {
+            let id = id.as_u64().and_then(|id| u32::try_from(id).ok()).ok_or_else(|| {
+                bad_value(object, "KHR_draco_mesh_compression.attributes", format!("{semantic}: id must be an integer"))
+            })?;
+            // Attributes the primitive does not list are not decoded (the extension allows it).
+            let Some(index) = get(attributes, semantic).and_then(Value::as_u64) else { continue };
+            let index = super::json::check_index(index, object, "attributes", "accessor", accessor_count)?;
+            let a = &self.accessors[index];
+            if vertex_count.is_some_and(|n| n != a.count) {
+                return Err(bad_value(
+                    object,
+                    "attributes",
+                    format!(
+                        "{semantic} has {} elements, other Draco attributes {}",
+                        a.count,
+                        vertex_count.unwrap_or(0)
+                    ),
+                ));
+            }
+            vertex_count = Some(a.count);
+            let component = draco_component(a.component);
+            let components = a.element.components();
+            if matches!(a.element, ElementType::Mat2 | ElementType::Mat3 | ElementType::Mat4) {
+                return Err(bad_value(object, "attributes", format!("{semantic}: matrices are not Draco attributes")));
+            }
+            wanted.push(DracoAttribute {
+                semantic: semantic.clone(),
+                unique_id: id,
+                components,
+                component,
+                normalized: a.normalized,
+            });
+            accessors.push(index);
+        }
+        let Some(vertex_count) = vertex_count else {
+            return Err(bad_value(
+                object,
+                "KHR_draco_mesh_compression.attributes",
+                "names no attribute of the primitive",
+            ));
+        };
+        let limit = |what, value: u64, limit: u64| {
+            if value > limit { Err(invalid(object, Problem::Limit { what, value, limit })) } else { Ok(()) }
+        };
+        limit("total vertex count", vertex_count, self.limits.max_total_vertices)?;
+        let indices = super::json::opt_index(primitive, object, "indices", "accessor", accessor_count)?;
+        let index_count = indices.map(|i| self.accessors[i].count);
+        if let Some(n) = index_count {
+            limit("total index count", n, self.limits.max_total_indices)?;
+        }
+        let components: u64 = wanted.iter().map(|w| w.components as u64).max().unwrap_or(0);
+        limit("accessor components", vertex_count.saturating_mul(components), self.limits.max_accessor_components)?;
+
+        let v = self.views[view];
+        let compressed = &self.buffers[v.buffer][v.byte_offset..v.byte_offset + v.byte_length];
+        let request = DracoPrimitive {
+            compressed,
+            attributes: wanted.clone(),
+            vertex_count: vertex_count as usize,
+            index_count: index_count.map(|n| n as usize),
+        };
+        let decoded = self
+            .decoder
+            .decode_draco(&request)
+            .map_err(|reason| bad_value(object, "KHR_draco_mesh_compression", reason))?;
+
+        // The decoded values become one new buffer with a view per accessor.
+        let mut bytes = Vec::new();
+        let mut placed = Vec::new();
+        for ((want, data), &accessor) in wanted.iter().zip(&decoded.attributes).zip(&accessors) {
+            let expected = vertex_count as usize * want.components * want.component.size();
+            if data.len() != expected {
+                return Err(bad_value(
+                    object,
+                    "KHR_draco_mesh_compression",
+                    format!("decoder returned {} bytes for {}, expected {expected}", data.len(), want.semantic),
+                ));
+            }
+            placed.push((accessor, bytes.len(), data.len()));
+            bytes.extend_from_slice(data);
+            bytes.resize(bytes.len().next_multiple_of(4), 0);
+        }
+        if let (Some(accessor), Some(count)) = (indices, index_count) {
+            if decoded.indices.len() as u64 != count {
+                return Err(bad_value(
+                    object,
+                    "indices",
+                    format!("the Draco data has {} indices, the accessor {count}", decoded.indices.len()),
+                ));
+            }
+            let component = self.accessors[accessor].component;
+            let start = bytes.len();
+            for &index in &decoded.indices {
+                match component {
+                    Component::U8 => bytes.push(u8::try_from(index).map_err(|_| too_wide(object, index))?),
+                    Component::U16 => bytes
+                        .extend_from_slice(&u16::try_from(index).map_err(|_| too_wide(object, index))?.to_le_bytes()),
+                    _ => bytes.extend_from_slice(&index.to_le_bytes()),
+                }
+            }
+            placed.push((accessor, start, bytes.len() - start));
+        }
+        let buffer = self.buffers.len();
+        self.buffers.push(bytes);
+        self.buffer_has_data.push(true);
+        for (accessor, offset, length) in placed {
+            let view = self.views.len();
+            self.views.push(View { buffer, byte_offset: offset, byte_length: length, byte_stride: None });
+            let a = &mut self.accessors[accessor];
+            a.view = Some(view);
+            a.byte_offset = 0;
+            a.sparse = None;
+        }
+        Ok(())
+    }
+}
+
+fn too_wide(object: &ObjectRef, index: u32) -> ImportError {
+    bad_value(object, "indices", format!("decoded index {index} does not fit the accessor's component type"))
+}
+
+fn draco_component(component: Component) -> DracoComponent {
+    match component {
+        Component::I8 => DracoComponent::I8,
+        Component::U8 => DracoComponent::U8,
+        Component::I16 => DracoComponent::I16,
+        Component::U16 => DracoComponent::U16,
+        Component::U32 => DracoComponent::U32,
+        Component::F32 => DracoComponent::F32,
+    }
+}

@@ -1,0 +1,161 @@
+//! The seam between the pure importer and the decoders of compressed glTF data
+//! (`EXT_meshopt_compression`, `KHR_meshopt_compression`, `KHR_draco_mesh_compression`).
+//!
+//! The core parses the JSON, checks every size against [`Limits`](super::Limits) and only then
+//! asks a [`Decoder`] for bytes: a meshopt buffer view's `count × byteStride` bytes into a
+//! buffer the core allocated, or a Draco primitive's attributes laid out exactly as its
+//! accessors declare them. The decoded bytes become ordinary buffer views, so the accessor code
+//! (strides, normalized integers, magnitude checks) reads them like any other data. The decoders
+//! live outside the core (the `animtune-decode` crate), keeping `anim` free of codec code.
+
+/// How a meshopt buffer view was encoded (`mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeshoptMode {
+    /// `ATTRIBUTES`: vertex (or key) data, `byteStride` a multiple of 4 up to 256.
+    Attributes,
+    /// `TRIANGLES`: a triangle index buffer, 2- or 4-byte indices.
+    Triangles,
+    /// `INDICES`: any index sequence, 2- or 4-byte indices.
+    Indices,
+}
+
+/// The filter applied after decoding a meshopt `ATTRIBUTES` view (`filter`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MeshoptFilter {
+    /// `NONE`.
+    None,
+    /// `OCTAHEDRAL`: unit vectors (normals, tangents) in 4 or 8 bytes.
+    Octahedral,
+    /// `QUATERNION`: unit quaternions (rotation keys) in 8 bytes.
+    Quaternion,
+    /// `EXPONENTIAL`: floats as a shared exponent and a 24-bit mantissa.
+    Exponential,
+    /// `COLOR` (`KHR_meshopt_compression` only): `YCoCg` colours in 4 or 8 bytes.
+    Color,
+}
+
+/// A meshopt-compressed buffer view, as the core hands it to a [`Decoder`].
+#[derive(Debug, Clone, Copy)]
+pub struct MeshoptView<'a> {
+    /// The extension that declared it (`EXT_meshopt_compression` or `KHR_meshopt_compression`).
+    pub extension: &'static str,
+    /// The compressed bytes.
+    pub compressed: &'a [u8],
+    /// Number of elements.
+    pub count: usize,
+    /// Bytes per element.
+    pub byte_stride: usize,
+    /// The codec.
+    pub mode: MeshoptMode,
+    /// The filter.
+    pub filter: MeshoptFilter,
+}
+
+/// The component type the core wants a decoded Draco attribute in (the accessor's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DracoComponent {
+    /// `BYTE`.
+    I8,
+    /// `UNSIGNED_BYTE`.
+    U8,
+    /// `SHORT`.
+    I16,
+    /// `UNSIGNED_SHORT`.
+    U16,
+    /// `UNSIGNED_INT`.
+    U32,
+    /// `FLOAT`.
+    F32,
+}
+
+impl DracoComponent {
+    /// Bytes per component.
+    pub fn size(self) -> usize {
+        match self {
+            Self::I8 | Self::U8 => 1,
+            Self::I16 | Self::U16 => 2,
+            Self::U32 | Self::F32 => 4,
+        }
+    }
+}
+
+/// One attribute the core wants from a Draco primitive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DracoAttribute {
+    /// The glTF semantic (`POSITION`, `JOINTS_0`, …), for messages.
+    pub semantic: String,
+    /// The Draco attribute's unique id (the extension's `attributes` map).
+    pub unique_id: u32,
+    /// Components per element (the accessor's type).
+    pub components: usize,
+    /// The accessor's component type.
+    pub component: DracoComponent,
+    /// True when the accessor is normalized (the decoded integers are kept as they are).
+    pub normalized: bool,
+}
+
+/// A Draco-compressed primitive, as the core hands it to a [`Decoder`]. The counts come from
+/// the primitive's accessors and were checked against the import limits: a stream that
+/// declares more points or faces must be refused before it is decoded.
+#[derive(Debug, Clone)]
+pub struct DracoPrimitive<'a> {
+    /// The compressed bytes (the extension's buffer view).
+    pub compressed: &'a [u8],
+    /// The attributes wanted, in the core's order.
+    pub attributes: Vec<DracoAttribute>,
+    /// Vertices every attribute accessor declares.
+    pub vertex_count: usize,
+    /// Indices the `indices` accessor declares (three per triangle); `None` without one.
+    pub index_count: Option<usize>,
+}
+
+/// What a [`Decoder`] returns for a Draco primitive.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DecodedDraco {
+    /// Triangle indices, three per face.
+    pub indices: Vec<u32>,
+    /// Per requested attribute, `vertex_count × components` little-endian values of the
+    /// requested component type.
+    pub attributes: Vec<Vec<u8>>,
+}
+
+/// Decoders of compressed geometry and animation data. Implementations must treat the bytes as
+/// hostile: never panic, never read out of bounds, never allocate more than the sizes the core
+/// passes in.
+pub trait Decoder: Sync {
+    /// True when this decoder reads `extension` (e.g. `"EXT_meshopt_compression"`, or an image
+    /// extension such as `"EXT_texture_webp"` whose images the application can decode).
+    fn supports(&self, extension: &str) -> bool;
+
+    /// Decode a meshopt buffer view into `out`, which holds exactly `count × byte_stride` bytes.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the data.
+    fn decode_meshopt(&self, view: &MeshoptView<'_>, out: &mut [u8]) -> Result<(), String>;
+
+    /// Decode a Draco primitive.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the data, or that it does not match the accessors.
+    fn decode_draco(&self, primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String>;
+}
+
+/// The decoder of the core alone: supports nothing, so compressed files load from their
+/// uncompressed fallbacks when they have them and are refused, naming the extension, when they
+/// do not.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoDecoder;
+
+impl Decoder for NoDecoder {
+    fn supports(&self, _extension: &str) -> bool {
+        false
+    }
+
+    fn decode_meshopt(&self, view: &MeshoptView<'_>, _out: &mut [u8]) -> Result<(), String> {
+        Err(format!("{} needs a decoder (animtune-decode)", view.extension))
+    }
+
+    fn decode_draco(&self, _primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
+        Err("KHR_draco_mesh_compression needs a decoder (animtune-decode)".to_owned())
+    }
+}

@@ -1,0 +1,74 @@
+//! Decoders of compressed glTF data for animtune, behind the core's
+//! [`anim::import::Decoder`] seam:
+//!
+//! * `EXT_meshopt_compression` / `KHR_meshopt_compression`: [`meshopt`], written here in safe
+//!   Rust (vertex codec versions 0 and 1, triangle and index-sequence codecs, all four filters).
+//! * `KHR_draco_mesh_compression`: [`draco`], over the pure-Rust `draco-oxide-decoder`, with the
+//!   stream's declared counts checked against the accessors before it decodes.
+//! * `EXT_texture_webp` is decoded by the renderer (the `image` crate); [`Decoders`] says it is
+//!   supported so the importer picks WebP sources.
+//!
+//! [`load_path`] and [`load_slice`] are the importer with these decoders: what the command
+//! line and the viewer call.
+
+// Import errors are cold and carry the object's name; their size does not matter.
+#![allow(clippy::result_large_err)]
+
+pub mod draco;
+pub mod meshopt;
+
+use std::path::Path;
+
+use anim::import::{DecodedDraco, Decoder, DracoPrimitive, Limits, MeshoptFilter, MeshoptMode, MeshoptView};
+use anim::{ImportError, Model};
+
+/// Every decoder animtune ships.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Decoders;
+
+/// The extensions [`Decoders`] reads (image formats: the renderer decodes them).
+pub const SUPPORTED: &[&str] = &["EXT_meshopt_compression", "KHR_draco_mesh_compression", "EXT_texture_webp"];
+
+impl Decoder for Decoders {
+    fn supports(&self, extension: &str) -> bool {
+        SUPPORTED.contains(&extension)
+    }
+
+    fn decode_meshopt(&self, view: &MeshoptView<'_>, out: &mut [u8]) -> Result<(), String> {
+        let stride = view.byte_stride;
+        let result = match view.mode {
+            MeshoptMode::Attributes => meshopt::decode_vertex_buffer(out, view.count, stride, view.compressed),
+            MeshoptMode::Triangles => meshopt::decode_index_buffer(out, view.count, stride, view.compressed),
+            MeshoptMode::Indices => meshopt::decode_index_sequence(out, view.count, stride, view.compressed),
+        };
+        result.map_err(|e| e.to_string())?;
+        match view.filter {
+            MeshoptFilter::None => {}
+            MeshoptFilter::Octahedral => meshopt::filter_octahedral(out, stride),
+            MeshoptFilter::Quaternion => meshopt::filter_quaternion(out),
+            MeshoptFilter::Exponential => meshopt::filter_exponential(out),
+            MeshoptFilter::Color => meshopt::filter_color(out, stride),
+        }
+        Ok(())
+    }
+
+    fn decode_draco(&self, primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
+        draco::decode(primitive)
+    }
+}
+
+/// Import a `.glb`/`.gltf` file with every decoder ([`anim::import::load_path_with`]).
+///
+/// # Errors
+/// The importer's error, naming the glTF object at fault.
+pub fn load_path(path: &Path, limits: &Limits) -> Result<Model, ImportError> {
+    anim::import::load_path_with(path, limits, &Decoders)
+}
+
+/// Import from bytes with every decoder ([`anim::import::load_slice_with`]).
+///
+/// # Errors
+/// The importer's error, naming the glTF object at fault.
+pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, limits: &Limits) -> Result<Model, ImportError> {
+    anim::import::load_slice_with(bytes, base_dir, limits, &Decoders)
+}

@@ -1,0 +1,46 @@
+//! The compressed-data decoders on hostile bytes: the meshopt codecs and filters with every
+//! stride and mode, the Draco decoder (through its count pre-check), and whole files through
+//! the importer with every decoder. The first byte picks the target, the next two the shape.
+#![no_main]
+
+use anim::import::{Decoder, DracoAttribute, DracoComponent, DracoPrimitive, Limits, MeshoptFilter, MeshoptMode, MeshoptView};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let [selector, a, b, rest @ ..] = data else { return };
+    let decoders = decode::Decoders;
+    match selector % 3 {
+        0 => {
+            let mode = [MeshoptMode::Attributes, MeshoptMode::Triangles, MeshoptMode::Indices][usize::from(a % 3)];
+            let filter = [MeshoptFilter::None, MeshoptFilter::Octahedral, MeshoptFilter::Quaternion, MeshoptFilter::Exponential]
+                [usize::from((a / 3) % 4)];
+            let byte_stride = match mode {
+                MeshoptMode::Attributes => 4 * (1 + usize::from(b % 64)),
+                _ => 2 + 2 * usize::from(b % 2),
+            };
+            let count = usize::from(a / 12) * 3 + 3;
+            let view = MeshoptView { extension: "EXT_meshopt_compression", compressed: rest, count, byte_stride, mode, filter };
+            let mut out = vec![0u8; count * byte_stride];
+            let _ = decoders.decode_meshopt(&view, &mut out);
+        }
+        1 => {
+            let attribute = DracoAttribute {
+                semantic: "POSITION".to_owned(),
+                unique_id: u32::from(b % 4),
+                components: 3,
+                component: DracoComponent::F32,
+                normalized: false,
+            };
+            let primitive = DracoPrimitive {
+                compressed: rest,
+                attributes: vec![attribute],
+                vertex_count: usize::from(a) * 16,
+                index_count: Some(usize::from(b) * 48),
+            };
+            let _ = decoders.decode_draco(&primitive);
+        }
+        _ => {
+            let _ = decode::load_slice(rest, None, &Limits::default());
+        }
+    }
+});

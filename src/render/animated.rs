@@ -1,0 +1,116 @@
+//! Material and visibility values of one frame: the model's own, with a clip's
+//! `KHR_animation_pointer` property tracks applied (base colour factor, base colour texture
+//! transform, node visibility). The renderer draws an instance with them when given.
+
+use anim::{Model, PointerTarget, TextureTransform};
+use glam::{Vec2, Vec4};
+
+use crate::render::mesh::UV_IDENTITY;
+
+/// Each node's authored `KHR_node_visibility` (true when the file says nothing).
+fn authored_visibility(model: &Model) -> Vec<bool> {
+    (0..model.nodes.len()).map(|n| model.node_visible.get(n).copied().unwrap_or(true)).collect()
+}
+
+/// Per-frame material and node values (indexed like the model's materials and nodes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnimatedProperties {
+    /// Base colour factor of each material, linear RGBA.
+    pub base_color: Vec<Vec4>,
+    /// Base colour texture transform of each material (offset, rotation, scale).
+    pub uv_transform: Vec<TextureTransform>,
+    /// Whether each node (and so its mesh) is drawn: its own `KHR_node_visibility` and its
+    /// ancestors' (a hidden node hides its descendants).
+    pub node_visible: Vec<bool>,
+}
+
+impl AnimatedProperties {
+    /// The model's authored values.
+    pub fn rest(model: &Model) -> Self {
+        Self {
+            base_color: model.materials.iter().map(|m| m.base_color_factor).collect(),
+            uv_transform: model
+                .materials
+                .iter()
+                .map(|m| m.base_color_texture.and_then(|t| t.transform).unwrap_or_default())
+                .collect(),
+            node_visible: authored_visibility(model),
+        }
+        .inherited(model)
+    }
+
+    /// Hide the descendants of hidden nodes (parents first).
+    fn inherited(mut self, model: &Model) -> Self {
+        for &node in &model.hierarchy.order {
+            let node = node as usize;
+            let parent = model.nodes.get(node).and_then(|n| n.parent);
+            if let Some(parent) = parent
+                && self.node_visible.get(parent) == Some(&false)
+                && let Some(v) = self.node_visible.get_mut(node)
+            {
+                *v = false;
+            }
+        }
+        self
+    }
+
+    /// The authored values with clip `clip`'s property tracks sampled at `time_secs`.
+    pub fn sample(model: &Model, clip: Option<usize>, time_secs: f32) -> Self {
+        let mut out = Self {
+            base_color: model.materials.iter().map(|m| m.base_color_factor).collect(),
+            uv_transform: model
+                .materials
+                .iter()
+                .map(|m| m.base_color_texture.and_then(|t| t.transform).unwrap_or_default())
+                .collect(),
+            node_visible: authored_visibility(model),
+        };
+        let Some(clip) = clip else { return out.inherited(model) };
+        let mut value = [0.0f32; 4];
+        for track in model.clip_pointer_tracks(clip) {
+            track.sample(time_secs, &mut value);
+            match track.target {
+                PointerTarget::BaseColorFactor { material } => {
+                    if let Some(c) = out.base_color.get_mut(material) {
+                        *c = Vec4::from(value);
+                    }
+                }
+                PointerTarget::BaseColorUvOffset { material } => {
+                    if let Some(t) = out.uv_transform.get_mut(material) {
+                        t.offset = Vec2::new(value[0], value[1]);
+                    }
+                }
+                PointerTarget::BaseColorUvRotation { material } => {
+                    if let Some(t) = out.uv_transform.get_mut(material) {
+                        t.rotation_rad = value[0];
+                    }
+                }
+                PointerTarget::BaseColorUvScale { material } => {
+                    if let Some(t) = out.uv_transform.get_mut(material) {
+                        t.scale = Vec2::new(value[0], value[1]);
+                    }
+                }
+                PointerTarget::NodeVisible { node } => {
+                    if let Some(v) = out.node_visible.get_mut(node) {
+                        *v = value[0] != 0.0;
+                    }
+                }
+                // Not drawn by this renderer (no emission, metal/roughness or alpha cutoff).
+                PointerTarget::MetallicFactor { .. }
+                | PointerTarget::RoughnessFactor { .. }
+                | PointerTarget::EmissiveFactor { .. }
+                | PointerTarget::AlphaCutoff { .. }
+                | PointerTarget::EmissiveStrength { .. } => {}
+            }
+        }
+        out.inherited(model)
+    }
+
+    /// The texture transform of `material` as the shader's two rows.
+    pub fn uv_rows(&self, material: usize) -> [[f32; 4]; 2] {
+        self.uv_transform.get(material).map_or(UV_IDENTITY, |t| {
+            let [r0, r1] = t.rows();
+            [[r0[0], r0[1], r0[2], 0.0], [r1[0], r1[1], r1[2], 0.0]]
+        })
+    }
+}

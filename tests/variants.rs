@@ -1,0 +1,337 @@
+//! Files people have: every shared skinned model (and the built-in character) converted by an
+//! independent encoder (gltf-transform) to Draco, meshopt (geometry *and* animation, with the
+//! quaternion, exponential and octahedral filters), quantized and WebP-textured variants, then
+//! opened with animtune's decoders and sampled against the original: every animated node of
+//! every clip at 9 times, within the quantization's tolerance. (Their silhouettes are compared
+//! on the GPU in `tests/render.rs`.)
+
+mod support;
+
+use std::collections::HashMap;
+
+use anim::{ExtensionStatus, Interpolation, InterpolationOverride, Model, Property};
+use animtune::cli::render::sample_pose;
+use animtune::render::framing::{CpuPoser, drawn_nodes};
+use support::variants::{self, Variant};
+
+/// Worst differences between a variant's and its original's sampled local transforms.
+#[derive(Debug, Default, Clone, Copy)]
+struct Errors {
+    /// Largest translation difference over the model's size (bounds diagonal of its
+    /// translations), so one number fits metres and centimetres alike.
+    translation_rel: f32,
+    /// Largest rotation difference, radians.
+    rotation_rad: f32,
+    /// Largest scale difference over the largest scale component.
+    scale: f32,
+    /// Transforms compared.
+    compared: usize,
+}
+
+/// Node of `variant` for each node of `original`: by name where names are unique, else by
+/// index when both have the same node count (gltf-transform prunes unused nodes).
+fn node_map(original: &Model, variant: &Model) -> Vec<Option<usize>> {
+    let mut names: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, node) in variant.nodes.iter().enumerate() {
+        if let Some(name) = &node.name {
+            names.entry(name).or_default().push(i);
+        }
+    }
+    original
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| match node.name.as_deref().and_then(|n| names.get(n)) {
+            Some(found) if found.len() == 1 => Some(found[0]),
+            _ if original.nodes.len() == variant.nodes.len() => Some(i),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Compare every animated node of every clip at 9 times (and, for tracks `exact_at_keys_only`
+/// leaves out between keys, at their key times).
+fn compare(original: &Model, variant: &Model, keys_only: impl Fn(&anim::Track) -> bool) -> Errors {
+    let map = node_map(original, variant);
+    let mut errors = Errors::default();
+    assert_eq!(original.clips.len(), variant.clips.len(), "clip count");
+    for (c, clip) in original.clips.iter().enumerate() {
+        let animated = clip.animated_nodes();
+        // Rotation tracks compared only at their own key times: node → those times.
+        let keys_only_nodes: HashMap<usize, &[f32]> = clip
+            .tracks
+            .iter()
+            .filter(|t| t.values.property() == Property::Rotation && keys_only(t))
+            .map(|t| (t.node, clip.timelines[t.timeline].times_secs.as_slice()))
+            .collect();
+        let mut times: Vec<f32> =
+            (0..9).map(|i| clip.start_secs + (clip.end_secs - clip.start_secs) * i as f32 / 8.0).collect();
+        for key_times in keys_only_nodes.values() {
+            times.extend(key_times.iter().take(24));
+        }
+        let mut extent = 1e-6f32;
+        let mut scale_extent = 1e-6f32;
+        let mut samples = Vec::new();
+        for &t in &times {
+            let a = sample_pose(original, Some(c), t, InterpolationOverride::Authored);
+            let b = sample_pose(variant, Some(c), t, InterpolationOverride::Authored);
+            for &n in &animated {
+                extent = extent.max(a.translations[n].length());
+                scale_extent = scale_extent.max(a.scales[n].abs().max_element());
+            }
+            samples.push((t, a, b));
+        }
+        for (t, a, b) in &samples {
+            for &n in &animated {
+                let Some(m) = map[n] else { continue };
+                // A mesh node's own transform may absorb the dequantization of its mesh
+                // (KHR_mesh_quantization's node transform, keys included): compared in world
+                // space by `posed_bounds_error` instead.
+                if original.nodes[n].mesh.is_some() {
+                    continue;
+                }
+                let dt = (a.translations[n] - b.translations[m]).length() / extent;
+                let ds = (a.scales[n] - b.scales[m]).abs().max_element() / scale_extent;
+                errors.translation_rel = errors.translation_rel.max(dt);
+                errors.scale = errors.scale.max(ds);
+                if keys_only_nodes.get(&n).is_none_or(|keys| keys.contains(t)) {
+                    // Angle of the relative rotation, precise near zero (acos of a dot is not
+                    // in f32).
+                    let r = a.rotations[n].inverse() * b.rotations[m];
+                    let dr = 2.0 * r.xyz().length().atan2(r.w.abs());
+                    errors.rotation_rad = errors.rotation_rad.max(dr);
+                }
+                errors.compared += 1;
+            }
+        }
+    }
+    errors
+}
+
+/// Largest difference between the posed bounds (CPU morph + skin, world frame) of the two
+/// models over clip 0 (or the rest pose), over the bounds' diagonal.
+fn posed_bounds_error(original: &Model, variant: &Model) -> f32 {
+    let mut worst = 0.0f32;
+    let clip = (!original.clips.is_empty()).then_some(0);
+    let end = original.clips.first().map_or(0.0, |c| c.end_secs);
+    for i in 0..5 {
+        let t = end * i as f32 / 4.0;
+        let bounds = |m: &Model| {
+            let pose = sample_pose(m, clip, t, InterpolationOverride::Authored);
+            CpuPoser::default().pose_bounds(m, &pose, &drawn_nodes(m))
+        };
+        let (a, b) = (bounds(original), bounds(variant));
+        let size = (a.max - a.min).length().max(1e-6);
+        worst = worst.max((a.min - b.min).abs().max_element() / size).max((a.max - b.max).abs().max_element() / size);
+    }
+    worst
+}
+
+/// Tolerances of each variant, from what the encoder keeps (gltf-transform 4.5 defaults):
+/// draco and WebP leave animation untouched (exact up to f32 noise); quantize leaves keys as
+/// floats; meshopt stores rotations as 16-bit quaternion-filtered shorts (about 2^-14.5 per
+/// component, 1e-4 rad; the filter rebuilds the dropped component assuming unit length, so
+/// `SimpleSkin`'s keys of (0, 0, 0.707, 0.707), 1.5e-4 short of unit, come back tilted by
+/// 3e-4 rad: the tolerance is 4e-4) and translations and scales through the exponential filter with
+/// 12-bit signed mantissas: half a step of 2^-11 of a vector's largest component, so at most
+/// 2^-11 ≈ 4.9e-4 of the largest value.
+fn tolerance(variant: Variant) -> Errors {
+    match variant {
+        Variant::Meshopt => Errors { translation_rel: 4.9e-4, rotation_rad: 4e-4, scale: 4.9e-4, compared: 0 },
+        _ => Errors { translation_rel: 1e-5, rotation_rad: 1e-5, scale: 1e-5, compared: 0 },
+    }
+}
+
+#[test]
+fn every_variant_opens_and_samples_like_its_original() {
+    let Some(tool) = variants::gltf_transform() else { return };
+    if support::shared_models("the variant tests").is_none() {
+        return;
+    }
+    let limits = anim::import::Limits::default();
+    let mut report = Vec::new();
+    for (relative, variant) in variants::pairs() {
+        let Some(source) = variants::source(relative) else { panic!("{relative} is missing") };
+        let original = support::load(&source);
+        let path = variants::variant(&tool, &source, variant);
+        let loaded = decode::load_path(&path, &limits).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // The encoder really used the extension, and animtune decoded it.
+        let used = loaded.extensions.iter().find(|e| e.name == variant.extension());
+        let used = used.unwrap_or_else(|| panic!("{relative} {variant:?}: {} not used", variant.extension()));
+        assert_eq!(used.status, ExtensionStatus::Decoded, "{relative} {variant:?}");
+        let vertices =
+            |m: &Model| m.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum::<usize>();
+        assert!(vertices(&loaded) > 0, "{relative} {variant:?}: no geometry");
+        // gltf-transform's meshopt applies the quaternion filter to CUBICSPLINE rotation
+        // outputs too, whose tangents are not unit quaternions and cannot survive it (the
+        // filter rebuilds a unit quaternion): those tracks are exact only at their keys.
+        let keys_only = |t: &anim::Track| variant == Variant::Meshopt && t.interpolation == Interpolation::CubicSpline;
+        let errors = compare(&original, &loaded, keys_only);
+        let limit = tolerance(variant);
+        report.push(format!(
+            "{relative} {variant:?}: {} transforms, translation {:.2e} (relative), rotation {:.2e} rad, scale {:.2e}",
+            errors.compared, errors.translation_rel, errors.rotation_rad, errors.scale
+        ));
+        assert!(errors.compared > 0, "{relative} {variant:?}: no animated node matched");
+        // Positions are quantized to 14 bits of the mesh's extent (2^-14 ≈ 6e-5), normals and
+        // texture coordinates do not move the bounds.
+        let bounds = posed_bounds_error(&original, &loaded);
+        report.push(format!("    posed bounds differ by {bounds:.2e} of their diagonal"));
+        assert!(bounds < 2e-4, "{relative} {variant:?}: posed bounds differ by {bounds:.2e} of their diagonal");
+        assert!(
+            errors.translation_rel <= limit.translation_rel
+                && errors.rotation_rad <= limit.rotation_rad
+                && errors.scale <= limit.scale,
+            "{relative} {variant:?} samples differently from the original: {errors:?} (limit {limit:?})"
+        );
+    }
+    println!("{}", report.join("\n"));
+}
+
+/// Without a decoder (the pure core alone) a file that requires compression is refused naming
+/// the extension, and with the decoders it opens.
+#[test]
+fn compressed_files_need_the_decoders() {
+    let Some(tool) = variants::gltf_transform() else { return };
+    let Some(source) = variants::source("assets/mannequin.glb") else { return };
+    for variant in [Variant::Draco, Variant::Meshopt] {
+        let path = variants::variant(&tool, &source, variant);
+        let error = anim::import::load_path(&path).unwrap_err().to_string();
+        assert!(error.contains(variant.extension()), "{error}");
+        decode::load_path(&path, &anim::import::Limits::default()).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+/// Truncated and corrupted compressed data is refused with an error naming the object (never a
+/// panic), and the decoded sizes obey the limits before anything is decoded.
+#[test]
+fn hostile_compressed_data_gives_errors() {
+    let Some(tool) = variants::gltf_transform() else { return };
+    let Some(source) = variants::source("RiggedSimple/RiggedSimple.glb") else { return };
+    let limits = anim::import::Limits::default();
+    for variant in [Variant::Draco, Variant::Meshopt] {
+        let path = variants::variant(&tool, &source, variant);
+        let bytes = std::fs::read(&path).expect("read");
+        let mut failures = 0;
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..400 {
+            let mut mutated = bytes.clone();
+            // Flip bytes in the binary chunk, where the compressed streams are.
+            let json_len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+            let start = 20 + json_len + 8;
+            for _ in 0..(1 + i % 8) {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let at = start + (rng as usize) % (bytes.len() - start);
+                mutated[at] ^= (rng >> 32) as u8 | 1;
+            }
+            if decode::load_slice(&mutated, None, &limits).is_err() {
+                failures += 1;
+            }
+        }
+        // Most corruptions are caught (a flip in a texture or a don't-care byte may load).
+        println!("{variant:?}: {failures} of 400 corrupted files refused");
+        assert!(failures > 40, "{variant:?}: only {failures} of 400 corrupted files were refused");
+        // Truncations at every 97th byte.
+        for cut in (0..bytes.len()).step_by(97) {
+            assert!(decode::load_slice(&bytes[..cut], None, &limits).is_err(), "{variant:?} cut at {cut} loaded");
+        }
+        // A vertex limit below the file's refuses it before decoding.
+        let strict = anim::import::Limits { max_total_vertices: 10, ..limits };
+        let error = decode::load_slice(&bytes, None, &strict).unwrap_err().to_string();
+        assert!(error.contains("exceeds the limit"), "{error}");
+    }
+}
+
+fn animtune(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_animtune")).args(args).output().expect("run animtune")
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("animtune-formats-{}-{name}", std::process::id()))
+}
+
+/// `info` lists every extension with what was done: decoded compression, appearance-only
+/// extensions loaded with a warning even when required, unknown required ones refused.
+#[test]
+fn info_lists_extensions_and_loads_appearance_only_ones() {
+    let Some(dir) = support::shared_models("the extension listing") else { return };
+    let source = dir.join("SimpleSkin/embedded/SimpleSkin.gltf");
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&source).expect("read")).expect("json");
+    json["extensionsUsed"] = serde_json::json!(["KHR_materials_clearcoat", "KHR_lights_punctual"]);
+    json["extensionsRequired"] = serde_json::json!(["KHR_materials_clearcoat"]);
+    let path = temp_path("appearance.gltf");
+    std::fs::write(&path, serde_json::to_vec(&json).expect("json")).expect("write");
+    let output = animtune(&["info".as_ref(), path.as_os_str()]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(text.contains("KHR_materials_clearcoat (required): warning: ignored: appearance only"), "{text}");
+    assert!(text.contains("KHR_lights_punctual: warning: ignored"), "{text}");
+
+    json["extensionsUsed"] = serde_json::json!(["VENDOR_made_up_geometry"]);
+    json["extensionsRequired"] = serde_json::json!(["VENDOR_made_up_geometry"]);
+    std::fs::write(&path, serde_json::to_vec(&json).expect("json")).expect("write");
+    let output = animtune(&["info".as_ref(), path.as_os_str()]);
+    let _ = std::fs::remove_file(&path);
+    assert!(!output.status.success());
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("requires unsupported extension VENDOR_made_up_geometry"), "{error}");
+
+    let Some(tool) = variants::gltf_transform() else { return };
+    let draco = variants::variant(&tool, &dir.join("Fox/Fox.glb"), Variant::Draco);
+    let output = animtune(&["info".as_ref(), draco.as_os_str(), "--format".as_ref(), "json".as_ref()]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("info json");
+    assert_eq!(report["extensions"][0]["name"], "KHR_draco_mesh_compression", "{report}");
+    assert_eq!(report["extensions"][0]["status"], "decoded", "{report}");
+    assert_eq!(report["extensions"][0]["required"], true, "{report}");
+}
+
+/// Random bytes named .glb say they are neither GLB nor JSON (not "expected ident at line 1").
+#[test]
+fn random_bytes_are_named_as_not_gltf() {
+    let path = temp_path("random.glb");
+    std::fs::write(&path, [0x8b_u8, 0x1f, 0x00, 0x13, 0x77, 0xe2, 0x41, 0x05]).expect("write");
+    let output = animtune(&["info".as_ref(), path.as_os_str()]);
+    let _ = std::fs::remove_file(&path);
+    assert!(!output.status.success());
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("neither GLB (wrong magic) nor JSON") && error.contains("8b 1f 00 13"), "{error}");
+}
+
+/// `bench` divides by distinct joint nodes: two skins over the same two joints are 2 joints,
+/// not 4 (a file with 59 skins over 18 joints reported 1062).
+#[test]
+fn bench_counts_each_shared_joint_once() {
+    let Some(dir) = support::shared_models("the bench joint count") else { return };
+    let file = dir.join("glTF-Asset-Generator/Animation_Skin/Animation_Skin_07.gltf");
+    let output = animtune(&["bench".as_ref(), file.as_os_str(), "--format".as_ref(), "json".as_ref()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("bench json");
+    assert_eq!(report["joints"], 2, "{report}");
+}
+
+/// Negative times are taken wherever a time is (they clamp to the clip's start).
+#[test]
+fn render_takes_negative_times() {
+    let out = temp_path("negative.png");
+    let output = animtune(&[
+        "render".as_ref(),
+        "--time".as_ref(),
+        "-3".as_ref(),
+        "--ghost".as_ref(),
+        "-0.5".as_ref(),
+        "--size".as_ref(),
+        "64x48".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let _ = std::fs::remove_file(&out);
+    assert!(!stderr.contains("unexpected argument"), "{stderr}");
+    if stderr.contains("no GPU adapter") {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{stderr}");
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+}
