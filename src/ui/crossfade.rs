@@ -63,15 +63,7 @@ impl CrossFadePanel {
                 "A fade always starts from what is on screen: the playing clip, a blend in progress, or the ragdoll",
             );
         });
-        egui::ComboBox::from_label("to")
-            .selected_text(clip_names.get(self.to_clip).cloned().unwrap_or_default())
-            .show_ui(ui, |ui| {
-                for (i, name) in clip_names.iter().enumerate() {
-                    ui.selectable_value(&mut self.to_clip, i, name);
-                }
-            })
-            .response
-            .on_hover_text("Clip the next fade goes to (T triggers)");
+        super::clip_combo(ui, "to", &mut self.to_clip, clip_names, "Clip the next fade goes to (T triggers)");
         let to = self.to_clip;
         let pair = format!("{} -> {}", playback.clip_name(current), playback.clip_name(to));
         let tuned = tuning.transition(current, to);

@@ -107,6 +107,19 @@ pub(crate) fn legend_ui<'a>(ui: &mut egui::Ui, entries: impl IntoIterator<Item =
     });
 }
 
+/// A combo box choosing one of the model's clips (by index into `names`), explained by `hover`.
+pub(crate) fn clip_combo(ui: &mut egui::Ui, label: &str, clip: &mut usize, names: &[String], hover: &str) {
+    egui::ComboBox::from_label(label)
+        .selected_text(names.get(*clip).cloned().unwrap_or_default())
+        .show_ui(ui, |ui| {
+            for (i, name) in names.iter().enumerate() {
+                ui.selectable_value(clip, i, name);
+            }
+        })
+        .response
+        .on_hover_text(hover);
+}
+
 /// A combo box over `options`, showing each with `name`, explained by `hover`. Returns true
 /// when the value changed.
 pub(crate) fn enum_combo<T: Copy + PartialEq>(

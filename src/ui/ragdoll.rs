@@ -256,15 +256,8 @@ impl RagdollView {
             "Shape of the ramp (and of the get-up blend)",
         );
         if !clip_names.is_empty() {
-            egui::ComboBox::from_label("get-up clip")
-                .selected_text(clip_names.get(tuning.get_up_clip).cloned().unwrap_or_default())
-                .show_ui(ui, |ui| {
-                    for (i, name) in clip_names.iter().enumerate() {
-                        ui.selectable_value(&mut tuning.get_up_clip, i, name);
-                    }
-                })
-                .response
-                .on_hover_text("Clip played when the character gets up (G)");
+            let hover = "Clip played when the character gets up (G)";
+            super::clip_combo(ui, "get-up clip", &mut tuning.get_up_clip, clip_names, hover);
         }
         ui.add(egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0).text("get-up blend").suffix(" s"))
             .on_hover_text("Length of the blend from the body back into the clip");
