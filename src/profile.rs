@@ -54,6 +54,27 @@ pub struct RagdollProfile {
     pub get_up_secs: f32,
     /// Push on the selected bone at the trigger, newton-seconds.
     pub push_newton_secs: f32,
+    /// Clip to get up into from the front (display name; absent: the same as from the back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get_up_clip_face_down: Option<String>,
+    /// Joint-motor strength at the trigger (0 limp, 1 full).
+    #[serde(default)]
+    pub motor_strength: f32,
+    /// "Active → limp" rate per second (0 keeps the strength).
+    #[serde(default)]
+    pub limp_rate_per_sec: f32,
+    /// The pelvis follows the animation.
+    #[serde(default)]
+    pub pin_pelvis: bool,
+    /// Partial ragdoll: the node (display name) whose body and everything below simulate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Joint-motor stiffness per body region (torso, head, arms, legs, tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motor_stiffness: Option<[f32; 5]>,
+    /// Joint-motor damping per body region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motor_damping: Option<[f32; 5]>,
 }
 
 /// Interpolation settings, by name.
@@ -269,12 +290,20 @@ impl TuningProfile {
                 .collect(),
             ragdoll: Some({
                 let r = &tuning.ragdoll;
+                let defaults = crate::physics::MotorGains::default();
                 RagdollProfile {
                     ramp_rate_per_sec: r.ramp_rate_per_sec,
                     easing: r.easing.name().to_owned(),
                     get_up_clip: clip_name(r.get_up_clip),
                     get_up_secs: r.get_up_secs,
                     push_newton_secs: r.push_newton_secs,
+                    get_up_clip_face_down: r.get_up_clip_face_down.map(clip_name),
+                    motor_strength: r.motor_strength,
+                    limp_rate_per_sec: r.limp_rate_per_sec,
+                    pin_pelvis: r.pin_pelvis,
+                    region: r.region.map(|n| node_display_name(model, n)),
+                    motor_stiffness: (r.gains.stiffness != defaults.stiffness).then_some(r.gains.stiffness),
+                    motor_damping: (r.gains.damping != defaults.damping).then_some(r.gains.damping),
                 }
             }),
         }
@@ -353,14 +382,32 @@ impl TuningProfile {
             let d = RagdollTuning::default();
             let finite_in =
                 |v: f32, lo: f32, hi: f32, fallback: f32| if v.is_finite() { v.clamp(lo, hi) } else { fallback };
+            let node_index = |name: &str| (0..model.nodes.len()).find(|&n| node_display_name(model, n) == name);
+            let gains = |values: Option<[f32; 5]>, fallback: [f32; 5], hi: f32| {
+                values.map_or(fallback, |v| {
+                    std::array::from_fn(|i| if v[i].is_finite() { v[i].clamp(0.0, hi) } else { fallback[i] })
+                })
+            };
             tuning.ragdoll = RagdollTuning {
                 ramp_rate_per_sec: finite_in(r.ramp_rate_per_sec, 0.01, 10_000.0, d.ramp_rate_per_sec),
                 easing: r.easing.parse().unwrap_or(d.easing),
                 get_up_clip: clip_index(&r.get_up_clip).unwrap_or(d.get_up_clip),
                 get_up_secs: finite_in(r.get_up_secs, 0.0, 10.0, d.get_up_secs),
                 push_newton_secs: finite_in(r.push_newton_secs, 0.0, 10_000.0, d.push_newton_secs),
+                get_up_clip_face_down: r.get_up_clip_face_down.as_deref().and_then(clip_index),
+                motor_strength: finite_in(r.motor_strength, 0.0, 1.0, d.motor_strength),
+                limp_rate_per_sec: finite_in(r.limp_rate_per_sec, 0.0, 1_000.0, d.limp_rate_per_sec),
+                pin_pelvis: r.pin_pelvis,
+                region: r.region.as_deref().and_then(node_index),
+                gains: crate::physics::MotorGains {
+                    stiffness: gains(r.motor_stiffness, d.gains.stiffness, 20_000.0),
+                    damping: gains(r.motor_damping, d.gains.damping, 2_000.0),
+                },
             };
             fit.applied += 5;
+            if let Some(region) = r.region.as_deref().filter(|n| node_index(n).is_none()) {
+                fit.skipped.push(format!("ragdoll region {region}: no such node"));
+            }
             if clip_index(&r.get_up_clip).is_none() && !model.clips.is_empty() {
                 fit.skipped.push(format!("get-up clip {}: not in this model", r.get_up_clip));
             }

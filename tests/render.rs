@@ -632,6 +632,45 @@ fn overlay_lines_draw_where_they_project() {
     assert_eq!(image.pixels().filter(|p| p.0[0] > 150 && p.0[1] < 80).count(), 0, "behind the eye: not drawn");
 }
 
+/// Mean absolute difference per colour channel (0–255) and PSNR between two renders, over the
+/// pixels both cover (the lit, textured surface).
+fn colour_error(a: &image::RgbaImage, b: &image::RgbaImage, mask_a: &[bool], mask_b: &[bool]) -> ([f64; 3], f64) {
+    let mut sum = [0f64; 3];
+    let mut squared = 0f64;
+    let mut n = 0f64;
+    for ((p, q), covered) in a.pixels().zip(b.pixels()).zip(mask_a.iter().zip(mask_b).map(|(x, y)| *x && *y)) {
+        if !covered {
+            continue;
+        }
+        n += 1.0;
+        for (total, (x, y)) in sum.iter_mut().zip(p.0.iter().zip(q.0)) {
+            let d = f64::from(*x) - f64::from(y);
+            *total += d.abs();
+            squared += d * d;
+        }
+    }
+    let mse = squared / (3.0 * n.max(1.0));
+    (sum.map(|s| s / n.max(1.0)), 10.0 * (255.0 * 255.0 / mse.max(1e-12)).log10())
+}
+
+/// Largest mean colour difference per channel (0–255) and lowest PSNR of a re-textured
+/// variant's render against its original's, over the surface both draw (192×192, clip 0 near
+/// 40%). Measured: ETC1S 35.0 dB with means up to 3.58 (`AnimatedCube`'s high-contrast
+/// texture), 38.1 to 53.4 dB with means up to 1.78 on the others; UASTC 48.3 dB and 0.70
+/// (`AnimatedCube`) to lossless; WebP (gltf-transform's default quality, `CesiumMan` and Fox)
+/// 41.7 and 45.9 dB, up to 1.15. The limits leave about 3 dB and 1.4× of margin for other
+/// encoder versions; a texture drawn flipped, with swapped channels, untextured or from the
+/// wrong mip falls far below them (red and blue swapped in the KTX2 decoder: 16.5 dB, means of
+/// 27 on `CesiumMan`).
+fn colour_tolerance(variant: support::variants::Variant) -> (f64, f64) {
+    use support::variants::Variant;
+    match variant {
+        Variant::Etc1s => (5.0, 32.0),
+        Variant::Webp => (2.5, 37.0),
+        _ => (1.0, 44.0),
+    }
+}
+
 /// Every Draco, meshopt, quantized and WebP variant of the shared skinned models (made by
 /// gltf-transform, see `tests/support/variants.rs`) renders the silhouette of its original:
 /// clip 0 at its key nearest 40% of its length (gltf-transform's meshopt passes CUBICSPLINE
@@ -661,12 +700,22 @@ fn compressed_variants_render_like_their_originals() {
         let pose_a = sample_pose(&original, clip, time, InterpolationOverride::Authored);
         let pose_b = sample_pose(&loaded, clip, time, InterpolationOverride::Authored);
         let camera = camera_for(&original, &[&pose_a]);
-        let a = coverage(&render_masked(&ctx, &original, &[&pose_a], camera, 192));
-        let b = coverage(&render_masked(&ctx, &loaded, &[&pose_b], camera, 192));
+        let image_a = render_masked(&ctx, &original, &[&pose_a], camera, 192);
+        let image_b = render_masked(&ctx, &loaded, &[&pose_b], camera, 192);
+        let (a, b) = (coverage(&image_a), coverage(&image_b));
         let (overlap, union) = iou(&a, &b);
         println!("{relative} {variant:?}: silhouette IoU {overlap:.4} over {union} pixels");
         assert!(union > 500, "{relative} {variant:?}: nothing drawn ({union} pixels)");
         assert!(overlap >= 0.97, "{relative} {variant:?}: silhouette IoU {overlap:.4} against the original");
+        if variant.textures() {
+            let (mean_abs, psnr_db) = colour_error(&image_a, &image_b, &a, &b);
+            println!("    texture colours: mean abs difference {mean_abs:.2?} (0-255), PSNR {psnr_db:.1} dB");
+            let (max_mean, min_psnr) = colour_tolerance(variant);
+            assert!(
+                mean_abs.iter().all(|&x| x <= max_mean) && psnr_db >= min_psnr,
+                "{relative} {variant:?}: texture colours differ from the original render: mean {mean_abs:.2?}, {psnr_db:.1} dB"
+            );
+        }
         if overlap < worst.0 {
             worst = (overlap, format!("{relative} {variant:?}"));
         }

@@ -1,15 +1,16 @@
 //! The compressed-data decoders on hostile bytes: the meshopt codecs and filters with every
-//! stride and mode, the Draco decoder (through its count pre-check), and whole files through
-//! the importer with every decoder. The first byte picks the target, the next two the shape.
+//! stride and mode, the Draco decoder (through its count pre-check), the KTX2 container checks
+//! and the Basis Universal transcoder (`KHR_texture_basisu`), and whole files through the
+//! importer with every decoder. The first byte picks the target, the next two the shape.
 #![no_main]
 
 use anim::import::{Decoder, DracoAttribute, DracoComponent, DracoPrimitive, Limits, MeshoptFilter, MeshoptMode, MeshoptView};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let [selector, a, b, rest @ ..] = data else { return };
+    let &[selector, a, b, ref rest @ ..] = data else { return };
     let decoders = decode::Decoders;
-    match selector % 3 {
+    match selector % 4 {
         0 => {
             let mode = [MeshoptMode::Attributes, MeshoptMode::Triangles, MeshoptMode::Indices][usize::from(a % 3)];
             let filter = [MeshoptFilter::None, MeshoptFilter::Octahedral, MeshoptFilter::Quaternion, MeshoptFilter::Exponential]
@@ -38,6 +39,11 @@ fuzz_target!(|data: &[u8]| {
                 index_count: Some(usize::from(b) * 48),
             };
             let _ = decoders.decode_draco(&primitive);
+        }
+        2 => {
+            // A texture-size limit (the device's) and a pixel limit, as the renderer passes them.
+            let max_side = 1u32 << (a % 14);
+            let _ = decode::ktx2::decode_rgba8(rest, max_side, u64::from(b) << 12);
         }
         _ => {
             let _ = decode::load_slice(rest, None, &Limits::default());

@@ -46,6 +46,10 @@ pub struct LimitArgs {
     /// Largest image, in MiB [default: 256].
     #[arg(long, value_name = "MIB")]
     pub max_image_mib: Option<u64>,
+    /// Most pixels (width × height) of a KTX2 image, checked at import before it is
+    /// transcoded [default: 2^26].
+    #[arg(long, value_name = "N")]
+    pub max_image_pixels: Option<u64>,
     /// Deepest node hierarchy, a root having depth 1 [default: 1024].
     #[arg(long, value_name = "N")]
     pub max_node_depth: Option<usize>,
@@ -95,6 +99,9 @@ impl LimitArgs {
         }
         if let Some(v) = self.max_image_mib {
             limits.max_image_bytes = mib(v);
+        }
+        if let Some(v) = self.max_image_pixels {
+            limits.max_image_pixels = v;
         }
         if let Some(v) = self.max_node_depth {
             limits.max_node_depth = v;

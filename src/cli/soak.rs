@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::rng::Rng;
 
 use super::{Format, LimitArgs};
-use crate::physics::{RagdollController, RagdollSettings};
+use crate::physics::{BodyId, RagdollController, RagdollSettings};
 
 /// Simulated frame rate.
 pub const FRAME_HZ: f64 = 60.0;
@@ -221,16 +221,11 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
         Some(_) => RagdollPlan::TriggerAt(20 + rng.below(40) as u64),
         None => RagdollPlan::Unavailable,
     };
-    let units_per_metre = controller.as_ref().map_or(1.0, |c| c.spec().units_per_metre);
-    // Each body's mass (capsule volume × density, in world units), so that pushes change its
-    // velocity by a plausible amount whatever its size.
+    // Each body's mass (capsule volume in simulated metres × density), so that pushes (SI
+    // newton-seconds) change its velocity by a plausible amount whatever the model's units.
     let masses: Vec<f32> = controller.as_ref().map_or_else(Vec::new, |c| {
-        let density = c.settings.density / units_per_metre.powi(3);
-        let capsule = |b: &crate::physics::BodySpec| {
-            let r = b.radius;
-            std::f32::consts::PI * r * r * (b.capsule_a.distance(b.capsule_b) + 4.0 / 3.0 * r)
-        };
-        c.spec().bodies.iter().map(|b| density * capsule(b)).collect()
+        let cubic_metres = c.spec().metres_per_unit.powi(3);
+        c.spec().bodies.iter().map(|b| c.settings.density * b.volume() * cubic_metres).collect()
     });
 
     // Caller-owned per-frame buffers.
@@ -369,8 +364,8 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
                     let push = (!masses.is_empty() && rng.chance(2)).then(|| {
                         let body = rng.below(masses.len());
                         let direction = Vec3::new(rng.range(-1.0, 1.0), rng.range(0.0, 1.0), rng.range(-1.0, 1.0));
-                        let speed = rng.range(0.0, 10.0) * units_per_metre;
-                        (body, direction.normalize_or_zero() * speed * masses[body])
+                        let speed = rng.range(0.0, 10.0);
+                        (BodyId::from_index(body), direction.normalize_or_zero() * speed * masses[body])
                     });
                     controller.trigger(model, &animated, &previous, dt, push);
                     handoffs += 1;
@@ -381,7 +376,9 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
                         // Re-trigger mid-fall.
                         plan = RagdollPlan::TriggerAt(frame);
                     } else {
-                        if controller.get_up(rng.range(0.0, 1.0), rng.pick(&Easing::ALL)) {
+                        // Half the get-ups go through the key poses toward the pose playing.
+                        let target = rng.chance(2).then_some(&animated);
+                        if controller.get_up(model, target, rng.range(0.0, 1.0), rng.pick(&Easing::ALL)) {
                             get_ups += 1;
                         }
                         plan = RagdollPlan::TriggerAt(frame + 1 + rng.below(120) as u64);

@@ -11,7 +11,7 @@
 //! `cargo run -- generate mannequin --out assets/mannequin.glb`.
 
 pub mod clips;
-pub(crate) mod glb;
+pub mod glb;
 pub mod math;
 pub mod mesh;
 pub mod shape;

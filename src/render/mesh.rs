@@ -271,19 +271,32 @@ fn decode_and_upload(
 ) -> Result<wgpu::TextureView, RenderError> {
     let image_data = &model.images[image_index];
     let mime = image_data.mime_type.clone().unwrap_or_default();
-    let format = match mime.as_str() {
-        "image/png" => Some(image::ImageFormat::Png),
-        "image/jpeg" => Some(image::ImageFormat::Jpeg),
-        "image/webp" => Some(image::ImageFormat::WebP),
-        _ => None,
-    };
-    let decoded = match format {
-        Some(format) => image::load_from_memory_with_format(&image_data.bytes, format),
-        None => image::load_from_memory(&image_data.bytes),
-    }
-    .map_err(|source| RenderError::ImageDecode { image: image_index, mime, source })?;
-    let mut rgba = decoded.to_rgba8();
     let limit = device.limits().max_texture_dimension_2d;
+    let mut rgba = if mime == "image/ktx2" || decode::ktx2::is_ktx2(&image_data.bytes) {
+        // KHR_texture_basisu: the largest mip level the device can hold, transcoded to RGBA8
+        // (the importer already checked the container against its pixel limit).
+        let max_pixels = u64::from(limit) * u64::from(limit);
+        let decoded = decode::ktx2::decode_rgba8(&image_data.bytes, limit, max_pixels)
+            .map_err(|source| RenderError::Ktx2Decode { image: image_index, source })?;
+        let (width, height, level) = (decoded.width, decoded.height, decoded.level);
+        image::RgbaImage::from_raw(width, height, decoded.pixels).ok_or_else(|| RenderError::Ktx2Decode {
+            image: image_index,
+            source: decode::ktx2::Ktx2Error::Transcode { level, reason: format!("not {width}×{height} RGBA8 pixels") },
+        })?
+    } else {
+        let format = match mime.as_str() {
+            "image/png" => Some(image::ImageFormat::Png),
+            "image/jpeg" => Some(image::ImageFormat::Jpeg),
+            "image/webp" => Some(image::ImageFormat::WebP),
+            _ => None,
+        };
+        match format {
+            Some(format) => image::load_from_memory_with_format(&image_data.bytes, format),
+            None => image::load_from_memory(&image_data.bytes),
+        }
+        .map_err(|source| RenderError::ImageDecode { image: image_index, mime, source })?
+        .to_rgba8()
+    };
     if rgba.width() > limit || rgba.height() > limit {
         let scale = f64::from(limit) / f64::from(rgba.width().max(rgba.height()));
         let width = ((f64::from(rgba.width()) * scale) as u32).clamp(1, limit);

@@ -63,6 +63,14 @@ pub enum RenderError {
         /// The decoder's error.
         source: image::ImageError,
     },
+    /// A material's KTX2 (`KHR_texture_basisu`) image could not be transcoded.
+    #[error("cannot decode image {image}: {source}")]
+    Ktx2Decode {
+        /// Index of the image in the model.
+        image: usize,
+        /// What is wrong with it.
+        source: decode::ktx2::Ktx2Error,
+    },
     /// Reading a frame back failed.
     #[error("cannot read the frame back: {0}")]
     Readback(String),

@@ -6,6 +6,7 @@
 //! Every sampling, blending and local→model of the viewer happens in this file (the ragdoll's
 //! own physics aside), so a change of the core's pose type touches one place.
 
+use anim::ragdoll::Placement;
 use anim::{ClipCursor, Model, Pose, Property, RotationSpace, SampleSettings, ScaleSpace, TrackSample};
 use glam::{Affine3A, Quat, Vec2, Vec3};
 
@@ -137,9 +138,9 @@ impl FrameOutput {
                 sample_into(model, &self.rest, clip, time_secs, settings, &mut self.cursor, &mut self.animated);
             }
         }
-        place(model, ragdoll.placement, &mut self.animated);
+        ragdoll.placement.apply(&model.hierarchy, &mut self.animated);
         if let Some(pose) = &mut self.compare {
-            place(model, ragdoll.placement, pose);
+            ragdoll.placement.apply(&model.hierarchy, pose);
         }
         self.properties = clip
             .filter(|&c| !model.clip_pointer_tracks(c).is_empty())
@@ -232,7 +233,7 @@ impl FrameOutput {
         playback: &Playback,
         tuning: &Tuning,
         dt_before_secs: f32,
-        placement: Vec3,
+        placement: &Placement,
     ) -> Pose {
         let mut before = self.rest.clone();
         if playback.is_fading() {
@@ -247,17 +248,16 @@ impl FrameOutput {
         let clip = playback.clip();
         let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
         sample_into(model, &self.rest, clip, time, settings, &mut None, &mut before);
-        place(model, placement, &mut before);
+        placement.apply(&model.hierarchy, &mut before);
         before
     }
 
-    /// Where `root` is (model space, unplaced) at the start of `clip` under the tuning.
-    pub fn clip_start_position(&self, model: &Model, clip: usize, tuning: &Tuning, root: usize) -> Option<Vec3> {
+    /// The first pose of `clip` under the tuning, unplaced (the rest pose for `None`).
+    pub fn clip_start_pose(&self, model: &Model, clip: Option<usize>, tuning: &Tuning) -> Pose {
         let mut start = self.rest.clone();
-        sample_into(model, &self.rest, Some(clip), 0.0, tuning.sampling(clip), &mut None, &mut start);
-        let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-        model.hierarchy.local_to_model(&start, &mut model_from_node);
-        model_from_node.get(root).map(|m| Vec3::from(m.translation))
+        let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+        sample_into(model, &self.rest, clip, 0.0, settings, &mut None, &mut start);
+        start
     }
 
     /// The joint nearest to a click at `position_px` in a view of `view_size_px` (origin top
@@ -312,7 +312,7 @@ impl FrameOutput {
         model: &Model,
         playback: &Playback,
         tuning: &Tuning,
-        clip_placement: Option<Vec3>,
+        clip_placement: Option<&Placement>,
     ) -> Aabb {
         let nodes = drawn_nodes(model);
         let mut poser = CpuPoser::default();
@@ -320,13 +320,18 @@ impl FrameOutput {
         if let Some(pose) = &self.compare {
             bounds.union(&poser.pose_bounds(model, pose, &nodes));
         }
-        if let Some(offset) = clip_placement {
+        if let Some(placement) = clip_placement {
             let clip = playback.clip();
             let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
             let clip_bounds = animated_bounds(model, clip, settings, 16);
             if !clip_bounds.is_empty() {
-                // The clip's bounds are unplaced; the pose on screen is placed.
-                bounds.union(&Aabb { min: clip_bounds.min + offset, max: clip_bounds.max + offset });
+                // The clip's bounds are unplaced; the pose on screen is placed: place the corners.
+                for corner in 0..8 {
+                    let pick = |bit: usize, lo: f32, hi: f32| if corner & bit == 0 { lo } else { hi };
+                    let (lo, hi) = (clip_bounds.min, clip_bounds.max);
+                    let p = Vec3::new(pick(1, lo.x, hi.x), pick(2, lo.y, hi.y), pick(4, lo.z, hi.z));
+                    bounds.extend(placement.apply_point(p));
+                }
             }
         }
         if bounds.is_empty() {
@@ -470,18 +475,6 @@ pub fn wrong_space_effect(
 pub fn angle_between(a: Quat, b: Quat) -> f32 {
     let relative = a.conjugate() * b;
     2.0 * relative.xyz().length().atan2(relative.w.abs())
-}
-
-/// Move every root node of `pose` by `offset` (model space).
-fn place(model: &Model, offset: Vec3, pose: &mut Pose) {
-    if offset == Vec3::ZERO {
-        return;
-    }
-    for (node, translation) in pose.translations.iter_mut().enumerate() {
-        if model.hierarchy.parent(node).is_none() {
-            *translation += offset;
-        }
-    }
 }
 
 /// Sample `clip` of `model` at `time_secs` into `pose`, starting from `rest` (which is all

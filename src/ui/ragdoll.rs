@@ -1,15 +1,19 @@
 //! [`RagdollView`]: the viewer's side of the ragdoll — the live controller, where the character
-//! stands after getting up (placement), collider display, status and the `ragdoll_weight`
-//! history — and its panel: go limp, ramp, get-up clip and blend, push, colliders, weight plot.
-//! The ragdoll's tunables live in [`super::tuning::RagdollTuning`] (saved in the profile).
+//! plays its clips after getting up ([`Placement`]), collider display, status and the
+//! `ragdoll_weight` / motor-strength history — and its panel: hand the character to a Rapier
+//! ragdoll — whole body or a region picked in the joint tree, limp or powered (motor strength,
+//! "active → limp" ramp, per-region gains, pinned pelvis) — with a tunable ramp, push a bone,
+//! show the colliders, get back up into a clip chosen by how the body lies (face up or face
+//! down). The tunables live in [`RagdollTuning`] (part of the model's tuning).
 
 use std::collections::VecDeque;
 
-use anim::ragdoll::RagdollRamp;
+use anim::ragdoll::{Placement, RagdollRamp};
 use anim::{Easing, Model, Pose};
 use glam::Vec3;
 
-use crate::physics::{Phase, RagdollController, RagdollSettings};
+use crate::physics::controller::GetUpReport;
+use crate::physics::{Handoff, MotorGains, Phase, RagdollController, RagdollSettings, Region};
 
 use super::enum_combo;
 use super::tuning::RagdollTuning;
@@ -44,18 +48,21 @@ pub enum RagdollAction {
 pub struct RagdollView {
     /// Draw the colliders over the model.
     pub show_colliders: bool,
-    /// What happened last (built, why not, a recovered physics fault).
+    /// What happened last (built, why not, a recovered physics fault, how it got up).
     pub status: Option<String>,
-    /// `[viewer seconds, ragdoll_weight]` over the last [`RAGDOLL_HISTORY_SECS`].
-    pub history: VecDeque<[f64; 2]>,
+    /// `[viewer seconds, ragdoll_weight, motor strength]` over the last
+    /// [`RAGDOLL_HISTORY_SECS`].
+    pub history: VecDeque<[f64; 3]>,
     /// Physics faults (explosions) recovered from since the model was opened.
     pub faults: usize,
-    /// Where the character stands: a horizontal offset of every root node (model units), moved
-    /// by getting up from a ragdoll so that the clip starts where the body lies.
-    pub placement: Vec3,
+    /// Where the character plays its clips: a turn and an offset of every root node, set by
+    /// getting up so that the clip starts where, and turned how, the body lies.
+    pub placement: Placement,
     controller: Option<RagdollController>,
     /// Set when no ragdoll can be built for the current model (not retried until it changes).
     unavailable: bool,
+    /// Where the ground is drawn for the current model (found at the first handoff).
+    ground_y: Option<f32>,
 }
 
 impl RagdollView {
@@ -80,6 +87,11 @@ impl RagdollView {
         self.controller.as_ref().map_or(0.0, RagdollController::ragdoll_weight)
     }
 
+    /// Joint-motor strength now (0 when limp or not ragdolling).
+    pub fn motor_strength(&self) -> f32 {
+        self.controller.as_ref().map_or(0.0, RagdollController::motor_strength)
+    }
+
     /// True while the output is not plain animation.
     pub fn is_active(&self) -> bool {
         self.phase() != Phase::Animated
@@ -87,7 +99,7 @@ impl RagdollView {
 
     /// The node of the ragdoll's root body, once a controller exists.
     pub fn root_node(&self) -> Option<usize> {
-        self.controller.as_ref().map(|c| c.spec().bodies[c.spec().root].node)
+        self.controller.as_ref().and_then(|c| c.spec().body(c.spec().root)).map(|b| b.node)
     }
 
     /// Build the controller for `model` if needed. Returns false (with a status) when the model
@@ -115,7 +127,9 @@ impl RagdollView {
     }
 
     /// Hand off now from `pose_now` (with `pose_before`, `dt_before_secs` earlier, for the
-    /// bodies' velocities), pushing the body of `push_node` (or its nearest ancestor with one).
+    /// bodies' velocities) as tuned — whole body or the region, limp or powered, pinned or free
+    /// — pushing the body of `push_node` (by the one rule the command line uses too: its own
+    /// body or the one it rides on; the root for nodes outside the skeleton).
     pub fn trigger(
         &mut self,
         model: &Model,
@@ -128,27 +142,70 @@ impl RagdollView {
         if !self.ensure_controller(model, tuning) {
             return false;
         }
+        // The body lands on the ground the 3D view draws.
+        let ground_y = *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model));
         let Some(controller) = self.controller.as_mut() else { return false };
         controller.ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
-        let push = push.map(|(node, impulse)| {
-            let spec = controller.spec();
-            let mut at = Some(node);
-            while let Some(n) = at {
-                if let Some(body) = spec.node_body.get(n).copied().flatten() {
-                    return (body, impulse);
-                }
-                at = model.hierarchy.parent(n);
-            }
-            (spec.root, impulse)
-        });
-        controller.trigger(model, pose_now, pose_before, dt_before_secs, push);
+        controller.settings.gains = tuning.gains;
+        let spec = controller.spec();
+        let push = push.map(|(node, impulse)| (spec.body_for_node(node).unwrap_or(spec.root), impulse));
+        let region = tuning.region.and_then(|node| spec.body_for_node(node));
+        let handoff = Handoff {
+            push,
+            region,
+            pin_root: tuning.pin_pelvis,
+            motor_strength: tuning.motor_strength.clamp(0.0, 1.0),
+            limp: (tuning.limp_rate_per_sec > 0.0).then(|| RagdollRamp::new(tuning.limp_rate_per_sec, Easing::Linear)),
+            ground_y: Some(ground_y),
+        };
+        controller.trigger_with(model, pose_now, pose_before, dt_before_secs, &handoff);
+        if tuning.region.is_some() && region.is_none() {
+            self.status = Some("the picked joint is not part of the ragdoll: the whole body goes limp".to_owned());
+        }
         true
     }
 
-    /// Blend from what is on screen back into the animation over `duration_secs`. False when
-    /// not ragdolling.
-    pub fn blend_out(&mut self, duration_secs: f32, easing: Easing) -> bool {
-        self.controller.as_mut().is_some_and(|c| c.get_up(duration_secs, easing))
+    /// Get up: read how the body lies (face up or face down), pick the tuned clip for it, place
+    /// that clip where the body lies and turned the way the character will stand, and blend over
+    /// the tuned time through the key poses into it. `clip_start` gives a clip's first pose
+    /// (the rest pose for `None`), unplaced. Returns the clip to play (from its start) and the
+    /// placement to play it at (replacing the current one); `None` when not ragdolling. A model
+    /// without clips gets up into its rest pose, where it stands.
+    pub fn get_up(
+        &mut self,
+        model: &Model,
+        tuning: &RagdollTuning,
+        clip_start: impl FnOnce(Option<usize>) -> Pose,
+    ) -> Option<(Option<usize>, Placement)> {
+        let controller = self.controller.as_mut()?;
+        let plan = controller.get_up_plan(model)?;
+        let face_down = plan.facing == crate::physics::Facing::Down;
+        let clip = match tuning.get_up_clip_face_down {
+            Some(down) if face_down => Some(down),
+            _ => Some(tuning.get_up_clip),
+        }
+        .filter(|&c| c < model.clips.len());
+        let mut start = clip_start(clip);
+        let placement = plan.placement(controller.spec(), model, &start);
+        placement.apply(&model.hierarchy, &mut start);
+        controller.get_up(model, Some(&start), tuning.get_up_secs, tuning.easing);
+        let metres = controller.spec().metres_per_unit;
+        self.status = controller.get_up_report().map(|r: &GetUpReport| {
+            format!(
+                "got up {} into {}: alignment {:.3} m, heading {:.1}°",
+                r.facing.name(),
+                clip.map_or_else(|| "the rest pose".to_owned(), |c| model.clips[c].display_name(c)),
+                r.alignment_error * metres,
+                r.heading_error_rad.to_degrees()
+            )
+        });
+        Some((clip, placement))
+    }
+
+    /// Blend from what is on screen straight into the animation over `duration_secs` (a fade
+    /// triggered while ragdolling). False when not ragdolling.
+    pub fn blend_out(&mut self, model: &Model, duration_secs: f32, easing: Easing) -> bool {
+        self.controller.as_mut().is_some_and(|c| c.get_up(model, None, duration_secs, easing))
     }
 
     /// Advance the controller by `dt_secs` with this frame's animation pose and write what the
@@ -169,10 +226,10 @@ impl RagdollView {
         }
     }
 
-    /// Record the weight at viewer time `clock_secs` for the plot.
+    /// Record the weight and the motor strength at viewer time `clock_secs` for the plot.
     pub fn record(&mut self, clock_secs: f64) {
-        self.history.push_back([clock_secs, f64::from(self.weight())]);
-        while self.history.front().is_some_and(|[t, _]| *t < clock_secs - RAGDOLL_HISTORY_SECS) {
+        self.history.push_back([clock_secs, f64::from(self.weight()), f64::from(self.motor_strength())]);
+        while self.history.front().is_some_and(|[t, _, _]| *t < clock_secs - RAGDOLL_HISTORY_SECS) {
             self.history.pop_front();
         }
     }
@@ -191,32 +248,31 @@ impl RagdollView {
             return;
         }
         let Some(controller) = &self.controller else { return };
-        for (b, body) in controller.spec().bodies.iter().enumerate() {
-            let (rotation, origin) = match controller.ragdoll() {
-                Some(ragdoll) => ragdoll.body_pose(b),
+        for (b, body) in controller.spec().body_ids().zip(&controller.spec().bodies) {
+            let (a, b, radius) = match controller.ragdoll() {
+                Some(ragdoll) => ragdoll.capsule(b),
                 None => {
                     let Some(m) = model_from_node.get(body.node) else { continue };
-                    let (_, rotation, translation) = m.to_scale_rotation_translation();
-                    (rotation, translation)
+                    body.capsule_in(m)
                 }
             };
-            visit(ColliderShape {
-                a: origin + rotation * body.capsule_a,
-                b: origin + rotation * body.capsule_b,
-                radius: body.radius,
-            });
+            visit(ColliderShape { a, b, radius });
         }
     }
 
-    /// The panel: Go limp / Get up, ramp rate and easing, get-up clip and blend, push strength,
-    /// colliders, placement and the weight plot. `clip_names`: the model's clips; `push_target`:
-    /// the bone a push hits; `clock_secs`: the viewer clock.
+    /// The panel: Go limp / Get up; the ramp; what goes limp (whole body or the region below
+    /// the selected joint); powered controls (motor strength, active → limp rate, pinned
+    /// pelvis, per-region gains); get-up clips from the back and from the front and the blend
+    /// time; push; colliders; placement; and the plot of `ragdoll_weight` and the motor
+    /// strength. `clip_names`: the model's clips; `node_name` names a node; `selected`: the
+    /// selected joint (the push target and the region candidate); `clock_secs`: the viewer clock.
     pub fn ragdoll_ui(
         &mut self,
         ui: &mut egui::Ui,
         tuning: &mut RagdollTuning,
         clip_names: &[String],
-        push_target: &str,
+        node_name: impl Fn(usize) -> String,
+        selected: Option<usize>,
         clock_secs: f64,
     ) -> Option<RagdollAction> {
         let mut action = None;
@@ -227,7 +283,9 @@ impl RagdollView {
             let can_get_up = self.phase() == Phase::Ragdoll;
             if ui
                 .add_enabled(can_get_up, egui::Button::new("Get up"))
-                .on_hover_text("Blend from the body back into the get-up clip, started where the body lies (G)")
+                .on_hover_text(
+                    "Blend back into the get-up clip, face up or face down as the body lies, placed where it lies (G)",
+                )
                 .on_disabled_hover_text("Only while ragdolling (R)")
                 .clicked()
             {
@@ -235,7 +293,9 @@ impl RagdollView {
             }
             ui.label(match self.phase() {
                 Phase::Animated => "animated".to_owned(),
-                Phase::Ragdoll => format!("ragdoll, weight {:.2}", self.weight()),
+                Phase::Ragdoll => {
+                    format!("ragdoll, weight {:.2}, strength {:.2}", self.weight(), self.motor_strength())
+                }
                 Phase::GettingUp => format!("getting up, weight {:.2}", self.weight()),
             });
         });
@@ -255,29 +315,99 @@ impl RagdollView {
             |e| e.name().to_owned(),
             "Shape of the ramp (and of the get-up blend)",
         );
+
+        ui.separator();
+        ui.horizontal(|ui| {
+            ui.label("goes limp:");
+            ui.label(tuning.region.map_or_else(|| "whole body".to_owned(), |n| format!("{} and below", node_name(n))));
+        });
+        ui.horizontal(|ui| {
+            let pick = ui.add_enabled(selected.is_some(), egui::Button::new("Region: selected joint")).on_hover_text(
+                "Ragdoll only the joint picked in the joint tree (or the 3D view) and everything below it",
+            );
+            if pick.clicked() {
+                tuning.region = selected;
+            }
+            if ui
+                .add_enabled(tuning.region.is_some(), egui::Button::new("Whole body"))
+                .on_hover_text("The whole character goes limp")
+                .clicked()
+            {
+                tuning.region = None;
+            }
+        });
+        super::status_line(
+            ui,
+            selected.map_or_else(|| "no joint selected".to_owned(), |n| format!("selected joint: {}", node_name(n))),
+        );
+
+        ui.separator();
+        ui.add(egui::Slider::new(&mut tuning.motor_strength, 0.0..=1.0).text("motor strength"))
+            .on_hover_text("0: limp; 1: the joints drive toward the animated pose at full strength");
+        ui.add(egui::Slider::new(&mut tuning.limp_rate_per_sec, 0.0..=10.0).text("active to limp").suffix(" /s"))
+            .on_hover_text("The motor strength falls to 0 at this rate (0 keeps it)");
+        ui.checkbox(&mut tuning.pin_pelvis, "pin the pelvis to the animation")
+            .on_hover_text("The pelvis keeps following the animation; the rest hangs from it");
+        egui::CollapsingHeader::new("motor gains per region").show(ui, |ui| {
+            for region in Region::ALL {
+                let i = region.index();
+                ui.horizontal(|ui| {
+                    ui.label(region.name());
+                    ui.add(
+                        egui::DragValue::new(&mut tuning.gains.stiffness[i]).range(0.0..=20_000.0).prefix("stiffness "),
+                    )
+                    .on_hover_text("How hard the motors pull toward the animated pose, 1/s²");
+                    ui.add(egui::DragValue::new(&mut tuning.gains.damping[i]).range(0.0..=2_000.0).prefix("damping "))
+                        .on_hover_text("How strongly the motors resist motion, 1/s");
+                });
+            }
+            if ui.small_button("Defaults").on_hover_text("The default gains for every region").clicked() {
+                tuning.gains = MotorGains::default();
+            }
+        });
+
+        ui.separator();
         if !clip_names.is_empty() {
-            let hover = "Clip played when the character gets up (G)";
-            super::clip_combo(ui, "get-up clip", &mut tuning.get_up_clip, clip_names, hover);
+            let hover = "Clip played when the character gets up from its back (G)";
+            super::clip_combo(ui, "get up from the back into", &mut tuning.get_up_clip, clip_names, hover);
+            let same = "(the same)".to_owned();
+            egui::ComboBox::from_label("get up from the front into")
+                .selected_text(tuning.get_up_clip_face_down.and_then(|c| clip_names.get(c).cloned()).unwrap_or(same))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut tuning.get_up_clip_face_down, None, "(the same)");
+                    for (i, name) in clip_names.iter().enumerate() {
+                        ui.selectable_value(&mut tuning.get_up_clip_face_down, Some(i), name);
+                    }
+                })
+                .response
+                .on_hover_text("Clip played when the character gets up from its front");
         }
         ui.add(egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0).text("get-up blend").suffix(" s"))
-            .on_hover_text("Length of the blend from the body back into the clip");
+            .on_hover_text("Length of the blend from the body, through key poses, into the clip");
         ui.add(egui::Slider::new(&mut tuning.push_newton_secs, 0.0..=200.0).text("push").suffix(" N s"))
             .on_hover_text("Impulse on the selected bone at the handoff, away from the camera (0: none)");
-        ui.weak(format!("pushes {push_target} away from the camera"));
+        super::status_line(
+            ui,
+            format!("pushes {} away from the camera", selected.map_or_else(|| "the root".to_owned(), &node_name)),
+        );
         ui.checkbox(&mut self.show_colliders, "show colliders")
             .on_hover_text("Capsules of the ragdoll's bodies: cyan while animated, orange while simulated");
         // Always shown (disabled at the origin), so nothing moves under the pointer.
         ui.horizontal(|ui| {
             let p = self.placement;
-            let at_origin = p == Vec3::ZERO;
-            let text = if at_origin {
-                "standing where the clip puts it".to_owned()
+            let metres = self.controller().map_or(1.0, |c| c.spec().metres_per_unit);
+            let text = if p.is_identity() {
+                "playing where the clip puts it".to_owned()
             } else {
-                format!("got up {:.2} m from the clip's origin ({:.2}, {:.2})", p.length(), p.x, p.z)
+                format!(
+                    "playing {:.2} m from the clip's origin, turned {:.0}°",
+                    p.offset.length() * metres,
+                    p.yaw_rad.to_degrees()
+                )
             };
-            ui.weak(text);
+            ui.add(egui::Label::new(egui::RichText::new(text).weak()).truncate());
             if ui
-                .add_enabled(!at_origin, egui::Button::new("Reset position").small())
+                .add_enabled(!p.is_identity(), egui::Button::new("Reset position").small())
                 .on_hover_text("Move the character back to where its clips place it")
                 .clicked()
             {
@@ -285,8 +415,12 @@ impl RagdollView {
             }
         });
         super::status_line(ui, self.status.as_deref().unwrap_or("ragdoll built on the first handoff"));
-        let points = self.history.iter().map(|[t, w]| [t - clock_secs, *w]).collect();
-        let series = [("ragdoll_weight".to_owned(), super::SERIES_COLORS[0], points)];
+        let weight = self.history.iter().map(|[t, w, _]| [t - clock_secs, *w]).collect();
+        let strength = self.history.iter().map(|[t, _, s]| [t - clock_secs, *s]).collect();
+        let series = [
+            ("ragdoll_weight".to_owned(), super::SERIES_COLORS[0], weight),
+            ("motor strength".to_owned(), super::SERIES_COLORS[1], strength),
+        ];
         super::weight_history_ui(ui, "ragdoll weight", &series, RAGDOLL_HISTORY_SECS);
         action
     }

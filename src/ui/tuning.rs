@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use anim::ragdoll::RagdollRamp;
 use anim::{Easing, InterpolationOverride, Model, RotationSpace, SampleSettings, ScaleSpace};
 
+use crate::physics::MotorGains;
+
 /// Fade length used for a clip pair nobody tuned yet, seconds.
 pub const DEFAULT_FADE_SECS: f32 = 0.3;
 /// Easing used for a clip pair nobody tuned yet.
@@ -75,12 +77,26 @@ pub struct RagdollTuning {
     pub ramp_rate_per_sec: f32,
     /// Easing of the ramp (and of the get-up blend).
     pub easing: Easing,
-    /// Clip the character gets up into.
+    /// Clip the character gets up into from its back (and from its front unless
+    /// [`Self::get_up_clip_face_down`] is set).
     pub get_up_clip: usize,
     /// Length of the blend from the ragdoll back into the clip, seconds.
     pub get_up_secs: f32,
     /// Impulse on the selected bone at the trigger, newton-seconds (0: no push).
     pub push_newton_secs: f32,
+    /// Clip the character gets up into from its front; `None`: the same as from its back.
+    pub get_up_clip_face_down: Option<usize>,
+    /// Joint-motor strength at the trigger: 0 limp, 1 full (a powered ragdoll).
+    pub motor_strength: f32,
+    /// "Active → limp": the strength falls to 0 at this rate per second; 0 keeps it.
+    pub limp_rate_per_sec: f32,
+    /// The pelvis follows the animation.
+    pub pin_pelvis: bool,
+    /// Partial ragdoll: only this node's body and everything below it (picked in the joint
+    /// tree); `None`: the whole body.
+    pub region: Option<usize>,
+    /// Joint-motor gains per body region.
+    pub gains: MotorGains,
 }
 
 impl Default for RagdollTuning {
@@ -89,8 +105,14 @@ impl Default for RagdollTuning {
             ramp_rate_per_sec: RagdollRamp::DEFAULT_RATE_PER_SEC,
             easing: Easing::Linear,
             get_up_clip: 0,
-            get_up_secs: 0.6,
+            get_up_secs: 1.5,
             push_newton_secs: 0.0,
+            get_up_clip_face_down: None,
+            motor_strength: 0.0,
+            limp_rate_per_sec: 0.0,
+            pin_pelvis: false,
+            region: None,
+            gains: MotorGains::default(),
         }
     }
 }

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use anim::Model;
+use anim::ragdoll::Placement;
 use glam::Vec3;
 
 use crate::physics::Phase;
@@ -387,7 +388,7 @@ impl Viewer {
         let fade = self.tuning.fade_for(current, to);
         if self.ragdoll.phase() == Phase::Ragdoll {
             self.playback.play_from_start(to);
-            self.ragdoll.blend_out(fade.duration_secs, fade.easing);
+            self.ragdoll.blend_out(&self.model, fade.duration_secs, fade.easing);
         } else {
             self.playback.fade_to(to, fade);
         }
@@ -399,7 +400,7 @@ impl Viewer {
     pub fn go_limp(&mut self) -> bool {
         let placement = self.ragdoll.placement;
         let before =
-            self.frame.animation_before(&self.model, &self.playback, &self.tuning, HANDOFF_VELOCITY_SECS, placement);
+            self.frame.animation_before(&self.model, &self.playback, &self.tuning, HANDOFF_VELOCITY_SECS, &placement);
         let push = self.tuning.ragdoll.push_newton_secs;
         let push = (push > 0.0).then(|| {
             let away = -self.viewport.camera.eye_direction();
@@ -414,34 +415,24 @@ impl Viewer {
         started
     }
 
-    /// Blend from the ragdoll back into the get-up clip (restarted at 0), moved horizontally so
-    /// that its root starts where the body lies. False when not ragdolling.
+    /// Get up from the ragdoll: the clip for how the body lies (face up or face down), placed
+    /// where it lies and turned the way the character will stand, restarted at 0 and blended
+    /// into through the get-up's key poses. False when not ragdolling.
     pub fn get_up(&mut self) -> bool {
-        let root = self.ragdoll.root_node();
-        let (clip, secs, easing) =
-            (self.tuning.ragdoll.get_up_clip, self.tuning.ragdoll.get_up_secs, self.tuning.ragdoll.easing);
-        if !self.ragdoll.blend_out(secs, easing) {
-            return false;
+        let (model, frame, tuning) = (&self.model, &self.frame, &self.tuning);
+        let got_up = self.ragdoll.get_up(model, &tuning.ragdoll, |clip| frame.clip_start_pose(model, clip, tuning));
+        let Some((clip, placement)) = got_up else { return false };
+        self.ragdoll.placement = placement;
+        match clip {
+            Some(clip) => self.playback.play_from_start(clip),
+            None => self.playback.playing = true,
         }
-        if clip >= self.model.clips.len() {
-            return true;
-        }
-        if let Some(root) = root
-            && let (Some(lying), Some(start)) =
-                (self.frame.node_position(root), self.frame.clip_start_position(&self.model, clip, &self.tuning, root))
-        {
-            let offset = (lying - (start + self.ragdoll.placement)) * Vec3::new(1.0, 0.0, 1.0);
-            if offset.is_finite() {
-                self.ragdoll.placement += offset;
-            }
-        }
-        self.playback.play_from_start(clip);
         true
     }
 
-    /// Move the character back to where its clips put it (undo get-up relocations).
+    /// Play the clips where they were authored again (undo get-up relocations).
     pub fn reset_placement(&mut self) {
-        self.ragdoll.placement = Vec3::ZERO;
+        self.ragdoll.placement = Placement::IDENTITY;
     }
 
     /// Frame the camera on what is drawn now (F): the crowd, else the pose on screen (and the
@@ -451,7 +442,7 @@ impl Viewer {
         let bounds = match &self.crowd.crowd {
             Some(crowd) => crowd.bounds(),
             None => {
-                let clip_placement = (!self.ragdoll.is_active()).then_some(self.ragdoll.placement);
+                let clip_placement = (!self.ragdoll.is_active()).then_some(&self.ragdoll.placement);
                 self.frame.drawn_bounds(&self.model, &self.playback, &self.tuning, clip_placement)
             }
         };
@@ -612,12 +603,10 @@ impl Viewer {
             });
             egui::CollapsingHeader::new("Ragdoll").default_open(true).show(ui, |ui| {
                 let names = self.clip_names();
-                let target = self
-                    .selection
-                    .joint
-                    .map_or_else(|| "the root".to_owned(), |n| crate::profile::node_display_name(&self.model, n));
-                let clock = self.playback.clock_secs();
-                match self.ragdoll.ragdoll_ui(ui, &mut self.tuning.ragdoll, &names, &target, clock) {
+                let model = &self.model;
+                let node_name = |n: usize| crate::profile::node_display_name(model, n);
+                let (selected, clock) = (self.selection.joint, self.playback.clock_secs());
+                match self.ragdoll.ragdoll_ui(ui, &mut self.tuning.ragdoll, &names, node_name, selected, clock) {
                     Some(RagdollAction::GoLimp) => _ = self.go_limp(),
                     Some(RagdollAction::GetUp) => _ = self.get_up(),
                     Some(RagdollAction::ResetPlacement) => self.reset_placement(),

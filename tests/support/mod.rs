@@ -60,3 +60,38 @@ pub fn have_tools(tools: &[&str], what: &str) -> bool {
     println!("note: {message}");
     false
 }
+
+/// The `.glb` at `path` with its scenes put under one new root node scaled by `scale` (how
+/// centimetre FBX and Mixamo exports arrive); the original node indices stay valid.
+pub fn scaled_glb(path: &Path, scale: f32) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let chunk = |offset: usize| {
+        let len = u32::from_le_bytes(bytes[offset..offset + 4].try_into().expect("4 bytes")) as usize;
+        &bytes[offset + 8..offset + 8 + len]
+    };
+    assert_eq!(&bytes[..4], b"glTF", "{} is not a GLB", path.display());
+    let json_chunk = chunk(12);
+    let bin_offset = 12 + 8 + json_chunk.len();
+    let bin = if bin_offset < bytes.len() { chunk(bin_offset).to_vec() } else { Vec::new() };
+    let mut json: serde_json::Value = serde_json::from_slice(json_chunk).expect("GLB JSON");
+    let root = json["nodes"].as_array().map_or(0, Vec::len);
+    let mut roots: Vec<serde_json::Value> = Vec::new();
+    if let Some(scenes) = json["scenes"].as_array_mut() {
+        for scene in scenes {
+            roots.extend(scene["nodes"].as_array().cloned().unwrap_or_default());
+            scene["nodes"] = serde_json::json!([root]);
+        }
+    }
+    let node = serde_json::json!({ "name": "scale", "scale": [scale, scale, scale], "children": roots });
+    json["nodes"].as_array_mut().expect("nodes").push(node);
+    animtune::mannequin::glb::pack_glb(&serde_json::to_vec(&json).expect("JSON"), &bin)
+}
+
+/// [`scaled_glb`], loaded.
+pub fn load_scaled(path: &Path, scale: f32) -> Model {
+    if scale == 1.0 {
+        return load(path);
+    }
+    anim::import::load_slice(&scaled_glb(path, scale), path.parent())
+        .unwrap_or_else(|e| panic!("cannot load {} scaled ×{scale}: {e}", path.display()))
+}

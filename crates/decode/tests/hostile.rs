@@ -86,3 +86,138 @@ fn draco_refuses_garbage_and_lying_counts() {
     let error = decode::Decoders.decode_draco(&primitive).unwrap_err();
     assert!(error.contains("declares 1000000000 triangles"), "{error}");
 }
+
+/// A KTX2 file of plain UASTC blocks (`levels` mip levels of a `width × height` image, every
+/// block `block`), laid out as Binomial's encoder writes it: header, level index, a 44-byte
+/// data format descriptor, then the levels, smallest first, 16-byte aligned.
+fn uastc_ktx2(width: u32, height: u32, levels: u32, block: [u8; 16]) -> Vec<u8> {
+    let dfd_offset = 80 + 24 * levels as usize;
+    let mut data_offset = (dfd_offset + 44).next_multiple_of(16);
+    let mut index = vec![(0u64, 0u64); levels as usize];
+    let mut payload = Vec::new();
+    for level in (0..levels).rev() {
+        let (w, h) = ((width >> level).max(1), (height >> level).max(1));
+        let length = u64::from(w.div_ceil(4) * h.div_ceil(4)) * 16;
+        index[level as usize] = (data_offset as u64, length);
+        for _ in 0..length / 16 {
+            payload.extend_from_slice(&block);
+        }
+        data_offset += length as usize;
+    }
+    let mut out = vec![0xAB, b'K', b'T', b'X', b' ', b'2', b'0', 0xBB, 0x0D, 0x0A, 0x1A, 0x0A];
+    let words = [0, 1, width, height, 0, 0, 1, levels, 0, dfd_offset as u32, 44, 0, 0];
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&[0u8; 16]); // no supercompression global data
+    for (offset, length) in index {
+        for v in [offset, length, length] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    // Data format descriptor: colour model UASTC (166), BT.709, sRGB; 4×4 blocks of 16 bytes;
+    // one 128-bit RGB sample.
+    let dfd = [44u32, 0, 2 | (40 << 16), 166 | (1 << 8) | (2 << 16), 3 | (3 << 8), 16, 0, 127 << 16, 0, 0, u32::MAX];
+    for w in dfd {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.resize((dfd_offset + 44).next_multiple_of(16), 0);
+    out.extend_from_slice(&payload);
+    out
+}
+
+fn set_u32(bytes: &mut [u8], at: usize, value: u32) {
+    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+fn set_u64(bytes: &mut [u8], at: usize, value: u64) {
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+}
+
+#[test]
+fn ktx2_headers_that_lie_are_named_before_anything_is_decoded() {
+    use decode::ktx2::{Ktx2Error, decode_rgba8, inspect};
+    let good = uastc_ktx2(64, 32, 7, [0; 16]);
+    let info = inspect(&good).expect("a well-formed header");
+    assert_eq!((info.width, info.height, info.levels), (64, 32, 7));
+    let full = decode_rgba8(&good, 1 << 16, 1 << 20).expect("decodes");
+    assert_eq!((full.width, full.height, full.level, full.pixels.len()), (64, 32, 0, 64 * 32 * 4));
+    // A device whose textures are at most 16 texels wide gets mip level 2 (16×8).
+    let small = decode_rgba8(&good, 16, 1 << 20).expect("decodes");
+    assert_eq!((small.width, small.height, small.level), (16, 8, 2));
+    let error = |bytes: &[u8]| inspect(bytes).unwrap_err().to_string();
+    let patched = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut bytes = good.clone();
+        f(&mut bytes);
+        bytes
+    };
+
+    // Truncations: every cut is refused (the last level ends the file).
+    for cut in 0..good.len() {
+        assert!(inspect(&good[..cut]).is_err(), "cut at {cut} of {} passed", good.len());
+    }
+    assert!(error(&good[..100]).contains("truncated"), "{}", error(&good[..100]));
+    // Lying level sizes: a level longer than the file, one byte short, an inflated size that
+    // UASTC cannot have, a level starting past the end.
+    let e = error(&patched(&|b| set_u64(b, 80 + 8, 1 << 40)));
+    assert!(e.contains("level 0") && e.contains("outside"), "{e}");
+    let e = error(&patched(&|b| set_u64(b, 80 + 8, 64 * 32 - 16)));
+    assert!(e.contains("level 0 (64×32)") && e.contains("needs 16 bytes per 4×4 block: 2048"), "{e}");
+    let e = error(&patched(&|b| set_u64(b, 80 + 24 + 16, 1 << 33)));
+    assert!(e.contains("level 1"), "{e}");
+    let e = error(&patched(&|b| set_u64(b, 80, u64::MAX - 3)));
+    assert!(e.contains("outside"), "{e}");
+    // Huge dimensions: the level sizes cannot match, and the pixel limit refuses the image
+    // before a byte of it is decoded.
+    let e = error(&patched(&|b| set_u32(b, 20, 1 << 30)));
+    assert!(e.contains("level 0"), "{e}");
+    match decode_rgba8(&good, 1 << 16, 100) {
+        Err(Ktx2Error::TooLarge { width: 64, height: 32, pixels: 2048, limit: 100 }) => {}
+        other => panic!("{other:?}"),
+    }
+    // Fields outside what KHR_texture_basisu allows.
+    for (at, value, expected) in [
+        (12, 37, "vkFormat 37"),
+        (28, 4, "pixelDepth 4"),
+        (32, 6, "layerCount 6"),
+        (36, 6, "faceCount 6"),
+        (40, 0, "levelCount 0"),
+        (40, 8, "levelCount 8: a 64×32 image has 1 to 7"),
+        (44, 1, "not scheme 1"),
+        (52, 48, "48-byte data format descriptor"),
+    ] {
+        let e = error(&patched(&|b| set_u32(b, at, value)));
+        assert!(e.contains(expected), "field at {at} = {value}: {e}");
+    }
+    let dfd = 80 + 24 * 7;
+    let e = error(&patched(&|b| set_u32(b, dfd + 12, 160 | (2 << 16))));
+    assert!(e.contains("colour model 160"), "{e}");
+    let e = error(&patched(&|b| set_u32(b, 64, 4096)));
+    assert!(e.contains("supercompression global data"), "{e}");
+}
+
+#[test]
+fn ktx2_garbage_is_refused_without_panicking() {
+    let good = uastc_ktx2(32, 32, 6, [0x5a; 16]);
+    let mut seed = 0x1234_5678_9abc_def1;
+    let mut refused = 0;
+    for i in 0..2000 {
+        let mut data = good.clone();
+        let flips = 1 + i % 6;
+        for b in bytes(&mut seed, 3 * flips).chunks_exact(3) {
+            let at = (usize::from(b[0]) << 8 | usize::from(b[1])) % data.len();
+            data[at] ^= b[2] | 1;
+        }
+        if i % 3 == 0 {
+            // Garbage after a valid identifier.
+            data = good[..12].to_vec();
+            data.extend(bytes(&mut seed, i % 400));
+        }
+        if decode::ktx2::decode_rgba8(&data, 4096, 1 << 20).is_err() {
+            refused += 1;
+        }
+    }
+    println!("{refused} of 2000 corrupted files refused");
+    // Flips in block data decode (to other colours); flips in the header and index do not.
+    assert!(refused > 800, "only {refused} of 2000 corrupted files refused");
+}

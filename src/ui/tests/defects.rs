@@ -344,12 +344,12 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     assert_eq!(harness.get_by_label("override").rect(), below, "a status line moved the panel");
 
     // Reset position: the rows below stay where they are.
-    harness.state_mut().ragdoll.placement = Vec3::new(0.7, 0.0, 0.2);
+    harness.state_mut().ragdoll.placement = anim::ragdoll::Placement { yaw_rad: 0.4, offset: Vec3::new(0.7, 0.0, 0.2) };
     harness.run();
     let colliders = harness.get_by_label("show colliders").rect();
     harness.get_by_label("Reset position").click();
     harness.run();
-    assert_eq!(harness.state().ragdoll.placement, Vec3::ZERO);
+    assert_eq!(harness.state().ragdoll.placement, anim::ragdoll::Placement::IDENTITY);
     assert_eq!(harness.get_by_label("show colliders").rect(), colliders, "nothing moved under the pointer");
 
     // A small window: the path field shrinks, its button stays on screen.

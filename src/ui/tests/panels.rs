@@ -138,14 +138,14 @@ fn go_limp_hands_off_ramps_and_gets_up() {
     }
     assert_ne!(*viewer.frame.shown(), *viewer.frame.animated(), "the ragdoll drives the pose");
     assert!(viewer.frame.shown().translations.iter().all(|t| t.is_finite()));
-    assert!(viewer.ragdoll.history.iter().any(|&[_, w]| w == 1.0), "the weight plot saw full weight");
+    assert!(viewer.ragdoll.history.iter().any(|&[_, w, _]| w == 1.0), "the weight plot saw full weight");
     harness.run();
     harness.get_by_label("Get up").click();
     harness.run();
     let viewer = harness.state_mut();
     assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::GettingUp);
     assert_eq!(viewer.playback.clip(), Some(0), "gets up into the chosen clip");
-    for _ in 0..60 {
+    for _ in 0..100 {
         viewer.step(1.0 / 60.0);
     }
     assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Animated);
@@ -163,6 +163,12 @@ fn ragdoll_tuning_and_channel_overrides_round_trip_through_the_profile() {
     tuned.tuning.ragdoll.get_up_clip = 2;
     tuned.tuning.ragdoll.get_up_secs = 1.25;
     tuned.tuning.ragdoll.push_newton_secs = 40.0;
+    tuned.tuning.ragdoll.get_up_clip_face_down = Some(4);
+    tuned.tuning.ragdoll.motor_strength = 0.75;
+    tuned.tuning.ragdoll.limp_rate_per_sec = 1.5;
+    tuned.tuning.ragdoll.pin_pelvis = true;
+    tuned.tuning.ragdoll.region = Some(node(&tuned, "UpperArm.R"));
+    tuned.tuning.ragdoll.gains.stiffness[2] = 321.0;
     let clip = tuned.playback.clip().expect("clip");
     let track = tuned.selection.track(&tuned.model, Some(clip)).expect("a selected channel");
     tuned.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
@@ -459,14 +465,14 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
     viewer.model.hierarchy.local_to_model(viewer.frame.animated(), &mut m);
     let standing = horizontal(glam::Vec3::from(m[root].translation));
     assert!(standing.distance(lying) < 0.02, "the clip starts under the body: {standing} vs {lying}");
-    assert!(viewer.ragdoll.placement.length() > 0.3);
+    assert!(viewer.ragdoll.placement.offset.length() > 0.3);
     for _ in 0..60 {
         viewer.step(1.0 / 60.0);
     }
     assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Animated);
     let tuning = viewer.tuning.clone();
     viewer.reset_placement();
-    assert_eq!(viewer.ragdoll.placement, glam::Vec3::ZERO);
+    assert_eq!(viewer.ragdoll.placement, anim::ragdoll::Placement::IDENTITY);
     assert_eq!(viewer.tuning, tuning, "placement is not a tunable");
 }
 
@@ -513,4 +519,104 @@ fn curves_panel_plots_pointer_property_tracks() {
     harness.run();
     harness.get_by_label("pointer properties (1): KHR_animation_pointer");
     harness.get_by_label("/materials/0/pbrMetallicRoughness/baseColorFactor");
+}
+
+/// Model-space matrices of a pose of the viewer's model.
+fn world(viewer: &Viewer, pose: &anim::Pose) -> Vec<glam::Affine3A> {
+    let mut m = vec![glam::Affine3A::IDENTITY; pose.len()];
+    viewer.model.hierarchy.local_to_model(pose, &mut m);
+    m
+}
+
+/// A region picked in the joint tree goes limp while the rest keeps walking; a powered
+/// handoff plots its strength falling next to `ragdoll_weight`.
+#[test]
+fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
+    let mut v = viewer();
+    v.playback.select_clip(1);
+    let arm = node(&v, "UpperArm.L");
+    v.selection.joint = Some(arm);
+    v.compute_frame();
+    let mut harness = whole(v, [1280.0, 2800.0]);
+    harness.run();
+    harness.get_by_label("Region: selected joint").click();
+    harness.run();
+    assert_eq!(harness.state().tuning.ragdoll.region, Some(arm));
+    harness.get_by_label("Go limp").click();
+    harness.run();
+    let v = harness.state_mut();
+    for _ in 0..60 {
+        v.step(1.0 / 60.0);
+    }
+    let (shown, animated) = (world(v, v.frame.shown()), world(v, v.frame.animated()));
+    for name in ["Foot.L", "Head", "Hand.R"] {
+        let n = node(v, name);
+        let d = glam::Vec3::from(shown[n].translation).distance(animated[n].translation.into());
+        assert!(d < 1e-4, "{name} left the walk by {d} m");
+    }
+    let hand = node(v, "Hand.L");
+    assert!(glam::Vec3::from(shown[hand].translation).distance(animated[hand].translation.into()) > 0.05);
+
+    // Whole body again, powered, going limp at 2/s: the plot's second series falls 1 → 0.
+    harness.get_by_label("Whole body").click();
+    harness.run();
+    let v = harness.state_mut();
+    assert_eq!(v.tuning.ragdoll.region, None);
+    v.tuning.ragdoll.motor_strength = 1.0;
+    v.tuning.ragdoll.limp_rate_per_sec = 2.0;
+    v.tuning.ragdoll.pin_pelvis = true;
+    v.ragdoll.history.clear();
+    assert!(v.go_limp());
+    for _ in 0..45 {
+        v.step(1.0 / 60.0);
+    }
+    let strengths: Vec<f64> = v.ragdoll.history.iter().map(|r| r[2]).collect();
+    assert!(strengths.iter().any(|&s| s > 0.9) && strengths.last() == Some(&0.0), "{strengths:?}");
+    assert!(strengths.windows(2).all(|w| w[1] <= w[0] + 1e-9), "the strength only falls");
+    harness.run();
+    // The slider and the plot's legend entry.
+    assert!(harness.query_all_by_label("motor strength").count() >= 2);
+}
+
+/// Pushed forward the character falls on its face and gets up with the face-down clip,
+/// placed where it lies and turned the way it will stand; pushed back, the face-up one.
+#[test]
+fn get_up_picks_the_clip_for_how_the_body_lies() {
+    for (forward, expected_clip, facing) in [(true, 2, "face-down"), (false, 0, "face-up")] {
+        let mut v = viewer();
+        v.playback.select_clip(0);
+        v.playback.playing = true;
+        v.tuning.ragdoll.get_up_clip = 0;
+        v.tuning.ragdoll.get_up_clip_face_down = Some(2);
+        v.tuning.ragdoll.push_newton_secs = 60.0;
+        v.selection.joint = Some(node(&v, "Chest"));
+        // Push along the character's front (+Z) or its back.
+        v.viewport.camera.yaw_rad = if forward { std::f32::consts::PI } else { 0.0 };
+        v.compute_frame();
+        let mut harness = whole(v, [1280.0, 2800.0]);
+        harness.run();
+        harness.get_by_label("Go limp").click();
+        harness.run();
+        let v = harness.state_mut();
+        for _ in 0..150 {
+            v.step(1.0 / 60.0);
+        }
+        let lying = world(v, v.frame.shown())[0].translation;
+        harness.run();
+        harness.get_by_label("Get up").click();
+        harness.run();
+        let v = harness.state_mut();
+        let status = v.ragdoll.status.clone().unwrap_or_default();
+        assert!(status.contains(facing), "pushed forward {forward}: {status}");
+        assert_eq!(v.playback.clip(), Some(expected_clip), "{status}");
+        v.compute_frame();
+        let standing = world(v, v.frame.animated())[0].translation;
+        let apart = glam::Vec3::new(standing.x - lying.x, 0.0, standing.z - lying.z).length();
+        assert!(apart < 0.02, "the clip starts {apart} m from where the pelvis lies");
+        for _ in 0..120 {
+            v.step(1.0 / 60.0);
+        }
+        assert_eq!(v.ragdoll.phase(), crate::physics::Phase::Animated);
+        assert!(v.frame.shown().translations.iter().all(|t| t.is_finite()));
+    }
 }

@@ -5,7 +5,9 @@
 use serde_json::Value;
 
 use super::accessor::{Component, ElementType, View};
-use super::decoder::{DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView};
+use super::decoder::{
+    DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView,
+};
 use super::document::{Builder, bad_value, object_ref};
 use super::extensions::{DRACO, MESHOPT_EXTENSIONS, extension};
 use super::json::{get, opt_str, opt_u64, req_index, req_u64, top_array};
@@ -129,29 +131,61 @@ impl Builder<'_> {
     }
 
     /// Decode every Draco-compressed primitive (when a decoder reads them) into new buffers,
-    /// pointing its accessors at the decoded data.
+    /// pointing its accessors at the decoded data. Every primitive is checked against the
+    /// limits first; then the decoder gets them all at once (it may decode them in parallel).
     pub(super) fn decode_draco_primitives(&mut self) -> Result<(), ImportError> {
         if !self.decoder.supports(DRACO) {
             return Ok(());
         }
         let root = self.root;
+        let mut plans = Vec::new();
         for (m, mesh) in top_array(root, "meshes")?.iter().enumerate() {
             let Some(primitives) = get(mesh, "primitives").and_then(Value::as_array) else { continue };
             for (p, primitive) in primitives.iter().enumerate() {
                 let Some(ext) = extension(primitive, DRACO) else { continue };
                 let object = object_ref(ObjectKind::Mesh, m, mesh).with_part("primitive", p);
-                self.decode_draco_primitive(primitive, ext, &object)?;
+                plans.push(self.plan_draco_primitive(primitive, ext, &object)?);
             }
+        }
+        if plans.is_empty() {
+            return Ok(());
+        }
+        let results = {
+            let requests: Vec<DracoPrimitive<'_>> = plans
+                .iter()
+                .map(|plan| {
+                    let v = self.views[plan.view];
+                    DracoPrimitive {
+                        compressed: &self.buffers[v.buffer][v.byte_offset..v.byte_offset + v.byte_length],
+                        attributes: plan.wanted.clone(),
+                        vertex_count: plan.vertex_count,
+                        index_count: plan.index_count,
+                    }
+                })
+                .collect();
+            self.decoder.decode_draco_all(&requests)
+        };
+        if results.len() != plans.len() {
+            return Err(bad_value(
+                &plans[0].object,
+                "KHR_draco_mesh_compression",
+                format!("the decoder returned {} results for {} primitives", results.len(), plans.len()),
+            ));
+        }
+        for (plan, result) in plans.into_iter().zip(results) {
+            let decoded = result.map_err(|reason| bad_value(&plan.object, "KHR_draco_mesh_compression", reason))?;
+            self.place_draco_primitive(&plan, decoded)?;
         }
         Ok(())
     }
 
-    fn decode_draco_primitive(
-        &mut self,
+    /// Read a Draco primitive's extension and accessors and check its counts against the limits.
+    fn plan_draco_primitive(
+        &self,
         primitive: &Value,
         ext: &Value,
         object: &ObjectRef,
-    ) -> Result<(), ImportError> {
+    ) -> Result<DracoPlan, ImportError> {
         let accessor_count = self.accessors.len();
         let view = req_index(ext, object, "bufferView", "buffer view", self.views.len())?;
         let ids = get(ext, "attributes").and_then(Value::as_object).ok_or_else(|| {
@@ -214,25 +248,30 @@ impl Builder<'_> {
         }
         let components: u64 = wanted.iter().map(|w| w.components as u64).max().unwrap_or(0);
         limit("accessor components", vertex_count.saturating_mul(components), self.limits.max_accessor_components)?;
-
-        let v = self.views[view];
-        let compressed = &self.buffers[v.buffer][v.byte_offset..v.byte_offset + v.byte_length];
-        let request = DracoPrimitive {
-            compressed,
-            attributes: wanted.clone(),
+        Ok(DracoPlan {
+            object: object.clone(),
+            view,
+            wanted,
+            accessors,
             vertex_count: vertex_count as usize,
+            indices,
             index_count: index_count.map(|n| n as usize),
-        };
-        let decoded = self
-            .decoder
-            .decode_draco(&request)
-            .map_err(|reason| bad_value(object, "KHR_draco_mesh_compression", reason))?;
+        })
+    }
 
-        // The decoded values become one new buffer with a view per accessor.
-        let mut bytes = Vec::new();
+    /// The decoded attributes become new buffers (moved, not copied), one view per accessor.
+    fn place_draco_primitive(&mut self, plan: &DracoPlan, decoded: DecodedDraco) -> Result<(), ImportError> {
+        let object = &plan.object;
+        if decoded.attributes.len() != plan.wanted.len() {
+            return Err(bad_value(
+                object,
+                "KHR_draco_mesh_compression",
+                format!("decoder returned {} attributes, expected {}", decoded.attributes.len(), plan.wanted.len()),
+            ));
+        }
         let mut placed = Vec::new();
-        for ((want, data), &accessor) in wanted.iter().zip(&decoded.attributes).zip(&accessors) {
-            let expected = vertex_count as usize * want.components * want.component.size();
+        for ((want, data), &accessor) in plan.wanted.iter().zip(decoded.attributes).zip(&plan.accessors) {
+            let expected = plan.vertex_count * want.components * want.component.size();
             if data.len() != expected {
                 return Err(bad_value(
                     object,
@@ -240,12 +279,10 @@ impl Builder<'_> {
                     format!("decoder returned {} bytes for {}, expected {expected}", data.len(), want.semantic),
                 ));
             }
-            placed.push((accessor, bytes.len(), data.len()));
-            bytes.extend_from_slice(data);
-            bytes.resize(bytes.len().next_multiple_of(4), 0);
+            placed.push((accessor, data));
         }
-        if let (Some(accessor), Some(count)) = (indices, index_count) {
-            if decoded.indices.len() as u64 != count {
+        if let (Some(accessor), Some(count)) = (plan.indices, plan.index_count) {
+            if decoded.indices.len() != count {
                 return Err(bad_value(
                     object,
                     "indices",
@@ -253,7 +290,7 @@ impl Builder<'_> {
                 ));
             }
             let component = self.accessors[accessor].component;
-            let start = bytes.len();
+            let mut bytes = Vec::with_capacity(count * component.size() as usize);
             for &index in &decoded.indices {
                 match component {
                     Component::U8 => bytes.push(u8::try_from(index).map_err(|_| too_wide(object, index))?),
@@ -262,14 +299,14 @@ impl Builder<'_> {
                     _ => bytes.extend_from_slice(&index.to_le_bytes()),
                 }
             }
-            placed.push((accessor, start, bytes.len() - start));
+            placed.push((accessor, bytes));
         }
-        let buffer = self.buffers.len();
-        self.buffers.push(bytes);
-        self.buffer_has_data.push(true);
-        for (accessor, offset, length) in placed {
+        for (accessor, bytes) in placed {
+            let buffer = self.buffers.len();
             let view = self.views.len();
-            self.views.push(View { buffer, byte_offset: offset, byte_length: length, byte_stride: None });
+            self.views.push(View { buffer, byte_offset: 0, byte_length: bytes.len(), byte_stride: None });
+            self.buffers.push(bytes);
+            self.buffer_has_data.push(true);
             let a = &mut self.accessors[accessor];
             a.view = Some(view);
             a.byte_offset = 0;
@@ -277,6 +314,20 @@ impl Builder<'_> {
         }
         Ok(())
     }
+}
+
+/// A Draco primitive checked and ready to decode.
+struct DracoPlan {
+    object: ObjectRef,
+    /// The buffer view holding the compressed stream.
+    view: usize,
+    wanted: Vec<DracoAttribute>,
+    /// The accessor of each wanted attribute.
+    accessors: Vec<usize>,
+    vertex_count: usize,
+    /// The indices accessor, when the primitive has one, and its count.
+    indices: Option<usize>,
+    index_count: Option<usize>,
 }
 
 fn too_wide(object: &ObjectRef, index: u32) -> ImportError {

@@ -119,6 +119,15 @@ pub struct DecodedDraco {
     pub attributes: Vec<Vec<u8>>,
 }
 
+/// Width and height of an image, read from its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageSize {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+}
+
 /// Decoders of compressed geometry and animation data. Implementations must treat the bytes as
 /// hostile: never panic, never read out of bounds, never allocate more than the sizes the core
 /// passes in.
@@ -138,6 +147,23 @@ pub trait Decoder: Sync {
     /// # Errors
     /// A message saying what is wrong with the data, or that it does not match the accessors.
     fn decode_draco(&self, primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String>;
+
+    /// Decode every Draco primitive of a file, results in the same order. The primitives are
+    /// independent: a decoder may decode them in parallel. The default decodes them in turn.
+    fn decode_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> Vec<Result<DecodedDraco, String>> {
+        primitives.iter().map(|p| self.decode_draco(p)).collect()
+    }
+
+    /// Check the container of an image in a format this decoder transcodes for the renderer
+    /// (KTX2 for `KHR_texture_basisu`) and return its size, which the core checks against
+    /// [`Limits::max_image_pixels`](super::Limits::max_image_pixels). `None` for formats it
+    /// does not read (PNG, JPEG and WebP are decoded by the renderer). The default reads none.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the container.
+    fn inspect_image(&self, _mime_type: Option<&str>, _bytes: &[u8]) -> Option<Result<ImageSize, String>> {
+        None
+    }
 }
 
 /// The decoder of the core alone: supports nothing, so compressed files load from their

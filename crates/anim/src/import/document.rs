@@ -352,6 +352,16 @@ impl Builder<'_> {
             } else {
                 return Err(invalid(&object, Problem::MissingField("uri")));
             };
+            if let Some(size) = self.decoder.inspect_image(mime_type.as_deref(), &bytes) {
+                let size = size.map_err(|reason| bad_value(&object, "(image data)", reason))?;
+                let pixels = u64::from(size.width) * u64::from(size.height);
+                if pixels > self.limits.max_image_pixels {
+                    return Err(invalid(
+                        &object,
+                        Problem::Limit { what: "image pixels", value: pixels, limit: self.limits.max_image_pixels },
+                    ));
+                }
+            }
             images.push(Image { name: name(value), mime_type, bytes });
         }
         Ok(images)

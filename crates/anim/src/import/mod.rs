@@ -19,8 +19,8 @@ mod pointers;
 mod uri;
 
 pub use decoder::{
-    DecodedDraco, Decoder, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView,
-    NoDecoder,
+    DecodedDraco, Decoder, DracoAttribute, DracoComponent, DracoPrimitive, ImageSize, MeshoptFilter, MeshoptMode,
+    MeshoptView, NoDecoder,
 };
 
 use std::path::Path;
@@ -46,6 +46,9 @@ pub struct Limits {
     pub max_total_indices: u64,
     /// Largest image, in encoded bytes (file, data URI or buffer view).
     pub max_image_bytes: u64,
+    /// Most pixels (width × height) of an image whose header the decoder reads before the
+    /// renderer transcodes it (KTX2): checked at import, before anything is decoded.
+    pub max_image_pixels: u64,
     /// Deepest node hierarchy: a root has depth 1.
     pub max_node_depth: usize,
     /// Most joints in one skin.
@@ -70,6 +73,7 @@ impl Default for Limits {
             max_total_vertices: 1 << 26,
             max_total_indices: 1 << 28,
             max_image_bytes: 256 << 20,
+            max_image_pixels: 1 << 26,
             max_node_depth: 1024,
             max_skin_joints: 1 << 16,
             max_abs_value: 1e9,
