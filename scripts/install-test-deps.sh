@@ -1,7 +1,7 @@
 # Sourced by scripts/test.sh: installs, only when missing, what the tests need on a fresh machine.
 # (Kept separate so CI and developers share one list.)
 
-# Khronos glTF validator (npm package `gltf-validator`), run by tests/mannequin.rs through
+# Khronos glTF validator (npm package `gltf-validator`), run by crates/devtools/tests/mannequin.rs through
 # scripts/validate-gltf.mjs. Installed into the git-ignored folder .tools/ of the repository root.
 # Without it the validator test is skipped locally, and fails under CI=true.
 GLTF_VALIDATOR_VERSION="2.0.0-dev.3.10"

@@ -65,7 +65,7 @@ impl ViewerOptions {
     pub fn apply(&self, viewer: &mut Viewer) -> anyhow::Result<()> {
         if let Some(clip) = &self.clip {
             let clip = crate::cli::find_clip(&viewer.model, clip)?;
-            viewer.playback.select_clip(clip);
+            viewer.playback.select_clip(clip.index());
         }
         if let Some(compare) = &self.compare {
             let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;
@@ -457,7 +457,7 @@ impl ApplicationHandler for App {
             WindowEvent::RedrawRequested => {
                 let (delay, cpu) = window.redraw(&mut self.viewer);
                 if let Some(cpu) = cpu {
-                    self.viewer.overlays.stats.record_frame(cpu, Instant::now(), crate::ui::stats::resident_kib);
+                    self.viewer.overlays.stats.record_frame(cpu, Instant::now(), crate::process::resident_kib);
                 }
                 if self.viewer.quit_requested() {
                     self.exit(event_loop);

@@ -2,10 +2,10 @@
 //! cross-fades, updated in parallel (rayon) into one instance-major buffer of skinning palettes
 //! that the renderer draws with GPU instancing ([`crate::render::CrowdView`]).
 //!
-//! With the authored interpolation (the default) each instance runs the block pipeline of the
-//! animation core: cross-fades sampled and blended in blocks of eight nodes
-//! ([`CrossFader::evaluate_soa`]), the block local→model pass and prepared skinning palettes.
-//! With an interpolation override it runs the node pipeline ([`CrossFader::evaluate`]).
+//! Each instance runs the animation core's one pipeline: its cross-fade sampled and blended in
+//! blocks of eight nodes ([`CrossFader::evaluate`], with the crowd's sample settings), the
+//! local→model pass with the instance's placement as the roots' parent
+//! ([`anim::Hierarchy::local_to_model_placed`]) and prepared skinning palettes.
 //!
 //! Per frame nothing is allocated: every instance owns its fader, pose and node transforms, and
 //! the palettes, node transforms and morph weights of all instances live in three buffers sized
@@ -13,12 +13,12 @@
 //! rayon's workers, so a frame's work is pushed onto its own (reused) deque; from any other
 //! thread rayon injects the job through a queue that allocates a block every 63 frames.
 
-use anim::{CrossFader, Easing, LocalMatrices, Model, Pose, PreparedSkin, SampleSettings};
+use anim::rng::Rng;
+use anim::{ClipId, CrossFader, Easing, LocalMatrices, Model, PreparedSkin, SampleSettings, SoaPose};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
 use crate::render::Aabb;
-use crate::rng::Rng;
 
 /// Build rayon's global pool with the calling thread as one of its workers (see the module
 /// docs), with at least two threads. Returns false when the global pool already existed (crowds
@@ -27,14 +27,32 @@ pub fn init_thread_pool() -> bool {
     let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get).max(2);
     let built = rayon::ThreadPoolBuilder::new().num_threads(threads).use_current_thread().build_global().is_ok();
     if built {
-        // Make every thread (this one included) steal work once now: each thread's first steal
+        // Make every thread (this one included) steal work now: each thread's first steal
         // registers it with crossbeam's epoch collector, a one-time allocation that would
-        // otherwise land in some later frame.
+        // otherwise land in some later frame. Every thread offers half of a `join` to the others
+        // until each has been seen running a job it stole (on a loaded machine one thread may
+        // otherwise do all the work of a round).
         let nap = || std::thread::sleep(std::time::Duration::from_millis(2));
-        for _ in 0..3 {
-            rayon::join(nap, nap);
+        let stole: Vec<std::sync::atomic::AtomicBool> =
+            (0..threads).map(|_| std::sync::atomic::AtomicBool::new(false)).collect();
+        let mark = |owner: Option<usize>| {
+            let thief = rayon::current_thread_index();
+            if let Some(slot) = thief.filter(|&t| Some(t) != owner).and_then(|t| stole.get(t)) {
+                slot.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        };
+        for _ in 0..500 {
+            if stole.iter().all(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                break;
+            }
+            rayon::broadcast(|_| {
+                let owner = rayon::current_thread_index();
+                rayon::join(nap, || {
+                    mark(owner);
+                    nap();
+                });
+            });
         }
-        (0..threads * 4).into_par_iter().for_each(|_| nap());
     }
     built
 }
@@ -46,9 +64,7 @@ pub const MAX_CROWD: usize = 20_000;
 #[derive(Debug, Clone)]
 struct Member {
     fader: CrossFader,
-    /// The pose of the last update on the node pipeline (interpolation overrides).
-    pose: Pose,
-    /// Scratch of the block local→model pass.
+    /// Scratch of the local→model pass.
     locals: LocalMatrices,
     /// Where it stands: turned about +Y by `yaw`, then moved by `offset`.
     yaw: Quat,
@@ -74,12 +90,8 @@ pub struct Crowd {
     skin_offsets: Vec<usize>,
     /// The model's skins prepared for fast palettes.
     skins: Vec<PreparedSkin>,
-    /// Root nodes (placed per instance).
-    roots: Vec<usize>,
-    /// Whether the last update ran the block pipeline.
-    blocks_path: bool,
-    /// Run the node pipeline even when sampling as authored (to compare the two pipelines).
-    pub node_pipeline: bool,
+    /// The model's node tree (for [`Self::pose`]).
+    hierarchy: anim::Hierarchy,
     /// Sampling settings shared by the crowd.
     pub settings: SampleSettings,
     /// Grid spacing between neighbours, model units.
@@ -94,26 +106,28 @@ impl Crowd {
     pub fn new(model: &Model, count: usize, seed: u64) -> Self {
         let count = count.min(MAX_CROWD);
         let clips = model.clips.len();
-        let footprint =
-            crate::render::framing::animated_bounds(model, (clips > 0).then_some(0), &SampleSettings::default(), 8);
+        let footprint = crate::render::framing::animated_bounds(
+            model,
+            (clips > 0).then(|| ClipId::from_index(0)),
+            &SampleSettings::default(),
+            8,
+        );
         let size = if footprint.is_empty() { 1.0 } else { (footprint.max - footprint.min).max_element().max(1e-3) };
         let spacing = size * 1.2;
         let side = (count as f64).sqrt().ceil().max(1.0) as usize;
         let centre = (side as f32 - 1.0) * 0.5 * spacing;
-        let rest = Pose::rest(model);
         let members = (0..count)
             .map(|i| {
                 let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
-                let clip = if clips > 0 { i % clips } else { 0 };
+                let clip = ClipId::from_index(if clips > 0 { i % clips } else { 0 });
                 let mut fader = CrossFader::new(model, clip);
-                if let Some(c) = model.clips.get(clip) {
-                    fader.play(clip, rng.range(0.0, c.end_secs.max(1e-3)));
+                if let Some(c) = model.clip(clip) {
+                    fader.play(clip, rng.range(0.0, c.end_secs().max(1e-3)));
                 }
                 let (row, column) = (i / side, i % side);
                 let jitter = Vec3::new(rng.range(-0.15, 0.15), 0.0, rng.range(-0.15, 0.15));
                 Member {
                     fader,
-                    pose: rest.clone(),
                     locals: LocalMatrices::new(model.nodes.len()),
                     yaw: Quat::from_rotation_y(rng.range(-0.6, 0.6)),
                     offset: Vec3::new(column as f32 * spacing - centre, 0.0, row as f32 * spacing - centre)
@@ -146,9 +160,7 @@ impl Crowd {
             palette_stride,
             skin_offsets,
             skins: model.skins.iter().map(PreparedSkin::new).collect(),
-            roots: (0..model.nodes.len()).filter(|&n| model.hierarchy.parent(n).is_none()).collect(),
-            blocks_path: true,
-            node_pipeline: false,
+            hierarchy: model.hierarchy.clone(),
             settings: SampleSettings::default(),
             spacing,
             bounds,
@@ -191,22 +203,16 @@ impl Crowd {
     }
 
     /// The placed pose of instance `index` from the last update (its roots turned and moved to
-    /// its grid cell): what [`Self::palettes`] was computed from.
-    pub fn pose(&self, index: usize) -> Option<Pose> {
+    /// its grid cell): what [`Self::palettes`] was computed from. Allocates (a copy).
+    pub fn pose(&self, index: usize) -> Option<SoaPose> {
         let member = self.members.get(index)?;
-        let mut pose = member.pose.clone();
-        if self.blocks_path {
-            member.fader.output_soa().write_pose(&mut pose);
-            for &node in &self.roots {
-                pose.translations[node] = member.offset + member.yaw * pose.translations[node];
-                pose.rotations[node] = member.yaw * pose.rotations[node];
-            }
-        }
+        let mut pose = member.fader.output().clone();
+        self.hierarchy.place_roots(&mut pose, member.yaw, member.offset);
         Some(pose)
     }
 
     /// The clip instance `index` is playing (or fading to).
-    pub fn current_clip(&self, index: usize) -> Option<usize> {
+    pub fn current_clip(&self, index: usize) -> Option<ClipId> {
         self.members.get(index).map(|m| m.fader.current_clip())
     }
 
@@ -223,9 +229,7 @@ impl Crowd {
         let (stride, weight_count) = (self.palette_stride, model.weight_count);
         let settings = &self.settings;
         let skin_offsets = &self.skin_offsets;
-        let (skins, roots) = (&self.skins, &self.roots);
-        let blocks_path = settings.is_authored() && !self.node_pipeline;
-        self.blocks_path = blocks_path;
+        let skins = &self.skins;
         let clips = model.clips.len();
         // Chunks of one instance each; zip keeps the buffers split per instance without copies.
         let palettes = self.palettes.par_chunks_mut(stride.max(1));
@@ -236,42 +240,25 @@ impl Crowd {
                 member.fader.advance(dt * member.speed);
                 member.next_fade_secs -= dt;
                 if member.next_fade_secs <= 0.0 && clips > 1 {
-                    let current = member.fader.current_clip();
+                    let current = member.fader.current_clip().index();
                     let step = 1 + member.rng.below(clips - 1);
                     let duration = member.rng.range(0.2, 0.8);
-                    member.fader.trigger((current + step) % clips, duration, Easing::Smoothstep);
+                    member.fader.trigger(ClipId::from_index((current + step) % clips), duration, Easing::Smoothstep);
                     member.next_fade_secs = member.rng.range(2.0, 6.0);
                 }
-                let model_weights = if blocks_path {
-                    // The pose stays as sampled; each root's parent is the instance's placement.
-                    let pose = member.fader.evaluate_soa(model);
-                    let placement = Affine3A::from_rotation_translation(member.yaw, member.offset);
-                    if world.len() == nodes && pose.len() == nodes {
-                        model.hierarchy.local_to_model_soa_placed(pose, &mut member.locals, &placement, world);
-                    }
-                    &pose.weights
-                } else {
-                    let pose = member.fader.evaluate(model, settings);
-                    member.pose.copy_from(pose);
-                    for &node in roots {
-                        if node < member.pose.len() {
-                            member.pose.translations[node] =
-                                member.offset + member.yaw * member.pose.translations[node];
-                            member.pose.rotations[node] = member.yaw * member.pose.rotations[node];
-                        }
-                    }
-                    if world.len() == nodes {
-                        model.hierarchy.local_to_model(&member.pose, world);
-                    }
-                    &member.pose.weights
-                };
+                // The pose stays as sampled; each root's parent is the instance's placement.
+                let pose = member.fader.evaluate(model, settings);
+                let placement = Affine3A::from_rotation_translation(member.yaw, member.offset);
+                if world.len() == nodes && pose.len() == nodes {
+                    model.hierarchy.local_to_model_placed(pose, &mut member.locals, &placement, world);
+                }
                 for (skin, &offset) in skins.iter().zip(skin_offsets) {
                     if let Some(out) = palette.get_mut(offset..offset + skin.len()) {
                         skin.skinning_matrices(world, out);
                     }
                 }
-                if weights.len() == model_weights.len() {
-                    weights.copy_from_slice(model_weights);
+                if weights.len() == pose.weights().len() {
+                    weights.copy_from_slice(pose.weights());
                 }
             },
         );
@@ -293,11 +280,11 @@ mod tests {
         assert_eq!(crowd.len(), 25);
         assert_eq!(crowd.palettes().len(), 25 * crowd.palette_stride());
         crowd.update(&model, 1.0 / 60.0);
-        let clips: std::collections::HashSet<usize> = (0..25).filter_map(|i| crowd.current_clip(i)).collect();
+        let clips: std::collections::HashSet<ClipId> = (0..25).filter_map(|i| crowd.current_clip(i)).collect();
         assert_eq!(clips.len(), model.clips.len().min(25), "every clip is played by someone");
         // The hips of each instance stand in its own grid cell.
         let nodes = model.nodes.len();
-        let hips = model.skins[0].joints[0];
+        let hips = model.skins[0].joints[0].index();
         let positions: Vec<Vec3> = (0..25).map(|i| crowd.node_worlds()[i * nodes + hips].translation.into()).collect();
         for (i, a) in positions.iter().enumerate() {
             for b in &positions[i + 1..] {
@@ -328,21 +315,31 @@ mod tests {
     }
 
     #[test]
-    fn block_and_node_pipelines_give_the_same_palettes() {
+    fn palettes_are_the_placed_poses_of_the_one_pipeline_under_any_settings() {
         let model = mannequin();
-        let (mut blocks, mut nodes) = (Crowd::new(&model, 12, 5), Crowd::new(&model, 12, 5));
-        nodes.node_pipeline = true;
-        let mut worst = 0.0f32;
-        for _ in 0..300 {
-            blocks.update(&model, 1.0 / 60.0);
-            nodes.update(&model, 1.0 / 60.0);
-            for (a, b) in blocks.palettes().iter().zip(nodes.palettes()) {
+        let skin = PreparedSkin::new(&model.skins[0]);
+        for mode in anim::InterpolationOverride::ALL {
+            let mut crowd = Crowd::new(&model, 12, 5);
+            crowd.settings.mode = mode;
+            for _ in 0..200 {
+                crowd.update(&model, 1.0 / 60.0);
+            }
+            assert!(crowd.fading() > 0 || mode != anim::InterpolationOverride::Authored || crowd.len() == 12);
+            // Instance 3's palette and node transforms, recomputed from its placed pose.
+            let pose = crowd.pose(3).expect("pose");
+            let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+            model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut world);
+            let mut palette = vec![Mat4::IDENTITY; skin.len()];
+            skin.skinning_matrices(&world, &mut palette);
+            let stride = crowd.palette_stride();
+            let mut worst = 0.0f32;
+            for (a, b) in crowd.palettes()[3 * stride..3 * stride + skin.len()].iter().zip(&palette) {
                 worst = worst.max((*a - *b).abs().to_cols_array().into_iter().fold(0.0, f32::max));
             }
-            let (a, b) = (blocks.pose(3).expect("pose"), nodes.pose(3).expect("pose"));
-            assert!(a.translations[0].distance(b.translations[0]) < 1e-5, "placed roots agree");
+            assert!(worst < 1e-4, "{mode}: palettes differ from the placed pose by {worst:e}");
+            let hips = skin.joints()[0].index();
+            let stored: Vec3 = crowd.node_worlds()[3 * model.nodes.len() + hips].translation.into();
+            assert!(stored.distance(world[hips].translation.into()) < 1e-4, "{mode}: the roots are placed");
         }
-        assert!(blocks.fading() + nodes.fading() > 0 || worst > 0.0, "the crowds moved");
-        assert!(worst < 1e-4, "the pipelines' palettes differ by {worst:e}");
     }
 }

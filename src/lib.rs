@@ -4,13 +4,11 @@
 //! headless command line and, as they land, the renderer, physics and viewer.
 
 pub mod app;
-pub mod badfiles;
 pub mod cli;
 pub mod crowd;
 pub mod mannequin;
 pub mod physics;
+pub mod process;
 pub mod profile;
 pub mod render;
-pub mod rng;
 pub mod ui;
-pub mod w64;

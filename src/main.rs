@@ -72,11 +72,6 @@ enum Command {
         #[command(flatten)]
         limits: cli::LimitArgs,
     },
-    /// Generate a built-in asset.
-    Generate {
-        #[command(subcommand)]
-        asset: GenerateAsset,
-    },
     /// Render a model at a clip time to a PNG (headless GPU; lavapipe works).
     Render(cli::render::RenderArgs),
     /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
@@ -84,29 +79,6 @@ enum Command {
     /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
     /// non-finite value or resident-memory growth.
     Soak(cli::soak::SoakArgs),
-}
-
-/// Built-in assets `generate` can write.
-#[derive(Debug, Subcommand)]
-enum GenerateAsset {
-    /// The default character: a skinned, animated humanoid mannequin (.glb).
-    Mannequin {
-        /// Where to write the .glb.
-        #[arg(long, default_value = "assets/mannequin.glb")]
-        out: PathBuf,
-    },
-    /// W64, the benchmark skeleton and clips of `bench`, as a .glb (measure it with `bench FILE`).
-    W64 {
-        /// Where to write the .glb.
-        #[arg(long, default_value = "w64.glb")]
-        out: PathBuf,
-    },
-    /// The corpus of malformed files and its manifest (`tests/bad`, `EXPECTED.txt`).
-    BadCorpus {
-        /// The folder to write (created if needed; stale corpus files are removed).
-        #[arg(long, default_value = "tests/bad")]
-        out: PathBuf,
-    },
 }
 
 fn run(command: Command) -> anyhow::Result<String> {
@@ -163,7 +135,7 @@ fn run(command: Command) -> anyhow::Result<String> {
                     let loaded = cli::load_model_with_limits(&path, &limits.limits())?;
                     anyhow::ensure!(!loaded.clips.is_empty(), "{} has no animations to benchmark", path.display());
                     let clip = cli::find_clip(&loaded, clip.as_deref().unwrap_or("0"))?;
-                    let name = loaded.clips[clip].display_name(clip);
+                    let name = loaded.clips[clip.index()].display_name(clip.index());
                     (BenchReport::run(Some((&loaded, clip))), format!("{} clip \"{name}\"", path.display()))
                 }
             };
@@ -171,18 +143,6 @@ fn run(command: Command) -> anyhow::Result<String> {
                 Format::Text => report.to_text(&workload),
                 Format::Json => serde_json::to_string(&report)? + "\n",
             })
-        }
-        Command::Generate { asset: GenerateAsset::Mannequin { out } } => {
-            animtune::mannequin::write_mannequin(&out)?;
-            Ok(format!("wrote {}\n", out.display()))
-        }
-        Command::Generate { asset: GenerateAsset::W64 { out } } => {
-            animtune::w64::write_w64(&out)?;
-            Ok(format!("wrote {}\n", out.display()))
-        }
-        Command::Generate { asset: GenerateAsset::BadCorpus { out } } => {
-            let count = animtune::badfiles::write_corpus(&out)?;
-            Ok(format!("wrote {count} files and EXPECTED.txt to {}\n", out.display()))
         }
         Command::Render(render) => cli::render::run(&render),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),

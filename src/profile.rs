@@ -266,10 +266,10 @@ impl TuningProfile {
                 channel_modes: tuning
                     .channel_modes()
                     .filter_map(|(clip, track, mode)| {
-                        let track = model.clips.get(clip)?.tracks.get(track)?;
+                        let track = model.clips.get(clip)?.tracks().get(track)?;
                         Some(ChannelMode {
                             clip: clip_name(clip),
-                            node: node_display_name(model, track.node),
+                            node: node_display_name(model, track.node.index()),
                             channel: track.property().gltf_name().to_owned(),
                             mode: mode.name().to_owned(),
                         })
@@ -347,8 +347,8 @@ impl TuningProfile {
                 fit.skipped.push(format!("override mode \"{}\": unknown", channel.mode));
                 continue;
             };
-            let track = model.clips[clip].tracks.iter().position(|t| {
-                t.property().gltf_name() == channel.channel && node_display_name(model, t.node) == channel.node
+            let track = model.clips[clip].tracks().iter().position(|t| {
+                t.property().gltf_name() == channel.channel && node_display_name(model, t.node.index()) == channel.node
             });
             match track {
                 Some(track) => {
@@ -430,18 +430,18 @@ impl ModelIdentity {
     /// The identity of `model`. `source_stem` (the file name without extension) is used only
     /// when no node of the rig has a name, so that unnamed models do not all share one profile.
     pub fn of(model: &Model, source_stem: Option<&str>) -> Self {
-        let mut rig: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+        let mut rig: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
         rig.sort_unstable();
         rig.dedup();
         if rig.is_empty() {
             rig = (0..model.nodes.len()).collect();
         }
         let name_of = |node: usize| model.nodes.get(node).and_then(|n| n.name.clone());
+        let parent = |node: usize| model.hierarchy.parent(anim::NodeId::from_index(node)).map(anim::NodeId::index);
         let mut lines: Vec<String> = rig
             .iter()
             .map(|&node| {
-                let parent =
-                    model.hierarchy.parent(node).map_or_else(|| "^".to_owned(), |p| name_of(p).unwrap_or_default());
+                let parent = parent(node).map_or_else(|| "^".to_owned(), |p| name_of(p).unwrap_or_default());
                 format!("{}<{parent}", name_of(node).unwrap_or_default())
             })
             .collect();
@@ -452,7 +452,7 @@ impl ModelIdentity {
             signature.push_str("\nfile:");
             signature.push_str(source_stem.unwrap_or(""));
         }
-        let rig_root = rig.iter().copied().find(|&n| model.hierarchy.parent(n).is_none_or(|p| !rig.contains(&p)));
+        let rig_root = rig.iter().copied().find(|&n| parent(n).is_none_or(|p| !rig.contains(&p)));
         let readable = model
             .skins
             .iter()

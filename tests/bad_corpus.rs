@@ -7,10 +7,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anim::ImportError;
-use animtune::badfiles::{self, Expected, MANIFEST};
+use devtools::badfiles::{self, Expected, MANIFEST};
 
 const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
-const REGENERATE: &str = "regenerate with `cargo run -- generate bad-corpus --out tests/bad` and commit the result";
+const REGENERATE: &str = "regenerate with `cargo xtask generate bad-corpus` and commit the result";
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad")

@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use devtools::TempDir;
+use devtools::gltf::Doc;
 use serde_json::{Value, json};
 
 const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
@@ -14,112 +15,10 @@ const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
 // Fixtures
 // ---------------------------------------------------------------------------------------------
 
-/// A temporary folder removed again when dropped (also when the test fails).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!("animtune-cli-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    /// Write `bytes` to `name` in the folder; returns the path.
-    fn write(&self, name: &str, bytes: &[u8]) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::write(&path, bytes).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            out.push(if i <= chunk.len() { char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]) } else { '=' });
-        }
-    }
-    out
-}
-
-#[test]
-fn base64_matches_rfc_4648_vectors() {
-    let vectors =
-        [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")];
-    for (plain, encoded) in vectors {
-        assert_eq!(base64(plain.as_bytes()), encoded);
-    }
-}
-
-/// Accessors over one buffer, embedded as a base64 `data:` URI.
-#[derive(Default)]
-struct Buffer {
-    bin: Vec<u8>,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
-
-impl Buffer {
-    fn accessor(&mut self, bytes: &[u8], component_type: u32, ty: &str, count: usize) -> usize {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
-        self.views.push(json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()}));
-        self.bin.extend_from_slice(bytes);
-        self.accessors.push(json!({
-            "bufferView": self.views.len() - 1, "componentType": component_type, "type": ty, "count": count
-        }));
-        self.accessors.len() - 1
-    }
-
-    /// A FLOAT accessor of `ty` (`SCALAR`, `VEC3`, `VEC4`).
-    fn floats(&mut self, data: &[f32], ty: &str) -> usize {
-        let width = match ty {
-            "SCALAR" => 1,
-            "VEC3" => 3,
-            "VEC4" => 4,
-            _ => panic!("type {ty}"),
-        };
-        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let index = self.accessor(&bytes, 5126, ty, data.len() / width);
-        if ty == "SCALAR" {
-            let min = data.iter().copied().fold(f32::INFINITY, f32::min);
-            let max = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            self.accessors[index]["min"] = json!([min]);
-            self.accessors[index]["max"] = json!([max]);
-        }
-        index
-    }
-
-    /// A sampler over new accessors: `(input, output, interpolation)` as glTF JSON.
-    fn sampler(&mut self, times: &[f32], values: &[f32], ty: &str, interpolation: &str) -> Value {
-        let input = self.floats(times, "SCALAR");
-        let output = self.floats(values, ty);
-        json!({"input": input, "output": output, "interpolation": interpolation})
-    }
-
-    /// `json` with this buffer's views and accessors, as .gltf bytes.
-    fn finish(self, mut json: Value) -> Vec<u8> {
-        json["asset"] = json!({"version": "2.0", "generator": "animtune tests/cli.rs"});
-        json["buffers"] = json!([{
-            "byteLength": self.bin.len(),
-            "uri": format!("data:application/octet-stream;base64,{}", base64(&self.bin))
-        }]);
-        json["bufferViews"] = Value::Array(self.views);
-        json["accessors"] = Value::Array(self.accessors);
-        serde_json::to_vec_pretty(&json).unwrap()
-    }
+/// `fields` added to the document, as .gltf bytes.
+fn finish(mut doc: Doc, fields: Value) -> Vec<u8> {
+    doc.merge(fields);
+    doc.to_gltf()
 }
 
 const HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -135,14 +34,14 @@ const HALF: f32 = std::f32::consts::FRAC_1_SQRT_2;
 /// * animation 2 "cubic" (CUBICSPLINE): translation of node 3 from (0,0,0) to (2,0,0) over 1 s,
 ///   out-tangent (0,6,0) and in-tangent (0,-6,0), so the curve leaves the straight line.
 fn model_json() -> Vec<u8> {
-    let mut b = Buffer::default();
+    let mut b = Doc::with_generator("animtune tests/cli.rs");
     let triangle = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
-    let face_positions = b.floats(&triangle, "VEC3");
-    let target_0 = b.floats(&[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "VEC3");
-    let target_1 = b.floats(&[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "VEC3");
-    let body_positions = b.floats(&triangle, "VEC3");
-    let joints = b.accessor(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0], 5121, "VEC4", 3);
-    let weights = b.floats(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0], "VEC4");
+    let face_positions = b.add_f32(&triangle, "VEC3");
+    let target_0 = b.add_f32(&[0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "VEC3");
+    let target_1 = b.add_f32(&[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "VEC3");
+    let body_positions = b.add_f32(&triangle, "VEC3");
+    let joints = b.add_raw(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0], 5121, "VEC4", 3, false);
+    let weights = b.add_f32(&[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0], "VEC4");
 
     let walk_weights = b.sampler(&[0.0, 2.0], &[0.0, 0.0, 1.0, 0.5], "SCALAR", "LINEAR");
     let walk_translation =
@@ -155,49 +54,52 @@ fn model_json() -> Vec<u8> {
     ];
     let cubic = b.sampler(&[0.0, 1.0], &cubic_values, "VEC3", "CUBICSPLINE");
 
-    b.finish(json!({
-        "scene": 0,
-        "scenes": [{"name": "main", "nodes": [0, 4]}],
-        "nodes": [
-            {"name": "root", "children": [1, 2, 3], "translation": [1.0, 2.0, 3.0]},
-            {"name": "arm", "translation": [9.0, 9.0, 9.0], "rotation": [0.0, 0.0, 0.6, 0.8], "scale": [2.0, 2.0, 2.0]},
-            {"name": "face", "mesh": 0, "translation": [0.0, 0.0, -1.0]},
-            {"name": "prop", "mesh": 0, "rotation": [0.0, 0.6, 0.0, 0.8], "scale": [3.0, 3.0, 3.0]},
-            {"name": "body", "mesh": 1, "skin": 0}
-        ],
-        "meshes": [
-            {
-                "name": "face_mesh",
-                "primitives": [{"attributes": {"POSITION": face_positions},
-                                "targets": [{"POSITION": target_0}, {"POSITION": target_1}]}],
-                "weights": [0.1, 0.2]
-            },
-            {
-                "name": "body_mesh",
-                "primitives": [{"attributes": {"POSITION": body_positions, "JOINTS_0": joints, "WEIGHTS_0": weights}}]
-            }
-        ],
-        "skins": [{"name": "rig", "joints": [0, 1]}],
-        "animations": [
-            {
-                "name": "walk",
-                "samplers": [walk_weights, walk_translation],
-                "channels": [
-                    {"sampler": 0, "target": {"node": 2, "path": "weights"}},
-                    {"sampler": 1, "target": {"node": 1, "path": "translation"}}
-                ]
-            },
-            {
-                "samplers": [turn],
-                "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]
-            },
-            {
-                "name": "cubic",
-                "samplers": [cubic],
-                "channels": [{"sampler": 0, "target": {"node": 3, "path": "translation"}}]
-            }
-        ]
-    }))
+    finish(
+        b,
+        json!({
+            "scene": 0,
+            "scenes": [{"name": "main", "nodes": [0, 4]}],
+            "nodes": [
+                {"name": "root", "children": [1, 2, 3], "translation": [1.0, 2.0, 3.0]},
+                {"name": "arm", "translation": [9.0, 9.0, 9.0], "rotation": [0.0, 0.0, 0.6, 0.8], "scale": [2.0, 2.0, 2.0]},
+                {"name": "face", "mesh": 0, "translation": [0.0, 0.0, -1.0]},
+                {"name": "prop", "mesh": 0, "rotation": [0.0, 0.6, 0.0, 0.8], "scale": [3.0, 3.0, 3.0]},
+                {"name": "body", "mesh": 1, "skin": 0}
+            ],
+            "meshes": [
+                {
+                    "name": "face_mesh",
+                    "primitives": [{"attributes": {"POSITION": face_positions},
+                                    "targets": [{"POSITION": target_0}, {"POSITION": target_1}]}],
+                    "weights": [0.1, 0.2]
+                },
+                {
+                    "name": "body_mesh",
+                    "primitives": [{"attributes": {"POSITION": body_positions, "JOINTS_0": joints, "WEIGHTS_0": weights}}]
+                }
+            ],
+            "skins": [{"name": "rig", "joints": [0, 1]}],
+            "animations": [
+                {
+                    "name": "walk",
+                    "samplers": [walk_weights, walk_translation],
+                    "channels": [
+                        {"sampler": 0, "target": {"node": 2, "path": "weights"}},
+                        {"sampler": 1, "target": {"node": 1, "path": "translation"}}
+                    ]
+                },
+                {
+                    "samplers": [turn],
+                    "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]
+                },
+                {
+                    "name": "cubic",
+                    "samplers": [cubic],
+                    "channels": [{"sampler": 0, "target": {"node": 3, "path": "translation"}}]
+                }
+            ]
+        }),
+    )
 }
 
 /// The test model written to a fresh folder.
@@ -527,7 +429,7 @@ fn interpolation_override_step_on_linear_data() {
 #[test]
 fn missing_model_file() {
     let dir = TempDir::new("missing");
-    let path = dir.0.join("nowhere.gltf");
+    let path = dir.path().join("nowhere.gltf");
     let path = path.to_str().unwrap();
     failure(&["sample", path, "--clip", "0", "--times", "0", "--format", "json"], &["nowhere.gltf"]);
     failure(&["info", path, "--format", "json"], &["nowhere.gltf"]);
@@ -631,22 +533,25 @@ fn info_json_reports_the_model() {
 #[test]
 fn info_json_lists_every_interpolation_mode_of_a_clip() {
     // One clip mixing all three modes.
-    let mut b = Buffer::default();
+    let mut b = Doc::new();
     let s0 = b.sampler(&[0.0, 1.0], &[0.0; 6], "VEC3", "STEP");
     let s1 = b.sampler(&[0.0, 1.0], &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], "VEC4", "LINEAR");
     let s2 = b.sampler(&[0.0, 3.0], &[1.0; 18], "VEC3", "CUBICSPLINE");
-    let gltf = b.finish(json!({
-        "nodes": [{"name": "a"}, {"name": "b"}],
-        "animations": [{
-            "name": "mixed",
-            "samplers": [s0, s1, s2],
-            "channels": [
-                {"sampler": 0, "target": {"node": 0, "path": "translation"}},
-                {"sampler": 1, "target": {"node": 0, "path": "rotation"}},
-                {"sampler": 2, "target": {"node": 1, "path": "scale"}}
-            ]
-        }]
-    }));
+    let gltf = finish(
+        b,
+        json!({
+            "nodes": [{"name": "a"}, {"name": "b"}],
+            "animations": [{
+                "name": "mixed",
+                "samplers": [s0, s1, s2],
+                "channels": [
+                    {"sampler": 0, "target": {"node": 0, "path": "translation"}},
+                    {"sampler": 1, "target": {"node": 0, "path": "rotation"}},
+                    {"sampler": 2, "target": {"node": 1, "path": "scale"}}
+                ]
+            }]
+        }),
+    );
     let dir = TempDir::new("mixed");
     let path = dir.write("mixed.gltf", &gltf);
     let info: Value = serde_json::from_str(&success(&["info", path.to_str().unwrap(), "--format", "json"])).unwrap();
@@ -720,15 +625,13 @@ fn bench_json_has_the_exact_shape() {
     }
 }
 
-/// `generate w64` writes the workload as a file, and `bench FILE` measures it like the built-in
-/// one: 64 joints, the six operations.
+/// W64 written as a file (`cargo xtask generate w64`) benches like the built-in workload: 64
+/// joints, the six operations.
 #[test]
 fn generated_w64_file_benches_like_the_built_in_workload() {
     let dir = TempDir::new("w64");
-    let path = dir.0.join("w64.glb");
+    let path = dir.write("w64.glb", &devtools::w64::build_w64_glb());
     let path_str = path.to_string_lossy().into_owned();
-    let wrote = success(&["generate", "w64", "--out", &path_str]);
-    assert!(wrote.contains("w64.glb"), "{wrote}");
     let info = success(&["info", &path_str]);
     assert!(info.contains("W64 LINEAR") && info.contains("W64 CUBICSPLINE"), "{info}");
     let report: serde_json::Value =
@@ -739,19 +642,7 @@ fn generated_w64_file_benches_like_the_built_in_workload() {
         assert!(result["median_ns_per_joint"].as_f64().unwrap() > 0.0, "{result}");
     }
     // A valid glTF file: the Khronos validator (installed by the test command) finds nothing wrong.
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    if !root.join(".tools/node_modules/gltf-validator/package.json").exists() {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true but the glTF validator is not installed");
-        eprintln!("skipped the validator check: gltf-validator is not installed in .tools/");
-        return;
-    }
-    let output = Command::new("node")
-        .arg("scripts/validate-gltf.mjs")
-        .arg(&path)
-        .current_dir(root)
-        .output()
-        .expect("node runs the validator");
-    let validation: serde_json::Value = serde_json::from_slice(&output.stdout).expect("validator report");
+    let Some(validation) = devtools::ci::validate_gltf(&path) else { return };
     assert_eq!(validation["errors"], 0, "{validation}");
     assert_eq!(validation["warnings"], 0, "{validation}");
 }

@@ -8,31 +8,13 @@
 //!
 //! Both need `python3` (standard library only).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
-use std::time::{SystemTime, UNIX_EPOCH};
+
+use devtools::TempDir;
 
 const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
 const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference");
-const SHARED_MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/models");
-
-/// A temporary folder removed again when dropped (also when the test fails).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!("animtune-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-        Self(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn python(args: &[&str]) -> Output {
     Command::new("python3")
@@ -67,21 +49,14 @@ fn run_compare(extra: &[&str]) {
 
 #[test]
 fn shared_models_match_reference() {
-    if !Path::new(SHARED_MODELS).is_dir() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "../shared/models not found ({SHARED_MODELS}); it is required under CI=true"
-        );
-        println!("skipped: ../shared/models not found");
-        return;
-    }
-    run_compare(&["--models", SHARED_MODELS, "--no-tricky"]);
+    let Some(models) = devtools::ci::shared_models("the conformance run on the shared models") else { return };
+    run_compare(&["--models", &models.to_string_lossy(), "--no-tricky"]);
 }
 
 #[test]
 fn tricky_files_match_reference() {
     let dir = TempDir::new("tricky");
-    let dir_str = dir.0.to_string_lossy().into_owned();
+    let dir_str = dir.path().to_string_lossy().into_owned();
     let out = python(&[&script("make_tricky.py"), &dir_str]);
     assert!(out.status.success(), "make_tricky.py failed: {}", String::from_utf8_lossy(&out.stderr));
     run_compare(&["--no-models", "--tricky-dir", &dir_str]);

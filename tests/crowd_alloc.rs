@@ -2,36 +2,11 @@
 //! thread, so rayon's workers are included) around many `Crowd::update` calls.
 #![allow(clippy::unwrap_used)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
 use animtune::crowd::Crowd;
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            COUNT.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            COUNT.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use devtools::alloc::{CountingAllocator, allocations_on_every_thread};
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[test]
 fn crowd_frames_allocate_nothing() {
@@ -44,14 +19,12 @@ fn crowd_frames_allocate_nothing() {
         for _ in 0..30 {
             crowd.update(model, 1.0 / 60.0);
         }
-        COUNT.store(0, Ordering::Relaxed);
-        COUNTING.store(true, Ordering::Relaxed);
         // 7 s: every instance cross-fades at least once.
-        for _ in 0..420 {
-            crowd.update(model, 1.0 / 60.0);
-        }
-        COUNTING.store(false, Ordering::Relaxed);
-        let allocations = COUNT.load(Ordering::Relaxed);
+        let allocations = allocations_on_every_thread(|| {
+            for _ in 0..420 {
+                crowd.update(model, 1.0 / 60.0);
+            }
+        });
         assert_eq!(allocations, 0, "{name}: {allocations} allocations in 420 crowd frames");
         assert!(crowd.palettes().iter().all(glam::Mat4::is_finite), "{name}");
     }

@@ -3,8 +3,6 @@
 //! node channels, material / texture-transform / visibility pointers are sampled with the
 //! STEP/LINEAR/CUBICSPLINE rules, printed by `sample` under "pointers", and drawn by `render`.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -49,7 +47,7 @@ fn write_pointer_file(tag: &str) -> PointerFile {
 
 /// [`write_pointer_file`] with an edit of the JSON before it is written.
 fn write_pointer_file_with(tag: &str, edit: impl FnOnce(&mut Value)) -> PointerFile {
-    let glb = std::fs::read(support::repo_root().join("assets/mannequin.glb")).expect("mannequin");
+    let glb = std::fs::read(devtools::ci::repo_root().join("assets/mannequin.glb")).expect("mannequin");
     let json_len = u32::from_le_bytes([glb[12], glb[13], glb[14], glb[15]]) as usize;
     let mut json: Value = serde_json::from_slice(&glb[20..20 + json_len]).expect("json");
     let bin_start = 20 + json_len + 8;
@@ -134,10 +132,12 @@ fn sample_json(path: &Path, clip: &str, times: &str) -> Value {
 #[test]
 fn node_pointers_play_like_node_channels() {
     let file = write_pointer_file("nodes");
-    let model = support::load(&file.gltf());
+    let model = devtools::load(&file.gltf());
     let pointers = model.find_clip("Pointers").expect("clip");
     let by_node = model.find_clip("Hips by node").expect("clip");
-    assert_eq!(model.clips[pointers].animated_nodes(), vec![0], "the hips rotation pointer is a track of node 0");
+    let hips = anim::NodeId::from_index(0);
+    let clip = model.clip(pointers).expect("clip");
+    assert_eq!(clip.animated_nodes(), vec![hips], "the hips rotation pointer is a track of node 0");
     let a = sample_json(&file.gltf(), "Pointers", "0,0.5,1.25,2,-1,9");
     let b = sample_json(&file.gltf(), "Hips by node", "0,0.5,1.25,2,-1,9");
     for (x, y) in a["samples"].as_array().expect("samples").iter().zip(b["samples"].as_array().expect("samples")) {
@@ -238,10 +238,13 @@ fn static_visibility_hides_nodes_and_their_descendants() {
         json["nodes"][0]["extensions"] = json!({"KHR_node_visibility": {"visible": false}});
         json["nodes"][mesh_node]["extensions"] = json!({"KHR_node_visibility": {"visible": false}});
     });
-    let model = support::load(&file.gltf());
+    let model = devtools::load(&file.gltf());
     let visible = animtune::render::animated::AnimatedProperties::rest(&model).node_visible;
     let descendants_of_hips: Vec<usize> = (1..model.nodes.len())
-        .filter(|&n| std::iter::successors(model.nodes[n].parent, |&p| model.nodes[p].parent).any(|p| p == 0))
+        .filter(|&n| {
+            let parent = |p: anim::NodeId| model.hierarchy.parent(p);
+            std::iter::successors(parent(anim::NodeId::from_index(n)), |&p| parent(p)).any(|p| p.index() == 0)
+        })
         .collect();
     assert!(descendants_of_hips.len() > 10, "the hips have descendants");
     assert!(!visible[0] && descendants_of_hips.iter().all(|&n| !visible[n]), "hidden with the hips: {visible:?}");

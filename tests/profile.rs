@@ -66,7 +66,9 @@ fn the_identity_is_the_rig_and_survives_re_exports() {
     // file name — the same identity.
     let mut reexport = original.clone();
     reexport.clips.pop();
-    reexport.clips[0].name = Some("Idle_v2".to_owned());
+    let mut renamed = reexport.clips[0].clone().into_raw();
+    renamed.name = Some("Idle_v2".to_owned());
+    reexport.clips[0] = renamed.build().expect("the renamed clip builds");
     for mesh in &mut reexport.meshes {
         for primitive in &mut mesh.primitives {
             for p in &mut primitive.positions {

@@ -12,15 +12,14 @@
 use std::path::PathBuf;
 
 use anim::ragdoll::RagdollRamp;
-use anim::{ClipCursor, Easing, Model, Pose, SampleSettings};
+use anim::{ClipCursor, ClipId, Easing, LocalMatrices, Model, SampleSettings, SoaPose};
 use animtune::cli::ragdoll::{RagdollArgs, RagdollReport, simulate};
 use animtune::physics::{
     BodyId, BoneKind, Facing, FaultKind, Handoff, KindSource, Phase, RagdollController, RagdollSettings, RagdollSpec,
 };
 use glam::{Affine3A, Vec3};
 
-mod support;
-use support::{load, load_scaled};
+use devtools::{load, load_scaled};
 
 /// The built-in character (the embedded bytes, as every command uses them).
 fn mannequin() -> Model {
@@ -28,7 +27,7 @@ fn mannequin() -> Model {
 }
 
 fn shared_models() -> Option<PathBuf> {
-    support::shared_models("the shared-model ragdoll checks")
+    devtools::ci::shared_models("the shared-model ragdoll checks")
 }
 
 /// Every shared skinned model (`../shared/models`), by name and path.
@@ -48,7 +47,7 @@ fn args(handoff_at: f32, ramp_rate: f32, seconds: f32) -> RagdollArgs {
 
 fn run(model: &Model, clip: Option<&str>, args: &RagdollArgs) -> RagdollReport {
     let clip = clip.map(|name| model.find_clip(name).unwrap_or_else(|| panic!("clip {name} not found")));
-    let clip = clip.or((!model.clips.is_empty()).then_some(0));
+    let clip = clip.or((!model.clips.is_empty()).then(|| ClipId::from_index(0)));
     simulate(model, clip, args).expect("the ragdoll simulates")
 }
 
@@ -164,7 +163,7 @@ fn every_skinned_model_falls_plausibly_at_every_scale() {
                         let handoffs: &[f32] = if model.clips.len() <= 1 { &HANDOFFS_ONE_CLIP } else { &HANDOFFS };
                         for clip in 0..model.clips.len().clamp(1, 3) {
                             for &handoff in handoffs {
-                                let clip = (!model.clips.is_empty()).then_some(clip);
+                                let clip = (!model.clips.is_empty()).then(|| ClipId::from_index(clip));
                                 let report = simulate(&model, clip, &RagdollArgs { ground_y: Some(ground), ..args(handoff, 5.0, 10.0) })
                                     .unwrap_or_else(|e| panic!("{name} ×{scale} clip {clip:?} at {handoff} s: {e:#}"));
                                 let at = format!("{name} ×{scale} clip {clip:?} at {handoff} s");
@@ -399,8 +398,8 @@ fn active_to_limp_ramps_the_motor_strength_down() {
     let mut controller =
         RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
     let mut walk = Player::new(&model, "Walk");
-    let mut pose = Pose::rest(&model);
-    let mut before = Pose::rest(&model);
+    let mut pose = model.rest_pose();
+    let mut before = model.rest_pose();
     walk.sample(&model, 0.5, &mut pose);
     walk.sample(&model, 0.5 - 1.0 / 120.0, &mut before);
     let handoff =
@@ -445,8 +444,8 @@ fn a_partial_ragdoll_drops_one_arm_while_the_rest_keeps_walking() {
     let node = |name: &str| model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).expect("node");
     let region = spec.body_for_node(node("UpperArm.L")).expect("a body");
     let mut walk = Player::new(&model, "Walk");
-    let mut pose = Pose::rest(&model);
-    let mut before = Pose::rest(&model);
+    let mut pose = model.rest_pose();
+    let mut before = model.rest_pose();
     walk.sample(&model, 0.5, &mut pose);
     walk.sample(&model, 0.5 - 1.0 / 120.0, &mut before);
     controller.trigger_with(
@@ -463,8 +462,8 @@ fn a_partial_ragdoll_drops_one_arm_while_the_rest_keeps_walking() {
         walk.sample(&model, 0.5 + frame as f32 / 60.0, &mut pose);
         controller.update(&model, 1.0 / 60.0, &pose);
         weights.push(controller.ragdoll_weight());
-        model.hierarchy.local_to_model(controller.output(), &mut out_world);
-        model.hierarchy.local_to_model(&pose, &mut anim_world);
+        model.hierarchy.local_to_model(controller.output(), &mut LocalMatrices::default(), &mut out_world);
+        model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut anim_world);
         for name in ["Foot.L", "Foot.R", "Head", "Hand.R", "Hips"] {
             let d = Vec3::from(out_world[node(name)].translation).distance(anim_world[node(name)].translation.into());
             assert!(d < 1e-4, "frame {frame}: {name} left the animation by {d} m");
@@ -508,8 +507,8 @@ fn an_instant_handoff_from_run_does_not_split() {
     let mut widest = 0.0f32;
     for handoff in [0.1f32, 0.3, 0.5] {
         let mut run_clip = Player::new(&model, "Run");
-        let mut pose = Pose::rest(&model);
-        let mut before = Pose::rest(&model);
+        let mut pose = model.rest_pose();
+        let mut before = model.rest_pose();
         run_clip.sample(&model, handoff, &mut pose);
         run_clip.sample(&model, handoff - 1.0 / 120.0, &mut before);
         controller.trigger(&model, &pose, &before, 1.0 / 120.0, None);
@@ -535,28 +534,28 @@ fn an_instant_handoff_from_run_does_not_split() {
 
 /// Plays one clip (looping) into a pose.
 struct Player {
-    clip: usize,
+    clip: ClipId,
     cursor: ClipCursor,
-    rest: Pose,
+    rest: SoaPose,
 }
 
 impl Player {
     fn new(model: &Model, clip: &str) -> Self {
         let clip = model.find_clip(clip).expect("clip");
-        Self { clip, cursor: ClipCursor::new(&model.clips[clip]), rest: Pose::rest(model) }
+        Self { clip, cursor: ClipCursor::new(&model.clips[clip.index()]), rest: model.rest_pose() }
     }
 
-    fn sample(&mut self, model: &Model, time: f32, pose: &mut Pose) {
+    fn sample(&mut self, model: &Model, time: f32, pose: &mut SoaPose) {
         pose.copy_from(&self.rest);
-        let clip = &model.clips[self.clip];
+        let clip = &model.clips[self.clip.index()];
         clip.sample(clip.wrap_time(time), &mut self.cursor, &SampleSettings::default(), pose);
     }
 }
 
-fn joint_positions(model: &Model, pose: &Pose) -> Vec<Vec3> {
+fn joint_positions(model: &Model, pose: &SoaPose) -> Vec<Vec3> {
     let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    model.hierarchy.local_to_model(pose, &mut world);
-    model.skins[0].joints.iter().map(|&j| Vec3::from(world[j].translation)).collect()
+    model.hierarchy.local_to_model(pose, &mut LocalMatrices::default(), &mut world);
+    model.skins[0].joints.iter().map(|&j| Vec3::from(world[j.index()].translation)).collect()
 }
 
 fn largest_move(a: &[Vec3], b: &[Vec3]) -> f32 {
@@ -608,8 +607,8 @@ fn get_up_blends_into_the_clip_and_the_ragdoll_can_be_triggered_again_at_once() 
         RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
     let mut walk = Player::new(&model, "Walk");
     let mut idle = Player::new(&model, "Idle");
-    let mut pose = Pose::rest(&model);
-    let mut before = Pose::rest(&model);
+    let mut pose = model.rest_pose();
+    let mut before = model.rest_pose();
     assert!(!controller.get_up(&model, None, 0.3, Easing::Linear), "no get-up without a ragdoll");
 
     walk.sample(&model, 0.5, &mut pose);
@@ -655,7 +654,7 @@ fn get_up_blends_into_the_clip_and_the_ragdoll_can_be_triggered_again_at_once() 
         controller.update(&model, dt, &pose);
     }
     assert!(controller.ragdoll().is_some_and(animtune::physics::Ragdoll::is_finite));
-    assert!(controller.output().translations.iter().all(|t| t.is_finite()));
+    assert!(controller.output().is_finite());
 }
 
 #[test]
@@ -727,12 +726,9 @@ fn an_exploding_ragdoll_falls_back_to_the_animation_reports_a_fault_and_can_be_t
         RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
     let head = controller.spec().body_for_node_named(&model, "Head").expect("a head body");
     let mut walk = Player::new(&model, "Walk");
-    let mut pose = Pose::rest(&model);
-    let mut before = Pose::rest(&model);
-    let is_finite = |pose: &Pose| {
-        pose.translations.iter().chain(&pose.scales).all(|v| v.is_finite())
-            && pose.rotations.iter().all(|q| q.is_finite())
-    };
+    let mut pose = model.rest_pose();
+    let mut before = model.rest_pose();
+    let is_finite = |pose: &SoaPose| pose.is_finite();
 
     // A 1e12 N·s push on a few-kilogram head: billions of metres per second.
     walk.sample(&model, 0.5, &mut pose);
@@ -794,8 +790,8 @@ fn an_exploding_ragdoll_falls_back_to_the_animation_reports_a_fault_and_can_be_t
     let head_node = controller.spec().bodies[head.index()].node;
     let mut animated_world = vec![Affine3A::IDENTITY; model.nodes.len()];
     let mut output_world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    model.hierarchy.local_to_model(&pose, &mut animated_world);
-    model.hierarchy.local_to_model(controller.output(), &mut output_world);
+    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut animated_world);
+    model.hierarchy.local_to_model(controller.output(), &mut LocalMatrices::default(), &mut output_world);
     let apart = Vec3::from(animated_world[head_node].translation).distance(output_world[head_node].translation.into());
     assert!(apart > 0.3, "the head is only {apart} m from the animation's after a 1.3 s fall");
 }

@@ -7,43 +7,24 @@
 //! `tests/golden/*.png`. Without a GPU adapter or without `../shared/models` these tests print
 //! "skipped" and pass, except under `CI=true`, where they fail.
 
-mod support;
-
 use std::path::PathBuf;
 
-use anim::{InterpolationOverride, Model, Pose};
+use anim::{ClipId, InterpolationOverride, Model, SoaPose};
 use animtune::cli::render::{RenderArgs, framed_camera, render_image, sample_pose};
 use animtune::render::framing::CpuPoser;
 use animtune::render::{
     Aabb, CrowdView, GpuContext, InstanceDesc, OrbitCamera, RenderError, Renderer, ViewDesc, Viewport,
 };
+use devtools::ci::{repo_root, skip};
 use glam::{Mat4, Vec2, Vec3};
 use image::GenericImageView as _;
 
 /// Clear colour of the coverage tests: pure magenta, which no test model uses.
 const MASK_CLEAR: wgpu::Color = wgpu::Color { r: 1.0, g: 0.0, b: 1.0, a: 1.0 };
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-fn skip(reason: &str) {
-    assert!(!in_ci(), "CI=true: {reason}; CI must install what these tests need (scripts/install-test-deps.sh)");
-    println!("skipped: {reason}");
-}
-
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// A model from `../shared/models`, or `None` (skipped) when the folder is missing.
 fn shared_model(relative: &str) -> Option<Model> {
-    let path = repo_root().join("../shared/models").join(relative);
-    if !path.exists() {
-        skip(&format!("{} is missing", path.display()));
-        return None;
-    }
-    Some(anim::import::load_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+    Some(devtools::load(&devtools::ci::shared_model_path(relative)?))
 }
 
 /// The default character, when it has been generated.
@@ -68,12 +49,18 @@ fn gpu() -> Option<GpuContext> {
     }
 }
 
-fn clip_index(model: &Model, name: &str) -> usize {
+fn clip_index(model: &Model, name: &str) -> ClipId {
     model.find_clip(name).unwrap_or_else(|| panic!("clip {name} not found"))
 }
 
 /// Render one view of `poses` (first solid, the rest ghosts) with the mask clear colour and no ground.
-fn render_masked(ctx: &GpuContext, model: &Model, poses: &[&Pose], camera: OrbitCamera, size: u32) -> image::RgbaImage {
+fn render_masked(
+    ctx: &GpuContext,
+    model: &Model,
+    poses: &[&SoaPose],
+    camera: OrbitCamera,
+    size: u32,
+) -> image::RgbaImage {
     let mut renderer = Renderer::new(&ctx.device);
     renderer.clear_color = MASK_CLEAR;
     let gpu = renderer.upload(ctx, model).expect("upload");
@@ -107,7 +94,7 @@ fn coverage(image: &image::RgbaImage) -> Vec<bool> {
 
 /// CPU reference: the core's morph + skin job, projected with the same camera, rasterized by
 /// pixel centres.
-fn cpu_coverage(model: &Model, pose: &Pose, clip_from_world: Mat4, size: u32) -> Vec<bool> {
+fn cpu_coverage(model: &Model, pose: &SoaPose, clip_from_world: Mat4, size: u32) -> Vec<bool> {
     let mut mask = vec![false; (size * size) as usize];
     let nodes = animtune::render::framing::drawn_nodes(model);
     let half = size as f32 * 0.5;
@@ -151,7 +138,7 @@ fn iou(a: &[bool], b: &[bool]) -> (f64, usize) {
 }
 
 /// Camera framing the given poses' CPU-skinned bounds.
-fn camera_for(model: &Model, poses: &[&Pose]) -> OrbitCamera {
+fn camera_for(model: &Model, poses: &[&SoaPose]) -> OrbitCamera {
     let nodes = animtune::render::framing::drawn_nodes(model);
     let mut poser = CpuPoser::default();
     let mut bounds = Aabb::EMPTY;
@@ -164,7 +151,7 @@ fn camera_for(model: &Model, poses: &[&Pose]) -> OrbitCamera {
 }
 
 /// The GPU silhouette of `pose` matches the CPU-skinned reference.
-fn assert_coverage_matches_cpu(ctx: &GpuContext, name: &str, model: &Model, pose: &Pose) {
+fn assert_coverage_matches_cpu(ctx: &GpuContext, name: &str, model: &Model, pose: &SoaPose) {
     const SIZE: u32 = 384;
     let camera = camera_for(model, &[pose]);
     let image = render_masked(ctx, model, &[pose], camera, SIZE);
@@ -177,7 +164,7 @@ fn assert_coverage_matches_cpu(ctx: &GpuContext, name: &str, model: &Model, pose
 }
 
 /// Two times of a clip render differently inside the silhouette.
-fn assert_times_differ(ctx: &GpuContext, name: &str, model: &Model, clip: usize, times: [f32; 2]) {
+fn assert_times_differ(ctx: &GpuContext, name: &str, model: &Model, clip: ClipId, times: [f32; 2]) {
     let poses = times.map(|t| sample_pose(model, Some(clip), t, InterpolationOverride::Authored));
     let camera = camera_for(model, &[&poses[0], &poses[1]]);
     let images = poses.each_ref().map(|p| render_masked(ctx, model, &[p], camera, 256));
@@ -198,7 +185,7 @@ fn assert_times_differ(ctx: &GpuContext, name: &str, model: &Model, clip: usize,
 fn cesium_man_two_times_differ_inside_silhouette() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    assert_times_differ(&ctx, "CesiumMan", &model, 0, [0.3, 0.9]);
+    assert_times_differ(&ctx, "CesiumMan", &model, ClipId::from_index(0), [0.3, 0.9]);
 }
 
 #[test]
@@ -214,7 +201,7 @@ fn cesium_man_coverage_matches_cpu_skinning() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(ctx) = gpu() else { return };
     for time in [0.25, 1.1] {
-        let pose = sample_pose(&model, Some(0), time, InterpolationOverride::Authored);
+        let pose = sample_pose(&model, Some(ClipId::from_index(0)), time, InterpolationOverride::Authored);
         assert_coverage_matches_cpu(&ctx, &format!("CesiumMan t={time}"), &model, &pose);
     }
 }
@@ -234,7 +221,7 @@ fn recursive_skeletons_84_skins_match_cpu_skinning() {
     let Some(model) = shared_model("RecursiveSkeletons/RecursiveSkeletons.glb") else { return };
     let Some(ctx) = gpu() else { return };
     assert!(model.skins.len() >= 84, "{} skins", model.skins.len());
-    let clip = (!model.clips.is_empty()).then_some(0);
+    let clip = (!model.clips.is_empty()).then(|| ClipId::from_index(0));
     let pose = sample_pose(&model, clip, 0.5, InterpolationOverride::Authored);
     assert_coverage_matches_cpu(&ctx, "RecursiveSkeletons", &model, &pose);
 }
@@ -265,7 +252,7 @@ fn eight_influences_from_joints_1_are_skinned_on_the_gpu() {
         primitive.weights.push(weights1);
     }
     assert!(moved > 100, "CesiumMan has vertices with 3+ influences ({moved})");
-    let pose = sample_pose(&model, Some(0), 0.6, InterpolationOverride::Authored);
+    let pose = sample_pose(&model, Some(ClipId::from_index(0)), 0.6, InterpolationOverride::Authored);
     assert_coverage_matches_cpu(&ctx, "CesiumMan with JOINTS_1", &model, &pose);
 }
 
@@ -273,11 +260,11 @@ fn eight_influences_from_joints_1_are_skinned_on_the_gpu() {
 fn morph_cube_weights_move_the_surface() {
     let Some(model) = shared_model("AnimatedMorphCube/AnimatedMorphCube.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    let mut poses = [Pose::rest(&model), Pose::rest(&model)];
-    assert!(poses[0].weights.len() >= 2, "the cube has two morph targets");
-    poses[0].weights.fill(0.0);
-    poses[1].weights.fill(0.0);
-    poses[1].weights[0] = 1.0;
+    let mut poses = [model.rest_pose(), model.rest_pose()];
+    assert!(poses[0].weights().len() >= 2, "the cube has two morph targets");
+    poses[0].weights_mut().fill(0.0);
+    poses[1].weights_mut().fill(0.0);
+    poses[1].weights_mut()[0] = 1.0;
     let camera = camera_for(&model, &[&poses[0], &poses[1]]);
     let images = poses.each_ref().map(|p| render_masked(&ctx, &model, &[p], camera, 256));
     let masks = images.each_ref().map(coverage);
@@ -295,8 +282,8 @@ fn morph_cube_weights_move_the_surface() {
 fn ghost_overlay_draws_a_second_translucent_pose() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    let solid = sample_pose(&model, Some(0), 0.3, InterpolationOverride::Authored);
-    let ghost = sample_pose(&model, Some(0), 0.9, InterpolationOverride::Authored);
+    let solid = sample_pose(&model, Some(ClipId::from_index(0)), 0.3, InterpolationOverride::Authored);
+    let ghost = sample_pose(&model, Some(ClipId::from_index(0)), 0.9, InterpolationOverride::Authored);
     let camera = camera_for(&model, &[&solid, &ghost]);
     let alone = coverage(&render_masked(&ctx, &model, &[&solid], camera, 256));
     let together = render_masked(&ctx, &model, &[&solid, &ghost], camera, 256);
@@ -354,11 +341,7 @@ fn compare_renders_two_labelled_split_viewports() {
 
 #[test]
 fn cli_render_writes_a_png_of_the_requested_size() {
-    let model = repo_root().join("../shared/models/CesiumMan/CesiumMan.glb");
-    if !model.exists() {
-        skip(&format!("{} is missing", model.display()));
-        return;
-    }
+    let Some(model) = devtools::ci::shared_model_path("CesiumMan/CesiumMan.glb") else { return };
     let Some(_) = gpu() else { return };
     let out = std::env::temp_dir().join(format!("animtune-render-test-{}.png", std::process::id()));
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_animtune"))
@@ -389,13 +372,17 @@ fn cli_render_writes_a_png_of_the_requested_size() {
 #[test]
 fn camera_framing_contains_the_animated_character() {
     let Some(model) = shared_model("CesiumMan/CesiumMan.glb") else { return };
-    let camera = framed_camera(&model, Some(0), &[InterpolationOverride::Authored], 1.0);
+    let camera = framed_camera(&model, Some(ClipId::from_index(0)), &[InterpolationOverride::Authored], 1.0);
     let clip_from_world = camera.clip_from_world(1.0);
     let nodes = animtune::render::framing::drawn_nodes(&model);
     let mut poser = CpuPoser::default();
     for i in 0..=8 {
-        let pose =
-            sample_pose(&model, Some(0), model.clips[0].end_secs * i as f32 / 8.0, InterpolationOverride::Authored);
+        let pose = sample_pose(
+            &model,
+            Some(ClipId::from_index(0)),
+            model.clips[0].end_secs() * i as f32 / 8.0,
+            InterpolationOverride::Authored,
+        );
         poser.for_each_posed_primitive(&model, &pose, &nodes, |_, positions| {
             for &p in positions {
                 let clip = clip_from_world * p.extend(1.0);
@@ -441,7 +428,7 @@ fn check_golden(name: &str, image: &image::RgbaImage) {
     }
 }
 
-fn golden_view<'a>(model: &Model, pose: &'a Pose, skeleton: bool) -> ViewDesc<'a> {
+fn golden_view<'a>(model: &Model, pose: &'a SoaPose, skeleton: bool) -> ViewDesc<'a> {
     let mut camera = camera_for(model, &[pose]);
     camera.distance *= 1.1;
     ViewDesc {
@@ -450,12 +437,12 @@ fn golden_view<'a>(model: &Model, pose: &'a Pose, skeleton: bool) -> ViewDesc<'a
         instances: vec![InstanceDesc::solid(pose)],
         ground: true,
         skeleton,
-        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
+        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).map(|j| j.index()),
         lines: &[],
     }
 }
 
-fn render_golden_case(ctx: &GpuContext, name: &str, model: &Model, pose: &Pose, skeleton: bool) {
+fn render_golden_case(ctx: &GpuContext, name: &str, model: &Model, pose: &SoaPose, skeleton: bool) {
     let mut renderer = Renderer::new(&ctx.device);
     let gpu = renderer.upload(ctx, model).expect("upload");
     let image =
@@ -468,11 +455,11 @@ fn golden_images_match() {
     let Some(cesium) = shared_model("CesiumMan/CesiumMan.glb") else { return };
     let Some(cube) = shared_model("AnimatedMorphCube/AnimatedMorphCube.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    let pose = sample_pose(&cesium, Some(0), 0.5, InterpolationOverride::Authored);
+    let pose = sample_pose(&cesium, Some(ClipId::from_index(0)), 0.5, InterpolationOverride::Authored);
     render_golden_case(&ctx, "cesium_man_t0.5_skeleton", &cesium, &pose, true);
-    let mut pose = Pose::rest(&cube);
-    pose.weights.fill(0.0);
-    pose.weights[0] = 0.7;
+    let mut pose = cube.rest_pose();
+    pose.weights_mut().fill(0.0);
+    pose.weights_mut()[0] = 0.7;
     render_golden_case(&ctx, "morph_cube_w0.7", &cube, &pose, false);
 }
 
@@ -516,7 +503,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
     renderer.render_crowd(&ctx, &model, &gpu_model, &view, &target);
     let instanced = animtune::render::readback::read_rgba8(&ctx.device, &ctx.queue, target.texture()).expect("read");
 
-    let poses: Vec<Pose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
+    let poses: Vec<SoaPose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
     let separate = ViewDesc {
         viewport,
         camera,
@@ -542,7 +529,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
 #[test]
 fn joint_heat_paints_the_skinned_mesh() {
     let (Some(ctx), Some(model)) = (gpu(), mannequin()) else { return };
-    let pose = Pose::rest(&model);
+    let pose = model.rest_pose();
     let camera = camera_for(&model, &[&pose]);
     let mut renderer = Renderer::new(&ctx.device);
     renderer.clear_color = MASK_CLEAR;
@@ -586,7 +573,7 @@ fn joint_heat_paints_the_skinned_mesh() {
 #[test]
 fn overlay_lines_draw_where_they_project() {
     let (Some(ctx), Some(model)) = (gpu(), mannequin()) else { return };
-    let pose = Pose::rest(&model);
+    let pose = model.rest_pose();
     let camera = camera_for(&model, &[&pose]);
     let mut lines = Vec::new();
     let centre = camera.target;
@@ -662,8 +649,8 @@ fn colour_error(a: &image::RgbaImage, b: &image::RgbaImage, mask_a: &[bool], mas
 /// encoder versions; a texture drawn flipped, with swapped channels, untextured or from the
 /// wrong mip falls far below them (red and blue swapped in the KTX2 decoder: 16.5 dB, means of
 /// 27 on `CesiumMan`).
-fn colour_tolerance(variant: support::variants::Variant) -> (f64, f64) {
-    use support::variants::Variant;
+fn colour_tolerance(variant: devtools::variants::Variant) -> (f64, f64) {
+    use devtools::variants::Variant;
     match variant {
         Variant::Etc1s => (5.0, 32.0),
         Variant::Webp => (2.5, 37.0),
@@ -672,29 +659,29 @@ fn colour_tolerance(variant: support::variants::Variant) -> (f64, f64) {
 }
 
 /// Every Draco, meshopt, quantized and WebP variant of the shared skinned models (made by
-/// gltf-transform, see `tests/support/variants.rs`) renders the silhouette of its original:
+/// gltf-transform, see `devtools::variants`) renders the silhouette of its original:
 /// clip 0 at its key nearest 40% of its length (gltf-transform's meshopt passes CUBICSPLINE
 /// rotation tangents through the quaternion filter, which cannot keep them, so between keys
 /// the built-in character's cubic clips differ; see tests/variants.rs), the same camera,
 /// silhouette overlap (intersection over union) ≥ 0.97.
 #[test]
 fn compressed_variants_render_like_their_originals() {
-    let Some(tool) = support::variants::gltf_transform() else { return };
-    if support::shared_models("the variant silhouettes").is_none() {
+    let Some(tool) = devtools::variants::gltf_transform() else { return };
+    if devtools::ci::shared_models("the variant silhouettes").is_none() {
         return;
     }
     let Some(ctx) = gpu() else { return };
     let limits = anim::import::Limits::default();
     let mut worst = (1.0f64, String::new());
-    for (relative, variant) in support::variants::pairs() {
-        let Some(source) = support::variants::source(relative) else { panic!("{relative} is missing") };
-        let original = support::load(&source);
-        let path = support::variants::variant(&tool, &source, variant);
+    for (relative, variant) in devtools::variants::pairs() {
+        let Some(source) = devtools::variants::source(relative) else { panic!("{relative} is missing") };
+        let original = devtools::load(&source);
+        let path = devtools::variants::variant(&tool, &source, variant);
         let loaded = decode::load_path(&path, &limits).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let clip = (!original.clips.is_empty()).then_some(0);
+        let clip = (!original.clips.is_empty()).then(|| ClipId::from_index(0));
         let time = original.clips.first().map_or(0.0, |c| {
-            let target = c.start_secs + (c.end_secs - c.start_secs) * 0.4;
-            let keys = c.timelines.first().map_or(&[][..], |t| t.times_secs.as_slice());
+            let target = c.start_secs() + (c.end_secs() - c.start_secs()) * 0.4;
+            let keys = c.timelines().first().map_or(&[][..], |t| t.times_secs.as_slice());
             keys.iter().copied().min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs())).unwrap_or(target)
         });
         let pose_a = sample_pose(&original, clip, time, InterpolationOverride::Authored);
@@ -764,7 +751,7 @@ fn ground_never_hides_a_model_below_the_origin() {
     let (Some(ctx), Some(mut model)) = (gpu(), mannequin()) else { return };
     let roots = model.scene_roots();
     for &root in &roots {
-        model.nodes[root].rest.translation.y -= 0.9;
+        model.nodes[root.index()].rest.translation.y -= 0.9;
     }
     let walk = clip_index(&model, "Walk");
     let pose = sample_pose(&model, Some(walk), 0.3, InterpolationOverride::Authored);

@@ -10,10 +10,8 @@ use serde_json::Value;
 
 const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
 
-mod support;
-
 fn shared_models() -> Option<PathBuf> {
-    support::shared_models("the shared-model soak")
+    devtools::ci::shared_models("the shared-model soak")
 }
 
 fn animtune(args: &[&str]) -> Output {

@@ -5,14 +5,12 @@
 //! every clip at 9 times, within the quantization's tolerance. (Their silhouettes are compared
 //! on the GPU in `tests/render.rs`.)
 
-mod support;
-
 use std::collections::HashMap;
 
-use anim::{ExtensionStatus, Interpolation, InterpolationOverride, Model, Property};
+use anim::{ExtensionStatus, Interpolation, InterpolationOverride, Model, NodePose, Property};
 use animtune::cli::render::sample_pose;
 use animtune::render::framing::{CpuPoser, drawn_nodes};
-use support::variants::{self, Variant};
+use devtools::variants::{self, Variant};
 
 /// Worst differences between a variant's and its original's sampled local transforms.
 #[derive(Debug, Default, Clone, Copy)]
@@ -62,16 +60,16 @@ fn compare(
     let mut errors = Errors::default();
     assert_eq!(original.clips.len(), variant.clips.len(), "clip count");
     for (c, clip) in original.clips.iter().enumerate() {
-        let animated = clip.animated_nodes();
+        let animated: Vec<usize> = clip.animated_nodes().into_iter().map(anim::NodeId::index).collect();
         // Rotation tracks compared only at their own key times: node → those times.
         let keys_only_nodes: HashMap<usize, &[f32]> = clip
-            .tracks
+            .tracks()
             .iter()
             .filter(|t| t.values.property() == Property::Rotation && keys_only(t))
-            .map(|t| (t.node, clip.timelines[t.timeline].times_secs.as_slice()))
+            .map(|t| (t.node.index(), clip.timelines()[t.timeline].times_secs.as_slice()))
             .collect();
-        let mut times: Vec<f32> =
-            (0..9).map(|i| clip.start_secs + (clip.end_secs - clip.start_secs) * i as f32 / 8.0).collect();
+        let (start, end) = (clip.start_secs(), clip.end_secs());
+        let mut times: Vec<f32> = (0..9).map(|i| start + (end - start) * i as f32 / 8.0).collect();
         for key_times in keys_only_nodes.values() {
             times.extend(key_times.iter().take(24));
         }
@@ -79,8 +77,9 @@ fn compare(
         let mut scale_extent = 1e-6f32;
         let mut samples = Vec::new();
         for &t in &times {
-            let a = sample_pose(original, Some(c), t, InterpolationOverride::Authored);
-            let b = sample_pose(variant, Some(c), t, InterpolationOverride::Authored);
+            let clip = Some(anim::ClipId::from_index(c));
+            let a = NodePose::from(&sample_pose(original, clip, t, InterpolationOverride::Authored));
+            let b = NodePose::from(&sample_pose(variant, clip, t, InterpolationOverride::Authored));
             for &n in &animated {
                 extent = extent.max(a.translations[n].length());
                 scale_extent = scale_extent.max(a.scales[n].abs().max_element());
@@ -118,8 +117,8 @@ fn compare(
 /// models over clip 0 (or the rest pose), over the bounds' diagonal.
 fn posed_bounds_error(original: &Model, variant: &Model) -> f32 {
     let mut worst = 0.0f32;
-    let clip = (!original.clips.is_empty()).then_some(0);
-    let end = original.clips.first().map_or(0.0, |c| c.end_secs);
+    let clip = (!original.clips.is_empty()).then(|| anim::ClipId::from_index(0));
+    let end = original.clips.first().map_or(0.0, anim::Clip::end_secs);
     for i in 0..5 {
         let t = end * i as f32 / 4.0;
         let bounds = |m: &Model| {
@@ -151,14 +150,14 @@ fn tolerance(variant: Variant) -> Errors {
 #[test]
 fn every_variant_opens_and_samples_like_its_original() {
     let Some(tool) = variants::gltf_transform() else { return };
-    if support::shared_models("the variant tests").is_none() {
+    if devtools::ci::shared_models("the variant tests").is_none() {
         return;
     }
     let limits = anim::import::Limits::default();
     let mut report = Vec::new();
     for (relative, variant) in variants::pairs() {
         let Some(source) = variants::source(relative) else { panic!("{relative} is missing") };
-        let original = support::load(&source);
+        let original = devtools::load(&source);
         let path = variants::variant(&tool, &source, variant);
         let loaded = decode::load_path(&path, &limits).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         // The encoder really used the extension, and animtune decoded it.
@@ -284,14 +283,14 @@ fn reference_decode(basisu: &std::path::Path, ktx2: &[u8], uastc: bool, name: &s
 fn ktx2_textures_decode_like_their_sources() {
     let Some(tool) = variants::gltf_transform() else { return };
     let Some(basisu) = variants::basisu() else { return };
-    if support::shared_models("the KTX2 textures").is_none() {
+    if devtools::ci::shared_models("the KTX2 textures").is_none() {
         return;
     }
     let mut report = Vec::new();
     let mut reference_checks = 0;
     for (relative, variant) in variants::pairs().into_iter().filter(|(_, v)| v.ktx2()) {
         let Some(source) = variants::source(relative) else { panic!("{relative} is missing") };
-        let original = support::load(&source);
+        let original = devtools::load(&source);
         let path = variants::variant(&tool, &source, variant);
         let loaded = decode::load_path(&path, &anim::import::Limits::default()).expect("loads");
         let originals = base_colour_images(&original);
@@ -345,8 +344,8 @@ fn ktx2_textures_decode_like_their_sources() {
 fn hostile_ktx2_data_gives_errors() {
     let Some(tool) = variants::gltf_transform() else { return };
     let Some(basisu) = variants::basisu() else { return };
-    let Some(dir) = support::shared_models("the hostile KTX2 data") else { return };
-    let fox = support::load(&dir.join("Fox/Fox.glb"));
+    let Some(dir) = devtools::ci::shared_models("the hostile KTX2 data") else { return };
+    let fox = devtools::load(&dir.join("Fox/Fox.glb"));
     let texture = image::load_from_memory(&fox.images[0].bytes).expect("Fox's PNG").to_rgba8();
     let corner = image::imageops::crop_imm(&texture, 512, 512, 64, 64).to_image();
     let work = temp_path("hostile-ktx2");
@@ -441,7 +440,7 @@ fn parallel_draco_decoding_gives_the_same_model() {
     use anim::import::Decoder as _;
     let Some(tool) = variants::gltf_transform() else { return };
     let Some(source) = variants::source("RobotExpressive/RobotExpressive.glb") else {
-        support::shared_models("the parallel Draco test");
+        devtools::ci::shared_models("the parallel Draco test");
         return;
     };
     let path = variants::variant(&tool, &source, Variant::Draco);
@@ -538,7 +537,7 @@ fn temp_path(name: &str) -> std::path::PathBuf {
 /// extensions loaded with a warning even when required, unknown required ones refused.
 #[test]
 fn info_lists_extensions_and_loads_appearance_only_ones() {
-    let Some(dir) = support::shared_models("the extension listing") else { return };
+    let Some(dir) = devtools::ci::shared_models("the extension listing") else { return };
     let source = dir.join("SimpleSkin/embedded/SimpleSkin.gltf");
     let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&source).expect("read")).expect("json");
     json["extensionsUsed"] = serde_json::json!(["KHR_materials_clearcoat", "KHR_lights_punctual"]);
@@ -593,7 +592,7 @@ fn random_bytes_are_named_as_not_gltf() {
 /// not 4 (a file with 59 skins over 18 joints reported 1062).
 #[test]
 fn bench_counts_each_shared_joint_once() {
-    let Some(dir) = support::shared_models("the bench joint count") else { return };
+    let Some(dir) = devtools::ci::shared_models("the bench joint count") else { return };
     let file = dir.join("glTF-Asset-Generator/Animation_Skin/Animation_Skin_07.gltf");
     let output = animtune(&["bench".as_ref(), file.as_os_str(), "--format".as_ref(), "json".as_ref()]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

@@ -13,8 +13,6 @@
 //! its default threads; the README gives both figures.)
 //! Skipped with a note when Xvfb or the shared models are missing; fails under `CI=true`.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -65,10 +63,10 @@ fn start(name: &'static str, index: usize, args: Vec<String>, out_dir: &Path) ->
 
 #[test]
 fn the_window_does_not_grow_over_a_minute() {
-    if !support::have_tools(&["xvfb-run", "xauth", "Xvfb"], "viewer memory test") {
+    if !devtools::ci::have_tools(&["xvfb-run", "xauth", "Xvfb"], "viewer memory test") {
         return;
     }
-    let Some(models) = support::shared_models("viewer memory test on Fox") else { return };
+    let Some(models) = devtools::ci::shared_models("viewer memory test on Fox") else { return };
     let fox = models.join("Fox/Fox.glb");
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer_memory");
     std::fs::create_dir_all(&out_dir).expect("temp dir");

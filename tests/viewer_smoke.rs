@@ -5,10 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn have(tool: &str) -> bool {
-    Command::new("sh").arg("-c").arg(format!("command -v {tool}")).output().is_ok_and(|o| o.status.success())
-}
-
 /// Spread of the grey level over a region (0 for a uniform colour).
 fn luma_stats(image: &image::RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> (f64, f64, usize) {
     let mut values = Vec::new();
@@ -27,12 +23,7 @@ fn luma_stats(image: &image::RgbImage, x0: u32, y0: u32, x1: u32, y1: u32) -> (f
 
 #[test]
 fn viewer_window_draws_the_model_and_the_panels() {
-    let missing: Vec<&str> = ["xvfb-run", "xauth", "xdotool", "import"].into_iter().filter(|t| !have(t)).collect();
-    if !missing.is_empty() {
-        let message =
-            format!("viewer smoke test skipped: missing {} (scripts/install-test-deps.sh)", missing.join(", "));
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{message}");
-        eprintln!("{message}");
+    if !devtools::ci::have_tools(&["xvfb-run", "xauth", "xdotool", "import"], "the viewer smoke test") {
         return;
     }
     let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("viewer_smoke");

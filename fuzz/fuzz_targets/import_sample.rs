@@ -4,7 +4,10 @@
 //! hierarchy may overflow `f32` however correct the maths (as in `crates/anim/tests/fuzz_smoke.rs`).
 #![no_main]
 
-use anim::{ClipCursor, CrossFader, Easing, InterpolationOverride, Model, Pose, SampleSettings, TrackValues};
+use anim::{
+    ClipCursor, ClipId, CrossFader, Easing, InterpolationOverride, LocalMatrices, Model, PreparedSkin, SampleSettings,
+    SoaPose, TrackValues,
+};
 use glam::{Affine3A, Mat4};
 use libfuzzer_sys::fuzz_target;
 
@@ -16,7 +19,7 @@ fn sane(model: &Model) -> bool {
             && n.rest.scale.to_array().iter().all(ok)
             && n.rest_weights.iter().all(ok)
     }) && model.skins.iter().flat_map(|s| &s.inverse_bind_matrices).all(|m| m.to_cols_array().iter().all(ok))
-        && model.clips.iter().flat_map(|c| &c.tracks).all(|t| match &t.values {
+        && model.clips.iter().flat_map(|c| c.tracks()).all(|t| match &t.values {
             TrackValues::Translation(v) | TrackValues::Scale(v) => v.iter().all(|v| v.to_array().iter().all(ok)),
             TrackValues::Rotation(q) => q.iter().all(|q| q.to_array().iter().all(ok)),
             TrackValues::Weights { values, .. } => values.iter().all(ok),
@@ -26,30 +29,29 @@ fn sane(model: &Model) -> bool {
 fuzz_target!(|data: &[u8]| {
     let Ok(model) = anim::import::load_slice(data, None) else { return };
     let sane = sane(&model);
-    let rest = Pose::rest(&model);
+    let rest = model.rest_pose();
     let mut pose = rest.clone();
     let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut check = |pose: &Pose| {
-        model.hierarchy.local_to_model(pose, &mut model_from_node);
-        for skin in &model.skins {
-            let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
-            anim::skinning_matrices(skin, &model_from_node, &mut palette);
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let mut check = |pose: &SoaPose| {
+        model.hierarchy.local_to_model(pose, &mut locals, &mut model_from_node);
+        for skin in &skins {
+            let mut palette = vec![Mat4::IDENTITY; skin.len()];
+            skin.skinning_matrices(&model_from_node, &mut palette);
             assert!(!sane || palette.iter().all(Mat4::is_finite));
         }
         if !sane {
             return;
         }
-        assert!(pose.translations.iter().all(|v| v.is_finite()));
-        assert!(pose.rotations.iter().all(|q| q.is_finite()));
-        assert!(pose.scales.iter().all(|v| v.is_finite()));
-        assert!(pose.weights.iter().all(|w| w.is_finite()));
+        assert!(pose.is_finite());
         assert!(model_from_node.iter().all(Affine3A::is_finite));
     };
     for clip in &model.clips {
         let mut cursor = ClipCursor::new(clip);
         for mode in InterpolationOverride::ALL {
             let settings = SampleSettings::with_mode(mode);
-            for t in [0.0, clip.end_secs * 0.37, clip.end_secs, -1.0, f32::NAN, f32::INFINITY, 1e30] {
+            for t in [0.0, clip.end_secs() * 0.37, clip.end_secs(), -1.0, f32::NAN, f32::INFINITY, 1e30] {
                 pose.copy_from(&rest);
                 clip.sample(t, &mut cursor, &settings, &mut pose);
                 check(&pose);
@@ -57,10 +59,10 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if !model.clips.is_empty() {
-        let mut fader = CrossFader::new(&model, 0);
+        let mut fader = CrossFader::new(&model, ClipId::from_index(0));
         let last = model.clips.len() - 1;
         for (dt, to) in [(0.1, last), (0.05, 0), (0.3, last), (10.0, 0)] {
-            fader.trigger(to, 0.2, Easing::Smoothstep);
+            fader.trigger(ClipId::from_index(to), 0.2, Easing::Smoothstep);
             fader.advance(dt);
             let out = fader.evaluate(&model, &SampleSettings::default()).clone();
             check(&out);

@@ -14,6 +14,6 @@ fuzz_target!(|data: &[u8]| {
             assert!(indices.iter().all(|&i| (i as usize) < primitive.positions.len()));
         }
     }
-    let clip = (!model.clips.is_empty()).then_some(0);
+    let clip = (!model.clips.is_empty()).then(|| anim::ClipId::from_index(0));
     let _ = animated_bounds(&model, clip, &SampleSettings::default(), 8);
 });

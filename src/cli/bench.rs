@@ -6,7 +6,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use anim::workload::{random_times, w64_model};
-use anim::{Clip, ClipCursor, Interpolation, LocalMatrices, Model, PreparedSkin, ScaleSpace, SoaPose, blend_soa_poses};
+use anim::{
+    Clip, ClipCursor, ClipId, Interpolation, LocalMatrices, Model, PreparedSkin, SampleSettings, ScaleSpace, SoaPose,
+    blend_poses,
+};
 use glam::{Affine3A, Mat4};
 use serde::Serialize;
 
@@ -64,7 +67,7 @@ fn measure(operation: &'static str, work_per_run: usize, mut run: impl FnMut()) 
 impl BenchReport {
     /// Benchmark W64 (no model) or `clip` of `model`: the clip converted to LINEAR and to
     /// CUBICSPLINE keeps its real key layout; blends pair it with itself a quarter period later.
-    pub fn run(model: Option<(&Model, usize)>) -> Self {
+    pub fn run(model: Option<(&Model, ClipId)>) -> Self {
         let w64;
         let (model, linear, cubic) = match model {
             None => {
@@ -72,7 +75,7 @@ impl BenchReport {
                 (&w64, w64.clips[0].clone(), w64.clips[1].clone())
             }
             Some((model, clip)) => {
-                let clip = &model.clips[clip];
+                let clip = &model.clips[clip.index()];
                 (
                     model,
                     clip.with_interpolation(Interpolation::Linear),
@@ -86,8 +89,9 @@ impl BenchReport {
         // count each joint once.
         let skinned = distinct_joint_count(model);
         let joints = if skinned > 0 { skinned } else { linear.animated_nodes().len().max(1) };
-        let duration = linear.end_secs.max(1e-3);
-        let rest = SoaPose::rest(model);
+        let duration = linear.end_secs().max(1e-3);
+        let authored = SampleSettings::AUTHORED;
+        let rest = model.rest_pose();
         let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
         let mut locals = LocalMatrices::new(model.nodes.len());
         let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
@@ -98,7 +102,7 @@ impl BenchReport {
 
         let playback = |clip: &Clip, cursor: &mut ClipCursor, pose: &mut SoaPose| {
             for n in 0..PLAYBACK_FRAMES {
-                clip.sample_soa((n as f32 / 60.0) % duration, cursor, pose);
+                clip.sample((n as f32 / 60.0) % duration, cursor, &authored, pose);
             }
             black_box(&*pose);
         };
@@ -113,22 +117,22 @@ impl BenchReport {
         let times = random_times(duration, RANDOM_TIMES);
         results.push(measure("sample_random", RANDOM_TIMES * joints, || {
             for &t in &times {
-                linear.sample_soa(t, &mut cursor_a, &mut a);
+                linear.sample(t, &mut cursor_a, &authored, &mut a);
             }
             black_box(&a);
         }));
-        linear.sample_soa(duration * 0.3, &mut cursor_a, &mut a);
-        linear.sample_soa(duration * 0.55, &mut cursor_b, &mut b);
+        linear.sample(duration * 0.3, &mut cursor_a, &authored, &mut a);
+        linear.sample(duration * 0.55, &mut cursor_b, &authored, &mut b);
         const REPEATS: usize = 1000;
         results.push(measure("blend", REPEATS * joints, || {
             for i in 0..REPEATS {
-                blend_soa_poses(black_box(&a), black_box(&b), (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
+                blend_poses(black_box(&a), black_box(&b), (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
             }
             black_box(&out);
         }));
         results.push(measure("local_to_model_skinning", REPEATS * joints, || {
             for _ in 0..REPEATS {
-                model.hierarchy.local_to_model_soa(black_box(&out), &mut locals, &mut world);
+                model.hierarchy.local_to_model(black_box(&out), &mut locals, &mut world);
                 for (skin, palette) in skins.iter().zip(&mut palettes) {
                     skin.skinning_matrices(&world, palette);
                 }
@@ -138,10 +142,10 @@ impl BenchReport {
         results.push(measure("full_frame", PLAYBACK_FRAMES * joints, || {
             for n in 0..PLAYBACK_FRAMES {
                 let t = n as f32 / 60.0;
-                linear.sample_soa(t % duration, &mut cursor_a, &mut a);
-                linear.sample_soa((t + duration * 0.25) % duration, &mut cursor_b, &mut b);
-                blend_soa_poses(&a, &b, 0.5, ScaleSpace::Linear, &mut out);
-                model.hierarchy.local_to_model_soa(&out, &mut locals, &mut world);
+                linear.sample(t % duration, &mut cursor_a, &authored, &mut a);
+                linear.sample((t + duration * 0.25) % duration, &mut cursor_b, &authored, &mut b);
+                blend_poses(&a, &b, 0.5, ScaleSpace::Linear, &mut out);
+                model.hierarchy.local_to_model(&out, &mut locals, &mut world);
                 for (skin, palette) in skins.iter().zip(&mut palettes) {
                     skin.skinning_matrices(&world, palette);
                 }
@@ -155,7 +159,7 @@ impl BenchReport {
     pub fn to_text(&self, workload: &str) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "{workload}: {} joints, {RUNS} runs per operation, ns per joint (T+R+S)", self.joints);
-        let _ = writeln!(s, "block pipeline, {} kernels, one thread", anim::simd_path());
+        let _ = writeln!(s, "{} kernels, one thread", anim::simd_path());
         let _ = writeln!(s, "{:<26} {:>9} {:>9} {:>9}", "operation", "median", "min", "max");
         for r in &self.results {
             let _ = writeln!(
@@ -272,7 +276,7 @@ impl CrowdBenchReport {
 
 /// Number of distinct nodes that are a joint of some skin.
 pub fn distinct_joint_count(model: &Model) -> usize {
-    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
     joints.sort_unstable();
     joints.dedup();
     joints.len()

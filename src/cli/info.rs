@@ -142,7 +142,11 @@ impl InfoReport {
                 .scenes
                 .iter()
                 .enumerate()
-                .map(|(index, s)| SceneInfo { index, name: s.name.clone(), roots: s.roots.clone() })
+                .map(|(index, s)| SceneInfo {
+                    index,
+                    name: s.name.clone(),
+                    roots: s.roots.iter().map(|r| r.index()).collect(),
+                })
                 .collect(),
             default_scene: model.default_scene,
             node_count: model.nodes.len(),
@@ -172,13 +176,13 @@ impl InfoReport {
                     index,
                     name: clip.display_name(index),
                     duration_secs: clip.duration_secs(),
-                    start_secs: clip.start_secs,
+                    start_secs: clip.start_secs(),
                     channels: [Property::Translation, Property::Rotation, Property::Scale, Property::Weights]
                         .into_iter()
                         .map(|p| (p.gltf_name(), clip.track_count(p)))
                         .collect(),
                     interpolations: clip.interpolations().iter().map(|i| i.gltf_name()).collect(),
-                    timelines: clip.timelines.len(),
+                    timelines: clip.timelines().len(),
                 })
                 .collect(),
             extensions: model

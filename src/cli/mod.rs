@@ -149,10 +149,12 @@ pub fn load_model_or_default_with_limits(
 }
 
 /// Find a clip by name or index, with the available clips listed in the error.
-pub fn find_clip(model: &anim::Model, name_or_index: &str) -> anyhow::Result<usize> {
+pub fn find_clip(model: &anim::Model, name_or_index: &str) -> anyhow::Result<anim::ClipId> {
     // An unnamed clip is shown as `animation_<index>`, so that name finds it too.
-    let shown_name =
-        || model.clips.iter().enumerate().position(|(i, c)| c.name.is_none() && c.display_name(i) == name_or_index);
+    let shown_name = || {
+        let shown = |(i, c): &(usize, &anim::Clip)| c.name().is_none() && c.display_name(*i) == name_or_index;
+        model.clips.iter().enumerate().position(|e| shown(&e)).map(anim::ClipId::from_index)
+    };
     model.find_clip(name_or_index).or_else(shown_name).with_context(|| {
         let names: Vec<String> =
             model.clips.iter().enumerate().map(|(i, c)| format!("{i}: {}", c.display_name(i))).collect();

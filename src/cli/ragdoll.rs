@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anim::ragdoll::{Placement, RagdollRamp};
-use anim::{ClipCursor, Easing, Model, Pose, SampleSettings};
+use anim::{ClipCursor, ClipId, Easing, LocalMatrices, Model, SampleSettings, SoaPose};
 use anyhow::Context as _;
 use glam::{Affine3A, Vec3};
 use serde::Serialize;
@@ -360,7 +360,7 @@ pub fn run(args: &RagdollArgs) -> anyhow::Result<String> {
     let (model, label) = super::load_model_or_default_with_limits(args.model.as_deref(), &args.limits.limits())?;
     let clip = match &args.clip {
         Some(name) => Some(super::find_clip(&model, name)?),
-        None => (!model.clips.is_empty()).then_some(0),
+        None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
     };
     let run = simulate_run(&model, clip, args).with_context(|| format!("ragdoll of {label}"))?;
     if let Some(path) = &args.screenshot {
@@ -375,40 +375,40 @@ pub fn run(args: &RagdollArgs) -> anyhow::Result<String> {
 /// Plays `clip` (looping), samples a pose at a time, placed.
 struct Player<'a> {
     model: &'a Model,
-    clip: Option<usize>,
+    clip: Option<ClipId>,
     cursor: Option<ClipCursor>,
     settings: SampleSettings,
-    rest: Pose,
+    rest: SoaPose,
     placement: Placement,
     /// Run time at which the clip's time 0 plays.
     time_offset_secs: f32,
 }
 
 impl<'a> Player<'a> {
-    fn new(model: &'a Model, clip: Option<usize>) -> Self {
+    fn new(model: &'a Model, clip: Option<ClipId>) -> Self {
         Self {
             model,
             clip,
-            cursor: clip.map(|c| ClipCursor::new(&model.clips[c])),
+            cursor: clip.map(|c| ClipCursor::new(&model.clips[c.index()])),
             settings: SampleSettings::default(),
-            rest: Pose::rest(model),
+            rest: model.rest_pose(),
             placement: Placement::IDENTITY,
             time_offset_secs: 0.0,
         }
     }
 
-    fn sample(&mut self, time_secs: f32, pose: &mut Pose) {
+    fn sample(&mut self, time_secs: f32, pose: &mut SoaPose) {
         pose.copy_from(&self.rest);
         if let (Some(c), Some(cursor)) = (self.clip, &mut self.cursor) {
-            let clip = &self.model.clips[c];
+            let clip = &self.model.clips[c.index()];
             clip.sample(clip.wrap_time(time_secs - self.time_offset_secs), cursor, &self.settings, pose);
         }
         self.placement.apply(&self.model.hierarchy, pose);
     }
 
-    fn switch(&mut self, clip: Option<usize>) {
+    fn switch(&mut self, clip: Option<ClipId>) {
         self.clip = clip;
-        self.cursor = clip.map(|c| ClipCursor::new(&self.model.clips[c]));
+        self.cursor = clip.map(|c| ClipCursor::new(&self.model.clips[c.index()]));
     }
 }
 
@@ -425,7 +425,7 @@ pub struct Snapshot {
     /// What drove the pose.
     pub phase: Phase,
     /// The output pose.
-    pub pose: Pose,
+    pub pose: SoaPose,
     /// Collider capsules `(a, b, radius)` in world space.
     pub capsules: Vec<(Vec3, Vec3, f32)>,
 }
@@ -455,7 +455,7 @@ fn bone_body(model: &Model, spec: &RagdollSpec, bone: &str) -> anyhow::Result<Bo
 /// # Errors
 /// When the pushed bone is unknown, no ragdoll fits the model or the ragdoll blows up (a
 /// [`crate::physics::RagdollFault`], e.g. from an absurd push).
-pub fn simulate(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyhow::Result<RagdollReport> {
+pub fn simulate(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> anyhow::Result<RagdollReport> {
     simulate_run(model, clip, args).map(|run| run.report)
 }
 
@@ -482,7 +482,7 @@ fn settings_of(args: &RagdollArgs) -> RagdollSettings {
 ///
 /// # Errors
 /// As [`simulate`].
-pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> anyhow::Result<RagdollRun> {
+pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> anyhow::Result<RagdollRun> {
     anyhow::ensure!(args.handoff_at.is_finite() && args.handoff_at >= 0.0, "--handoff-at must be ≥ 0");
     anyhow::ensure!(args.seconds.is_finite() && args.seconds >= 0.0, "--seconds must be ≥ 0");
     anyhow::ensure!(args.get_up_secs.is_finite() && args.get_up_secs >= 0.0, "--get-up-secs must be ≥ 0");
@@ -538,7 +538,8 @@ pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> a
 
     let mut player = Player::new(model, clip);
     let n = model.nodes.len();
-    let joints: Vec<usize> = model.skins[spec.skin].joints.iter().copied().filter(|&j| j < n).collect();
+    let joints: Vec<usize> = model.skins[spec.skin].joints.iter().map(|j| j.index()).filter(|&j| j < n).collect();
+    let mut locals = LocalMatrices::new(n);
     let mut animated = player.rest.clone();
     let mut scratch = player.rest.clone();
     let mut world = vec![Affine3A::IDENTITY; n];
@@ -597,9 +598,9 @@ pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> a
             frame_ms.push(elapsed_ms);
         }
         let output = controller.output();
-        model.hierarchy.local_to_model(output, &mut world);
-        model.hierarchy.local_to_model(&animated, &mut animated_world);
-        finite &= output.translations.iter().all(|v| v.is_finite()) && output.rotations.iter().all(|q| q.is_finite());
+        model.hierarchy.local_to_model(output, &mut locals, &mut world);
+        model.hierarchy.local_to_model(&animated, &mut locals, &mut animated_world);
+        finite &= output.is_finite();
         let step = if k > 0 { largest_distance(&joints, &world, &previous_world) } else { 0.0 };
         displacement.push(step);
         if phase == Phase::Ragdoll && k > handoff_frame {
@@ -675,7 +676,7 @@ pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> a
             controller.get_up(model, Some(&scratch), args.get_up_secs, Easing::Linear);
             let report = controller.get_up_report().copied();
             get_up_metrics = report.map(|r| GetUpMetrics {
-                clip: model.clips[clip].display_name(clip),
+                clip: model.clips[clip.index()].display_name(clip.index()),
                 facing: r.facing.name().to_owned(),
                 getup_alignment_error_m: r.alignment_error * m,
                 heading_error_deg: r.heading_error_rad.to_degrees(),
@@ -730,7 +731,7 @@ pub fn simulate_run(model: &Model, clip: Option<usize>, args: &RagdollArgs) -> a
     let (final_root, lowest, steps, violation, step_len) = final_ragdoll.unwrap_or((0.0, 0.0, 0, 0.0, step_secs));
     let size_m = spec.size * m;
     let report = RagdollReport {
-        clip: clip.map_or_else(|| "none".to_owned(), |c| model.clips[c].display_name(c)),
+        clip: clip.map_or_else(|| "none".to_owned(), |c| model.clips[c.index()].display_name(c.index())),
         handoff_at_secs: handoff_secs,
         ramp_rate: args.ramp_rate,
         easing: args.easing.name().to_owned(),
@@ -807,10 +808,11 @@ fn handoff_errors(
     let mut pose = player.rest.clone();
     let mut world_at = vec![Affine3A::IDENTITY; n];
     let mut world_next = vec![Affine3A::IDENTITY; n];
+    let mut locals = LocalMatrices::new(n);
     player.sample(handoff_secs, &mut pose);
-    model.hierarchy.local_to_model(&pose, &mut world_at);
+    model.hierarchy.local_to_model(&pose, &mut locals, &mut world_at);
     player.sample(handoff_secs + step_secs, &mut pose);
-    model.hierarchy.local_to_model(&pose, &mut world_next);
+    model.hierarchy.local_to_model(&pose, &mut locals, &mut world_next);
     let mut position = 0.0f32;
     let mut velocity = 0.0f32;
     for (b, body) in spec.bodies.iter().enumerate() {
@@ -828,7 +830,7 @@ fn mesh_outside_colliders(
     poser: &mut CpuPoser,
     model: &Model,
     spec: &RagdollSpec,
-    pose: &Pose,
+    pose: &SoaPose,
     world: &[Affine3A],
     mesh_nodes: &[usize],
 ) -> f32 {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anim::{ClipCursor, InterpolationOverride, Model, Pose, SampleSettings};
+use anim::{ClipCursor, ClipId, InterpolationOverride, Model, SampleSettings, SoaPose};
 use anyhow::Context as _;
 
 use crate::render::animated::AnimatedProperties;
@@ -89,9 +89,9 @@ pub fn find_node(model: &Model, name_or_index: &str) -> anyhow::Result<usize> {
 }
 
 /// A model posed at one time with one interpolation mode.
-pub fn sample_pose(model: &Model, clip: Option<usize>, time_secs: f32, mode: InterpolationOverride) -> Pose {
-    let mut pose = Pose::rest(model);
-    if let Some(clip) = clip.and_then(|c| model.clips.get(c)) {
+pub fn sample_pose(model: &Model, clip: Option<ClipId>, time_secs: f32, mode: InterpolationOverride) -> SoaPose {
+    let mut pose = model.rest_pose();
+    if let Some(clip) = clip.and_then(|c| model.clip(c)) {
         let mut cursor = ClipCursor::new(clip);
         clip.sample(time_secs, &mut cursor, &SampleSettings::with_mode(mode), &mut pose);
     }
@@ -100,7 +100,7 @@ pub fn sample_pose(model: &Model, clip: Option<usize>, time_secs: f32, mode: Int
 
 /// A camera framing the model's animated bounds over the clip (sampled at 16 times with every
 /// given mode) for a viewport of `aspect`.
-pub fn framed_camera(model: &Model, clip: Option<usize>, modes: &[InterpolationOverride], aspect: f32) -> OrbitCamera {
+pub fn framed_camera(model: &Model, clip: Option<ClipId>, modes: &[InterpolationOverride], aspect: f32) -> OrbitCamera {
     let mut bounds = crate::render::Aabb::EMPTY;
     for &mode in modes {
         bounds.union(&animated_bounds(model, clip, &SampleSettings::with_mode(mode), 16));
@@ -117,9 +117,9 @@ pub fn framed_camera(model: &Model, clip: Option<usize>, modes: &[InterpolationO
 pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyhow::Result<image::RgbaImage> {
     let clip = match &args.clip {
         Some(name) => Some(super::find_clip(model, name)?),
-        None => (!model.clips.is_empty()).then_some(0),
+        None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
     };
-    let time_secs = args.time.unwrap_or_else(|| clip.map_or(0.0, |c| model.clips[c].end_secs * 0.5));
+    let time_secs = args.time.unwrap_or_else(|| clip.and_then(|c| model.clip(c)).map_or(0.0, |c| c.end_secs() * 0.5));
     let (width, height) = args.size;
     let modes: Vec<InterpolationOverride> = match args.compare {
         Some((a, b)) => vec![a, b],
@@ -127,7 +127,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
     };
     let viewports = Viewport::split_horizontally(width, height, modes.len() as u32);
     let camera = framed_camera(model, clip, &modes, viewports[0].aspect());
-    let poses: Vec<Pose> = modes.iter().map(|&m| sample_pose(model, clip, time_secs, m)).collect();
+    let poses: Vec<SoaPose> = modes.iter().map(|&m| sample_pose(model, clip, time_secs, m)).collect();
     let ghost = args.ghost.map(|t| sample_pose(model, clip, t, modes[0]));
     let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
 
@@ -159,7 +159,7 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
 
     let scale = if height >= 400 { 2 } else { 1 };
     let clip_label = match clip {
-        Some(c) => format!("{} T={time_secs:.2}S", model.clips[c].display_name(c)),
+        Some(c) => format!("{} T={time_secs:.2}S", model.clips[c.index()].display_name(c.index())),
         None => "REST POSE".to_owned(),
     };
     for (viewport, mode) in viewports.iter().zip(&modes) {

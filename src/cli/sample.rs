@@ -1,8 +1,9 @@
-//! `animtune sample`: local transforms of every animated node at given times.
+//! `animtune sample`: local transforms of every animated node at given times, sampled into the
+//! runtime pose (the same job the viewer, crowds and `bench` run) and read back per node.
 
 use std::fmt::Write as _;
 
-use anim::{ClipCursor, InterpolationOverride, Model, Pose, SampleSettings};
+use anim::{ClipCursor, ClipId, InterpolationOverride, Model, SampleSettings};
 use serde::Serialize;
 
 /// The sampled clip, in the exact JSON shape scripts rely on.
@@ -54,35 +55,34 @@ pub struct NodeSample {
 
 impl SampleReport {
     /// Sample clip `clip` of `model` at each time (clamped to `[0, clip end]`).
-    pub fn new(model: &Model, clip_index: usize, times: &[f64], mode: InterpolationOverride) -> Self {
-        let clip = &model.clips[clip_index];
+    pub fn new(model: &Model, clip_id: ClipId, times: &[f64], mode: InterpolationOverride) -> Self {
+        let clip = &model.clips[clip_id.index()];
         let settings = SampleSettings::with_mode(mode);
-        let rest = Pose::rest(model);
+        let rest = model.rest_pose();
         let mut pose = rest.clone();
         let mut cursor = ClipCursor::new(clip);
         let nodes = clip.animated_nodes();
-        let weighted: Vec<usize> =
-            clip.tracks.iter().filter(|t| t.property() == anim::Property::Weights).map(|t| t.node).collect();
-        let pointer_tracks = model.clip_pointer_tracks(clip_index);
-        let end_secs = clip.end_secs;
+        let weighted: Vec<_> =
+            clip.tracks().iter().filter(|t| t.property() == anim::Property::Weights).map(|t| t.node).collect();
+        let pointer_tracks = model.clip_pointer_tracks(clip_id);
+        let end_secs = clip.end_secs();
         let samples = times
             .iter()
             .map(|&time| {
                 let t = (time as f32).clamp(0.0, end_secs);
                 pose.copy_from(&rest);
                 clip.sample(t, &mut cursor, &settings, &mut pose);
+                // The node-indexed view of the blocks.
                 let nodes = nodes
                     .iter()
                     .map(|&node| {
-                        let n = &model.nodes[node];
+                        let local = pose.transform(node);
                         NodeSample {
-                            node,
-                            translation: pose.translations[node].to_array(),
-                            rotation: pose.rotations[node].to_array(),
-                            scale: pose.scales[node].to_array(),
-                            weights: weighted.contains(&node).then(|| {
-                                pose.weights[n.weights_offset..n.weights_offset + n.rest_weights.len()].to_vec()
-                            }),
+                            node: node.index(),
+                            translation: local.translation.to_array(),
+                            rotation: local.rotation.to_array(),
+                            scale: local.scale.to_array(),
+                            weights: weighted.contains(&node).then(|| model.node_weights(node, &pose).to_vec()),
                         }
                     })
                     .collect();
@@ -102,7 +102,7 @@ impl SampleReport {
                 TimeSample { time, nodes, pointers }
             })
             .collect();
-        Self { clip: clip.display_name(clip_index), samples }
+        Self { clip: clip.display_name(clip_id.index()), samples }
     }
 
     /// Human-readable rendering.

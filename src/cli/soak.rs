@@ -11,14 +11,13 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anim::ragdoll::RagdollRamp;
+use anim::rng::Rng;
 use anim::{
-    CrossFader, Easing, InterpolationOverride, Model, Pose, RotationSpace, SampleSettings, ScaleSpace, morph_and_skin,
-    skinning_matrices,
+    ClipId, CrossFader, Easing, InterpolationOverride, LocalMatrices, Model, NodeId, PreparedSkin, RotationSpace,
+    SampleSettings, ScaleSpace, SoaPose, Transform, morph_and_skin,
 };
 use glam::{Affine3A, Mat4, Vec3};
 use serde::Serialize;
-
-use crate::rng::Rng;
 
 use super::{Format, LimitArgs};
 use crate::physics::{BodyId, RagdollController, RagdollSettings};
@@ -120,14 +119,6 @@ pub struct SoakReport {
     pub failures: Vec<String>,
 }
 
-/// Resident memory of this process in KiB (Linux: `VmRSS` of `/proc/self/status`; `None`
-/// elsewhere or when it cannot be read).
-pub fn resident_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.trim_start_matches("VmRSS:").trim().trim_end_matches("kB").trim().parse().ok()
-}
-
 /// The failures of a run: any non-finite value, or resident-memory growth above
 /// `max_growth_kib` (unknown growth passes).
 pub fn judge(non_finite_values: u64, rss_growth_kib: Option<i64>, max_growth_kib: i64) -> Vec<String> {
@@ -169,14 +160,38 @@ struct FiniteCheck {
 impl FiniteCheck {
     /// Check `values`; `describe(i)` names value `i` when it is the first bad one.
     fn check<T>(&mut self, values: &[T], finite: impl Fn(&T) -> bool, describe: impl Fn(usize) -> String) {
-        self.checked += values.len() as u64;
-        for (i, value) in values.iter().enumerate() {
-            if !finite(value) {
+        self.check_each(values.iter(), |v| finite(v), describe);
+    }
+
+    /// [`Self::check`] over an iterator.
+    fn check_each<T>(
+        &mut self,
+        values: impl Iterator<Item = T>,
+        finite: impl Fn(&T) -> bool,
+        describe: impl Fn(usize) -> String,
+    ) {
+        for (i, value) in values.enumerate() {
+            self.checked += 1;
+            if !finite(&value) {
                 self.non_finite += 1;
                 if self.first.is_none() {
                     self.first = Some(describe(i));
                 }
             }
+        }
+    }
+
+    /// Check every translation, rotation, scale and morph weight of `pose` (four values per
+    /// node); `describe(component, node)` names the first bad one.
+    fn check_pose(&mut self, pose: &SoaPose, describe: impl Fn(&str, NodeId) -> String) {
+        type Finite = fn(&Transform) -> bool;
+        let components: [(&str, Finite); 3] = [
+            ("translation", |t| t.translation.is_finite()),
+            ("rotation", |t| t.rotation.is_finite()),
+            ("scale", |t| t.scale.is_finite()),
+        ];
+        for (what, finite) in components {
+            self.check_each(pose.nodes().map(|(_, t)| t), finite, |n| describe(what, NodeId::from_index(n)));
         }
     }
 }
@@ -192,8 +207,8 @@ enum RagdollPlan {
 }
 
 /// Per-node label for messages: `node 5 "Head"`.
-fn node_label(model: &Model, node: usize) -> String {
-    match model.nodes.get(node).and_then(|n| n.name.as_deref()) {
+fn node_label(model: &Model, node: NodeId) -> String {
+    match model.node(node).and_then(|n| n.name.as_deref()) {
         Some(name) => format!("node {node} \"{name}\""),
         None => format!("node {node}"),
     }
@@ -204,7 +219,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
     let mut rng = Rng::new(args.seed);
     let dt = (1.0 / FRAME_HZ) as f32;
     let clip_count = model.clips.len();
-    let mut fader = CrossFader::new(model, 0);
+    let mut fader = CrossFader::new(model, ClipId::from_index(0));
     let mut settings = SampleSettings::default();
     let mut played = vec![false; clip_count];
     if let Some(first) = played.first_mut() {
@@ -229,10 +244,12 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
     });
 
     // Caller-owned per-frame buffers.
-    let mut animated = Pose::rest(model);
+    let mut animated = model.rest_pose();
     let mut previous = animated.clone();
     let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let mut palettes: Vec<Vec<Mat4>> = skins.iter().map(|s| vec![Mat4::IDENTITY; s.len()]).collect();
     let mesh_nodes: Vec<usize> = (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).collect();
     let largest_primitive = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).max();
     let mut positions = vec![Vec3::ZERO; largest_primitive.unwrap_or(0)];
@@ -268,7 +285,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
         let now = Instant::now();
         let elapsed = now - start;
         if now >= next_sample {
-            let rss = resident_kib();
+            let rss = crate::process::resident_kib();
             rss_peak = rss_peak.max(rss);
             if rss_start.is_none() && elapsed >= warm_up {
                 rss_start = Some(rss);
@@ -292,12 +309,12 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
             };
             if rng.chance(4) {
                 let from = rng.below(clip_count);
-                fader.play(from, rng.range(0.0, model.clips[from].end_secs.max(0.0)));
+                fader.play(ClipId::from_index(from), rng.range(0.0, model.clips[from].end_secs().max(0.0)));
                 played[from] = true;
             }
             let any = rng.range(0.0, 2.0);
             let duration = rng.pick(&[0.0, 0.1, 0.25, 0.5, 1.0, any]);
-            fader.trigger(to, duration, rng.pick(&Easing::ALL));
+            fader.trigger(ClipId::from_index(to), duration, rng.pick(&Easing::ALL));
             played[to] = true;
             fades += 1;
             next_fade = frame + if rng.chance(5) { 1 + rng.below(5) } else { 10 + rng.below(90) } as u64;
@@ -311,7 +328,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
                 3 => settings.scale_space = rng.pick(&ScaleSpace::ALL),
                 4 => settings.easing = rng.pick(&Easing::ALL),
                 _ => {
-                    let tracks = model.clips.iter().map(|c| c.tracks.len()).max().unwrap_or(0);
+                    let tracks = model.clips.iter().map(|c| c.tracks().len()).max().unwrap_or(0);
                     settings.track_modes.clear();
                     settings
                         .track_modes
@@ -324,33 +341,13 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
 
         fader.advance(dt);
         animated.copy_from(fader.evaluate(model, &settings));
-        let clip = fader.current_clip();
+        let clip = fader.current_clip().index();
         let clip_name = || model.clips.get(clip).map_or_else(|| "none".to_owned(), |c| c.display_name(clip));
+        check.check_pose(&animated, |what, n| {
+            format!("frame {frame}, clip {clip} \"{}\": animated {what} of {}", clip_name(), node_label(model, n))
+        });
         check.check(
-            &animated.translations,
-            |v| v.is_finite(),
-            |n| {
-                format!(
-                    "frame {frame}, clip {clip} \"{}\": animated translation of {}",
-                    clip_name(),
-                    node_label(model, n)
-                )
-            },
-        );
-        check.check(
-            &animated.rotations,
-            |q| q.is_finite(),
-            |n| {
-                format!("frame {frame}, clip {clip} \"{}\": animated rotation of {}", clip_name(), node_label(model, n))
-            },
-        );
-        check.check(
-            &animated.scales,
-            |v| v.is_finite(),
-            |n| format!("frame {frame}, clip {clip} \"{}\": animated scale of {}", clip_name(), node_label(model, n)),
-        );
-        check.check(
-            &animated.weights,
+            animated.weights(),
             |w| w.is_finite(),
             |i| format!("frame {frame}, clip {clip} \"{}\": animated morph weight {i}", clip_name()),
         );
@@ -402,35 +399,23 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
             }
             let output = controller.output();
             let phase = controller.phase();
-            check.check(
-                &output.translations,
-                |v| v.is_finite(),
-                |n| format!("frame {frame} ({phase:?}): output translation of {}", node_label(model, n)),
-            );
-            check.check(
-                &output.rotations,
-                |q| q.is_finite(),
-                |n| format!("frame {frame} ({phase:?}): output rotation of {}", node_label(model, n)),
-            );
-            check.check(
-                &output.scales,
-                |v| v.is_finite(),
-                |n| format!("frame {frame} ({phase:?}): output scale of {}", node_label(model, n)),
-            );
+            check.check_pose(output, |what, n| {
+                format!("frame {frame} ({phase:?}): output {what} of {}", node_label(model, n))
+            });
             output
         } else {
             &animated
         };
 
         // Local → model, skinning palettes, CPU morphing and skinning.
-        model.hierarchy.local_to_model(output, &mut model_from_node);
+        model.hierarchy.local_to_model(output, &mut locals, &mut model_from_node);
         check.check(&model_from_node, Affine3A::is_finite, |n| {
-            format!("frame {frame}, clip {clip}: model-space transform of {}", node_label(model, n))
+            format!("frame {frame}, clip {clip}: model-space transform of {}", node_label(model, NodeId::from_index(n)))
         });
-        for (s, (skin, palette)) in model.skins.iter().zip(&mut palettes).enumerate() {
-            skinning_matrices(skin, &model_from_node, palette);
+        for (s, (skin, palette)) in skins.iter().zip(&mut palettes).enumerate() {
+            skin.skinning_matrices(&model_from_node, palette);
             check.check(palette, Mat4::is_finite, |j| {
-                let node = skin.joints.get(j).copied().unwrap_or(usize::MAX);
+                let node = skin.joints().get(j).copied().unwrap_or(NodeId::new(u32::MAX));
                 format!(
                     "frame {frame}, clip {clip}: skinning matrix of skin {s} joint {j} ({})",
                     node_label(model, node)
@@ -443,10 +428,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
                 let node = &model.nodes[n];
                 let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
                 let palette = node.skin.and_then(|s| palettes.get(s)).map(Vec::as_slice);
-                let weights = output
-                    .weights
-                    .get(node.weights_offset..node.weights_offset + node.rest_weights.len())
-                    .unwrap_or(&[]);
+                let weights = model.node_weights(NodeId::from_index(n), output);
                 for (p, primitive) in mesh.primitives.iter().enumerate() {
                     let count = primitive.positions.len();
                     let with_normals = primitive.normals.len() == count;
@@ -459,7 +441,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
                     let describe = |v: usize| {
                         format!(
                             "frame {frame}, clip {clip}: CPU-skinned vertex {v} of {}, primitive {p}",
-                            node_label(model, n)
+                            node_label(model, NodeId::from_index(n))
                         )
                     };
                     check.check(positions, |v| v.is_finite(), describe);
@@ -471,7 +453,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
     }
 
     let seconds_run = start.elapsed().as_secs_f64();
-    let rss_end = resident_kib();
+    let rss_end = crate::process::resident_kib();
     let rss_peak = rss_peak.max(rss_end);
     let rss_start = rss_start.flatten().or(rss_end);
     let rss_growth = rss_start.zip(rss_end).map(|(a, b)| b as i64 - a as i64);

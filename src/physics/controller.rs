@@ -2,8 +2,8 @@
 //! ragdolls, a ramped motor strength: "active → limp"), whole-body or partial, and back (a
 //! get-up), with explosion recovery ([`RagdollFault`]).
 
-use anim::ragdoll::{RagdollRamp, blend_poses_per_node, model_to_local};
-use anim::{Easing, Model, Pose, ScaleSpace, blend_poses};
+use anim::ragdoll::{RagdollRamp, model_to_local};
+use anim::{Easing, LocalMatrices, Model, ScaleSpace, SoaPose, blend_poses, blend_poses_per_node};
 use glam::{Affine3A, Vec3};
 
 use super::BodyId;
@@ -76,7 +76,7 @@ pub struct GetUpReport {
 #[derive(Debug, Clone)]
 struct GetUp {
     /// Lying pose first, then the key poses; the last segment ends in the live animation.
-    keys: Vec<Pose>,
+    keys: Vec<SoaPose>,
     elapsed_secs: f32,
     duration_secs: f32,
     easing: Easing,
@@ -117,8 +117,9 @@ pub struct RagdollController {
     node_weights: Vec<f32>,
     get_up: Option<GetUp>,
     get_up_report: Option<GetUpReport>,
-    physics_pose: Pose,
-    output: Pose,
+    physics_pose: SoaPose,
+    output: SoaPose,
+    locals: LocalMatrices,
     animated_world: Vec<Affine3A>,
     physics_world: Vec<Affine3A>,
     before_world: Vec<Affine3A>,
@@ -132,7 +133,7 @@ impl RagdollController {
     /// When no ragdoll can be built for the model ([`RagdollSpec::from_model`]).
     pub fn new(model: &Model, settings: RagdollSettings, ramp: RagdollRamp) -> Result<Self, RagdollError> {
         let spec = RagdollSpec::from_model(model)?;
-        let rest = Pose::rest(model);
+        let rest = model.rest_pose();
         let n = model.nodes.len();
         Ok(Self {
             spec,
@@ -147,6 +148,7 @@ impl RagdollController {
             get_up_report: None,
             physics_pose: rest.clone(),
             output: rest,
+            locals: LocalMatrices::new(n),
             animated_world: vec![Affine3A::IDENTITY; n],
             physics_world: vec![Affine3A::IDENTITY; n],
             before_world: vec![Affine3A::IDENTITY; n],
@@ -220,7 +222,7 @@ impl RagdollController {
     }
 
     /// The pose of the last [`update`](Self::update) (or trigger): what the user sees.
-    pub fn output(&self) -> &Pose {
+    pub fn output(&self) -> &SoaPose {
         &self.output
     }
 
@@ -229,8 +231,8 @@ impl RagdollController {
     pub fn trigger(
         &mut self,
         model: &Model,
-        pose_now: &Pose,
-        pose_before: &Pose,
+        pose_now: &SoaPose,
+        pose_before: &SoaPose,
         dt_before_secs: f32,
         push: Option<(BodyId, Vec3)>,
     ) {
@@ -244,13 +246,13 @@ impl RagdollController {
     pub fn trigger_with(
         &mut self,
         model: &Model,
-        pose_now: &Pose,
-        pose_before: &Pose,
+        pose_now: &SoaPose,
+        pose_before: &SoaPose,
         dt_before_secs: f32,
         handoff: &Handoff,
     ) {
-        model.hierarchy.local_to_model(pose_now, &mut self.animated_world);
-        model.hierarchy.local_to_model(pose_before, &mut self.before_world);
+        model.hierarchy.local_to_model(pose_now, &mut self.locals, &mut self.animated_world);
+        model.hierarchy.local_to_model(pose_before, &mut self.locals, &mut self.before_world);
         let count = self.spec.bodies.len();
         let region = handoff.region.filter(|r| r.index() < count).map(|r| self.spec.region_bodies(r));
         let mut kinematic: Vec<bool> =
@@ -290,7 +292,7 @@ impl RagdollController {
     /// get-up clip; `None` when not ragdolling.
     pub fn get_up_plan(&mut self, model: &Model) -> Option<GetUpPlan> {
         self.ragdoll.as_ref()?;
-        model.hierarchy.local_to_model(&self.output, &mut self.physics_world);
+        model.hierarchy.local_to_model(&self.output, &mut self.locals, &mut self.physics_world);
         Some(GetUpPlan::from_world(&self.spec, &self.physics_world))
     }
 
@@ -306,16 +308,22 @@ impl RagdollController {
     /// Without it the output blends straight into the animation.
     ///
     /// Returns false (and does nothing) when no ragdoll is active.
-    pub fn get_up(&mut self, model: &Model, target_start: Option<&Pose>, duration_secs: f32, easing: Easing) -> bool {
+    pub fn get_up(
+        &mut self,
+        model: &Model,
+        target_start: Option<&SoaPose>,
+        duration_secs: f32,
+        easing: Easing,
+    ) -> bool {
         let Some(ragdoll) = self.ragdoll.take() else { return false };
         let duration_secs = if duration_secs.is_finite() { duration_secs.max(0.0) } else { 0.0 };
         let mut keys = vec![self.output.clone()];
         let mut ground_y = None;
         self.get_up_report = None;
         if let Some(target) = target_start {
-            model.hierarchy.local_to_model(&self.output, &mut self.physics_world);
+            model.hierarchy.local_to_model(&self.output, &mut self.locals, &mut self.physics_world);
             let plan = GetUpPlan::from_world(&self.spec, &self.physics_world);
-            model.hierarchy.local_to_model(target, &mut self.animated_world);
+            model.hierarchy.local_to_model(target, &mut self.locals, &mut self.animated_world);
             let (alignment_error, heading_error_rad) = plan.alignment_error(&self.spec, &self.animated_world);
             let ground = ragdoll.ground_y();
             let target_lies = {
@@ -351,7 +359,7 @@ impl RagdollController {
     /// non-finite, faster than [`MAX_SPEED_MPS`] or farther than [`MAX_DISTANCE_M`] from where
     /// it started, the ragdoll is dropped, the output is `animated` (phase
     /// [`Phase::Animated`]) and a [`RagdollFault`] is kept for [`take_fault`](Self::take_fault).
-    pub fn update(&mut self, model: &Model, dt_secs: f32, animated: &Pose) -> &Pose {
+    pub fn update(&mut self, model: &Model, dt_secs: f32, animated: &SoaPose) -> &SoaPose {
         let dt_secs = if dt_secs.is_finite() { dt_secs.max(0.0) } else { 0.0 };
         if self.ragdoll.is_some() {
             self.update_ragdoll(model, dt_secs, animated);
@@ -359,7 +367,15 @@ impl RagdollController {
             get_up.elapsed_secs += dt_secs;
             let progress = get_up.progress();
             let done = progress >= 1.0;
-            blend_get_up(&self.spec, model, get_up, animated, &mut self.physics_world, &mut self.output);
+            blend_get_up(
+                &self.spec,
+                model,
+                get_up,
+                animated,
+                &mut self.locals,
+                &mut self.physics_world,
+                &mut self.output,
+            );
             if done {
                 self.get_up = None;
             }
@@ -369,9 +385,9 @@ impl RagdollController {
         &self.output
     }
 
-    fn update_ragdoll(&mut self, model: &Model, dt_secs: f32, animated: &Pose) {
+    fn update_ragdoll(&mut self, model: &Model, dt_secs: f32, animated: &SoaPose) {
         let Some(ragdoll) = &mut self.ragdoll else { return };
-        model.hierarchy.local_to_model(animated, &mut self.animated_world);
+        model.hierarchy.local_to_model(animated, &mut self.locals, &mut self.animated_world);
         // A push or an outside change may have broken it before this step.
         let mut fault = explosion(&self.spec, ragdoll);
         if fault.is_none() {
@@ -443,9 +459,10 @@ fn blend_get_up(
     spec: &RagdollSpec,
     model: &Model,
     get_up: &GetUp,
-    animated: &Pose,
+    animated: &SoaPose,
+    locals: &mut LocalMatrices,
     world: &mut [Affine3A],
-    out: &mut Pose,
+    out: &mut SoaPose,
 ) {
     let u = get_up.easing.apply(get_up.progress()).clamp(0.0, 1.0);
     let segments = get_up.keys.len();
@@ -457,16 +474,12 @@ fn blend_get_up(
     let to = get_up.keys.get(segment + 1).unwrap_or(animated);
     blend_poses(from, to, s, ScaleSpace::Linear, out);
     let Some(ground) = get_up.ground_y else { return };
-    model.hierarchy.local_to_model(out, world);
+    model.hierarchy.local_to_model(out, locals, world);
     // Between key poses the body stays on the ground; into the clip it is only kept above it.
     let lift = ground - lowest_capsule_point(spec, world);
     let lift = if segment + 1 < segments { lift } else { lift.max(0.0) };
     if lift.is_finite() && lift != 0.0 {
-        for node in 0..out.len().min(model.hierarchy.len()) {
-            if model.hierarchy.parent(node).is_none() {
-                out.translations[node].y += lift;
-            }
-        }
+        model.hierarchy.place_roots(out, glam::Quat::IDENTITY, glam::Vec3::Y * lift);
     }
 }
 

@@ -4,7 +4,7 @@
 //! onto all fours, then a crouch) built from the rig's own anatomy.
 
 use anim::ragdoll::{Placement, model_to_local};
-use anim::{Model, Pose};
+use anim::{LocalMatrices, Model, SoaPose};
 use glam::{Affine3A, Quat, Vec3};
 
 use super::BodyId;
@@ -113,9 +113,9 @@ impl GetUpPlan {
     /// The placement that makes a clip start where and how the body lies: `clip_start` (the
     /// clip's first pose, as authored) turned about the vertical so that the character faces
     /// [`Self::heading`], and moved so that its root stands over [`Self::lying_root`].
-    pub fn placement(&self, spec: &RagdollSpec, model: &Model, clip_start: &Pose) -> Placement {
+    pub fn placement(&self, spec: &RagdollSpec, model: &Model, clip_start: &SoaPose) -> Placement {
         let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-        model.hierarchy.local_to_model(clip_start, &mut world);
+        model.hierarchy.local_to_model(clip_start, &mut LocalMatrices::new(world.len()), &mut world);
         let facing = facing_direction(spec, &world);
         let yaw = facing.cross(self.heading).y.atan2(facing.dot(self.heading));
         let root = spec.body(spec.root).and_then(|b| world.get(b.node)).map_or(Vec3::ZERO, |w| w.translation.into());
@@ -237,10 +237,10 @@ pub fn key_pose(
     spec: &RagdollSpec,
     model: &Model,
     key: KeyPose,
-    target_local: &Pose,
+    target_local: &SoaPose,
     target_world: &[Affine3A],
     ground_y: f32,
-    out: &mut Pose,
+    out: &mut SoaPose,
 ) {
     let (pitch, flexion) = key.recipe();
     let count = spec.bodies.len();

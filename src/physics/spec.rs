@@ -1,7 +1,7 @@
 //! [`RagdollSpec`]: which bones become rigid bodies, what each one is anatomically, their
 //! capsules and the anatomical joints between them, built from any skin.
 
-use anim::{Model, Pose};
+use anim::{LocalMatrices, Model, NodeId};
 use glam::{Affine3A, Mat3, Quat, Vec3};
 
 use super::BodyId;
@@ -185,12 +185,12 @@ impl RagdollSpec {
             (0..model.skins.len()).max_by_key(|&s| model.skins[s].joints.len()).ok_or(RagdollError::NoSkin)?;
         let skin = &model.skins[skin_index];
         let node_count = model.nodes.len();
-        let rest = Pose::rest(model);
+        let rest = model.rest_pose();
         let mut world = vec![Affine3A::IDENTITY; node_count];
-        model.hierarchy.local_to_model(&rest, &mut world);
+        model.hierarchy.local_to_model(&rest, &mut LocalMatrices::new(node_count), &mut world);
 
         let mut is_joint = vec![false; node_count];
-        for &j in &skin.joints {
+        for j in skin.joints.iter().map(|j| j.index()) {
             if let Some(flag) = is_joint.get_mut(j) {
                 *flag = true;
             }
@@ -202,9 +202,9 @@ impl RagdollSpec {
 
         // Subtree sizes (joint descendants), children before parents.
         let mut subtree = vec![1usize; node_count];
-        for &node in model.hierarchy.order.iter().rev() {
-            if let Some(p) = model.hierarchy.parent(node as usize) {
-                subtree[p] += subtree[node as usize];
+        for node in order(model).rev() {
+            if let Some(p) = parent_of(model, node) {
+                subtree[p] += subtree[node];
             }
         }
 
@@ -212,9 +212,8 @@ impl RagdollSpec {
         let has_vertices = vertices.iter().any(|v| !v.is_empty());
         let mut drafts: Vec<Draft> = Vec::new();
         let mut node_draft: Vec<Option<usize>> = vec![None; node_count];
-        for &node in &model.hierarchy.order {
-            let node = node as usize;
-            let parent_draft = model.hierarchy.parent(node).and_then(|p| node_draft[p]);
+        for node in order(model) {
+            let parent_draft = parent_of(model, node).and_then(|p| node_draft[p]);
             if !is_joint[node] || (has_vertices && vertices[node].is_empty()) {
                 node_draft[node] = parent_draft;
                 continue;
@@ -341,13 +340,12 @@ impl RagdollSpec {
 
         // 5. Which body each node follows.
         let mut node_body: Vec<Option<BodyId>> = vec![None; node_count];
-        for &node in &model.hierarchy.order {
-            let node = node as usize;
+        for node in order(model) {
             let own = node_draft[node].map(|d| live(&drafts, d)).and_then(|d| draft_body[d]);
             node_body[node] = own;
         }
         let root = main_root(&bodies);
-        for &j in &skin.joints {
+        for j in skin.joints.iter().map(|j| j.index()) {
             if let Some(slot) = node_body.get_mut(j)
                 && slot.is_none()
             {
@@ -355,10 +353,9 @@ impl RagdollSpec {
             }
         }
         // Nodes hanging under a skin joint above the ragdoll follow it too.
-        for &node in &model.hierarchy.order {
-            let node = node as usize;
+        for node in order(model) {
             if node_body[node].is_none()
-                && let Some(p) = model.hierarchy.parent(node)
+                && let Some(p) = parent_of(model, node)
                 && is_joint[p]
             {
                 node_body[node] = node_body[p];
@@ -734,6 +731,16 @@ pub fn motor_angles(relative: Quat) -> [f32; 3] {
     [a(q.x), a(q.y), a(q.z)]
 }
 
+/// The parent of node `node` (the spec keeps node indices as `usize`).
+fn parent_of(model: &Model, node: usize) -> Option<usize> {
+    model.hierarchy.parent(NodeId::from_index(node)).map(NodeId::index)
+}
+
+/// Every node index, parents before children.
+fn order(model: &Model) -> impl DoubleEndedIterator<Item = usize> + '_ {
+    model.hierarchy.order().iter().map(|node| node.index())
+}
+
 /// World-space rest positions of the skinned vertices of every skinned mesh, grouped by their
 /// dominant joint node (exporters often give each mesh its own skin over the same joints). Rigid
 /// meshes hanging under a joint (robot parts) count for their nearest joint ancestor.
@@ -745,7 +752,7 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
         {
             let mut joint = Some(index);
             while let Some(j) = joint.filter(|&j| !is_joint[j]) {
-                joint = model.hierarchy.parent(j);
+                joint = parent_of(model, j);
             }
             if let Some(joint) = joint {
                 let world_from_mesh = world[index];
@@ -764,7 +771,7 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
             .joints
             .iter()
             .zip(&skin.inverse_bind_matrices)
-            .map(|(&j, ibm)| world.get(j).copied().unwrap_or_default() * Affine3A::from_mat4(*ibm))
+            .map(|(&j, ibm)| world.get(j.index()).copied().unwrap_or_default() * Affine3A::from_mat4(*ibm))
             .collect();
         for primitive in &mesh.primitives {
             let (Some(joints), Some(weights)) = (primitive.joints.first(), primitive.weights.first()) else {
@@ -781,7 +788,7 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
                         best = (k, w[k]);
                     }
                 }
-                let Some(&joint_node) = skin.joints.get(usize::from(j4[best.0])) else { continue };
+                let Some(joint_node) = skin.joints.get(usize::from(j4[best.0])).map(|j| j.index()) else { continue };
                 if skinned.is_finite()
                     && let Some(list) = out.get_mut(joint_node)
                 {
@@ -804,7 +811,7 @@ fn character_size(vertices: &[Vec<Vec3>], skin: &anim::Skin, world: &[Affine3A])
         any = true;
     }
     if !any {
-        for &j in &skin.joints {
+        for j in skin.joints.iter().map(|j| j.index()) {
             if let Some(w) = world.get(j) {
                 lo = lo.min(w.translation.into());
                 hi = hi.max(w.translation.into());
@@ -828,12 +835,15 @@ fn bone_segment(
 ) -> Option<Vec3> {
     let origin: Vec3 = world[node].translation.into();
     // The bone's incoming direction, from the parent joint.
-    let incoming = model
-        .hierarchy
-        .parent(node)
+    let incoming = parent_of(model, node)
         .filter(|&p| is_joint[p])
         .and_then(|p| (origin - Vec3::from(world[p].translation)).try_normalize());
-    let children = model.nodes[node].children.iter().copied().filter(|&c| is_joint.get(c) == Some(&true));
+    let children = model
+        .hierarchy
+        .children(NodeId::from_index(node))
+        .iter()
+        .map(|c| c.index())
+        .filter(|&c| is_joint.get(c) == Some(&true));
     let best_child = match incoming {
         Some(dir) => children.max_by(|&a, &b| {
             let score = |c: usize| (Vec3::from(world[c].translation) - origin).normalize_or_zero().dot(dir);

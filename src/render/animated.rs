@@ -2,10 +2,10 @@
 //! `KHR_animation_pointer` property tracks applied (base colour factor, base colour texture
 //! transform, node visibility). The renderer draws an instance with them when given.
 
-use anim::{Model, PointerTarget, TextureTransform};
+use anim::{ClipId, Model, PointerTarget, TextureTransform};
 use glam::{Vec2, Vec4};
 
-use crate::render::mesh::UV_IDENTITY;
+use crate::render::gpu_data::UV_IDENTITY;
 
 /// Each node's authored `KHR_node_visibility` (true when the file says nothing).
 fn authored_visibility(model: &Model) -> Vec<bool> {
@@ -41,10 +41,9 @@ impl AnimatedProperties {
 
     /// Hide the descendants of hidden nodes (parents first).
     fn inherited(mut self, model: &Model) -> Self {
-        for &node in &model.hierarchy.order {
-            let node = node as usize;
-            let parent = model.nodes.get(node).and_then(|n| n.parent);
-            if let Some(parent) = parent
+        for &id in model.hierarchy.order() {
+            let node = id.index();
+            if let Some(parent) = model.hierarchy.parent(id).map(anim::NodeId::index)
                 && self.node_visible.get(parent) == Some(&false)
                 && let Some(v) = self.node_visible.get_mut(node)
             {
@@ -55,7 +54,7 @@ impl AnimatedProperties {
     }
 
     /// The authored values with clip `clip`'s property tracks sampled at `time_secs`.
-    pub fn sample(model: &Model, clip: Option<usize>, time_secs: f32) -> Self {
+    pub fn sample(model: &Model, clip: Option<ClipId>, time_secs: f32) -> Self {
         let mut out = Self {
             base_color: model.materials.iter().map(|m| m.base_color_factor).collect(),
             uv_transform: model

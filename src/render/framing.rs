@@ -1,7 +1,9 @@
 //! CPU-side posing of a whole model (the core's morph + skin job over every drawn primitive),
 //! animated bounds for automatic framing, and the draw order shared with the GPU path.
 
-use anim::{ClipCursor, Model, Pose, Primitive, PrimitiveMode, SampleSettings};
+use anim::{
+    ClipCursor, ClipId, LocalMatrices, Model, NodeId, PreparedSkin, Primitive, PrimitiveMode, SampleSettings, SoaPose,
+};
 use glam::{Affine3A, Mat4, Vec3};
 
 use crate::render::camera::Aabb;
@@ -9,7 +11,7 @@ use crate::render::camera::Aabb;
 /// Nodes with a mesh that belong to the shown scene ([`Model::scene_roots`] and their
 /// descendants), in depth-first order.
 pub fn drawn_nodes(model: &Model) -> Vec<usize> {
-    let mut stack: Vec<usize> = model.scene_roots();
+    let mut stack: Vec<usize> = model.scene_roots().into_iter().map(NodeId::index).collect();
     stack.reverse();
     let mut out = Vec::new();
     let mut seen = vec![false; model.nodes.len()];
@@ -22,7 +24,7 @@ pub fn drawn_nodes(model: &Model) -> Vec<usize> {
         if data.mesh.is_some() {
             out.push(node);
         }
-        stack.extend(data.children.iter().rev());
+        stack.extend(model.hierarchy.children(NodeId::from_index(node)).iter().rev().map(|c| c.index()));
     }
     out
 }
@@ -35,6 +37,7 @@ pub fn is_triangle_mode(mode: PrimitiveMode) -> bool {
 /// Reusable buffers for posing a model on the CPU.
 #[derive(Debug, Default)]
 pub struct CpuPoser {
+    locals: LocalMatrices,
     model_from_node: Vec<Affine3A>,
     palette: Vec<Mat4>,
     positions: Vec<Vec3>,
@@ -46,28 +49,27 @@ impl CpuPoser {
     pub fn for_each_posed_primitive(
         &mut self,
         model: &Model,
-        pose: &Pose,
+        pose: &SoaPose,
         nodes: &[usize],
         mut visit: impl FnMut(&Primitive, &[Vec3]),
     ) {
         self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
-        model.hierarchy.local_to_model(pose, &mut self.model_from_node);
+        model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.model_from_node);
         for &node_index in nodes {
             let Some(node) = model.nodes.get(node_index) else { continue };
             let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
-            let skin = node.skin.and_then(|s| model.skins.get(s));
-            if let Some(skin) = skin {
-                self.palette.resize(skin.joints.len(), Mat4::IDENTITY);
-                anim::skinning_matrices(skin, &self.model_from_node, &mut self.palette);
+            let skin = node.skin.and_then(|s| model.skins.get(s)).map(PreparedSkin::new);
+            if let Some(skin) = &skin {
+                self.palette.resize(skin.len(), Mat4::IDENTITY);
+                skin.skinning_matrices(&self.model_from_node, &mut self.palette);
             }
-            let weights_end = node.weights_offset + node.rest_weights.len();
-            let weights = pose.weights.get(node.weights_offset..weights_end).unwrap_or(&[]);
+            let weights = model.node_weights(NodeId::from_index(node_index), pose);
             for primitive in &mesh.primitives {
                 if !is_triangle_mode(primitive.mode) {
                     continue;
                 }
                 self.positions.resize(primitive.positions.len(), Vec3::ZERO);
-                let palette = skin.map(|_| self.palette.as_slice());
+                let palette = skin.as_ref().map(|_| self.palette.as_slice());
                 if anim::morph_and_skin(primitive, weights, palette, &mut self.positions, &mut []).is_err() {
                     continue;
                 }
@@ -83,7 +85,7 @@ impl CpuPoser {
     }
 
     /// Bounds of the model in `pose`.
-    pub fn pose_bounds(&mut self, model: &Model, pose: &Pose, nodes: &[usize]) -> Aabb {
+    pub fn pose_bounds(&mut self, model: &Model, pose: &SoaPose, nodes: &[usize]) -> Aabb {
         let mut bounds = Aabb::EMPTY;
         self.for_each_posed_primitive(model, pose, nodes, |_, positions| {
             for &p in positions {
@@ -98,17 +100,18 @@ impl CpuPoser {
 
 /// Bounds of the model over a clip, sampled at `sample_count` evenly spaced times (both ends
 /// included); without a clip, the rest pose's bounds.
-pub fn animated_bounds(model: &Model, clip: Option<usize>, settings: &SampleSettings, sample_count: usize) -> Aabb {
+pub fn animated_bounds(model: &Model, clip: Option<ClipId>, settings: &SampleSettings, sample_count: usize) -> Aabb {
     let nodes = drawn_nodes(model);
     let mut poser = CpuPoser::default();
-    let mut pose = Pose::rest(model);
+    let rest = model.rest_pose();
+    let mut pose = rest.clone();
     let mut bounds = poser.pose_bounds(model, &pose, &nodes);
-    let Some(clip) = clip.and_then(|c| model.clips.get(c)) else { return bounds };
+    let Some(clip) = clip.and_then(|c| model.clip(c)) else { return bounds };
     let mut cursor = ClipCursor::new(clip);
     let samples = sample_count.max(2);
     for i in 0..samples {
-        let time_secs = clip.end_secs * i as f32 / (samples - 1) as f32;
-        pose.copy_from(&Pose::rest(model));
+        let time_secs = clip.end_secs() * i as f32 / (samples - 1) as f32;
+        pose.copy_from(&rest);
         clip.sample(time_secs, &mut cursor, settings, &mut pose);
         bounds.union(&poser.pose_bounds(model, &pose, &nodes));
     }
@@ -123,7 +126,8 @@ pub fn ground_height(model: &Model) -> f32 {
     let samples = (256 / model.clips.len().max(1)).clamp(2, 16);
     let mut lowest = animated_bounds(model, None, &SampleSettings::default(), 2).min.y;
     for clip in 0..model.clips.len() {
-        lowest = lowest.min(animated_bounds(model, Some(clip), &SampleSettings::default(), samples).min.y);
+        lowest = lowest
+            .min(animated_bounds(model, Some(ClipId::from_index(clip)), &SampleSettings::default(), samples).min.y);
     }
     if lowest.is_finite() { lowest.min(0.0) } else { 0.0 }
 }

@@ -8,6 +8,9 @@ use bytemuck::{Pod, Zeroable};
 /// is at most 256 on every backend).
 pub const UNIFORM_SLOT_BYTES: u64 = 256;
 
+/// The identity texture-coordinate transform.
+pub const UV_IDENTITY: [[f32; 4]; 2] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
+
 /// One mesh vertex: static attributes plus up to 8 skin influences.
 ///
 /// Keep in sync with `VertexIn` in `shaders/mesh.wgsl`.

@@ -7,10 +7,7 @@ use wgpu::util::DeviceExt as _;
 use crate::render::RenderError;
 use crate::render::camera::Aabb;
 use crate::render::framing::{CpuPoser, drawn_nodes, ground_height, is_triangle_mode, triangle_list_indices};
-use crate::render::gpu_data::GpuVertex;
-
-/// The identity texture-coordinate transform.
-pub const UV_IDENTITY: [[f32; 4]; 2] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
+use crate::render::gpu_data::{GpuVertex, UV_IDENTITY};
 
 /// One drawable primitive on the GPU.
 #[derive(Debug)]
@@ -86,6 +83,8 @@ pub struct GpuModel {
     pub joint_nodes: Vec<usize>,
     /// Bounds of the rest pose (scale hint for the ground grid).
     pub rest_bounds: Aabb,
+    /// The model's skins prepared for palettes (one per model skin).
+    pub skins: Vec<anim::PreparedSkin>,
     /// Height (world y) of the ground plane: 0, or the lowest point the model reaches in its
     /// rest pose and clips when that is below 0 ([`ground_height`]), so models authored around
     /// the origin are not cut by the ground.
@@ -176,7 +175,7 @@ impl GpuModel {
                 draws.push(DrawItem { node, mesh: mesh_index, primitive });
             }
         }
-        let rest_bounds = CpuPoser::default().pose_bounds(model, &anim::Pose::rest(model), &nodes);
+        let rest_bounds = CpuPoser::default().pose_bounds(model, &model.rest_pose(), &nodes);
         Ok(Self {
             meshes,
             materials,
@@ -188,6 +187,7 @@ impl GpuModel {
             drawn_nodes: nodes,
             joint_nodes: crate::render::overlay::joint_nodes(model),
             rest_bounds,
+            skins: model.skins.iter().map(anim::PreparedSkin::new).collect(),
             ground_height: ground_height(model),
             node_visible: crate::render::animated::AnimatedProperties::rest(model).node_visible,
         })

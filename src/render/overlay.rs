@@ -35,7 +35,7 @@ impl Default for SkeletonStyle {
 
 /// Every joint node of every skin, ascending and without repeats.
 pub fn joint_nodes(model: &Model) -> Vec<usize> {
-    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
     joints.sort_unstable();
     joints.dedup();
     joints
@@ -63,13 +63,14 @@ pub fn push_skeleton(
         (clip.w > 1e-6).then(|| Vec2::new(clip.x, clip.y) / clip.w)
     };
     let half_px = viewport_px * 0.5;
+    let parent = |node: usize| model.hierarchy.parent(anim::NodeId::from_index(node)).map(anim::NodeId::index);
     for &joint in joints {
-        let mut ancestor = model.hierarchy.parent(joint);
+        let mut ancestor = parent(joint);
         while let Some(a) = ancestor {
             if is_joint(a) {
                 break;
             }
-            ancestor = model.hierarchy.parent(a);
+            ancestor = parent(a);
         }
         let (Some(parent), Some(end)) = (ancestor.and_then(project), project(joint)) else { continue };
         let along_px = (end - parent) * half_px;

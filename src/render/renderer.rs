@@ -3,12 +3,12 @@
 
 use std::ops::Range;
 
-use anim::{Model, Pose};
+use anim::{LocalMatrices, Model, SoaPose};
 use glam::{Affine3A, Mat4, Vec2, Vec3};
 
 use crate::render::camera::OrbitCamera;
 use crate::render::device::GpuContext;
-use crate::render::gpu_data::{DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, ViewUniforms};
+use crate::render::gpu_data::{DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, UV_IDENTITY, ViewUniforms};
 use crate::render::mesh::{DrawItem, GpuModel};
 use crate::render::overlay::{OverlayLine, SkeletonStyle, push_lines, push_skeleton};
 use crate::render::{RenderError, readback};
@@ -81,7 +81,7 @@ pub struct CrowdView<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct InstanceDesc<'a> {
     /// The pose (local transforms and morph weights).
-    pub pose: &'a Pose,
+    pub pose: &'a SoaPose,
     /// 1 for a solid model; below 1 draws a translucent ghost after the solid ones.
     pub opacity: f32,
     /// Tint colour (linear RGB) and how much of it replaces the lit colour (`[3]`).
@@ -99,12 +99,12 @@ pub struct InstanceDesc<'a> {
 
 impl<'a> InstanceDesc<'a> {
     /// A solid, untinted instance.
-    pub fn solid(pose: &'a Pose) -> Self {
+    pub fn solid(pose: &'a SoaPose) -> Self {
         Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None, model_from_node: None, properties: None }
     }
 
     /// A translucent blue-tinted ghost.
-    pub fn ghost(pose: &'a Pose) -> Self {
+    pub fn ghost(pose: &'a SoaPose) -> Self {
         Self {
             pose,
             opacity: 0.4,
@@ -296,6 +296,7 @@ pub struct Renderer {
     /// Look of the skeleton overlay.
     pub skeleton_style: SkeletonStyle,
     // Scratch, reused between frames.
+    locals: LocalMatrices,
     model_from_node: Vec<Affine3A>,
     palette_data: Vec<Mat4>,
     palette_upload: Vec<[f32; 16]>,
@@ -482,6 +483,7 @@ impl Renderer {
             overlay_pipeline,
             clear_color: wgpu::Color { r: 0.045, g: 0.05, b: 0.06, a: 1.0 },
             skeleton_style: SkeletonStyle::default(),
+            locals: LocalMatrices::default(),
             model_from_node: Vec::new(),
             palette_data: Vec::new(),
             palette_upload: Vec::new(),
@@ -685,18 +687,22 @@ impl Renderer {
                 }
                 match instance.model_from_node.filter(|m| m.len() == model.nodes.len()) {
                     Some(computed) => self.model_from_node.copy_from_slice(computed),
-                    None => model.hierarchy.local_to_model(instance.pose, &mut self.model_from_node),
+                    None => model.hierarchy.local_to_model(instance.pose, &mut self.locals, &mut self.model_from_node),
                 }
                 let palette_base = self.palette_data.len() as u32;
-                for skin in &model.skins {
+                for (skin, model_skin) in gpu.skins.iter().zip(&model.skins) {
                     let start = self.palette_data.len();
-                    self.palette_data.resize(start + skin.joints.len(), Mat4::IDENTITY);
-                    anim::skinning_matrices(skin, &self.model_from_node, &mut self.palette_data[start..]);
-                    let heat = |&node: &usize| instance.joint_heat.and_then(|h| h.get(node)).copied().unwrap_or(0.0);
-                    self.heat_data.extend(skin.joints.iter().map(heat));
+                    self.palette_data.resize(start + model_skin.joints.len(), Mat4::IDENTITY);
+                    // Entries past the skin's inverse binds (the prepared skin drops them) stay identity.
+                    let end = start + skin.len();
+                    skin.skinning_matrices(&self.model_from_node, &mut self.palette_data[start..end]);
+                    let heat = |node: &anim::NodeId| {
+                        instance.joint_heat.and_then(|h| h.get(node.index())).copied().unwrap_or(0.0)
+                    };
+                    self.heat_data.extend(model_skin.joints.iter().map(heat));
                 }
                 let weights_base = self.weight_data.len() as u32;
-                self.weight_data.extend_from_slice(instance.pose.weights.as_slice());
+                self.weight_data.extend_from_slice(instance.pose.weights());
                 self.weight_data.resize(weights_base as usize + gpu.weights_per_instance as usize, 0.0);
 
                 if instance_index == 0 {
@@ -737,7 +743,7 @@ impl Renderer {
                         },
                         uv_transform: match (instance.properties, primitive.material < model.materials.len()) {
                             (Some(p), true) => p.uv_rows(primitive.material),
-                            _ => material.map_or(crate::render::mesh::UV_IDENTITY, |m| m.uv_transform),
+                            _ => material.map_or(UV_IDENTITY, |m| m.uv_transform),
                         },
                         tint: instance.tint,
                         palette_offset: palette_base + skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
@@ -804,7 +810,7 @@ impl Renderer {
                 world_from_mesh: world_from_mesh.to_cols_array_2d(),
                 normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
                 base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
-                uv_transform: material.map_or(crate::render::mesh::UV_IDENTITY, |m| m.uv_transform),
+                uv_transform: material.map_or(UV_IDENTITY, |m| m.uv_transform),
                 tint: [0.0; 4],
                 palette_offset: skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                 joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),

@@ -4,7 +4,7 @@
 use anim::{InterpolationOverride, Model, SampleSettings};
 
 use super::enum_combo;
-use super::frame::{ClipDeviation, PoseDeviation, clip_deviation};
+use super::sampling::{ClipDeviation, PoseDeviation, clip_deviation};
 use super::tuning::Tuning;
 
 /// How the two compared poses are shown.

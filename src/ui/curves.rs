@@ -15,14 +15,6 @@ use super::tuning::Tuning;
 /// Samples per curve.
 const SAMPLES: usize = 300;
 
-/// Colours of the components x, y, z, w (the legend uses the same).
-pub const COMPONENT_COLORS: [egui::Color32; 4] = [
-    egui::Color32::from_rgb(230, 80, 80),
-    egui::Color32::from_rgb(80, 200, 80),
-    egui::Color32::from_rgb(90, 140, 240),
-    egui::Color32::from_rgb(220, 200, 80),
-];
-
 /// What the curve plot was given (kept for tests and readouts).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveData {
@@ -143,7 +135,7 @@ impl CurvesPanel {
             return;
         };
         let name = |node: usize| crate::profile::node_display_name(model, node);
-        let nodes = clip.animated_nodes();
+        let nodes: Vec<usize> = clip.animated_nodes().into_iter().map(anim::NodeId::index).collect();
         let mut joint = selection.joint.or(nodes.first().copied());
         let before = joint;
         egui::ComboBox::from_label("joint")
@@ -177,7 +169,7 @@ impl CurvesPanel {
         };
         let properties: Vec<Property> = [Property::Translation, Property::Rotation, Property::Scale]
             .into_iter()
-            .filter(|&p| clip.tracks.iter().any(|t| t.node == node && t.property() == p))
+            .filter(|&p| clip.tracks().iter().any(|t| t.node.index() == node && t.property() == p))
             .collect();
         if !properties.contains(&selection.property)
             && let Some(&first) = properties.first()
@@ -250,7 +242,7 @@ impl CurvesPanel {
             .component_names
             .iter()
             .enumerate()
-            .map(|(c, name)| ((*name).to_owned(), COMPONENT_COLORS[c % COMPONENT_COLORS.len()]))
+            .map(|(c, name)| ((*name).to_owned(), super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()]))
             .collect();
         super::legend_ui(ui, self.legend.iter().map(|(name, color)| (name.as_str(), *color)));
         let mut scrub_to = None;
@@ -259,7 +251,7 @@ impl CurvesPanel {
         let plot = if std::mem::take(&mut self.fit.pending[0]) { plot.reset() } else { plot };
         let response = plot.show(ui, |plot_ui| {
             for (c, name) in data.component_names.iter().enumerate() {
-                let color = COMPONENT_COLORS[c % COMPONENT_COLORS.len()];
+                let color = super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()];
                 plot_ui.line(Line::new(*name, PlotPoints::from(data.primary[c].clone())).color(color));
                 plot_ui.line(
                     Line::new(
@@ -307,7 +299,7 @@ impl CurvesPanel {
             let plot = if std::mem::take(&mut self.fit.pending[1]) { plot.reset() } else { plot };
             let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {
-                    let color = COMPONENT_COLORS[c % COMPONENT_COLORS.len()];
+                    let color = super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()];
                     plot_ui.line(Line::new(*name, PlotPoints::from(data.primary_velocity[c].clone())).color(color));
                     plot_ui.line(
                         Line::new(
@@ -328,7 +320,7 @@ impl CurvesPanel {
             let plot = if std::mem::take(&mut self.fit.pending[2]) { plot.reset() } else { plot };
             let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {
-                    let color = COMPONENT_COLORS[c % COMPONENT_COLORS.len()];
+                    let color = super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()];
                     plot_ui.line(Line::new(*name, PlotPoints::from(data.primary_acceleration[c].clone())).color(color));
                 }
                 plot_ui.vline(VLine::new("time", time).color(egui::Color32::WHITE));
@@ -350,23 +342,23 @@ pub fn velocity_caption(mode: Interpolation) -> &'static str {
 /// The animated node nearest to `node` in the hierarchy: its nearest animated ancestor, else
 /// its first animated descendant.
 fn nearest_animated(model: &Model, node: usize, animated: &[usize]) -> Option<usize> {
-    let mut at = model.hierarchy.parent(node);
+    let hierarchy = &model.hierarchy;
+    let node = anim::NodeId::from_index(node);
+    let mut at = hierarchy.parent(node);
     while let Some(n) = at {
-        if animated.contains(&n) {
-            return Some(n);
+        if animated.contains(&n.index()) {
+            return Some(n.index());
         }
-        at = model.hierarchy.parent(n);
+        at = hierarchy.parent(n);
     }
-    let mut stack = model.nodes.get(node).map(|n| n.children.clone()).unwrap_or_default();
+    let mut stack: Vec<anim::NodeId> = hierarchy.children(node).to_vec();
     let mut steps = 0;
     while let Some(n) = stack.pop() {
         steps += 1;
-        if animated.contains(&n) || steps > model.nodes.len() {
-            return animated.contains(&n).then_some(n);
+        if animated.contains(&n.index()) || steps > model.nodes.len() {
+            return animated.contains(&n.index()).then_some(n.index());
         }
-        if let Some(data) = model.nodes.get(n) {
-            stack.extend(data.children.iter().rev());
-        }
+        stack.extend(hierarchy.children(n).iter().rev());
     }
     None
 }
@@ -383,11 +375,12 @@ pub fn curve_data(
     angles: bool,
 ) -> Option<CurveData> {
     let clip = model.clips.get(clip)?;
-    let track_index = clip.tracks.iter().position(|t| t.node == node && t.property() == property)?;
-    let track = clip.tracks.get(track_index)?;
-    let times = &clip.timelines.get(track.timeline)?.times_secs;
+    let track_index = clip.tracks().iter().position(|t| t.node.index() == node && t.property() == property)?;
+    let track = clip.tracks().get(track_index)?;
+    let track_id = anim::TrackId::from_index(track_index);
+    let times = &clip.timelines().get(track.timeline)?.times_secs;
     let overlay_settings = SampleSettings { mode: overlay_mode, track_modes: Vec::new(), ..settings.clone() };
-    let primary_interpolation = settings.mode_for(track_index, track.interpolation);
+    let primary_interpolation = settings.mode_for(track_id, track.interpolation);
     let primary_source = if settings.track_modes.get(track_index).copied().flatten().is_some() {
         "channel override"
     } else if settings.mode == InterpolationOverride::Authored {
@@ -395,15 +388,15 @@ pub fn curve_data(
     } else {
         "override"
     };
-    let overlay_interpolation = overlay_settings.mode_for(track_index, track.interpolation);
-    let end = f64::from(clip.end_secs.max(1e-3));
+    let overlay_interpolation = overlay_settings.mode_for(track_id, track.interpolation);
+    let end = f64::from(clip.end_secs().max(1e-3));
     let sample_times: Vec<f32> = (0..=SAMPLES).map(|i| (end * i as f64 / SAMPLES as f64) as f32).collect();
     let sample = |settings: &SampleSettings| -> Option<Vec<Vec4>> {
         let mut weights = vec![0.0; model.weight_count];
         let mut previous = Quat::IDENTITY;
         sample_times
             .iter()
-            .map(|&t| match clip.evaluate_track(track_index, t, settings, &mut weights)? {
+            .map(|&t| match clip.evaluate_track(anim::TrackId::from_index(track_index), t, settings, &mut weights)? {
                 TrackSample::Vec3(v) => Some(v.extend(0.0)),
                 TrackSample::Rotation { rotation, .. } => {
                     // Keep the sign continuous so that q and -q do not jump on the plot.

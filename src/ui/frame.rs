@@ -3,12 +3,12 @@
 //! compare pose, their model-space matrices, the deviation heat and collider lines — and read by
 //! the renderer, the skeleton overlay, picking, the compare readout and the stats.
 //!
-//! Every sampling, blending and local→model of the viewer happens in this file (the ragdoll's
-//! own physics aside), so a change of the core's pose type touches one place.
+//! Every sampling, blending and local→model of the viewer happens here and in [`super::sampling`]
+//! (the ragdoll's own physics aside), so a change of the core's pose type touches two files.
 
 use anim::ragdoll::Placement;
-use anim::{ClipCursor, Model, Pose, Property, RotationSpace, SampleSettings, ScaleSpace, TrackSample};
-use glam::{Affine3A, Quat, Vec2, Vec3};
+use anim::{ClipId, LocalMatrices, Model, SampleSettings, SoaPose};
+use glam::{Affine3A, Vec2, Vec3};
 
 use crate::render::animated::AnimatedProperties;
 use crate::render::framing::{CpuPoser, animated_bounds, drawn_nodes};
@@ -18,60 +18,21 @@ use crate::render::{Aabb, OrbitCamera};
 use super::compare::Compare;
 use super::playback::Playback;
 use super::ragdoll::RagdollView;
+use super::sampling::{ClipCursorSlot, PoseDeviation, deviation, sample_into};
 use super::tuning::Tuning;
-
-/// Largest difference between two poses in model space.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PoseDeviation {
-    /// Largest joint position difference, in model units (metres in glTF).
-    pub max_distance: f32,
-    /// Node where it happens.
-    pub distance_node: usize,
-    /// Largest joint orientation difference, in radians.
-    pub max_angle_rad: f32,
-    /// Node where it happens.
-    pub angle_node: usize,
-}
-
-/// The largest deviation over a whole clip, and when it happens.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ClipDeviation {
-    /// Largest position and angle difference.
-    pub deviation: PoseDeviation,
-    /// Clip time of the largest position difference.
-    pub distance_time_secs: f32,
-    /// Clip time of the largest angle difference.
-    pub angle_time_secs: f32,
-    /// Times sampled.
-    pub samples: usize,
-}
-
-/// What a non-default rotation or scale space does to the current pose, against the reference
-/// (slerp, linear scale) at the same time.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WrongSpaceEffect {
-    /// Smallest matrix-lerp column length over the clip's rotation tracks (1 = no shrink).
-    pub min_shrink: f32,
-    /// Node with the smallest column length.
-    pub shrink_node: Option<usize>,
-    /// Largest rotation difference from slerp over the rotation tracks, in radians.
-    pub max_rotation_error_rad: f32,
-    /// Node with the largest rotation difference.
-    pub rotation_node: Option<usize>,
-    /// Largest relative scale difference from linear scale interpolation.
-    pub max_scale_error: f32,
-}
 
 /// One frame's poses and everything derived from them.
 #[derive(Debug, Clone)]
 pub struct FrameOutput {
-    rest: Pose,
+    rest: SoaPose,
     /// The animation alone (placed), before the ragdoll blend.
-    animated: Pose,
+    animated: SoaPose,
     /// The pose on screen.
-    shown: Pose,
+    shown: SoaPose,
     /// The compare view's right-hand pose (placed), when compare is on.
-    compare: Option<Pose>,
+    compare: Option<SoaPose>,
+    /// Scratch of the local→model job.
+    locals: LocalMatrices,
     model_from_node: Vec<Affine3A>,
     compare_model_from_node: Vec<Affine3A>,
     joint_heat: Vec<f32>,
@@ -84,19 +45,17 @@ pub struct FrameOutput {
     compare_cursor: ClipCursorSlot,
 }
 
-/// A key cursor and the clip it belongs to (replaced when another clip is sampled).
-type ClipCursorSlot = Option<(usize, ClipCursor)>;
-
 impl FrameOutput {
     /// The rest pose of `model`, nothing computed yet.
     pub fn new(model: &Model) -> Self {
-        let rest = Pose::rest(model);
+        let rest = model.rest_pose();
         let nodes = model.nodes.len();
         Self {
             animated: rest.clone(),
             shown: rest.clone(),
             compare: None,
             rest,
+            locals: LocalMatrices::new(nodes),
             model_from_node: vec![Affine3A::IDENTITY; nodes],
             compare_model_from_node: Vec::new(),
             joint_heat: Vec::new(),
@@ -143,18 +102,18 @@ impl FrameOutput {
             ragdoll.placement.apply(&model.hierarchy, pose);
         }
         self.properties = clip
-            .filter(|&c| !model.clip_pointer_tracks(c).is_empty())
-            .map(|c| AnimatedProperties::sample(model, Some(c), time_secs));
+            .filter(|&c| !model.clip_pointer_tracks(ClipId::from_index(c)).is_empty())
+            .map(|c| AnimatedProperties::sample(model, Some(ClipId::from_index(c)), time_secs));
         let dt_secs = playback.take_pending_dt();
         ragdoll.apply(model, dt_secs, &self.animated, &mut self.shown, &tuning.ragdoll);
 
         self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
-        model.hierarchy.local_to_model(&self.shown, &mut self.model_from_node);
+        model.hierarchy.local_to_model(&self.shown, &mut self.locals, &mut self.model_from_node);
         self.deviation = None;
         self.joint_heat.clear();
         if let Some(pose) = &self.compare {
             self.compare_model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
-            model.hierarchy.local_to_model(pose, &mut self.compare_model_from_node);
+            model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.compare_model_from_node);
             self.deviation = Some(deviation(&self.model_from_node, &self.compare_model_from_node));
             if let Some(modes) = compare.active().filter(|m| m.heatmap) {
                 let scale = modes.heat_full_scale.max(1e-6);
@@ -175,17 +134,17 @@ impl FrameOutput {
     }
 
     /// The pose on screen.
-    pub fn shown(&self) -> &Pose {
+    pub fn shown(&self) -> &SoaPose {
         &self.shown
     }
 
     /// The animation pose alone (placed), before the ragdoll blend.
-    pub fn animated(&self) -> &Pose {
+    pub fn animated(&self) -> &SoaPose {
         &self.animated
     }
 
     /// The compare view's right-hand pose, when compare is on.
-    pub fn compare_pose(&self) -> Option<&Pose> {
+    pub fn compare_pose(&self) -> Option<&SoaPose> {
         self.compare.as_ref()
     }
 
@@ -234,7 +193,7 @@ impl FrameOutput {
         tuning: &Tuning,
         dt_before_secs: f32,
         placement: &Placement,
-    ) -> Pose {
+    ) -> SoaPose {
         let mut before = self.rest.clone();
         if playback.is_fading() {
             before.copy_from(&self.animated);
@@ -253,7 +212,7 @@ impl FrameOutput {
     }
 
     /// The first pose of `clip` under the tuning, unplaced (the rest pose for `None`).
-    pub fn clip_start_pose(&self, model: &Model, clip: Option<usize>, tuning: &Tuning) -> Pose {
+    pub fn clip_start_pose(&self, model: &Model, clip: Option<usize>, tuning: &Tuning) -> SoaPose {
         let mut start = self.rest.clone();
         let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
         sample_into(model, &self.rest, clip, 0.0, settings, &mut None, &mut start);
@@ -323,7 +282,7 @@ impl FrameOutput {
         if let Some(placement) = clip_placement {
             let clip = playback.clip();
             let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
-            let clip_bounds = animated_bounds(model, clip, settings, 16);
+            let clip_bounds = animated_bounds(model, clip.map(ClipId::from_index), settings, 16);
             if !clip_bounds.is_empty() {
                 // The clip's bounds are unplaced; the pose on screen is placed: place the corners.
                 for corner in 0..8 {
@@ -344,156 +303,5 @@ impl FrameOutput {
             }
         }
         bounds
-    }
-}
-
-/// Largest position and angle difference between two sets of model-space matrices.
-fn deviation(a: &[Affine3A], b: &[Affine3A]) -> PoseDeviation {
-    let mut deviation = PoseDeviation { max_distance: 0.0, distance_node: 0, max_angle_rad: 0.0, angle_node: 0 };
-    for (node, (a, b)) in a.iter().zip(b).enumerate() {
-        let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
-        if distance > deviation.max_distance {
-            deviation.max_distance = distance;
-            deviation.distance_node = node;
-        }
-        let (_, ra, _) = a.to_scale_rotation_translation();
-        let (_, rb, _) = b.to_scale_rotation_translation();
-        let angle = angle_between(ra, rb);
-        if angle > deviation.max_angle_rad {
-            deviation.max_angle_rad = angle;
-            deviation.angle_node = node;
-        }
-    }
-    deviation
-}
-
-/// The largest deviation between `clip` sampled under `left` and under `right`, over `samples`
-/// evenly spaced times and every key time of the clip (where STEP and LINEAR differ most).
-pub fn clip_deviation(
-    model: &Model,
-    clip: usize,
-    left: &SampleSettings,
-    right: &SampleSettings,
-    samples: usize,
-) -> Option<ClipDeviation> {
-    let data = model.clips.get(clip)?;
-    let rest = Pose::rest(model);
-    let (mut a, mut b) = (rest.clone(), rest.clone());
-    let (mut cursor_a, mut cursor_b) = (None, None);
-    let nodes = model.nodes.len();
-    let (mut ma, mut mb) = (vec![Affine3A::IDENTITY; nodes], vec![Affine3A::IDENTITY; nodes]);
-    let end = data.duration_secs();
-    let samples = samples.max(2);
-    let mut times: Vec<f32> = (0..samples).map(|i| end * i as f32 / (samples - 1) as f32).collect();
-    // Just before and after every key too (STEP jumps there; LINEAR and CUBIC part most between).
-    for timeline in &data.timelines {
-        for &t in &timeline.times_secs {
-            times.extend([t, (t - 1e-3).max(0.0), (t + 1e-3).min(end)]);
-        }
-    }
-    times.sort_by(f32::total_cmp);
-    times.dedup();
-    let mut best = ClipDeviation {
-        deviation: PoseDeviation { max_distance: 0.0, distance_node: 0, max_angle_rad: 0.0, angle_node: 0 },
-        distance_time_secs: 0.0,
-        angle_time_secs: 0.0,
-        samples: times.len(),
-    };
-    for &t in &times {
-        sample_into(model, &rest, Some(clip), t, left, &mut cursor_a, &mut a);
-        sample_into(model, &rest, Some(clip), t, right, &mut cursor_b, &mut b);
-        model.hierarchy.local_to_model(&a, &mut ma);
-        model.hierarchy.local_to_model(&b, &mut mb);
-        let d = deviation(&ma, &mb);
-        if d.max_distance > best.deviation.max_distance {
-            best.deviation.max_distance = d.max_distance;
-            best.deviation.distance_node = d.distance_node;
-            best.distance_time_secs = t;
-        }
-        if d.max_angle_rad > best.deviation.max_angle_rad {
-            best.deviation.max_angle_rad = d.max_angle_rad;
-            best.deviation.angle_node = d.angle_node;
-            best.angle_time_secs = t;
-        }
-    }
-    Some(best)
-}
-
-/// What the rotation and scale spaces of `settings` do to `clip` at `time_secs`, against slerp
-/// and linear scale (`None` without such a clip).
-pub fn wrong_space_effect(
-    model: &Model,
-    clip: usize,
-    time_secs: f32,
-    settings: &SampleSettings,
-) -> Option<WrongSpaceEffect> {
-    let clip = model.clips.get(clip)?;
-    let reference =
-        SampleSettings { rotation_space: RotationSpace::Slerp, scale_space: ScaleSpace::Linear, ..settings.clone() };
-    let mut effect = WrongSpaceEffect {
-        min_shrink: 1.0,
-        shrink_node: None,
-        max_rotation_error_rad: 0.0,
-        rotation_node: None,
-        max_scale_error: 0.0,
-    };
-    if reference == *settings {
-        return Some(effect);
-    }
-    let mut weights = vec![0.0; model.weight_count];
-    for (index, track) in clip.tracks.iter().enumerate() {
-        let actual = clip.evaluate_track(index, time_secs, settings, &mut weights);
-        let wanted = clip.evaluate_track(index, time_secs, &reference, &mut weights);
-        match (actual, wanted) {
-            (
-                Some(TrackSample::Rotation { rotation, shrink }),
-                Some(TrackSample::Rotation { rotation: wanted, .. }),
-            ) => {
-                let min_column = shrink.min_element();
-                if min_column < effect.min_shrink {
-                    effect.min_shrink = min_column;
-                    effect.shrink_node = Some(track.node);
-                }
-                let error = angle_between(rotation, wanted);
-                if error > effect.max_rotation_error_rad {
-                    effect.max_rotation_error_rad = error;
-                    effect.rotation_node = Some(track.node);
-                }
-            }
-            (Some(TrackSample::Vec3(a)), Some(TrackSample::Vec3(b))) if track.property() == Property::Scale => {
-                let relative = ((a - b).abs() / b.abs().max(Vec3::splat(1e-6))).max_element();
-                effect.max_scale_error = effect.max_scale_error.max(relative);
-            }
-            _ => {}
-        }
-    }
-    Some(effect)
-}
-
-/// Angle between two rotations (sign-agnostic), radians. Uses `atan2` of the relative
-/// rotation, which stays exact near zero where `acos` of the dot product reads ~0.06° of noise.
-pub fn angle_between(a: Quat, b: Quat) -> f32 {
-    let relative = a.conjugate() * b;
-    2.0 * relative.xyz().length().atan2(relative.w.abs())
-}
-
-/// Sample `clip` of `model` at `time_secs` into `pose`, starting from `rest` (which is all
-/// there is without a clip). Allocates nothing once the cursor exists.
-fn sample_into(
-    model: &Model,
-    rest: &Pose,
-    clip: Option<usize>,
-    time_secs: f32,
-    settings: &SampleSettings,
-    cursor: &mut ClipCursorSlot,
-    pose: &mut Pose,
-) {
-    pose.copy_from(rest);
-    let Some((index, clip)) = clip.and_then(|c| Some((c, model.clips.get(c)?))) else { return };
-    if cursor.as_ref().is_none_or(|(c, _)| *c != index) {
-        *cursor = Some((index, ClipCursor::new(clip)));
-    }
-    if let Some((_, cursor)) = cursor {
-        clip.sample(time_secs, cursor, settings, pose);
     }
 }

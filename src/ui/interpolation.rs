@@ -5,8 +5,8 @@
 use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
 
 use super::enum_combo;
-use super::frame::wrong_space_effect;
 use super::playback::Playback;
+use super::sampling::wrong_space_effect;
 use super::selection::Selection;
 use super::tuning::Tuning;
 

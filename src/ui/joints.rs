@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use anim::Model;
+use anim::{Model, NodeId};
 
 use super::selection::Selection;
 
@@ -20,25 +20,26 @@ pub struct JointsPanel {
 impl JointsPanel {
     /// The hierarchy as a collapsible tree (`clip`: the playing clip, whose nodes are marked).
     pub fn joints_ui(&mut self, ui: &mut egui::Ui, model: &Model, clip: Option<usize>, selection: &mut Selection) {
-        let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+        let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
         let animated: HashSet<usize> = clip
             .and_then(|c| model.clips.get(c))
-            .map(|clip| clip.tracks.iter().map(|t| t.node).collect())
+            .map(|clip| clip.tracks().iter().map(|t| t.node.index()).collect())
             .unwrap_or_default();
         // Open the ancestors of a selection made elsewhere (e.g. a click in the 3D view).
         let mut reveal = HashSet::new();
+        let parent = |node: usize| model.hierarchy.parent(NodeId::from_index(node)).map(NodeId::index);
         if selection.joint != self.revealed {
             self.revealed = selection.joint;
-            let mut at = selection.joint.and_then(|n| model.hierarchy.parent(n));
+            let mut at = selection.joint.and_then(parent);
             while let Some(node) = at {
                 if !reveal.insert(node) {
                     break;
                 }
-                at = model.hierarchy.parent(node);
+                at = parent(node);
             }
         }
         ui.weak("J: skin joint · *: animated by the clip");
-        let roots: Vec<usize> = (0..model.nodes.len()).filter(|&n| model.hierarchy.parent(n).is_none()).collect();
+        let roots: Vec<usize> = model.hierarchy.roots().map(NodeId::index).collect();
         let mut clicked = None;
         egui::ScrollArea::vertical().max_height(220.0).id_salt("joint tree").show(ui, |ui| {
             let tree = Tree { model, selected: selection.joint, joints: &joints, animated: &animated, reveal: &reveal };
@@ -65,7 +66,9 @@ struct Tree<'a> {
 impl Tree<'_> {
     fn node_ui(&self, ui: &mut egui::Ui, node: usize, depth: usize, clicked: &mut Option<usize>) {
         let model = self.model;
-        let Some(info) = model.nodes.get(node) else { return };
+        if model.nodes.get(node).is_none() {
+            return;
+        }
         let mut label = crate::profile::node_display_name(model, node);
         if self.joints.contains(&node) {
             label.push_str(" J");
@@ -75,7 +78,7 @@ impl Tree<'_> {
         }
         let selected = self.selected == Some(node);
         let children: Vec<usize> =
-            info.children.iter().copied().filter(|&c| model.hierarchy.parent(c) == Some(node)).collect();
+            model.hierarchy.children(NodeId::from_index(node)).iter().map(|c| c.index()).collect();
         if children.is_empty() || depth >= MAX_DEPTH {
             if ui.selectable_label(selected, label).clicked() {
                 *clicked = Some(node);

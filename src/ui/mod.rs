@@ -8,13 +8,14 @@
 //! | [`playback`] | [`playback::Playback`]: clip, time, transport, the cross-fader, fade weight history; clip list and transport bar | anim, egui |
 //! | [`tuning`] | [`tuning::Tuning`]: every tunable of the model (saved in its profile); [`tuning::TuningHistory`]: undo/redo | anim |
 //! | [`profiles`] | [`profiles::ProfileStore`]: the model's profile file (by identity), load/save/export/import; Profile section | `crate::profile`, egui |
-//! | [`frame`] | [`frame::FrameOutput`]: the frame's poses and model-space matrices, heat, collider lines; all sampling/blending/local→model of the viewer; picking; clip-wide deviation | anim, render (framing, overlay lines) |
+//! | [`frame`] | [`frame::FrameOutput`]: the frame's poses and model-space matrices, heat, collider lines; sampling, blending and local→model of the frame; picking | anim, render (framing, overlay lines), [`sampling`] |
+//! | [`sampling`] | the viewer's pose jobs shared by the frame and the compare view: a clip sampled into a pose, pose and clip-wide deviation, the wrong-space effect | anim |
 //! | [`selection`] | the selected joint and channel | anim |
-//! | [`interpolation`] | Interpolation panel (override, spaces, easing, channel override, reset to authored, wrong-space readout) | egui, [`tuning`], [`frame`] |
+//! | [`interpolation`] | Interpolation panel (override, spaces, easing, channel override, reset to authored, wrong-space readout) | egui, [`tuning`], [`sampling`] |
 //! | [`curves`] | Curves panel: channel curves, keys, tangents, velocity, acceleration (`egui_plot`), refit on change | egui, `egui_plot` |
 //! | [`pointer_curves`] | the clip's `KHR_animation_pointer` property tracks, plotted in the Curves panel | egui, `egui_plot`, anim |
 //! | [`crossfade`] | Cross-fade panel: target clip, the pair's fade, trigger, weight plot, transition table | egui, `egui_plot`, [`tuning`] |
-//! | [`compare`] | [`compare::Compare`]: two modes side by side or ghosted, heatmap, deviation now and clip-wide | egui, [`frame`] |
+//! | [`compare`] | [`compare::Compare`]: two modes side by side or ghosted, heatmap, deviation now and clip-wide | egui, [`sampling`] |
 //! | [`ragdoll`] | [`ragdoll::RagdollView`]: controller, placement, colliders, history; Ragdoll panel | egui, `egui_plot`, physics |
 //! | [`crowd`] | Crowd panel and the crowd | egui, `crate::crowd` |
 //! | [`joints`] | the node hierarchy as a tree; selects a joint | egui |
@@ -42,6 +43,7 @@ pub mod playback;
 pub mod pointer_curves;
 pub mod profiles;
 pub mod ragdoll;
+pub mod sampling;
 pub mod selection;
 pub mod stats;
 pub mod tuning;
@@ -49,6 +51,14 @@ pub mod viewer;
 pub mod viewport;
 
 pub use viewer::{ModelSource, Viewer};
+
+/// Colours of the components x, y, z, w (the legend uses the same).
+pub const COMPONENT_COLORS: [egui::Color32; 4] = [
+    egui::Color32::from_rgb(230, 80, 80),
+    egui::Color32::from_rgb(80, 200, 80),
+    egui::Color32::from_rgb(90, 140, 240),
+    egui::Color32::from_rgb(220, 200, 80),
+];
 
 /// Colours of plotted series (weights per clip, easing), in order.
 pub const SERIES_COLORS: [egui::Color32; 6] = [

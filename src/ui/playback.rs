@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use anim::crossfade::MAX_LAYERS;
-use anim::{Clip, CrossFader, Model, Property};
+use anim::{Clip, ClipId, CrossFader, Model, Property};
 
 use super::tuning::FadeTuning;
 
@@ -24,7 +24,7 @@ const FRAME_RATES: [f32; 7] = [24.0, 25.0, 30.0, 48.0, 50.0, 60.0, 120.0];
 /// The frame rate `clip`'s keys were authored at: the lowest common rate on whose frames every
 /// key time lies (within 1/1000 of a frame), else [`DEFAULT_FRAME_RATE`].
 pub fn frame_rate(clip: &Clip) -> f32 {
-    let times = || clip.timelines.iter().flat_map(|t| t.times_secs.iter().copied());
+    let times = || clip.timelines().iter().flat_map(|t| t.times_secs.iter().copied());
     if times().count() < 2 {
         return DEFAULT_FRAME_RATE;
     }
@@ -92,7 +92,7 @@ impl Playback {
             playing: true,
             speed: 1.0,
             looping: true,
-            fader: CrossFader::new(model, 0),
+            fader: CrossFader::new(model, ClipId::from_index(0)),
             durations: model.clips.iter().map(Clip::duration_secs).collect(),
             frame_rates: model.clips.iter().map(frame_rate).collect(),
             names: model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect(),
@@ -181,7 +181,7 @@ impl Playback {
             .iter()
             .zip(weights)
             .filter(|(_, w)| *w > 0.005)
-            .map(|(layer, w)| format!("{} {:.0}%", self.clip_name(layer.clip), w * 100.0))
+            .map(|(layer, w)| format!("{} {:.0}%", self.clip_name(layer.clip.index()), w * 100.0))
             .collect();
         if snapshot > 0.005 {
             parts.insert(0, format!("earlier blend {:.0}%", snapshot * 100.0));
@@ -196,7 +196,7 @@ impl Playback {
         }
         self.clip = Some(clip);
         self.time_secs = 0.0;
-        self.fader.play(clip, 0.0);
+        self.fader.play(ClipId::from_index(clip), 0.0);
     }
 
     /// Jump to `time_secs` in the current clip (scrubbing; a fade in progress ends there).
@@ -204,7 +204,7 @@ impl Playback {
         let time_secs = if time_secs.is_finite() { time_secs } else { 0.0 };
         self.time_secs = time_secs.clamp(0.0, self.duration_secs());
         if let Some(clip) = self.clip {
-            self.fader.play(clip, self.time_secs);
+            self.fader.play(ClipId::from_index(clip), self.time_secs);
         }
     }
 
@@ -255,9 +255,9 @@ impl Playback {
             && let Some(clip) = self.clip
         {
             // The fader already plays the clip on screen; make sure it is at the time shown.
-            self.fader.play(clip, self.time_secs);
+            self.fader.play(ClipId::from_index(clip), self.time_secs);
         }
-        self.fader.trigger(to, fade.duration_secs, fade.easing);
+        self.fader.trigger(ClipId::from_index(to), fade.duration_secs, fade.easing);
         self.clip = Some(to);
         self.time_secs = 0.0;
         self.playing = true;
@@ -277,7 +277,7 @@ impl Playback {
         self.fader.looping = self.looping;
         if self.fader.is_fading() {
             self.fader.advance(clip_dt);
-            self.clip = Some(self.fader.current_clip());
+            self.clip = Some(self.fader.current_clip().index());
             let duration = self.duration_secs();
             let time = self.fader.current_time_secs();
             self.time_secs =
@@ -296,7 +296,7 @@ impl Playback {
             }
             self.time_secs = time;
             if let Some(clip) = self.clip {
-                self.fader.play(clip, time);
+                self.fader.play(ClipId::from_index(clip), time);
             }
         }
         self.pending_dt_secs += clip_dt;
@@ -321,7 +321,7 @@ impl Playback {
             add(EARLIER_BLEND, snapshot);
         }
         for (layer, weight) in self.fader.layers().iter().zip(layer_weights) {
-            add(layer.clip, weight);
+            add(layer.clip.index(), weight);
         }
         self.fade_history.push_back(sample);
         while self.fade_history.front().is_some_and(|s| s.clock_secs < self.clock_secs - FADE_HISTORY_SECS) {
@@ -583,7 +583,11 @@ mod tests {
         playback.fade_to(1, FadeTuning { duration_secs: 0.5, easing: anim::Easing::Linear });
         let layers = playback.fader().layers();
         assert_eq!(layers.len(), 2);
-        assert_eq!((layers[0].clip, layers[0].time_secs), (3, 1.0), "faded from the clip on screen at its time");
+        assert_eq!(
+            (layers[0].clip.index(), layers[0].time_secs),
+            (3, 1.0),
+            "faded from the clip on screen at its time"
+        );
         assert_eq!(playback.clip(), Some(1));
         for _ in 0..40 {
             playback.advance(1.0 / 60.0);

@@ -22,9 +22,9 @@ pub struct PointerCurve {
 
 /// The pointer curves of clip `clip` of `model` (empty without pointer tracks).
 pub fn pointer_curves(model: &Model, clip: usize) -> Vec<PointerCurve> {
-    let Some(end) = model.clips.get(clip).map(|c| c.end_secs) else { return Vec::new() };
+    let Some(end) = model.clips.get(clip).map(anim::Clip::end_secs) else { return Vec::new() };
     model
-        .clip_pointer_tracks(clip)
+        .clip_pointer_tracks(anim::ClipId::from_index(clip))
         .iter()
         .map(|track| {
             let n = track.components();
@@ -52,7 +52,7 @@ pub fn pointer_curves(model: &Model, clip: usize) -> Vec<PointerCurve> {
 /// Draw the pointer curves of `clip` (playing at `time_secs`) under a heading; nothing when it
 /// has none.
 pub fn pointer_curves_ui(ui: &mut egui::Ui, model: &Model, clip: usize, time_secs: f32) {
-    if model.clip_pointer_tracks(clip).is_empty() {
+    if model.clip_pointer_tracks(anim::ClipId::from_index(clip)).is_empty() {
         return;
     }
     let curves = pointer_curves(model, clip);
@@ -60,7 +60,7 @@ pub fn pointer_curves_ui(ui: &mut egui::Ui, model: &Model, clip: usize, time_sec
         return;
     }
     ui.label(format!("pointer properties ({}): KHR_animation_pointer", curves.len()));
-    let colors = super::curves::COMPONENT_COLORS;
+    let colors = super::COMPONENT_COLORS;
     for (i, curve) in curves.iter().enumerate() {
         ui.label(&curve.pointer);
         // The wheel scrolls the side panel, not the plot.

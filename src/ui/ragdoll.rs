@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use anim::ragdoll::{Placement, RagdollRamp};
-use anim::{Easing, Model, Pose};
+use anim::{Easing, Model, SoaPose};
 use glam::Vec3;
 
 use crate::physics::controller::GetUpReport;
@@ -133,8 +133,8 @@ impl RagdollView {
     pub fn trigger(
         &mut self,
         model: &Model,
-        pose_now: &Pose,
-        pose_before: &Pose,
+        pose_now: &SoaPose,
+        pose_before: &SoaPose,
         dt_before_secs: f32,
         push: Option<(usize, Vec3)>,
         tuning: &RagdollTuning,
@@ -175,7 +175,7 @@ impl RagdollView {
         &mut self,
         model: &Model,
         tuning: &RagdollTuning,
-        clip_start: impl FnOnce(Option<usize>) -> Pose,
+        clip_start: impl FnOnce(Option<usize>) -> SoaPose,
     ) -> Option<(Option<usize>, Placement)> {
         let controller = self.controller.as_mut()?;
         let plan = controller.get_up_plan(model)?;
@@ -210,7 +210,14 @@ impl RagdollView {
 
     /// Advance the controller by `dt_secs` with this frame's animation pose and write what the
     /// user sees into `out` (the animation itself when no ragdoll is active).
-    pub fn apply(&mut self, model: &Model, dt_secs: f32, animated: &Pose, out: &mut Pose, tuning: &RagdollTuning) {
+    pub fn apply(
+        &mut self,
+        model: &Model,
+        dt_secs: f32,
+        animated: &SoaPose,
+        out: &mut SoaPose,
+        tuning: &RagdollTuning,
+    ) {
         match self.controller.as_mut() {
             Some(controller) if controller.phase() != Phase::Animated => {
                 controller.ramp.rate_per_sec = tuning.ramp_rate_per_sec;

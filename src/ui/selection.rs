@@ -23,7 +23,11 @@ impl Selection {
     /// The first rotation-animated node of `clip` (else its first animated node), rotation.
     pub fn first_animated(model: &Model, clip: Option<usize>) -> Self {
         let joint = clip.and_then(|c| model.clips.get(c)).and_then(|clip| {
-            clip.tracks.iter().find(|t| t.property() == Property::Rotation).or(clip.tracks.first()).map(|t| t.node)
+            clip.tracks()
+                .iter()
+                .find(|t| t.property() == Property::Rotation)
+                .or(clip.tracks().first())
+                .map(|t| t.node.index())
         });
         Self { joint, property: Property::Rotation }
     }
@@ -32,6 +36,6 @@ impl Selection {
     pub fn track(&self, model: &Model, clip: Option<usize>) -> Option<usize> {
         let clip = model.clips.get(clip?)?;
         let node = self.joint?;
-        clip.tracks.iter().position(|t| t.node == node && t.property() == self.property)
+        clip.tracks().iter().position(|t| t.node.index() == node && t.property() == self.property)
     }
 }

@@ -19,11 +19,6 @@ const RECENT_FRAMES: usize = 120;
 /// How often resident memory is read.
 const RSS_SAMPLE_EVERY: Duration = Duration::from_millis(250);
 
-/// Resident memory of this process in KiB (`None` where the OS does not say).
-pub fn resident_kib() -> Option<u64> {
-    crate::cli::soak::resident_kib()
-}
-
 /// CPU time the calling thread has run so far (Linux: the first field of
 /// `/proc/thread-self/schedstat`, nanoseconds; `None` elsewhere).
 pub fn thread_cpu_time() -> Option<Duration> {

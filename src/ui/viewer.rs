@@ -503,13 +503,13 @@ impl Viewer {
         egui::Panel::bottom("transport").show(ui, |ui| {
             let clip = self.playback.clip().and_then(|c| self.model.clips.get(c));
             let mut keys: Vec<f32> = clip
-                .map(|c| c.timelines.iter().flat_map(|t| t.times_secs.iter().copied()).collect())
+                .map(|c| c.timelines().iter().flat_map(|t| t.times_secs.iter().copied()).collect())
                 .unwrap_or_default();
             keys.sort_by(f32::total_cmp);
             let selected = self
                 .selection
                 .track(&self.model, self.playback.clip())
-                .and_then(|t| clip?.timelines.get(clip?.tracks.get(t)?.timeline))
+                .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
                 .map(|t| t.times_secs.clone())
                 .unwrap_or_default();
             self.playback.transport_ui(ui, &keys, &selected);

@@ -4,83 +4,62 @@
 use std::hint::black_box;
 
 use anim::workload::{W64_DURATION_SECS, random_times, w64_model};
-use anim::{
-    ClipCursor, LocalMatrices, Model, Pose, PreparedSkin, SampleSettings, ScaleSpace, SoaPose, blend_poses,
-    blend_soa_poses, skinning_matrices,
-};
+use anim::{ClipCursor, LocalMatrices, Model, PreparedSkin, SampleSettings, ScaleSpace, blend_poses};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Mat4};
 
 const PLAYBACK_FRAMES: usize = 600;
 
-/// The six operations of `animtune bench` on the block pipeline (what the crowd and the bench
-/// run), then the node pipeline's versions (prefixed `nodes_`) for comparison.
+/// The six operations of `animtune bench`, plus LINEAR playback under an interpolation override
+/// (the per-track path the viewer runs while an override is on).
 fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cubic: Option<usize>, second: usize) {
     let joints = model.skins.first().map_or(model.nodes.len(), |s| s.joints.len()).max(1);
-    let settings = SampleSettings::default();
-    let rest = Pose::rest(model);
-    let rest_blocks = SoaPose::from_pose(&rest);
+    let authored = SampleSettings::AUTHORED;
+    let overridden = SampleSettings::with_mode(anim::InterpolationOverride::Cubic);
+    let rest = model.rest_pose();
     let mut group = c.benchmark_group(label);
     let clip = &model.clips[linear];
     let clip_b = &model.clips[second];
 
-    for (name, clip) in [("sample_linear_playback", Some(linear)), ("sample_cubic_playback", cubic)] {
+    for (name, clip, settings) in [
+        ("sample_linear_playback", Some(linear), &authored),
+        ("sample_cubic_playback", cubic, &authored),
+        ("sample_cubic_override_playback", Some(linear), &overridden),
+    ] {
         let Some(clip) = clip else { continue };
         let clip = &model.clips[clip];
-        let duration = clip.end_secs.max(1e-3);
+        let duration = clip.end_secs().max(1e-3);
         group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
-        let (mut blocks, mut cursor) = (rest_blocks.clone(), ClipCursor::new(clip));
+        let (mut pose, mut cursor) = (rest.clone(), ClipCursor::new(clip));
         group.bench_function(name, |b| {
             b.iter(|| {
                 for n in 0..PLAYBACK_FRAMES {
-                    clip.sample_soa((n as f32 / 60.0) % duration, &mut cursor, &mut blocks);
-                }
-                black_box(&blocks);
-            });
-        });
-        let mut pose = rest.clone();
-        group.bench_function(format!("nodes_{name}"), |b| {
-            b.iter(|| {
-                for n in 0..PLAYBACK_FRAMES {
-                    clip.sample((n as f32 / 60.0) % duration, &mut cursor, &settings, &mut pose);
+                    clip.sample((n as f32 / 60.0) % duration, &mut cursor, settings, &mut pose);
                 }
                 black_box(&pose);
             });
         });
     }
 
-    let times = random_times(clip.end_secs.max(1e-3), 4096);
+    let times = random_times(clip.end_secs().max(1e-3), 4096);
     let mut cursor = ClipCursor::new(clip);
     group.throughput(Throughput::Elements((times.len() * joints) as u64));
-    let mut blocks = rest_blocks.clone();
+    let mut pose = rest.clone();
     group.bench_function("sample_random", |b| {
         b.iter(|| {
             for &t in &times {
-                clip.sample_soa(t, &mut cursor, &mut blocks);
-            }
-            black_box(&blocks);
-        });
-    });
-    let mut pose = rest.clone();
-    group.bench_function("nodes_sample_random", |b| {
-        b.iter(|| {
-            for &t in &times {
-                clip.sample(t, &mut cursor, &settings, &mut pose);
+                clip.sample(t, &mut cursor, &authored, &mut pose);
             }
             black_box(&pose);
         });
     });
 
-    let (mut a, mut bpose, mut out) = (rest.clone(), rest.clone(), rest.clone());
-    clip.sample(1.0, &mut ClipCursor::new(clip), &settings, &mut a);
-    clip_b.sample(1.0, &mut ClipCursor::new(clip_b), &settings, &mut bpose);
-    let (block_a, block_b, mut block_out) = (SoaPose::from_pose(&a), SoaPose::from_pose(&bpose), rest_blocks.clone());
+    let (mut a, mut other, mut out) = (rest.clone(), rest.clone(), rest.clone());
+    clip.sample(1.0, &mut ClipCursor::new(clip), &authored, &mut a);
+    clip_b.sample(1.0, &mut ClipCursor::new(clip_b), &authored, &mut other);
     group.throughput(Throughput::Elements(model.nodes.len() as u64));
     group.bench_function("blend", |b| {
-        b.iter(|| blend_soa_poses(black_box(&block_a), black_box(&block_b), 0.37, ScaleSpace::Linear, &mut block_out));
-    });
-    group.bench_function("nodes_blend", |b| {
-        b.iter(|| blend_poses(black_box(&a), black_box(&bpose), 0.37, ScaleSpace::Linear, &mut out));
+        b.iter(|| blend_poses(black_box(&a), black_box(&other), 0.37, ScaleSpace::Linear, &mut out));
     });
 
     let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
@@ -90,49 +69,25 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
     group.throughput(Throughput::Elements(joints as u64));
     group.bench_function("local_to_model_skinning", |b| {
         b.iter(|| {
-            model.hierarchy.local_to_model_soa(black_box(&block_a), &mut locals, &mut world);
+            model.hierarchy.local_to_model(black_box(&a), &mut locals, &mut world);
             for (skin, palette) in prepared.iter().zip(&mut palettes) {
                 skin.skinning_matrices(&world, palette);
             }
         });
     });
-    group.bench_function("nodes_local_to_model_skinning", |b| {
-        b.iter(|| {
-            model.hierarchy.local_to_model(black_box(&a), &mut world);
-            for (skin, palette) in model.skins.iter().zip(&mut palettes) {
-                skinning_matrices(skin, &world, palette);
-            }
-        });
-    });
 
     let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip_b));
-    let (mut block_a, mut block_b) = (rest_blocks.clone(), rest_blocks.clone());
     group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
     group.bench_function("full_frame", |b| {
         b.iter(|| {
             for n in 0..PLAYBACK_FRAMES {
                 let t = n as f32 / 60.0;
-                clip.sample_soa(t % clip.end_secs.max(1e-3), &mut cursor_a, &mut block_a);
-                clip_b.sample_soa(t % clip_b.end_secs.max(1e-3), &mut cursor_b, &mut block_b);
-                blend_soa_poses(&block_a, &block_b, 0.5, ScaleSpace::Linear, &mut block_out);
-                model.hierarchy.local_to_model_soa(&block_out, &mut locals, &mut world);
+                clip.sample(t % clip.end_secs().max(1e-3), &mut cursor_a, &authored, &mut a);
+                clip_b.sample(t % clip_b.end_secs().max(1e-3), &mut cursor_b, &authored, &mut other);
+                blend_poses(&a, &other, 0.5, ScaleSpace::Linear, &mut out);
+                model.hierarchy.local_to_model(&out, &mut locals, &mut world);
                 for (skin, palette) in prepared.iter().zip(&mut palettes) {
                     skin.skinning_matrices(&world, palette);
-                }
-            }
-            black_box(&palettes);
-        });
-    });
-    group.bench_function("nodes_full_frame", |b| {
-        b.iter(|| {
-            for n in 0..PLAYBACK_FRAMES {
-                let t = n as f32 / 60.0;
-                clip.sample(t % clip.end_secs.max(1e-3), &mut cursor_a, &settings, &mut a);
-                clip_b.sample(t % clip_b.end_secs.max(1e-3), &mut cursor_b, &settings, &mut bpose);
-                blend_poses(&a, &bpose, 0.5, ScaleSpace::Linear, &mut out);
-                model.hierarchy.local_to_model(&out, &mut world);
-                for (skin, palette) in model.skins.iter().zip(&mut palettes) {
-                    skinning_matrices(skin, &world, palette);
                 }
             }
             black_box(&palettes);
@@ -143,21 +98,18 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
 
 fn w64(c: &mut Criterion) {
     let model = w64_model();
-    assert_eq!(model.clips[0].end_secs, W64_DURATION_SECS);
+    assert_eq!(model.clips[0].end_secs(), W64_DURATION_SECS);
     bench_model(c, "W64", &model, 0, Some(1), 2);
 }
 
 fn shared_models(c: &mut Criterion) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/models");
     for (label, file) in [
         ("Fox", "Fox/Fox.glb"),
         ("CesiumMan", "CesiumMan/CesiumMan.glb"),
         ("RobotExpressive", "RobotExpressive/RobotExpressive.glb"),
     ] {
-        let Ok(model) = anim::import::load_path(&dir.join(file)) else {
-            eprintln!("skipped {label}: {} not found", dir.join(file).display());
-            continue;
-        };
+        let Some(path) = devtools::ci::shared_model_path(file) else { continue };
+        let model = anim::import::load_path(&path).unwrap_or_else(|e| panic!("{label}: {e}"));
         let second = if model.clips.len() > 1 { 1 } else { 0 };
         bench_model(c, label, &model, 0, None, second);
     }

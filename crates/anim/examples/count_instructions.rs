@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use anim::workload::{random_times, w64_model};
-use anim::{ClipCursor, LocalMatrices, Model, PreparedSkin, ScaleSpace, SoaPose, blend_soa_poses};
+use anim::{ClipCursor, LocalMatrices, Model, PreparedSkin, SampleSettings, ScaleSpace, SoaPose, blend_poses};
 use glam::{Affine3A, Mat4};
 
 /// Frames per job: instructions per joint = count / (`RUNS` × 64).
@@ -19,7 +19,7 @@ fn run_linear_playback(model: &Model, pose: &mut SoaPose) {
     let clip = &model.clips[0];
     let mut cursor = ClipCursor::new(clip);
     for n in 0..RUNS {
-        clip.sample_soa((n as f32 / 60.0) % 10.0, &mut cursor, pose);
+        clip.sample((n as f32 / 60.0) % 10.0, &mut cursor, &SampleSettings::AUTHORED, pose);
     }
 }
 
@@ -28,7 +28,7 @@ fn run_cubic_playback(model: &Model, pose: &mut SoaPose) {
     let clip = &model.clips[1];
     let mut cursor = ClipCursor::new(clip);
     for n in 0..RUNS {
-        clip.sample_soa((n as f32 / 60.0) % 10.0, &mut cursor, pose);
+        clip.sample((n as f32 / 60.0) % 10.0, &mut cursor, &SampleSettings::AUTHORED, pose);
     }
 }
 
@@ -37,14 +37,14 @@ fn run_random(model: &Model, times: &[f32], pose: &mut SoaPose) {
     let clip = &model.clips[0];
     let mut cursor = ClipCursor::new(clip);
     for &t in times {
-        clip.sample_soa(t, &mut cursor, pose);
+        clip.sample(t, &mut cursor, &SampleSettings::AUTHORED, pose);
     }
 }
 
 #[inline(never)]
 fn run_blend(a: &SoaPose, b: &SoaPose, out: &mut SoaPose) {
     for i in 0..RUNS {
-        blend_soa_poses(a, b, (i as f32 * 0.001).fract(), ScaleSpace::Linear, out);
+        blend_poses(a, b, (i as f32 * 0.001).fract(), ScaleSpace::Linear, out);
     }
 }
 
@@ -58,7 +58,7 @@ fn run_local_to_model_skinning(
     palette: &mut [Mat4],
 ) {
     for _ in 0..RUNS {
-        model.hierarchy.local_to_model_soa(pose, locals, world);
+        model.hierarchy.local_to_model(pose, locals, world);
         skin.skinning_matrices(world, palette);
     }
 }
@@ -69,10 +69,10 @@ fn run_full_frame(model: &Model, buffers: &mut FrameBuffers, skin: &PreparedSkin
     let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip));
     for n in 0..RUNS {
         let t = n as f32 / 60.0;
-        clip.sample_soa(t % 10.0, &mut cursor_a, &mut buffers.a);
-        clip.sample_soa((t + 2.5) % 10.0, &mut cursor_b, &mut buffers.b);
-        blend_soa_poses(&buffers.a, &buffers.b, 0.5, ScaleSpace::Linear, &mut buffers.out);
-        model.hierarchy.local_to_model_soa(&buffers.out, &mut buffers.locals, &mut buffers.world);
+        clip.sample(t % 10.0, &mut cursor_a, &SampleSettings::AUTHORED, &mut buffers.a);
+        clip.sample((t + 2.5) % 10.0, &mut cursor_b, &SampleSettings::AUTHORED, &mut buffers.b);
+        blend_poses(&buffers.a, &buffers.b, 0.5, ScaleSpace::Linear, &mut buffers.out);
+        model.hierarchy.local_to_model(&buffers.out, &mut buffers.locals, &mut buffers.world);
         skin.skinning_matrices(&buffers.world, &mut buffers.palette);
     }
 }
@@ -89,12 +89,12 @@ struct FrameBuffers {
 
 fn main() {
     let model = w64_model();
-    let mut pose = SoaPose::rest(&model);
+    let mut pose = model.rest_pose();
     run_linear_playback(&model, &mut pose);
     run_cubic_playback(&model, &mut pose);
     run_random(&model, &random_times(10.0, RUNS), &mut pose);
-    let mut other = SoaPose::rest(&model);
-    model.clips[2].sample_soa(3.3, &mut ClipCursor::new(&model.clips[2]), &mut other);
+    let mut other = model.rest_pose();
+    model.clips[2].sample(3.3, &mut ClipCursor::new(&model.clips[2]), &SampleSettings::AUTHORED, &mut other);
     let mut out = pose.clone();
     run_blend(&pose, &other, &mut out);
     let mut locals = LocalMatrices::new(model.nodes.len());

@@ -4,14 +4,14 @@
 use std::hint::black_box;
 
 use anim::workload::{random_times, w64_model};
-use anim::{ClipCursor, LocalMatrices, PreparedSkin, ScaleSpace, SoaPose, blend_soa_poses};
+use anim::{ClipCursor, LocalMatrices, PreparedSkin, SampleSettings, ScaleSpace, blend_poses};
 
 fn main() {
     let op = std::env::args().nth(1).unwrap_or_else(|| "linear".into());
     let model = w64_model();
-    let mut pose = SoaPose::rest(&model);
-    let mut other = SoaPose::rest(&model);
-    let mut out = SoaPose::rest(&model);
+    let mut pose = model.rest_pose();
+    let mut other = model.rest_pose();
+    let mut out = model.rest_pose();
     let mut locals = LocalMatrices::new(model.nodes.len());
     let skin = PreparedSkin::new(&model.skins[0]);
     let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
@@ -26,7 +26,7 @@ fn main() {
                 let wrap = if op == "cubic1s" { 1.0 } else { 10.0 };
                 let mut cursor = ClipCursor::new(clip);
                 for n in 0..600 {
-                    clip.sample_soa((n as f32 / 60.0) % wrap, &mut cursor, &mut pose);
+                    clip.sample((n as f32 / 60.0) % wrap, &mut cursor, &SampleSettings::AUTHORED, &mut pose);
                 }
                 frames += 600;
             }
@@ -34,7 +34,7 @@ fn main() {
                 let clip = &model.clips[0];
                 let mut cursor = ClipCursor::new(clip);
                 for &t in &times {
-                    clip.sample_soa(t, &mut cursor, &mut pose);
+                    clip.sample(t, &mut cursor, &SampleSettings::AUTHORED, &mut pose);
                 }
                 frames += 4096;
             }
@@ -43,25 +43,30 @@ fn main() {
                 let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip));
                 for n in 0..600 {
                     let t = n as f32 / 60.0;
-                    clip.sample_soa(t % 10.0, &mut cursor_a, &mut pose);
-                    clip.sample_soa((t + 2.5) % 10.0, &mut cursor_b, &mut other);
-                    blend_soa_poses(&pose, &other, 0.5, ScaleSpace::Linear, &mut out);
-                    model.hierarchy.local_to_model_soa(&out, &mut locals, &mut world);
+                    clip.sample(t % 10.0, &mut cursor_a, &SampleSettings::AUTHORED, &mut pose);
+                    clip.sample((t + 2.5) % 10.0, &mut cursor_b, &SampleSettings::AUTHORED, &mut other);
+                    blend_poses(&pose, &other, 0.5, ScaleSpace::Linear, &mut out);
+                    model.hierarchy.local_to_model(&out, &mut locals, &mut world);
                     skin.skinning_matrices(&world, &mut palette);
                 }
                 frames += 600;
             }
             "l2m" => {
                 for _ in 0..1000 {
-                    model.hierarchy.local_to_model_soa(&out, &mut locals, &mut world);
+                    model.hierarchy.local_to_model(&out, &mut locals, &mut world);
                     skin.skinning_matrices(&world, &mut palette);
                 }
                 frames += 1000;
             }
             _ => {
-                model.clips[0].sample_soa(3.3, &mut ClipCursor::new(&model.clips[0]), &mut other);
+                model.clips[0].sample(
+                    3.3,
+                    &mut ClipCursor::new(&model.clips[0]),
+                    &SampleSettings::AUTHORED,
+                    &mut other,
+                );
                 for i in 0..1000 {
-                    blend_soa_poses(&pose, &other, (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
+                    blend_poses(&pose, &other, (i as f32 * 0.001).fract(), ScaleSpace::Linear, &mut out);
                 }
                 frames += 1000;
             }

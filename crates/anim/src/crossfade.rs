@@ -9,11 +9,12 @@
 //! pile up than the stack holds, the current output is frozen into a snapshot that fades out
 //! under the newest layers, so nothing snaps.
 
+use crate::ids::ClipId;
 use crate::interp::Easing;
 use crate::model::Model;
-use crate::pose::{Pose, blend_into};
+use crate::pose::{SoaPose, blend_into};
 use crate::sample::{ClipCursor, SampleSettings};
-use crate::soa_pose::{SoaPose, blend_soa_into};
+use crate::track::Property;
 
 /// Most layers kept live before older ones are frozen into a snapshot.
 pub const MAX_LAYERS: usize = 8;
@@ -21,8 +22,8 @@ pub const MAX_LAYERS: usize = 8;
 /// One playing clip and its fade-in.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Layer {
-    /// Clip index.
-    pub clip: usize,
+    /// The clip.
+    pub clip: ClipId,
     /// Playback time in the clip (unwrapped; looping wraps it when sampling).
     pub time_secs: f32,
     /// Time since this layer's fade started.
@@ -40,67 +41,48 @@ impl Layer {
     }
 }
 
-/// Block-pose buffers of the fast path.
-#[derive(Debug, Clone)]
-struct SoaBuffers {
-    /// Per clip: it animates every translation, rotation and scale of the model (and there are
-    /// no morph weights), so sampling it overwrites all of the rest pose it starts from.
-    covers_pose: Vec<bool>,
-    snapshot: SoaPose,
-    rest: SoaPose,
-    scratch: SoaPose,
-    output: SoaPose,
-}
-
 /// Plays one clip at a time and cross-fades to another on request. Time-based (weights change
 /// per second, never per frame); per-frame calls allocate nothing.
 #[derive(Debug, Clone)]
 pub struct CrossFader {
     layers: Vec<Layer>,
     /// A frozen pose under the layers (after a stack overflow), with its own fade-out.
-    snapshot: Pose,
+    snapshot: SoaPose,
     snapshot_active: bool,
-    rest: Pose,
-    scratch: Pose,
-    output: Pose,
+    rest: SoaPose,
+    scratch: SoaPose,
+    output: SoaPose,
     cursors: Vec<ClipCursor>,
-    /// The same buffers in blocks, for [`Self::evaluate_soa`].
-    blocks: SoaBuffers,
+    /// Per clip: it animates every translation, rotation and scale of the model (and there are
+    /// no morph weights), so sampling it overwrites all of the rest pose it starts from.
+    covers_pose: Vec<bool>,
     /// Wrap clip times (true) or hold the last frame (false).
     pub looping: bool,
 }
 
 impl CrossFader {
     /// A fader playing `clip` of `model` from time 0, at full weight.
-    pub fn new(model: &Model, clip: usize) -> Self {
-        let rest = Pose::rest(model);
-        let rest_blocks = SoaPose::from_pose(&rest);
+    pub fn new(model: &Model, clip: ClipId) -> Self {
+        let rest = model.rest_pose();
         let covers_pose = model
             .clips
             .iter()
             .map(|clip| {
-                let animated = |property: crate::Property| {
+                let animated = |property: Property| {
                     let mut seen = vec![false; model.nodes.len()];
-                    for track in clip.tracks.iter().filter(|t| t.property() == property) {
-                        if let Some(slot) = seen.get_mut(track.node) {
+                    for track in clip.tracks().iter().filter(|t| t.property() == property) {
+                        if let Some(slot) = seen.get_mut(track.node.index()) {
                             *slot = true;
                         }
                     }
                     seen.iter().all(|&s| s)
                 };
                 model.weight_count == 0
-                    && animated(crate::Property::Translation)
-                    && animated(crate::Property::Rotation)
-                    && animated(crate::Property::Scale)
+                    && animated(Property::Translation)
+                    && animated(Property::Rotation)
+                    && animated(Property::Scale)
             })
             .collect();
-        let blocks = SoaBuffers {
-            covers_pose,
-            snapshot: rest_blocks.clone(),
-            scratch: rest_blocks.clone(),
-            output: rest_blocks.clone(),
-            rest: rest_blocks,
-        };
         let mut layers = Vec::with_capacity(MAX_LAYERS + 1);
         layers.push(Layer { clip, time_secs: 0.0, elapsed_secs: 0.0, duration_secs: 0.0, easing: Easing::Linear });
         Self {
@@ -111,7 +93,7 @@ impl CrossFader {
             output: rest.clone(),
             rest,
             cursors: model.clips.iter().map(ClipCursor::new).collect(),
-            blocks,
+            covers_pose,
             looping: true,
         }
     }
@@ -119,13 +101,11 @@ impl CrossFader {
     /// Start fading to `to_clip` from time 0 over `duration_secs` (0 switches at once) with
     /// `easing`. Works at any moment, including mid-fade and several times per frame; fading to
     /// the clip already playing restarts it with a fade from its current pose.
-    pub fn trigger(&mut self, to_clip: usize, duration_secs: f32, easing: Easing) {
+    pub fn trigger(&mut self, to_clip: ClipId, duration_secs: f32, easing: Easing) {
         let duration_secs = if duration_secs.is_finite() { duration_secs.max(0.0) } else { 0.0 };
         if self.layers.len() >= MAX_LAYERS {
             // Freeze what is on screen now and fade it out under the new layer.
-            // Whichever path evaluated last, its output is what is on screen.
             self.snapshot.copy_from(&self.output);
-            self.blocks.snapshot.copy_from(&self.blocks.output);
             self.snapshot_active = true;
             self.layers.clear();
         }
@@ -133,7 +113,7 @@ impl CrossFader {
     }
 
     /// Jump to `clip` at `time_secs` with no fade.
-    pub fn play(&mut self, clip: usize, time_secs: f32) {
+    pub fn play(&mut self, clip: ClipId, time_secs: f32) {
         self.layers.clear();
         self.snapshot_active = false;
         self.layers.push(Layer { clip, time_secs, elapsed_secs: 0.0, duration_secs: 0.0, easing: Easing::Linear });
@@ -154,8 +134,8 @@ impl CrossFader {
     }
 
     /// The clip being faded to (or playing alone).
-    pub fn current_clip(&self) -> usize {
-        self.layers.last().map_or(0, |l| l.clip)
+    pub fn current_clip(&self) -> ClipId {
+        self.layers.last().map_or(ClipId::from_index(0), |l| l.clip)
     }
 
     /// Playback time of the current clip.
@@ -186,98 +166,62 @@ impl CrossFader {
         if self.snapshot_active { above } else { 0.0 }
     }
 
-    /// Evaluate the blended pose at the current time. Allocates nothing.
-    pub fn evaluate(&mut self, model: &Model, settings: &SampleSettings) -> &Pose {
+    /// Evaluate the blended pose at the current time: every layer sampled with `settings`
+    /// ([`crate::Clip::sample`]) and blended over the ones beneath ([`blend_into`], in
+    /// `settings.scale_space`), in blocks of eight nodes. Allocates nothing.
+    pub fn evaluate(&mut self, model: &Model, settings: &SampleSettings) -> &SoaPose {
         let mut layers = self.layers.iter();
+        let mut job = LayerJob {
+            model,
+            looping: self.looping,
+            settings,
+            rest: &self.rest,
+            covers_pose: &self.covers_pose,
+            cursors: &mut self.cursors,
+        };
         if self.snapshot_active {
             self.output.copy_from(&self.snapshot);
         } else if let Some(bottom) = layers.next() {
-            sample_layer(model, bottom, self.looping, settings, &self.rest, &mut self.cursors, &mut self.output);
+            job.sample(bottom, &mut self.output);
         } else {
             self.output.copy_from(&self.rest);
         }
         for layer in layers {
-            sample_layer(model, layer, self.looping, settings, &self.rest, &mut self.cursors, &mut self.scratch);
+            job.sample(layer, &mut self.scratch);
             blend_into(&mut self.output, &self.scratch, layer.progress(), settings.scale_space);
         }
         &self.output
     }
 
-    /// [`Self::evaluate`] on the fast path: every layer sampled as authored
-    /// ([`crate::Clip::sample_soa`]) and blended ([`blend_soa_into`], linear scale) in blocks of
-    /// eight nodes. Allocates nothing.
-    pub fn evaluate_soa(&mut self, model: &Model) -> &SoaPose {
-        let buffers = &mut self.blocks;
-        let mut layers = self.layers.iter();
-        if self.snapshot_active {
-            buffers.output.copy_from(&buffers.snapshot);
-        } else if let Some(bottom) = layers.next() {
-            sample_layer_soa(model, bottom, self.looping, buffers, &mut self.cursors, Target::Output);
-        } else {
-            buffers.output.copy_from(&buffers.rest);
-        }
-        for layer in layers {
-            sample_layer_soa(model, layer, self.looping, buffers, &mut self.cursors, Target::Scratch);
-            blend_soa_into(&mut buffers.output, &buffers.scratch, layer.progress(), crate::ScaleSpace::Linear);
-        }
-        &buffers.output
-    }
-
-    /// The block pose computed by the last [`Self::evaluate_soa`].
-    pub fn output_soa(&self) -> &SoaPose {
-        &self.blocks.output
-    }
-
-    /// The pose computed by the last [`Self::evaluate`].
-    pub fn output(&self) -> &Pose {
+    /// The pose computed by the last [`Self::evaluate`] (the rest pose before the first).
+    pub fn output(&self) -> &SoaPose {
         &self.output
     }
 }
 
-fn sample_layer(
-    model: &Model,
-    layer: &Layer,
+/// What sampling one layer needs.
+struct LayerJob<'a> {
+    model: &'a Model,
     looping: bool,
-    settings: &SampleSettings,
-    rest: &Pose,
-    cursors: &mut [ClipCursor],
-    out: &mut Pose,
-) {
-    out.copy_from(rest);
-    let (Some(clip), Some(cursor)) = (model.clips.get(layer.clip), cursors.get_mut(layer.clip)) else {
-        return;
-    };
-    let time = if looping { clip.wrap_time(layer.time_secs) } else { layer.time_secs.min(clip.end_secs) };
-    clip.sample(time, cursor, settings, out);
+    settings: &'a SampleSettings,
+    rest: &'a SoaPose,
+    covers_pose: &'a [bool],
+    cursors: &'a mut [ClipCursor],
 }
 
-/// Which block buffer a layer is sampled into.
-#[derive(Clone, Copy)]
-enum Target {
-    Output,
-    Scratch,
-}
-
-fn sample_layer_soa(
-    model: &Model,
-    layer: &Layer,
-    looping: bool,
-    buffers: &mut SoaBuffers,
-    cursors: &mut [ClipCursor],
-    target: Target,
-) {
-    let out = match target {
-        Target::Output => &mut buffers.output,
-        Target::Scratch => &mut buffers.scratch,
-    };
-    let (Some(clip), Some(cursor)) = (model.clips.get(layer.clip), cursors.get_mut(layer.clip)) else {
-        out.copy_from(&buffers.rest);
-        return;
-    };
-    // Start from the rest pose unless the clip overwrites all of it.
-    if !buffers.covers_pose.get(layer.clip).copied().unwrap_or(false) {
-        out.copy_from(&buffers.rest);
+impl LayerJob<'_> {
+    /// Sample `layer`'s clip at its time into `out`, over the rest pose unless the clip
+    /// overwrites all of it.
+    fn sample(&mut self, layer: &Layer, out: &mut SoaPose) {
+        let index = layer.clip.index();
+        let (Some(clip), Some(cursor)) = (self.model.clips.get(index), self.cursors.get_mut(index)) else {
+            out.copy_from(self.rest);
+            return;
+        };
+        if !self.covers_pose.get(index).copied().unwrap_or(false) {
+            out.copy_from(self.rest);
+        }
+        let time = if self.looping { clip.wrap_time(layer.time_secs) } else { layer.time_secs.min(clip.end_secs()) };
+        clip.sample(time, cursor, self.settings, out);
     }
-    let time = if looping { clip.wrap_time(layer.time_secs) } else { layer.time_secs.min(clip.end_secs) };
-    clip.sample_soa(time, cursor, out);
 }

@@ -1,7 +1,7 @@
 //! Interpolation maths: lerp, shortest-path slerp, cubic Hermite, and the "wrong space" teaching
 //! modes (nlerp, squad, matrix-lerp, euler-lerp, linear vs log scale), plus easing curves.
 
-use glam::{EulerRot, Mat3, Mat4, Quat, Vec3, Vec4};
+use glam::{EulerRot, Mat3, Quat, Vec3, Vec4};
 
 /// Linear interpolation, exact at both ends (`u = 0` gives `a`, `u = 1` gives `b`).
 #[inline]
@@ -64,60 +64,6 @@ pub(crate) const ACOS_COEFFICIENTS: [f32; 8] = [
     -0.214_598_801_6,
     1.570_796_305_0,
 ];
-
-/// [`slerp`] of four pairs of unit quaternions at once, lane-wise in SIMD (the blend job's inner
-/// loop). Results are unit to the polynomials' accuracy (nearly equal pairs take normalized
-/// lerp, normalized); agrees with [`slerp`] to f32 rounding.
-#[inline]
-pub fn slerp4(a: &[Quat], b: &[Quat], u: f32, out: &mut [Quat]) {
-    let ma = Mat4::from_cols(a[0].into(), a[1].into(), a[2].into(), a[3].into()).transpose();
-    let mb = Mat4::from_cols(b[0].into(), b[1].into(), b[2].into(), b[3].into()).transpose();
-    let dot = ma.x_axis * mb.x_axis + ma.y_axis * mb.y_axis + ma.z_axis * mb.z_axis + ma.w_axis * mb.w_axis;
-    let sign = Vec4::select(dot.cmplt(Vec4::ZERO), Vec4::NEG_ONE, Vec4::ONE);
-    let d = dot.abs().min(Vec4::ONE);
-    let omega = acos4_unit(d);
-    let inv_sin_omega = Vec4::ONE / sin4_quarter_turn(omega).max(Vec4::splat(1e-30));
-    let near = d.cmpgt(Vec4::splat(0.9995));
-    let wa = Vec4::select(near, Vec4::splat(1.0 - u), sin4_quarter_turn(omega * (1.0 - u)) * inv_sin_omega);
-    let wb = Vec4::select(near, Vec4::splat(u), sin4_quarter_turn(omega * u) * inv_sin_omega) * sign;
-    let x = ma.x_axis * wa + mb.x_axis * wb;
-    let y = ma.y_axis * wa + mb.y_axis * wb;
-    let z = ma.z_axis * wa + mb.z_axis * wb;
-    let w = ma.w_axis * wa + mb.w_axis * wb;
-    // Slerp lanes are unit to the polynomials' accuracy; normalized-lerp lanes need dividing.
-    let inv_len =
-        if near.any() { Vec4::ONE / sqrt4((x * x + y * y + z * z + w * w).max(Vec4::splat(1e-30))) } else { Vec4::ONE };
-    let r = Mat4::from_cols(x * inv_len, y * inv_len, z * inv_len, w * inv_len).transpose();
-    for (o, c) in out.iter_mut().zip([r.x_axis, r.y_axis, r.z_axis, r.w_axis]) {
-        *o = Quat::from_vec4(c);
-    }
-}
-
-/// [`acos_unit`] on four lanes.
-#[inline]
-pub fn acos4_unit(x: Vec4) -> Vec4 {
-    let x = x.clamp(Vec4::ZERO, Vec4::ONE);
-    let mut p = Vec4::splat(ACOS_COEFFICIENTS[0]);
-    for c in &ACOS_COEFFICIENTS[1..] {
-        p = p * x + Vec4::splat(*c);
-    }
-    sqrt4(Vec4::ONE - x) * p
-}
-
-/// Lane-wise square root in one SIMD instruction (glam's `Vec4::sqrt` takes four scalar roots).
-#[inline(always)]
-pub fn sqrt4(x: Vec4) -> Vec4 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    {
-        use std::arch::x86_64::{__m128, _mm_sqrt_ps};
-        // SAFETY: a register-only instruction; SSE is enabled (the cfg above).
-        unsafe { _mm_sqrt_ps(__m128::from(x)).into() }
-    }
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-    {
-        x.sqrt()
-    }
-}
 
 /// `acos(x)` for `x ∈ [0, 1]`: Abramowitz & Stegun 4.4.46, absolute error ≤ 2·10⁻⁸ before
 /// rounding.

@@ -2,52 +2,68 @@
 //!
 //! * [`import`]: glTF 2.0 files into an owned [`Model`] (nodes, meshes, skins, materials, clips),
 //!   with typed errors ([`ImportError`]) that name the object at fault.
-//! * [`Clip::sample`]: spec-exact STEP / LINEAR / CUBICSPLINE sampling into a [`Pose`], with
-//!   interpolation overrides and the "wrong space" teaching modes ([`SampleSettings`]).
-//! * [`blend_poses`], [`Hierarchy::local_to_model`], [`skinning_matrices`]: blending and
-//!   skinning-palette jobs over caller-owned buffers; per-frame calls allocate nothing.
+//! * [`RawClip`] → [`Clip`]: the editable authored form of a clip and its built, immutable
+//!   runtime form (ozz's offline/runtime split).
+//! * One runtime pose, [`SoaPose`] (local transforms in blocks of eight nodes), and one job per
+//!   operation over caller-owned buffers, none of which allocates per frame:
+//!   [`Clip::sample`] (spec-exact STEP / LINEAR / CUBICSPLINE, interpolation overrides and the
+//!   "wrong space" teaching modes, [`SampleSettings`]), [`blend_poses`] / [`blend_into`]
+//!   / [`blend_poses_per_node`], [`CrossFader`] (time-based cross-fades that survive interruption),
+//!   [`Hierarchy::local_to_model`] and [`PreparedSkin::skinning_matrices`]. The node-indexed
+//!   view ([`SoaPose::get`], [`SoaPose::nodes`], a [`NodePose`] copy) and the curve path
+//!   ([`Clip::evaluate_track`]) are for the edges that think in nodes and tracks.
 //! * [`morph_and_skin`]: CPU morph targets and linear blend skinning of a primitive (the
 //!   reference for the GPU shader, and animated bounds).
-//! * [`CrossFader`]: time-based cross-fades that survive interruption and rapid re-triggering.
-//! * [`ragdoll`]: the ragdoll blend weight over time and world → local pose conversion (the
-//!   physics itself lives in the application).
-//! * [`workload`]: W64, the in-memory benchmark skeleton and clips.
+//! * [`ragdoll`]: the ragdoll blend weight over time, world → local pose conversion and where a
+//!   clip is played after a get-up (the physics itself lives in the application).
+//! * [`workload`]: W64, the in-memory benchmark skeleton and clips; [`rng`]: the seeded stream.
 //!
-//! Depends on glam, `serde_json` (JSON parsing) and thiserror only: no GPU, UI or physics.
-//! Compressed data (meshopt, Draco) is decoded through the [`import::Decoder`] seam by a
-//! decoder crate the application passes in.
+//! * [`pointer`]: `KHR_animation_pointer` property tracks (materials, texture transforms,
+//!   visibility).
+//!
+//! Typed indices ([`NodeId`], [`ClipId`], [`TrackId`]) name nodes, clips and tracks. The SIMD
+//! kernels run on AVX2+FMA only with a token from run-time detection ([`simd8`]).
+//!
+//! Depends on glam, `serde_json` (JSON parsing), thiserror and bytemuck (checked casts) only: no
+//! GPU, UI or physics. Compressed data (meshopt, Draco) is decoded through the
+//! [`import::Decoder`] seam by a decoder crate the application passes in.
 
 pub mod clip;
 pub mod crossfade;
 pub mod error;
 pub mod hierarchy;
-mod hierarchy_soa;
+pub mod ids;
 pub mod import;
 pub mod interp;
 pub mod model;
 pub mod pointer;
 pub mod pose;
 pub mod ragdoll;
+pub mod rng;
 pub mod sample;
 pub mod simd8;
+pub mod skin;
 pub mod skinning;
 mod soa;
-pub mod soa_pose;
+pub mod timeline;
+pub mod track;
 pub mod workload;
 
-pub use clip::{Clip, ClipError, Interpolation, Property, Timeline, Track, TrackValues};
+pub use clip::{Clip, ClipError, RawClip};
 pub use crossfade::{CrossFader, Layer};
 pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
-pub use hierarchy::{Hierarchy, skinning_matrices};
-pub use hierarchy_soa::{LocalMatrices, PreparedSkin};
+pub use hierarchy::{Hierarchy, HierarchyError, LocalMatrices};
+pub use ids::{ClipId, NodeId, TrackId};
 pub use interp::{Easing, RotationSpace, ScaleSpace};
 pub use model::{
     ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene,
-    Skin, TextureRef, TextureTransform, Transform,
+    TextureRef, TextureTransform,
 };
 pub use pointer::{PointerTarget, PointerTrack};
-pub use pose::{Pose, blend_into, blend_poses};
-pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, Segment, TrackSample};
+pub use pose::{NodePose, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};
+pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};
 pub use simd8::{F8, simd_path};
+pub use skin::{PreparedSkin, Skin};
 pub use skinning::{SkinningError, morph_and_skin, vertex_skin_matrix};
-pub use soa_pose::{SoaPose, SoaTransforms, blend_soa_into, blend_soa_poses};
+pub use timeline::{Segment, Timeline};
+pub use track::{Interpolation, Property, Track, TrackValues};

@@ -1,36 +1,12 @@
 //! The owned runtime model produced by the importer. No `gltf` type appears here.
 
-use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use glam::{Vec2, Vec3, Vec4};
 
 use crate::clip::Clip;
 use crate::hierarchy::Hierarchy;
-
-/// A node's local transform as translation, rotation, scale.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Transform {
-    /// Translation in the parent's frame.
-    pub translation: Vec3,
-    /// Unit rotation quaternion.
-    pub rotation: Quat,
-    /// Non-uniform scale.
-    pub scale: Vec3,
-}
-
-impl Transform {
-    /// The identity transform.
-    pub const IDENTITY: Self = Self { translation: Vec3::ZERO, rotation: Quat::IDENTITY, scale: Vec3::ONE };
-
-    /// `parent_from_local` as a matrix.
-    pub fn to_mat4(&self) -> Mat4 {
-        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
-    }
-}
-
-impl Default for Transform {
-    fn default() -> Self {
-        Self::IDENTITY
-    }
-}
+use crate::ids::{ClipId, NodeId};
+use crate::pose::{SoaPose, Transform};
+use crate::skin::Skin;
 
 /// A node of the glTF hierarchy.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,17 +15,13 @@ pub struct Node {
     pub name: Option<String>,
     /// Rest (authored) local transform; a `matrix` is decomposed into this.
     pub rest: Transform,
-    /// Parent node, `None` for roots.
-    pub parent: Option<usize>,
-    /// Child nodes in file order.
-    pub children: Vec<usize>,
     /// Mesh drawn at this node.
     pub mesh: Option<usize>,
     /// Skin deforming that mesh.
     pub skin: Option<usize>,
     /// Rest morph weights (the node's `weights`, else the mesh's, else zeros); empty without morphs.
     pub rest_weights: Vec<f32>,
-    /// Offset of this node's morph weights in [`crate::Pose::weights`].
+    /// Offset of this node's morph weights in [`SoaPose::weights`].
     pub weights_offset: usize,
 }
 
@@ -59,7 +31,7 @@ pub struct Scene {
     /// The scene's name, when it has one.
     pub name: Option<String>,
     /// Root nodes of the scene.
-    pub roots: Vec<usize>,
+    pub roots: Vec<NodeId>,
 }
 
 /// Topology of a primitive.
@@ -134,19 +106,6 @@ impl Mesh {
     pub fn target_count(&self) -> usize {
         self.primitives.first().map_or(0, |p| p.targets.len())
     }
-}
-
-/// A skin: joints and their inverse bind matrices.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Skin {
-    /// The skin's name, when it has one.
-    pub name: Option<String>,
-    /// Joint nodes.
-    pub joints: Vec<usize>,
-    /// `joint_from_bind` for each joint (identity when the file gives none).
-    pub inverse_bind_matrices: Vec<Mat4>,
-    /// The skeleton root node, when given.
-    pub skeleton: Option<usize>,
 }
 
 /// Where an image's encoded bytes came from.
@@ -271,9 +230,10 @@ pub struct ExtensionUse {
 /// An imported glTF model: everything animtune uses, owned, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
-    /// Nodes in file order (node indices are glTF node indices).
+    /// Nodes in file order (a node's position is its [`NodeId`], its glTF node index).
     pub nodes: Vec<Node>,
-    /// Parents-first traversal order of the nodes.
+    /// The node tree: parents, children and the parents-first order (the one owner of
+    /// parentage).
     pub hierarchy: Hierarchy,
     /// Scenes.
     pub scenes: Vec<Scene>,
@@ -289,7 +249,7 @@ pub struct Model {
     pub images: Vec<Image>,
     /// Animation clips, one per glTF animation, in file order.
     pub clips: Vec<Clip>,
-    /// Total number of morph weights over all nodes (length of [`crate::Pose::weights`]).
+    /// Total number of morph weights over all nodes (length of [`SoaPose::weights`]).
     pub weight_count: usize,
     /// Every extension the file uses, with what was done with it.
     pub extensions: Vec<ExtensionUse>,
@@ -303,24 +263,65 @@ pub struct Model {
 }
 
 impl Model {
+    /// The node `id`, if the model has it.
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.index())
+    }
+
+    /// The clip `id`, if the model has it.
+    pub fn clip(&self, id: ClipId) -> Option<&Clip> {
+        self.clips.get(id.index())
+    }
+
+    /// Every clip with its id.
+    pub fn clip_ids(&self) -> impl Iterator<Item = (ClipId, &Clip)> {
+        self.clips.iter().enumerate().map(|(i, c)| (ClipId::from_index(i), c))
+    }
+
+    /// The name of node `id` (`node <index>` when it has none).
+    pub fn node_name(&self, id: NodeId) -> String {
+        self.node(id).and_then(|n| n.name.clone()).unwrap_or_else(|| format!("node {id}"))
+    }
+
     /// Find a clip by name, or else by decimal index.
-    pub fn find_clip(&self, name_or_index: &str) -> Option<usize> {
+    pub fn find_clip(&self, name_or_index: &str) -> Option<ClipId> {
         self.clips
             .iter()
-            .position(|c| c.name.as_deref() == Some(name_or_index))
+            .position(|c| c.name() == Some(name_or_index))
             .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < self.clips.len()))
+            .map(ClipId::from_index)
     }
 
     /// The property tracks of clip `clip` (empty for none).
-    pub fn clip_pointer_tracks(&self, clip: usize) -> &[crate::pointer::PointerTrack] {
-        self.pointer_tracks.get(clip).map_or(&[], Vec::as_slice)
+    pub fn clip_pointer_tracks(&self, clip: ClipId) -> &[crate::pointer::PointerTrack] {
+        self.pointer_tracks.get(clip.index()).map_or(&[], Vec::as_slice)
     }
 
     /// The nodes of the scene to show: the default scene, else scene 0, else every root node.
-    pub fn scene_roots(&self) -> Vec<usize> {
+    pub fn scene_roots(&self) -> Vec<NodeId> {
         match self.default_scene.or(if self.scenes.is_empty() { None } else { Some(0) }) {
             Some(s) => self.scenes[s].roots.clone(),
-            None => (0..self.nodes.len()).filter(|&n| self.nodes[n].parent.is_none()).collect(),
+            None => self.hierarchy.roots().collect(),
         }
+    }
+
+    /// The rest pose: every node's own transform and morph weights. Allocates; make it once and
+    /// copy it ([`SoaPose::copy_from`]) per frame.
+    pub fn rest_pose(&self) -> SoaPose {
+        let mut weights = vec![0.0; self.weight_count];
+        for node in &self.nodes {
+            if let Some(slot) = weights.get_mut(node.weights_offset..node.weights_offset + node.rest_weights.len()) {
+                slot.copy_from_slice(&node.rest_weights);
+            }
+        }
+        let transforms: Vec<Transform> = self.nodes.iter().map(|n| n.rest).collect();
+        SoaPose::from_transforms(&transforms, weights)
+    }
+
+    /// The morph weights of node `id` in `pose` (empty without morph targets).
+    pub fn node_weights<'a>(&self, id: NodeId, pose: &'a SoaPose) -> &'a [f32] {
+        self.node(id)
+            .and_then(|n| pose.weights().get(n.weights_offset..n.weights_offset + n.rest_weights.len()))
+            .unwrap_or(&[])
     }
 }

@@ -6,7 +6,7 @@
 //! Pointers at node transforms and morph weights (`/nodes/3/rotation`, `/nodes/3/weights`) are
 //! not here: the importer turns them into ordinary clip tracks.
 
-use crate::clip::Interpolation;
+use crate::track::Interpolation;
 
 /// What an animation pointer drives (the pointers animtune reads).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,16 +1,17 @@
 //! Pure helpers for the animation ↔ ragdoll handoff: the blend-weight ramp ([`RagdollRamp`],
 //! also used for the motor-strength ramp of a powered ragdoll), the conversion of world (model)
-//! transforms back into a local pose ([`model_to_local`]), a per-node blend for partial ragdolls
-//! ([`blend_poses_per_node`]) and where a clip is played after a get-up ([`Placement`]).
+//! transforms back into a local pose ([`model_to_local`]) and where a clip is played after a
+//! get-up ([`Placement`]). A partial ragdoll blends with [`crate::blend_poses_per_node`].
 //!
 //! No physics here: the physics engine lives in the application crate and only hands world
 //! transforms back.
 
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::hierarchy::{Hierarchy, NO_PARENT};
-use crate::interp::{Easing, lerp_vec3, slerp};
-use crate::pose::Pose;
+use crate::hierarchy::Hierarchy;
+use crate::ids::NodeId;
+use crate::interp::Easing;
+use crate::pose::{SoaPose, Transform};
 
 /// Progress this close to 1 counts as 1, so that `n` steps of `1 / (n · rate)` seconds reach full
 /// weight despite float rounding.
@@ -90,50 +91,25 @@ impl RagdollRamp {
 /// ignored, missing ones left untouched). A node whose parent transform cannot be inverted (a
 /// zero scale, say) or whose result is not finite keeps the local transform `pose` already had,
 /// so the output is finite whenever `pose` was. Allocates nothing.
-pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose: &mut Pose) {
+pub fn model_to_local(hierarchy: &Hierarchy, model_from_node: &[Affine3A], pose: &mut SoaPose) {
     let n = hierarchy.len().min(model_from_node.len()).min(pose.len());
-    for node in 0..n {
-        let parent = hierarchy.parents[node];
-        let parent_from_node = if parent == NO_PARENT {
-            model_from_node[node]
-        } else {
-            match model_from_node.get(parent as usize) {
+    for (node, model_from_node_here) in model_from_node.iter().enumerate().take(n) {
+        let id = NodeId::from_index(node);
+        let parent_from_node = match hierarchy.parent(id) {
+            None => *model_from_node_here,
+            Some(parent) => match model_from_node.get(parent.index()) {
                 Some(model_from_parent) if model_from_parent.matrix3.determinant().abs() > 1e-30 => {
-                    model_from_parent.inverse() * model_from_node[node]
+                    model_from_parent.inverse() * *model_from_node_here
                 }
                 _ => continue,
-            }
+            },
         };
         let (scale, rotation, translation) = parent_from_node.to_scale_rotation_translation();
-        let rotation = rotation.normalize();
-        if scale.is_finite() && rotation.is_finite() && translation.is_finite() {
-            pose.translations[node] = translation;
-            pose.rotations[node] = rotation;
-            pose.scales[node] = scale;
+        let local = Transform { translation, rotation: rotation.normalize(), scale };
+        if local.is_finite() {
+            pose.set(id, local);
         }
     }
-}
-
-/// Blend two poses node by node: node `i` gets `b`'s local transform with weight
-/// `node_weights[i]` (`a`'s with `1 − w`), shortest-path slerp for rotations; morph weights come
-/// from `a`. A partial ragdoll blends only its region this way. Nodes beyond `node_weights` take
-/// `a`. Allocates nothing.
-pub fn blend_poses_per_node(a: &Pose, b: &Pose, node_weights: &[f32], out: &mut Pose) {
-    let n = out.len().min(a.len()).min(b.len());
-    for node in 0..n {
-        let w = node_weights.get(node).copied().filter(|w| w.is_finite()).unwrap_or(0.0).clamp(0.0, 1.0);
-        if w <= 0.0 {
-            out.translations[node] = a.translations[node];
-            out.rotations[node] = a.rotations[node];
-            out.scales[node] = a.scales[node];
-        } else {
-            out.translations[node] = lerp_vec3(a.translations[node], b.translations[node], w);
-            out.rotations[node] = slerp(a.rotations[node], b.rotations[node], w);
-            out.scales[node] = lerp_vec3(a.scales[node], b.scales[node], w);
-        }
-    }
-    let m = out.weights.len().min(a.weights.len());
-    out.weights[..m].copy_from_slice(&a.weights[..m]);
 }
 
 /// Where a clip is played: a turn about the vertical (+Y) axis through the world origin, then
@@ -173,18 +149,11 @@ impl Placement {
 
     /// Apply to `pose`: every root node of `hierarchy` is turned and moved (so everything below
     /// follows). Non-finite placements are ignored. Allocates nothing.
-    pub fn apply(&self, hierarchy: &Hierarchy, pose: &mut Pose) {
+    pub fn apply(&self, hierarchy: &Hierarchy, pose: &mut SoaPose) {
         if self.is_identity() || !(self.yaw_rad.is_finite() && self.offset.is_finite()) {
             return;
         }
-        let turn = Quat::from_rotation_y(self.yaw_rad);
-        let n = hierarchy.len().min(pose.len());
-        for node in 0..n {
-            if hierarchy.parents[node] == NO_PARENT {
-                pose.translations[node] = turn * pose.translations[node] + self.offset;
-                pose.rotations[node] = (turn * pose.rotations[node]).normalize();
-            }
-        }
+        hierarchy.place_roots(pose, Quat::from_rotation_y(self.yaw_rad), self.offset);
     }
 }
 
@@ -222,67 +191,45 @@ mod tests {
 
     #[test]
     fn model_to_local_inverts_local_to_model() {
-        let hierarchy = Hierarchy::from_parents(vec![NO_PARENT, 0, 1]).expect("valid tree");
-        let pose = Pose {
-            translations: vec![Vec3::new(1.0, 2.0, 3.0), Vec3::Y, Vec3::new(0.0, 0.5, 0.2)],
-            rotations: vec![Quat::from_rotation_x(-1.2), Quat::from_rotation_z(0.4), Quat::from_rotation_y(2.0)],
-            scales: vec![Vec3::splat(2.0), Vec3::ONE, Vec3::ONE],
-            weights: vec![],
-        };
+        let id = NodeId::from_index;
+        let hierarchy = Hierarchy::from_parents(&[None, Some(id(0)), Some(id(1))]).expect("valid tree");
+        let transforms = [
+            Transform {
+                translation: Vec3::new(1.0, 2.0, 3.0),
+                rotation: Quat::from_rotation_x(-1.2),
+                scale: Vec3::splat(2.0),
+            },
+            Transform { translation: Vec3::Y, rotation: Quat::from_rotation_z(0.4), scale: Vec3::ONE },
+            Transform { translation: Vec3::new(0.0, 0.5, 0.2), rotation: Quat::from_rotation_y(2.0), scale: Vec3::ONE },
+        ];
+        let pose = SoaPose::from_transforms(&transforms, Vec::new());
         let mut world = vec![Affine3A::IDENTITY; 3];
-        hierarchy.local_to_model(&pose, &mut world);
-        let mut back = Pose {
-            translations: vec![Vec3::ZERO; 3],
-            rotations: vec![Quat::IDENTITY; 3],
-            scales: vec![Vec3::ONE; 3],
-            weights: vec![],
-        };
+        hierarchy.local_to_model(&pose, &mut crate::hierarchy::LocalMatrices::new(3), &mut world);
+        let mut back = SoaPose::from_transforms(&[Transform::IDENTITY; 3], Vec::new());
         model_to_local(&hierarchy, &world, &mut back);
-        for i in 0..3 {
-            assert!(back.translations[i].abs_diff_eq(pose.translations[i], 1e-5));
-            assert!(back.rotations[i].dot(pose.rotations[i]).abs() > 1.0 - 1e-6);
-            assert!(back.scales[i].abs_diff_eq(pose.scales[i], 1e-5));
+        for (i, expected) in transforms.iter().enumerate() {
+            let got = back.transform(id(i));
+            assert!(got.translation.abs_diff_eq(expected.translation, 1e-5));
+            assert!(got.rotation.dot(expected.rotation).abs() > 1.0 - 1e-6);
+            assert!(got.scale.abs_diff_eq(expected.scale, 1e-5));
         }
     }
 
     #[test]
-    fn per_node_blend_takes_each_nodes_weight() {
-        let a = Pose {
-            translations: vec![Vec3::ZERO, Vec3::ZERO],
-            rotations: vec![Quat::IDENTITY; 2],
-            scales: vec![Vec3::ONE; 2],
-            weights: vec![0.25],
-        };
-        let b = Pose {
-            translations: vec![Vec3::X, Vec3::Y],
-            rotations: vec![Quat::from_rotation_z(1.0); 2],
-            scales: vec![Vec3::splat(2.0); 2],
-            weights: vec![1.0],
-        };
-        let mut out = a.clone();
-        blend_poses_per_node(&a, &b, &[0.0, 0.5], &mut out);
-        assert_eq!(out.translations[0], Vec3::ZERO);
-        assert!(out.translations[1].abs_diff_eq(Vec3::new(0.0, 0.5, 0.0), 1e-6));
-        assert!(out.rotations[1].angle_between(Quat::from_rotation_z(0.5)) < 1e-5);
-        assert!(out.scales[1].abs_diff_eq(Vec3::splat(1.5), 1e-6));
-        assert_eq!(out.weights, vec![0.25]);
-    }
-
-    #[test]
     fn placement_turns_and_moves_the_roots_only() {
-        let hierarchy = Hierarchy::from_parents(vec![NO_PARENT, 0]).expect("valid tree");
-        let mut pose = Pose {
-            translations: vec![Vec3::new(1.0, 2.0, 0.0), Vec3::X],
-            rotations: vec![Quat::IDENTITY; 2],
-            scales: vec![Vec3::ONE; 2],
-            weights: vec![],
-        };
+        let id = NodeId::from_index;
+        let hierarchy = Hierarchy::from_parents(&[None, Some(id(0))]).expect("valid tree");
+        let transforms = [
+            Transform { translation: Vec3::new(1.0, 2.0, 0.0), ..Transform::IDENTITY },
+            Transform { translation: Vec3::X, ..Transform::IDENTITY },
+        ];
+        let mut pose = SoaPose::from_transforms(&transforms, Vec::new());
         let placement = Placement { yaw_rad: std::f32::consts::FRAC_PI_2, offset: Vec3::new(0.0, 0.0, 5.0) };
         placement.apply(&hierarchy, &mut pose);
-        assert!(pose.translations[0].abs_diff_eq(Vec3::new(0.0, 2.0, 4.0), 1e-5));
-        assert_eq!(pose.translations[1], Vec3::X, "children keep their local transform");
+        assert!(pose.translation(id(0)).abs_diff_eq(Vec3::new(0.0, 2.0, 4.0), 1e-5));
+        assert_eq!(pose.translation(id(1)), Vec3::X, "children keep their local transform");
         let mut world = vec![Affine3A::IDENTITY; 2];
-        hierarchy.local_to_model(&pose, &mut world);
+        hierarchy.local_to_model(&pose, &mut crate::hierarchy::LocalMatrices::new(2), &mut world);
         assert!(Vec3::from(world[1].translation).abs_diff_eq(placement.apply_point(Vec3::new(2.0, 2.0, 0.0)), 1e-5));
         let twice = placement.after(&placement);
         assert!(twice.apply_point(Vec3::X).abs_diff_eq(placement.apply_point(placement.apply_point(Vec3::X)), 1e-5));

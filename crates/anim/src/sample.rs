@@ -9,67 +9,16 @@ use std::ops::{Add, Mul, Sub};
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::clip::{Clip, Interpolation, Timeline, Track, TrackValues};
+use crate::clip::Clip;
+use crate::ids::TrackId;
 use crate::interp::{
     Easing, RotationSpace, ScaleSpace, align, euler_lerp, hermite, lerp_f32, lerp_vec3, matrix_lerp, nlerp,
     normalize_or_identity, slerp, squad,
 };
-use crate::pose::Pose;
-use crate::simd8::{Isa, Plain};
-use crate::soa::Sink;
-use crate::soa_pose::SoaPose;
-
-/// Where a time falls on a timeline.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Segment {
-    /// Key at the start of the segment.
-    pub key: u32,
-    /// Key at its end (equal to `key` for single-key timelines).
-    pub next: u32,
-    /// The key at or before the time (what STEP holds).
-    pub held: u32,
-    /// Segment parameter in `[0, 1]` (0 outside the keys, where `key == next`).
-    pub u: f32,
-    /// Key interval in seconds (0 for single-key timelines).
-    pub dt_secs: f32,
-}
-
-impl Timeline {
-    /// Locate `time_secs`, using and updating `cursor` (the last segment found). O(1) when the
-    /// time is in the cursor's segment or the next one; binary search otherwise. A NaN time
-    /// behaves like a time before the first key.
-    #[inline]
-    pub fn segment(&self, time_secs: f32, cursor: &mut u32) -> Segment {
-        let times = &self.times_secs;
-        let n = times.len();
-        // `is_nan` keeps NaN times on the first key.
-        if n < 2 || time_secs <= times[0] || time_secs.is_nan() {
-            *cursor = 0;
-            let next = u32::from(n >= 2);
-            return Segment { key: 0, next, held: 0, u: 0.0, dt_secs: if n >= 2 { times[1] - times[0] } else { 0.0 } };
-        }
-        let last = n - 1;
-        if time_secs >= times[last] {
-            // Hold the last key exactly as stored (a u = 1 slerp could return its negation).
-            *cursor = (last - 1) as u32;
-            let last = last as u32;
-            return Segment { key: last, next: last, held: last, u: 0.0, dt_secs: 0.0 };
-        }
-        // Here times[0] < t < times[last], so the segment k with times[k] <= t < times[k+1] exists.
-        let mut k = (*cursor as usize).min(last - 1);
-        if !(times[k] <= time_secs && time_secs < times[k + 1]) {
-            if k + 2 <= last && times[k + 1] <= time_secs && time_secs < times[k + 2] {
-                k += 1;
-            } else {
-                k = times.partition_point(|&x| x <= time_secs).saturating_sub(1).min(last - 1);
-            }
-        }
-        *cursor = k as u32;
-        let dt_secs = times[k + 1] - times[k];
-        let u = if dt_secs > 0.0 { ((time_secs - times[k]) / dt_secs).clamp(0.0, 1.0) } else { 0.0 };
-        Segment { key: k as u32, next: k as u32 + 1, held: k as u32, u, dt_secs }
-    }
-}
+use crate::pose::SoaPose;
+use crate::simd8::{Isa, Kernel, dispatch};
+use crate::timeline::{Segment, Timeline};
+use crate::track::{Interpolation, Track, TrackValues};
 
 /// An interpolation override: keep what the file says, or force one mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -118,8 +67,8 @@ crate::interp::impl_from_name!(InterpolationOverride);
 pub struct SampleSettings {
     /// Override for the whole clip.
     pub mode: InterpolationOverride,
-    /// Per-track overrides (index = track index) that win over `mode`; may be shorter than the
-    /// track list (missing entries mean "use `mode`").
+    /// Per-track overrides (index = [`TrackId::index`]) that win over `mode`; may be shorter
+    /// than the track list (missing entries mean "use `mode`").
     pub track_modes: Vec<Option<InterpolationOverride>>,
     /// How rotations are interpolated where the mode is LINEAR.
     pub rotation_space: RotationSpace,
@@ -130,6 +79,15 @@ pub struct SampleSettings {
 }
 
 impl SampleSettings {
+    /// The glTF specification exactly (the default).
+    pub const AUTHORED: Self = Self {
+        mode: InterpolationOverride::Authored,
+        track_modes: Vec::new(),
+        rotation_space: RotationSpace::Slerp,
+        scale_space: ScaleSpace::Linear,
+        easing: Easing::Linear,
+    };
+
     /// Settings that force one mode on the whole clip.
     pub fn with_mode(mode: InterpolationOverride) -> Self {
         Self { mode, ..Self::default() }
@@ -137,8 +95,8 @@ impl SampleSettings {
 
     /// The effective mode of track `track` authored as `authored`.
     #[inline]
-    pub fn mode_for(&self, track: usize, authored: Interpolation) -> Interpolation {
-        self.track_modes.get(track).copied().flatten().unwrap_or(self.mode).resolve(authored)
+    pub fn mode_for(&self, track: TrackId, authored: Interpolation) -> Interpolation {
+        self.track_modes.get(track.index()).copied().flatten().unwrap_or(self.mode).resolve(authored)
     }
 
     /// True when sampling follows the file exactly (no override or teaching mode).
@@ -164,7 +122,7 @@ pub struct ClipCursor {
 impl ClipCursor {
     /// Cursors for `clip`, all at its first key.
     pub fn new(clip: &Clip) -> Self {
-        let n = clip.timelines.len();
+        let n = clip.timelines().len();
         Self { cursors: vec![0; n], segments: vec![Segment::default(); n], cubic_weights: vec![Vec4::ZERO; n] }
     }
 
@@ -183,7 +141,7 @@ impl ClipCursor {
         self.cursors.is_empty()
     }
 
-    /// The segments found by the last [`Clip::sample`], one per timeline.
+    /// The segments found by the last [`Clip::sample`] or [`Clip::locate`], one per timeline.
     pub fn segments(&self) -> &[Segment] {
         &self.segments
     }
@@ -206,98 +164,63 @@ pub enum TrackSample {
 }
 
 impl Clip {
-    /// Sample the clip at `time_secs` into `pose`, following `settings`. Only animated
-    /// properties are written: start from the rest pose (see [`Pose::copy_from`]) so that what
-    /// the clip does not animate keeps the node's own values. Times outside the keys clamp to the
-    /// first/last key, per track. Allocates nothing.
+    /// Sample the clip at `time_secs` into `pose`, following `settings`: the one sampling job of
+    /// the runtime. Only animated properties are written: start from the rest pose
+    /// ([`crate::Model::rest_pose`], [`SoaPose::copy_from`]) so that what the clip does not
+    /// animate keeps the node's own values. Times outside the keys clamp to the first/last key,
+    /// per track. Allocates nothing.
+    ///
+    /// As authored (the default settings) the key groups are sampled in blocks of eight nodes
+    /// (AVX2+FMA where the CPU has it); under an override or a teaching mode each track is
+    /// evaluated as [`Self::evaluate_track`] does and written into its node's lane.
     ///
     /// `cursor` must come from [`ClipCursor::new`] for this clip and `pose` must be shaped for the
     /// model the clip belongs to.
-    pub fn sample(&self, time_secs: f32, cursor: &mut ClipCursor, settings: &SampleSettings, pose: &mut Pose) {
+    pub fn sample(&self, time_secs: f32, cursor: &mut ClipCursor, settings: &SampleSettings, pose: &mut SoaPose) {
         self.locate(time_secs, cursor);
         if settings.is_authored() {
-            self.sample_authored(cursor, pose);
+            dispatch(SampleGroups { clip: self, cursor, pose });
+            self.sample_weights(cursor, pose.weights_mut());
             return;
         }
-        for (index, track) in self.tracks.iter().enumerate() {
+        for (id, track) in self.track_ids() {
             let segment = cursor.segments[track.timeline];
-            let mode = settings.mode_for(index, track.interpolation);
-            let times = &self.timelines[track.timeline].times_secs;
+            let mode = settings.mode_for(id, track.interpolation);
+            let timeline = &self.timelines()[track.timeline];
             match &track.values {
                 TrackValues::Translation(values) => {
-                    pose.translations[track.node] = eval_vec3(track, values, times, segment, mode, settings, false);
+                    pose.set_translation(
+                        track.node,
+                        eval_vec3(track, values, timeline, segment, mode, settings, false),
+                    );
                 }
                 TrackValues::Scale(values) => {
-                    pose.scales[track.node] = eval_vec3(track, values, times, segment, mode, settings, true);
+                    pose.set_scale(track.node, eval_vec3(track, values, timeline, segment, mode, settings, true));
                 }
                 TrackValues::Rotation(values) => {
-                    let (rotation, _) = eval_rotation(track, values, times, segment, mode, settings);
-                    pose.rotations[track.node] = rotation;
+                    let (rotation, _) = eval_rotation(track, values, timeline, segment, mode, settings);
+                    pose.set_rotation(track.node, rotation);
                 }
                 TrackValues::Weights { offset, count, values } => {
-                    let out = &mut pose.weights[*offset..*offset + *count];
-                    eval_weights(track, values, *count, times, segment, mode, settings, out);
+                    if let Some(out) = pose.weights_mut().get_mut(*offset..*offset + *count) {
+                        eval_weights(track, values, *count, timeline, segment, mode, settings, out);
+                    }
                 }
             }
         }
         if settings.rotation_space == RotationSpace::MatrixLerp {
             // The demo shows the blended matrix's shrink as scale, after every scale track wrote.
-            for (index, track) in self.tracks.iter().enumerate() {
+            for (id, track) in self.track_ids() {
                 if let TrackValues::Rotation(values) = &track.values {
                     let segment = cursor.segments[track.timeline];
-                    let mode = settings.mode_for(index, track.interpolation);
-                    let times = &self.timelines[track.timeline].times_secs;
-                    let (_, shrink) = eval_rotation(track, values, times, segment, mode, settings);
-                    pose.scales[track.node] *= shrink;
+                    let mode = settings.mode_for(id, track.interpolation);
+                    let timeline = &self.timelines()[track.timeline];
+                    let (_, shrink) = eval_rotation(track, values, timeline, segment, mode, settings);
+                    if let Some(scale) = pose.get(track.node).map(|t| t.scale) {
+                        pose.set_scale(track.node, scale * shrink);
+                    }
                 }
             }
-        }
-    }
-
-    /// The spec path without overrides: each group of tracks in its authored mode, with the
-    /// segment and the cubic weights computed once per shared timeline by [`Self::locate`], and
-    /// each group's segment read from structure-of-arrays planes, eight tracks per SIMD step.
-    fn sample_authored(&self, cursor: &ClipCursor, pose: &mut Pose) {
-        self.sample_groups(cursor, pose);
-    }
-
-    /// Sample the clip as authored (no overrides) at `time_secs` into a block pose: the fast
-    /// per-frame path ([`Self::sample`] with default settings gives the same bits). Only
-    /// animated properties are written, as in [`Self::sample`]; start from the rest pose.
-    /// Allocates nothing.
-    ///
-    /// `cursor` must come from [`ClipCursor::new`] for this clip and `pose` must be shaped for the
-    /// model the clip belongs to.
-    pub fn sample_soa(&self, time_secs: f32, cursor: &mut ClipCursor, pose: &mut SoaPose) {
-        self.locate(time_secs, cursor);
-        self.sample_groups(cursor, pose);
-    }
-
-    /// Every group at the located segments (AVX2+FMA kernels where the CPU has them), then the
-    /// morph weights, into a block or node pose.
-    fn sample_groups<S: Sink>(&self, cursor: &ClipCursor, out: &mut S) {
-        #[cfg(target_arch = "x86_64")]
-        if crate::simd8::fma_available() {
-            // SAFETY: the CPU runs AVX2 and FMA (checked just above).
-            unsafe { self.sample_groups_avx2_fma(cursor, out) };
-        } else {
-            self.sample_groups_with::<Plain, S>(cursor, out);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        self.sample_groups_with::<Plain, S>(cursor, out);
-        self.sample_weights(cursor, out.weights_mut());
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn sample_groups_avx2_fma<S: Sink>(&self, cursor: &ClipCursor, out: &mut S) {
-        self.sample_groups_with::<crate::simd8::Avx2Fma, S>(cursor, out);
-    }
-
-    #[inline(always)]
-    pub(crate) fn sample_groups_with<I: Isa, S: Sink>(&self, cursor: &ClipCursor, out: &mut S) {
-        for group in &self.groups {
-            group.sample_into::<I, S>(&cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], out);
         }
     }
 
@@ -307,12 +230,12 @@ impl Clip {
             return;
         }
         let settings = SampleSettings::default();
-        for track in self.weight_tracks.iter().filter_map(|&i| self.tracks.get(i)) {
+        for track in self.weight_tracks.iter().filter_map(|&id| self.track(id)) {
             if let TrackValues::Weights { offset, count, values } = &track.values {
-                let times = &self.timelines[track.timeline].times_secs;
+                let timeline = &self.timelines()[track.timeline];
                 let segment = cursor.segments[track.timeline];
                 if let Some(out) = weights.get_mut(*offset..*offset + *count) {
-                    eval_weights(track, values, *count, times, segment, track.interpolation, &settings, out);
+                    eval_weights(track, values, *count, timeline, segment, track.interpolation, &settings, out);
                 }
             }
         }
@@ -322,7 +245,7 @@ impl Clip {
     #[inline]
     pub fn locate(&self, time_secs: f32, cursor: &mut ClipCursor) {
         let per_timeline =
-            self.timelines.iter().zip(&mut cursor.cursors).zip(&mut cursor.segments).zip(&mut cursor.cubic_weights);
+            self.timelines().iter().zip(&mut cursor.cursors).zip(&mut cursor.segments).zip(&mut cursor.cubic_weights);
         for (((timeline, key), segment), weights) in per_timeline {
             *segment = timeline.segment(time_secs, key);
             let [h00, h10, h01, h11] = crate::interp::hermite_basis(segment.u);
@@ -330,65 +253,68 @@ impl Clip {
         }
     }
 
-    /// Evaluate one track at `time_secs` (binary search, no cursor): for plots and readouts.
-    /// Weights go to `weights_out` (which must hold the track's target count); other
-    /// properties are returned.
+    /// Evaluate one track at `time_secs` (binary search, no cursor): the curve path, for plots
+    /// and readouts. It computes what [`Self::sample`] writes into the pose for this track (the
+    /// same functions under overrides and teaching modes; as authored, the scalar form of the
+    /// block kernels, equal to rounding — tested on every track of every shared model). Weights
+    /// go to `weights_out` (which must hold the track's target count); other properties are
+    /// returned.
     pub fn evaluate_track(
         &self,
-        track_index: usize,
+        id: TrackId,
         time_secs: f32,
         settings: &SampleSettings,
         weights_out: &mut [f32],
     ) -> Option<TrackSample> {
-        let track = self.tracks.get(track_index)?;
-        let timeline = self.timelines.get(track.timeline)?;
+        let track = self.track(id)?;
+        let timeline = self.timelines().get(track.timeline)?;
         let segment = timeline.segment(time_secs, &mut 0);
-        let mode = settings.mode_for(track_index, track.interpolation);
-        let times = &timeline.times_secs;
+        let mode = settings.mode_for(id, track.interpolation);
         Some(match &track.values {
             TrackValues::Translation(v) => {
-                TrackSample::Vec3(eval_vec3(track, v, times, segment, mode, settings, false))
+                TrackSample::Vec3(eval_vec3(track, v, timeline, segment, mode, settings, false))
             }
-            TrackValues::Scale(v) => TrackSample::Vec3(eval_vec3(track, v, times, segment, mode, settings, true)),
+            TrackValues::Scale(v) => TrackSample::Vec3(eval_vec3(track, v, timeline, segment, mode, settings, true)),
             TrackValues::Rotation(v) => {
-                let (rotation, shrink) = eval_rotation(track, v, times, segment, mode, settings);
+                let (rotation, shrink) = eval_rotation(track, v, timeline, segment, mode, settings);
                 TrackSample::Rotation { rotation, shrink }
             }
             TrackValues::Weights { count, values, .. } => {
                 let out = weights_out.get_mut(..*count)?;
-                eval_weights(track, values, *count, times, segment, mode, settings, out);
+                eval_weights(track, values, *count, timeline, segment, mode, settings, out);
                 TrackSample::Weights
             }
         })
     }
 }
 
-/// The keys an automatic (Catmull-Rom style) tangent at key `k` differences, and `1 / Δt`
-/// between them: the neighbours for inner keys, one side at the ends, `(k, k, 0)` for a single key
-/// or a zero-length interval. Correct for non-uniform spacing.
-#[inline]
-pub fn auto_tangent_keys(times: &[f32], k: usize) -> (usize, usize, f32) {
-    let n = times.len();
-    let (a, b) = if n < 2 {
-        return (k, k, 0.0);
-    } else if k == 0 {
-        (0, 1)
-    } else if k >= n - 1 {
-        (n - 2, n - 1)
-    } else {
-        (k - 1, k + 1)
-    };
-    let dt = times[b] - times[a];
-    (a, b, if dt > 0.0 { 1.0 / dt } else { 0.0 })
+/// The authored sampling kernel: every key group of a clip at the cursor's segments, into the
+/// pose's blocks.
+pub(crate) struct SampleGroups<'a> {
+    pub clip: &'a Clip,
+    pub cursor: &'a ClipCursor,
+    pub pose: &'a mut SoaPose,
 }
 
-/// Automatic tangent at key `k` in units per second (see [`auto_tangent_keys`]).
+impl Kernel for SampleGroups<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<I: Isa>(self, isa: I) {
+        let Self { clip, cursor, pose } = self;
+        for group in &clip.groups {
+            group.sample_into(isa, &cursor.segments[group.timeline], cursor.cubic_weights[group.timeline], pose);
+        }
+    }
+}
+
+/// Automatic tangent at key `k` in units per second (see [`Timeline::auto_tangent_keys`]).
 #[inline]
-fn auto_tangent<T>(value: impl Fn(usize) -> T, times: &[f32], k: usize) -> T
+fn auto_tangent<T>(value: impl Fn(usize) -> T, timeline: &Timeline, k: usize) -> T
 where
     T: Copy + Sub<Output = T> + Mul<f32, Output = T>,
 {
-    let (a, b, inv_dt) = auto_tangent_keys(times, k);
+    let (a, b, inv_dt) = timeline.auto_tangent_keys(k);
     (value(b) - value(a)) * inv_dt
 }
 
@@ -400,7 +326,7 @@ fn eval_generic<T>(
     in_tangent: impl Fn(usize) -> T,
     out_tangent: impl Fn(usize) -> T,
     cubic_data: bool,
-    times: &[f32],
+    timeline: &Timeline,
     segment: Segment,
     mode: Interpolation,
     easing: Easing,
@@ -417,7 +343,7 @@ where
             let (m0, m1) = if cubic_data {
                 (out_tangent(k), in_tangent(next))
             } else {
-                (auto_tangent(&value, times, k), auto_tangent(&value, times, next))
+                (auto_tangent(&value, timeline, k), auto_tangent(&value, timeline, next))
             };
             hermite(value(k), m0, value(next), m1, segment.dt_secs, easing.apply(segment.u))
         }
@@ -427,7 +353,7 @@ where
 fn eval_vec3(
     track: &Track,
     values: &[Vec3],
-    times: &[f32],
+    timeline: &Timeline,
     segment: Segment,
     mode: Interpolation,
     settings: &SampleSettings,
@@ -440,13 +366,13 @@ fn eval_vec3(
     let out_tangent = |k: usize| values[3 * k + 2];
     let space = if is_scale { settings.scale_space } else { ScaleSpace::Linear };
     let lerp = |a: Vec3, b: Vec3, u: f32| if is_scale { space.lerp(a, b, u) } else { lerp_vec3(a, b, u) };
-    eval_generic(value, in_tangent, out_tangent, cubic_data, times, segment, mode, settings.easing, lerp)
+    eval_generic(value, in_tangent, out_tangent, cubic_data, timeline, segment, mode, settings.easing, lerp)
 }
 
 fn eval_rotation(
     track: &Track,
     values: &[Quat],
-    times: &[f32],
+    timeline: &Timeline,
     segment: Segment,
     mode: Interpolation,
     settings: &SampleSettings,
@@ -464,7 +390,7 @@ fn eval_rotation(
                 RotationSpace::Slerp => (slerp(a, b, u), Vec3::ONE),
                 RotationSpace::Nlerp => (nlerp(a, b, u), Vec3::ONE),
                 RotationSpace::Squad => {
-                    let last = times.len().saturating_sub(1);
+                    let last = timeline.times_secs.len().saturating_sub(1);
                     (squad(value(k.saturating_sub(1)), a, b, value((next + 1).min(last)), u), Vec3::ONE)
                 }
                 RotationSpace::MatrixLerp => matrix_lerp(a, b, u),
@@ -483,7 +409,7 @@ fn eval_rotation(
                 let flip = if q0.dot(value(next)) < 0.0 { -1.0 } else { 1.0 };
                 let tangent = |key: usize| {
                     let center = value(key);
-                    auto_tangent(|j| Vec4::from(align(center, value(j))), times, key)
+                    auto_tangent(|j| Vec4::from(align(center, value(j))), timeline, key)
                 };
                 hermite(
                     Vec4::from(q0),
@@ -504,7 +430,7 @@ fn eval_weights(
     track: &Track,
     values: &[f32],
     count: usize,
-    times: &[f32],
+    timeline: &Timeline,
     segment: Segment,
     mode: Interpolation,
     settings: &SampleSettings,
@@ -517,6 +443,73 @@ fn eval_weights(
         let value = |k: usize| element(k * stride + usize::from(cubic_data));
         let in_tangent = |k: usize| element(3 * k);
         let out_tangent = |k: usize| element(3 * k + 2);
-        *o = eval_generic(value, in_tangent, out_tangent, cubic_data, times, segment, mode, settings.easing, lerp_f32);
+        *o = eval_generic(
+            value,
+            in_tangent,
+            out_tangent,
+            cubic_data,
+            timeline,
+            segment,
+            mode,
+            settings.easing,
+            lerp_f32,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd8::Plain;
+    use crate::workload::{random_times, w64_model};
+
+    /// The AVX2+FMA kernels (where the CPU has them) and the baseline ones agree to rounding.
+    #[test]
+    fn baseline_and_avx2_sampling_kernels_agree() {
+        let model = w64_model();
+        let mut worst = 0.0f32;
+        for clip in &model.clips {
+            let mut cursor = ClipCursor::new(clip);
+            let (mut fast, mut baseline) = (model.rest_pose(), model.rest_pose());
+            for t in random_times(clip.end_secs(), 300).into_iter().chain([0.0, 1.0 / 30.0, 10.0, 11.0]) {
+                clip.locate(t, &mut cursor);
+                if crate::simd8::run_avx2(SampleGroups { clip, cursor: &cursor, pose: &mut fast }).is_none() {
+                    return; // No AVX2+FMA on this CPU: nothing to compare.
+                }
+                SampleGroups { clip, cursor: &cursor, pose: &mut baseline }.run(Plain);
+                for (x, y) in fast.blocks().iter().zip(baseline.blocks()) {
+                    let (x, y): (&[f32; 80], &[f32; 80]) = (bytemuck::must_cast_ref(x), bytemuck::must_cast_ref(y));
+                    for (a, b) in x.iter().zip(y) {
+                        worst = worst.max((a - b).abs());
+                    }
+                }
+            }
+        }
+        assert!(worst < 2e-6, "kernels differ by {worst:e}");
+    }
+
+    /// LINEAR rotations: the `sinc` slerp on precomputed arcs against slerp in f64.
+    #[test]
+    fn linear_rotations_are_within_1e_6_of_exact_slerp() {
+        let model = w64_model();
+        let clip = &model.clips[0];
+        let times = &clip.timelines()[0].times_secs;
+        let mut cursor = ClipCursor::new(clip);
+        let mut pose = model.rest_pose();
+        let mut worst = 0.0f64;
+        for t in random_times(clip.end_secs(), 500) {
+            clip.sample(t, &mut cursor, &SampleSettings::default(), &mut pose);
+            let k = times.partition_point(|&x| x <= t).saturating_sub(1).min(times.len() - 2);
+            let u = f64::from((t - times[k]) / (times[k + 1] - times[k]));
+            for track in clip.tracks() {
+                let TrackValues::Rotation(keys) = &track.values else { continue };
+                let exact = crate::pose::exact_slerp(keys[k].to_array(), keys[k + 1].to_array(), u);
+                let got = pose.rotation(track.node).to_array();
+                for c in 0..4 {
+                    worst = worst.max((f64::from(got[c]) - exact[c]).abs());
+                }
+            }
+        }
+        assert!(worst < 1e-6, "LINEAR slerp deviates from exact slerp by {worst:e}");
     }
 }

@@ -1,18 +1,23 @@
-//! Eight-lane float vectors for the structure-of-arrays fast paths, and the instruction sets
-//! they run on.
+//! Eight-lane float vectors for the structure-of-arrays jobs, and the instruction sets they run
+//! on.
 //!
-//! [`F8`] is a plain `[f32; 8]` whose operations are lane-by-lane loops marked
-//! `#[inline(always)]`: compiled inside an AVX2 function each loop becomes one 256-bit
-//! instruction, compiled for the x86-64 baseline it becomes two SSE instructions. The kernels that
-//! use it are generic over an [`Isa`], which supplies the operations whose best form differs
-//! between the two (fused multiply-add, reciprocal square root). A public entry point checks the
-//! CPU once per call ([`fma_available`]) and runs the AVX2+FMA instantiation when it can: the
-//! release build needs no `target-cpu` flag and still runs on any x86-64 (or other) machine.
+//! [`F8`] is a plain `[f32; 8]` (32-byte aligned) that the block pose and the key planes are made
+//! of. The kernels are generic over an `Isa`, a zero-sized token whose methods are the
+//! eight-lane operations: `Plain` (two SSE2 registers, part of every x86-64; lane loops
+//! elsewhere) and `Avx2Fma` (256-bit registers, fused multiply-add, `rsqrt` + Newton).
+//!
+//! Soundness by construction: an `Avx2Fma` token can only be made by `Avx2Fma::detect`, which
+//! checks the CPU at run time, and every AVX operation takes the token by value; safe code cannot
+//! run an AVX2 instruction on a CPU without it. `dispatch` is the one place a job picks its
+//! instruction set: it runs a `Kernel` inside a function compiled with AVX2 and FMA when the
+//! token exists, else on `Plain`, so the release build needs no `target-cpu` flag.
 
 use std::ops::{Add, Mul, Neg, Sub};
 
+use glam::{Affine3A, Vec3A, Vec4};
+
 /// Eight `f32` lanes, 32-byte aligned.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C, align(32))]
 pub struct F8(pub [f32; 8]);
 
@@ -109,83 +114,117 @@ impl Neg for F8 {
 /// An instruction set the block kernels run on: a register type holding eight lanes and the
 /// operations on it, each one (AVX) or two (SSE) instructions — written with intrinsics rather than
 /// left to the auto-vectorizer, which interleaves lanes unpredictably across such kernels.
+///
+/// Every operation takes the instruction set itself, a zero-sized token, by value: a kernel can
+/// only run on [`Avx2Fma`] when it holds one, and [`Avx2Fma::detect`] is the only way to get one.
 pub(crate) trait Isa: Copy {
     /// Eight lanes in registers.
     type R: Copy;
     /// Load an [`F8`].
-    fn load(x: &F8) -> Self::R;
+    fn load(self, x: &F8) -> Self::R;
     /// Store into an [`F8`].
-    fn store(r: Self::R) -> F8;
+    fn store(self, r: Self::R) -> F8;
     /// All lanes `x`.
-    fn splat(x: f32) -> Self::R;
+    fn splat(self, x: f32) -> Self::R;
     /// `a + b`.
-    fn add(a: Self::R, b: Self::R) -> Self::R;
+    fn add(self, a: Self::R, b: Self::R) -> Self::R;
     /// `a − b`.
-    fn sub(a: Self::R, b: Self::R) -> Self::R;
+    fn sub(self, a: Self::R, b: Self::R) -> Self::R;
     /// `a · b`.
-    fn mul(a: Self::R, b: Self::R) -> Self::R;
+    fn mul(self, a: Self::R, b: Self::R) -> Self::R;
     /// `a · b + c` (fused where the hardware can).
-    fn madd(a: Self::R, b: Self::R, c: Self::R) -> Self::R;
+    fn madd(self, a: Self::R, b: Self::R, c: Self::R) -> Self::R;
     /// Lane-wise minimum (`b` where either is NaN).
-    fn min(a: Self::R, b: Self::R) -> Self::R;
+    fn min(self, a: Self::R, b: Self::R) -> Self::R;
     /// Lane-wise maximum (`b` where either is NaN).
-    fn max(a: Self::R, b: Self::R) -> Self::R;
+    fn max(self, a: Self::R, b: Self::R) -> Self::R;
     /// `1 / √x` for `x` in `[1e-30, f32::MAX]`, to within a few ulps.
-    fn rsqrt(x: Self::R) -> Self::R;
+    fn rsqrt(self, x: Self::R) -> Self::R;
     /// `|a|` (sign bit cleared).
-    fn abs(a: Self::R) -> Self::R;
+    fn abs(self, a: Self::R) -> Self::R;
     /// `a` negated in the lanes where `sign` has its sign bit set.
-    fn flip_sign_by(a: Self::R, sign: Self::R) -> Self::R;
+    fn flip_sign_by(self, a: Self::R, sign: Self::R) -> Self::R;
     /// `a` where `lo < x < hi`, else `b` (NaN `x` gives `b`).
-    fn select_inside(x: Self::R, lo: Self::R, hi: Self::R, a: Self::R, b: Self::R) -> Self::R;
+    fn select_inside(self, x: Self::R, lo: Self::R, hi: Self::R, a: Self::R, b: Self::R) -> Self::R;
+    /// `a · b + c` on four lanes, fused where the instruction set has it.
+    fn madd4(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4;
+}
+
+/// A computation generic over the instruction set, run by [`dispatch`] on the best one this CPU
+/// has. Implementations mark [`Kernel::run`] `#[inline(always)]`, so that the whole kernel is
+/// compiled inside the AVX2+FMA function that `dispatch` calls.
+pub(crate) trait Kernel {
+    /// What the kernel returns.
+    type Output;
+    /// Run on `isa`.
+    fn run<I: Isa>(self, isa: I) -> Self::Output;
+}
+
+/// Run `kernel` with AVX2 and FMA where the CPU has them ([`Avx2Fma::detect`]), else on the
+/// baseline ([`Plain`]): the one place the block jobs choose an instruction set. The release
+/// build needs no `target-cpu` flag and still runs on any x86-64 (or other) machine.
+#[inline]
+pub(crate) fn dispatch<K: Kernel>(kernel: K) -> K::Output {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(isa) = Avx2Fma::detect() {
+        return isa.run(kernel);
+    }
+    kernel.run(Plain)
 }
 
 /// Eight lanes in the registers of an [`Isa`], with the arithmetic operators.
 #[derive(Clone, Copy)]
-pub(crate) struct V<I: Isa>(pub I::R);
+pub(crate) struct V<I: Isa> {
+    r: I::R,
+    isa: I,
+}
 
 impl<I: Isa> V<I> {
     #[inline(always)]
-    pub fn load(x: &F8) -> Self {
-        Self(I::load(x))
+    pub fn load(isa: I, x: &F8) -> Self {
+        Self { r: isa.load(x), isa }
     }
     #[inline(always)]
     pub fn store(self) -> F8 {
-        I::store(self.0)
+        self.isa.store(self.r)
     }
     #[inline(always)]
-    pub fn splat(x: f32) -> Self {
-        Self(I::splat(x))
+    pub fn splat(isa: I, x: f32) -> Self {
+        Self { r: isa.splat(x), isa }
+    }
+    #[inline(always)]
+    fn with(self, r: I::R) -> Self {
+        Self { r, isa: self.isa }
     }
     /// `self · b + c`.
     #[inline(always)]
     pub fn madd(self, b: Self, c: Self) -> Self {
-        Self(I::madd(self.0, b.0, c.0))
+        self.with(self.isa.madd(self.r, b.r, c.r))
     }
     #[inline(always)]
     pub fn min(self, b: Self) -> Self {
-        Self(I::min(self.0, b.0))
+        self.with(self.isa.min(self.r, b.r))
     }
     #[inline(always)]
     pub fn max(self, b: Self) -> Self {
-        Self(I::max(self.0, b.0))
+        self.with(self.isa.max(self.r, b.r))
     }
     #[inline(always)]
     pub fn rsqrt(self) -> Self {
-        Self(I::rsqrt(self.0))
+        self.with(self.isa.rsqrt(self.r))
     }
     #[inline(always)]
     pub fn abs(self) -> Self {
-        Self(I::abs(self.0))
+        self.with(self.isa.abs(self.r))
     }
     #[inline(always)]
     pub fn flip_sign_by(self, sign: Self) -> Self {
-        Self(I::flip_sign_by(self.0, sign.0))
+        self.with(self.isa.flip_sign_by(self.r, sign.r))
     }
     /// `self` where `lo < x < hi`, else `otherwise`.
     #[inline(always)]
     pub fn where_inside(self, x: Self, lo: Self, hi: Self, otherwise: Self) -> Self {
-        Self(I::select_inside(x.0, lo.0, hi.0, self.0, otherwise.0))
+        self.with(self.isa.select_inside(x.r, lo.r, hi.r, self.r, otherwise.r))
     }
 }
 
@@ -193,7 +232,7 @@ impl<I: Isa> Add for V<I> {
     type Output = Self;
     #[inline(always)]
     fn add(self, b: Self) -> Self {
-        Self(I::add(self.0, b.0))
+        self.with(self.isa.add(self.r, b.r))
     }
 }
 
@@ -201,7 +240,7 @@ impl<I: Isa> Sub for V<I> {
     type Output = Self;
     #[inline(always)]
     fn sub(self, b: Self) -> Self {
-        Self(I::sub(self.0, b.0))
+        self.with(self.isa.sub(self.r, b.r))
     }
 }
 
@@ -209,7 +248,7 @@ impl<I: Isa> Mul for V<I> {
     type Output = Self;
     #[inline(always)]
     fn mul(self, b: Self) -> Self {
-        Self(I::mul(self.0, b.0))
+        self.with(self.isa.mul(self.r, b.r))
     }
 }
 
@@ -217,24 +256,12 @@ impl<I: Isa> Neg for V<I> {
     type Output = Self;
     #[inline(always)]
     fn neg(self) -> Self {
-        Self(I::flip_sign_by(self.0, I::splat(-0.0)))
+        self.with(self.isa.flip_sign_by(self.r, self.isa.splat(-0.0)))
     }
 }
 
-/// Wraps AVX intrinsics. SAFETY (for every use below): these are only reached from functions
-/// compiled with `#[target_feature(enable = "avx2,fma")]`, which are only called after
-/// `fma_available()` confirmed the CPU has AVX2 and FMA; pointers come from `&F8`/`&mut F8`
-/// (32 bytes, 32-byte aligned).
-#[cfg(target_arch = "x86_64")]
-macro_rules! avx {
-    ($e:expr) => {
-        // SAFETY: see the macro's comment.
-        unsafe { $e }
-    };
-}
-
 /// Wraps SSE/SSE2 intrinsics. SAFETY (for every use below): SSE2 is part of every x86-64 target's
-/// baseline (the intrinsics are register-only, or load/store through valid `F8` pointers).
+/// baseline, and the intrinsics used are register-only.
 #[cfg(target_arch = "x86_64")]
 macro_rules! sse {
     ($e:expr) => {
@@ -248,61 +275,53 @@ macro_rules! sse {
 pub(crate) struct Plain;
 
 #[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)]
 impl Isa for Plain {
     type R = [std::arch::x86_64::__m128; 2];
 
     #[inline(always)]
-    fn load(x: &F8) -> Self::R {
-        use std::arch::x86_64::_mm_loadu_ps;
-        sse!([_mm_loadu_ps(x.0.as_ptr()), _mm_loadu_ps(x.0.as_ptr().add(4))])
+    fn load(self, x: &F8) -> Self::R {
+        bytemuck::must_cast(*x)
     }
     #[inline(always)]
-    fn store(r: Self::R) -> F8 {
-        use std::arch::x86_64::_mm_storeu_ps;
-        let mut out = F8::ZERO;
-        sse!({
-            _mm_storeu_ps(out.0.as_mut_ptr(), r[0]);
-            _mm_storeu_ps(out.0.as_mut_ptr().add(4), r[1]);
-        });
-        out
+    fn store(self, r: Self::R) -> F8 {
+        bytemuck::must_cast(r)
     }
     #[inline(always)]
-    fn splat(x: f32) -> Self::R {
+    fn splat(self, x: f32) -> Self::R {
         let v = sse!(std::arch::x86_64::_mm_set1_ps(x));
         [v, v]
     }
     #[inline(always)]
-    fn add(a: Self::R, b: Self::R) -> Self::R {
+    fn add(self, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::_mm_add_ps;
         sse!([_mm_add_ps(a[0], b[0]), _mm_add_ps(a[1], b[1])])
     }
     #[inline(always)]
-    fn sub(a: Self::R, b: Self::R) -> Self::R {
+    fn sub(self, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::_mm_sub_ps;
         sse!([_mm_sub_ps(a[0], b[0]), _mm_sub_ps(a[1], b[1])])
     }
     #[inline(always)]
-    fn mul(a: Self::R, b: Self::R) -> Self::R {
+    fn mul(self, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::_mm_mul_ps;
         sse!([_mm_mul_ps(a[0], b[0]), _mm_mul_ps(a[1], b[1])])
     }
     #[inline(always)]
-    fn madd(a: Self::R, b: Self::R, c: Self::R) -> Self::R {
-        Self::add(Self::mul(a, b), c)
+    fn madd(self, a: Self::R, b: Self::R, c: Self::R) -> Self::R {
+        self.add(self.mul(a, b), c)
     }
     #[inline(always)]
-    fn min(a: Self::R, b: Self::R) -> Self::R {
+    fn min(self, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::_mm_min_ps;
         sse!([_mm_min_ps(a[0], b[0]), _mm_min_ps(a[1], b[1])])
     }
     #[inline(always)]
-    fn max(a: Self::R, b: Self::R) -> Self::R {
+    fn max(self, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::_mm_max_ps;
         sse!([_mm_max_ps(a[0], b[0]), _mm_max_ps(a[1], b[1])])
     }
     #[inline(always)]
-    fn rsqrt(x: Self::R) -> Self::R {
+    fn rsqrt(self, x: Self::R) -> Self::R {
         use std::arch::x86_64::{_mm_div_ps, _mm_set1_ps, _mm_sqrt_ps};
         sse!({
             let one = _mm_set1_ps(1.0);
@@ -310,7 +329,7 @@ impl Isa for Plain {
         })
     }
     #[inline(always)]
-    fn abs(a: Self::R) -> Self::R {
+    fn abs(self, a: Self::R) -> Self::R {
         use std::arch::x86_64::{_mm_andnot_ps, _mm_set1_ps};
         sse!({
             let sign = _mm_set1_ps(-0.0);
@@ -318,7 +337,7 @@ impl Isa for Plain {
         })
     }
     #[inline(always)]
-    fn flip_sign_by(a: Self::R, s: Self::R) -> Self::R {
+    fn flip_sign_by(self, a: Self::R, s: Self::R) -> Self::R {
         use std::arch::x86_64::{_mm_and_ps, _mm_set1_ps, _mm_xor_ps};
         sse!({
             let sign = _mm_set1_ps(-0.0);
@@ -326,12 +345,16 @@ impl Isa for Plain {
         })
     }
     #[inline(always)]
-    fn select_inside(x: Self::R, lo: Self::R, hi: Self::R, a: Self::R, b: Self::R) -> Self::R {
+    fn select_inside(self, x: Self::R, lo: Self::R, hi: Self::R, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::{_mm_and_ps, _mm_andnot_ps, _mm_cmpgt_ps, _mm_cmplt_ps, _mm_or_ps};
         sse!({
             let inside = [0, 1].map(|i| _mm_and_ps(_mm_cmpgt_ps(x[i], lo[i]), _mm_cmplt_ps(x[i], hi[i])));
             [0, 1].map(|i| _mm_or_ps(_mm_and_ps(inside[i], a[i]), _mm_andnot_ps(inside[i], b[i])))
         })
+    }
+    #[inline(always)]
+    fn madd4(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        a * b + c
     }
 }
 
@@ -340,162 +363,248 @@ impl Isa for Plain {
     type R = F8;
 
     #[inline(always)]
-    fn load(x: &F8) -> F8 {
+    fn load(self, x: &F8) -> F8 {
         *x
     }
     #[inline(always)]
-    fn store(r: F8) -> F8 {
+    fn store(self, r: F8) -> F8 {
         r
     }
     #[inline(always)]
-    fn splat(x: f32) -> F8 {
+    fn splat(self, x: f32) -> F8 {
         F8::splat(x)
     }
     #[inline(always)]
-    fn add(a: F8, b: F8) -> F8 {
+    fn add(self, a: F8, b: F8) -> F8 {
         a + b
     }
     #[inline(always)]
-    fn sub(a: F8, b: F8) -> F8 {
+    fn sub(self, a: F8, b: F8) -> F8 {
         a - b
     }
     #[inline(always)]
-    fn mul(a: F8, b: F8) -> F8 {
+    fn mul(self, a: F8, b: F8) -> F8 {
         a * b
     }
     #[inline(always)]
-    fn madd(a: F8, b: F8, c: F8) -> F8 {
+    fn madd(self, a: F8, b: F8, c: F8) -> F8 {
         a * b + c
     }
     #[inline(always)]
-    fn min(a: F8, b: F8) -> F8 {
+    fn min(self, a: F8, b: F8) -> F8 {
         a.min(b)
     }
     #[inline(always)]
-    fn max(a: F8, b: F8) -> F8 {
+    fn max(self, a: F8, b: F8) -> F8 {
         a.max(b)
     }
     #[inline(always)]
-    fn rsqrt(x: F8) -> F8 {
+    fn rsqrt(self, x: F8) -> F8 {
         lanes!(|i| 1.0 / x.0[i].sqrt())
     }
     #[inline(always)]
-    fn abs(a: F8) -> F8 {
+    fn abs(self, a: F8) -> F8 {
         a.abs()
     }
     #[inline(always)]
-    fn flip_sign_by(a: F8, s: F8) -> F8 {
+    fn flip_sign_by(self, a: F8, s: F8) -> F8 {
         a.flip_sign_by(s)
     }
     #[inline(always)]
-    fn select_inside(x: F8, lo: F8, hi: F8, a: F8, b: F8) -> F8 {
+    fn select_inside(self, x: F8, lo: F8, hi: F8, a: F8, b: F8) -> F8 {
         lanes!(|i| if lo.0[i] < x.0[i] && x.0[i] < hi.0[i] { a.0[i] } else { b.0[i] })
+    }
+    #[inline(always)]
+    fn madd4(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        a * b + c
     }
 }
 
-/// x86-64 with AVX2 and FMA: only instantiated inside functions compiled with
-/// `#[target_feature(enable = "avx2,fma")]`, which are only called after [`fma_available`].
+/// x86-64 with AVX2 and FMA, as a zero-sized token: [`Avx2Fma::detect`] is the only way to
+/// make one (the field is private), so holding one proves the CPU runs these instructions.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
-pub(crate) struct Avx2Fma;
+pub(crate) struct Avx2Fma(());
 
 #[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)]
+impl Avx2Fma {
+    /// The token, when this CPU has AVX2 and FMA (std caches the answer).
+    #[inline]
+    pub fn detect() -> Option<Self> {
+        (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")).then_some(Self(()))
+    }
+
+    /// Run `kernel` compiled with AVX2 and FMA enabled.
+    #[inline]
+    pub fn run<K: Kernel>(self, kernel: K) -> K::Output {
+        #[target_feature(enable = "avx2,fma")]
+        fn with_avx2_fma<K: Kernel>(isa: Avx2Fma, kernel: K) -> K::Output {
+            kernel.run(isa)
+        }
+        // SAFETY: an `Avx2Fma` exists only when `detect` found AVX2 and FMA on this CPU.
+        unsafe { with_avx2_fma(self, kernel) }
+    }
+}
+
+/// Wraps AVX, AVX2 and FMA intrinsics. SAFETY (for every use below): each is called from a method
+/// of an `Avx2Fma` token, which exists only when `Avx2Fma::detect` found AVX2 and FMA on this
+/// CPU; the intrinsics used are register-only.
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx {
+    ($e:expr) => {
+        // SAFETY: see the macro's comment.
+        unsafe { $e }
+    };
+}
+
+#[cfg(target_arch = "x86_64")]
 impl Isa for Avx2Fma {
     type R = std::arch::x86_64::__m256;
 
     #[inline(always)]
-    fn load(x: &F8) -> Self::R {
-        avx!(std::arch::x86_64::_mm256_load_ps(x.0.as_ptr()))
+    fn load(self, x: &F8) -> Self::R {
+        bytemuck::must_cast(*x)
     }
     #[inline(always)]
-    fn store(r: Self::R) -> F8 {
-        let mut out = F8::ZERO;
-        avx!(std::arch::x86_64::_mm256_store_ps(out.0.as_mut_ptr(), r));
-        out
+    fn store(self, r: Self::R) -> F8 {
+        bytemuck::must_cast(r)
     }
     #[inline(always)]
-    fn splat(x: f32) -> Self::R {
+    fn splat(self, x: f32) -> Self::R {
         avx!(std::arch::x86_64::_mm256_set1_ps(x))
     }
     #[inline(always)]
-    fn add(a: Self::R, b: Self::R) -> Self::R {
+    fn add(self, a: Self::R, b: Self::R) -> Self::R {
         avx!(std::arch::x86_64::_mm256_add_ps(a, b))
     }
     #[inline(always)]
-    fn sub(a: Self::R, b: Self::R) -> Self::R {
+    fn sub(self, a: Self::R, b: Self::R) -> Self::R {
         avx!(std::arch::x86_64::_mm256_sub_ps(a, b))
     }
     #[inline(always)]
-    fn mul(a: Self::R, b: Self::R) -> Self::R {
+    fn mul(self, a: Self::R, b: Self::R) -> Self::R {
         avx!(std::arch::x86_64::_mm256_mul_ps(a, b))
     }
     #[inline(always)]
-    fn madd(a: Self::R, b: Self::R, c: Self::R) -> Self::R {
+    fn madd(self, a: Self::R, b: Self::R, c: Self::R) -> Self::R {
         avx!(std::arch::x86_64::_mm256_fmadd_ps(a, b, c))
     }
     #[inline(always)]
-    fn min(a: Self::R, b: Self::R) -> Self::R {
+    fn min(self, a: Self::R, b: Self::R) -> Self::R {
         avx!(std::arch::x86_64::_mm256_min_ps(a, b))
     }
     #[inline(always)]
-    fn max(a: Self::R, b: Self::R) -> Self::R {
+    fn max(self, a: Self::R, b: Self::R) -> Self::R {
         avx!(std::arch::x86_64::_mm256_max_ps(a, b))
     }
     #[inline(always)]
-    fn rsqrt(x: Self::R) -> Self::R {
+    fn rsqrt(self, x: Self::R) -> Self::R {
         // The ~12-bit estimate, then one Newton step (~23 bits).
         let y = avx!(std::arch::x86_64::_mm256_rsqrt_ps(x));
-        let half_x = Self::mul(x, Self::splat(-0.5));
-        Self::mul(y, Self::madd(half_x, Self::mul(y, y), Self::splat(1.5)))
+        let half_x = self.mul(x, self.splat(-0.5));
+        self.mul(y, self.madd(half_x, self.mul(y, y), self.splat(1.5)))
     }
     #[inline(always)]
-    fn abs(a: Self::R) -> Self::R {
-        avx!(std::arch::x86_64::_mm256_andnot_ps(Self::splat(-0.0), a))
+    fn abs(self, a: Self::R) -> Self::R {
+        avx!(std::arch::x86_64::_mm256_andnot_ps(self.splat(-0.0), a))
     }
     #[inline(always)]
-    fn flip_sign_by(a: Self::R, s: Self::R) -> Self::R {
+    fn flip_sign_by(self, a: Self::R, s: Self::R) -> Self::R {
         use std::arch::x86_64::{_mm256_and_ps, _mm256_xor_ps};
-        avx!(_mm256_xor_ps(a, _mm256_and_ps(s, Self::splat(-0.0))))
+        avx!(_mm256_xor_ps(a, _mm256_and_ps(s, self.splat(-0.0))))
     }
     #[inline(always)]
-    fn select_inside(x: Self::R, lo: Self::R, hi: Self::R, a: Self::R, b: Self::R) -> Self::R {
+    fn select_inside(self, x: Self::R, lo: Self::R, hi: Self::R, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::{_CMP_GT_OQ, _CMP_LT_OQ, _mm256_and_ps, _mm256_blendv_ps, _mm256_cmp_ps};
         avx!({
             let inside = _mm256_and_ps(_mm256_cmp_ps::<_CMP_GT_OQ>(x, lo), _mm256_cmp_ps::<_CMP_LT_OQ>(x, hi));
             _mm256_blendv_ps(b, a, inside)
         })
     }
-}
-
-/// True when the CPU runs AVX2 and FMA (checked once per call; the answer is cached by std).
-#[inline]
-pub fn fma_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+    #[inline(always)]
+    fn madd4(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
+        use std::arch::x86_64::{__m128, _mm_fmadd_ps};
+        avx!(_mm_fmadd_ps(__m128::from(a), __m128::from(b), __m128::from(c))).into()
     }
 }
 
-/// The instruction set the fast paths use on this CPU: `"avx2+fma"` or `"baseline"`.
+/// The instruction set the block jobs use on this CPU: `"avx2+fma"` or `"baseline"`.
 pub fn simd_path() -> &'static str {
-    if fma_available() { "avx2+fma" } else { "baseline" }
+    #[cfg(target_arch = "x86_64")]
+    if Avx2Fma::detect().is_some() {
+        return "avx2+fma";
+    }
+    "baseline"
+}
+
+/// The four columns of an affine transform as a 4×4 matrix (`w` = 0, 0, 0, 1), straight from
+/// its SIMD registers (glam's `Mat4::from(Affine3A)` rebuilds every column from scalars).
+#[inline(always)]
+pub(crate) fn affine_columns(m: &Affine3A) -> [Vec4; 4] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        use std::arch::x86_64::{__m128, _mm_and_ps, _mm_castsi128_ps, _mm_or_ps, _mm_set_epi32, _mm_set_ps};
+        // SAFETY: register-only SSE2 operations; SSE2 is enabled (the cfg above).
+        unsafe {
+            let xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
+            let column = |v: Vec3A| -> Vec4 { _mm_and_ps(__m128::from(v), xyz).into() };
+            let w_one = _mm_set_ps(1.0, 0.0, 0.0, 0.0);
+            [
+                column(m.matrix3.x_axis),
+                column(m.matrix3.y_axis),
+                column(m.matrix3.z_axis),
+                _mm_or_ps(__m128::from(column(m.translation)), w_one).into(),
+            ]
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        [
+            m.matrix3.x_axis.extend(0.0),
+            m.matrix3.y_axis.extend(0.0),
+            m.matrix3.z_axis.extend(0.0),
+            m.translation.extend(1.0),
+        ]
+    }
+}
+
+/// A `Vec3A` column as four lanes, the `w` lane as it is in the register.
+#[inline(always)]
+pub(crate) fn lanes(v: Vec3A) -> Vec4 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        std::arch::x86_64::__m128::from(v).into()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        v.extend(0.0)
+    }
+}
+
+/// Four lanes as a `Vec3A` (the `w` lane kept in the register where `Vec3A` is one).
+#[inline(always)]
+pub(crate) fn vec3a(v: Vec4) -> Vec3A {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        std::arch::x86_64::__m128::from(v).into()
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        Vec3A::from_vec4(v)
+    }
 }
 
 /// `sin(x)/x` for `x` in `[0, π/2]` (Taylor to `x¹⁰`; error below 4e-8), on eight lanes.
 #[inline(always)]
 pub(crate) fn sinc_quarter_turn<I: Isa>(x: V<I>) -> V<I> {
+    let isa = x.isa;
     let x2 = x * x;
-    let mut p = V::splat(-1.0 / 39_916_800.0);
-    p = p.madd(x2, V::splat(1.0 / 362_880.0));
-    p = p.madd(x2, V::splat(-1.0 / 5040.0));
-    p = p.madd(x2, V::splat(1.0 / 120.0));
-    p = p.madd(x2, V::splat(-1.0 / 6.0));
-    p.madd(x2, V::splat(1.0))
+    let mut p = V::splat(isa, -1.0 / 39_916_800.0);
+    p = p.madd(x2, V::splat(isa, 1.0 / 362_880.0));
+    p = p.madd(x2, V::splat(isa, -1.0 / 5040.0));
+    p = p.madd(x2, V::splat(isa, 1.0 / 120.0));
+    p = p.madd(x2, V::splat(isa, -1.0 / 6.0));
+    p.madd(x2, V::splat(isa, 1.0))
 }
 
 /// Abramowitz & Stegun 4.4.46 (see `interp`): `acos(x) = √(1−x)·P(x)` on `[0, 1]`; this
@@ -503,45 +612,59 @@ pub(crate) fn sinc_quarter_turn<I: Isa>(x: V<I>) -> V<I> {
 #[inline(always)]
 pub(crate) fn acos_factor<I: Isa>(x: V<I>) -> V<I> {
     let c = crate::interp::ACOS_COEFFICIENTS;
-    let mut p = V::splat(c[0]);
+    let mut p = V::splat(x.isa, c[0]);
     for &coefficient in &c[1..] {
-        p = p.madd(x, V::splat(coefficient));
+        p = p.madd(x, V::splat(x.isa, coefficient));
     }
     p
+}
+
+/// Run `kernel` on AVX2+FMA, for tests: `None` on a CPU without them.
+#[cfg(test)]
+pub(crate) fn run_avx2<K: Kernel>(kernel: K) -> Option<K::Output> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(isa) = Avx2Fma::detect() {
+        return Some(isa.run(kernel));
+    }
+    drop(kernel);
+    None
+}
+
+/// Every instruction set this CPU runs, for tests: `Plain`, and `Avx2Fma` where detected.
+#[cfg(test)]
+pub(crate) fn each_isa<K: Kernel + Clone>(kernel: &K) -> Vec<(&'static str, K::Output)> {
+    let mut out = vec![("plain", kernel.clone().run(Plain))];
+    if let Some(output) = run_avx2(kernel.clone()) {
+        out.push(("avx2+fma", output));
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn sinc_and_rsqrt<I: Isa>(x: F8, y: F8) -> (F8, F8) {
-        (sinc_quarter_turn(V::<I>::load(&x)).store(), V::<I>::load(&y).rsqrt().store())
-    }
+    /// `sinc` of one vector and `rsqrt` of another.
+    #[derive(Clone, Copy)]
+    struct SincAndRsqrt(F8, F8);
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn sinc_and_rsqrt_avx2(x: F8, y: F8) -> (F8, F8) {
-        sinc_and_rsqrt::<Avx2Fma>(x, y)
-    }
-
-    fn each_isa(check: impl Fn(&str, &dyn Fn(F8, F8) -> (F8, F8))) {
-        check("plain", &sinc_and_rsqrt::<Plain>);
-        #[cfg(target_arch = "x86_64")]
-        if fma_available() {
-            // SAFETY: AVX2 and FMA are present (checked above).
-            check("avx2+fma", &|x, y| unsafe { sinc_and_rsqrt_avx2(x, y) });
+    impl Kernel for SincAndRsqrt {
+        type Output = (F8, F8);
+        #[inline(always)]
+        fn run<I: Isa>(self, isa: I) -> (F8, F8) {
+            (sinc_quarter_turn(V::load(isa, &self.0)).store(), V::load(isa, &self.1).rsqrt().store())
         }
     }
 
     #[test]
     fn sinc_and_rsqrt_are_accurate_on_their_ranges() {
-        each_isa(|name, run| {
-            let (mut sinc_error, mut rsqrt_error) = (0.0f64, 0.0f64);
-            for step in 0..4000 {
-                let xs =
-                    F8(std::array::from_fn(|lane| (step * 8 + lane) as f32 / 32000.0 * std::f32::consts::FRAC_PI_2));
-                let ys = F8(std::array::from_fn(|lane| 1e-6 + (step * 8 + lane) as f32 * 0.37));
-                let (s, r) = run(xs, ys);
+        let mut runs = 0;
+        let (mut sinc_error, mut rsqrt_error) = (0.0f64, 0.0f64);
+        for step in 0..4000 {
+            let xs = F8(std::array::from_fn(|lane| (step * 8 + lane) as f32 / 32000.0 * std::f32::consts::FRAC_PI_2));
+            let ys = F8(std::array::from_fn(|lane| 1e-6 + (step * 8 + lane) as f32 * 0.37));
+            for (name, (s, r)) in each_isa(&SincAndRsqrt(xs, ys)) {
+                runs += 1;
                 for lane in 0..8 {
                     let x = f64::from(xs.0[lane]);
                     let exact = if x == 0.0 { 1.0 } else { x.sin() / x };
@@ -549,10 +672,11 @@ mod tests {
                     let exact = 1.0 / f64::from(ys.0[lane]).sqrt();
                     rsqrt_error = rsqrt_error.max(((f64::from(r.0[lane]) - exact) / exact).abs());
                 }
+                assert!(sinc_error < 2e-7, "{name}: sinc error {sinc_error:e}");
+                assert!(rsqrt_error < 5e-7, "{name}: rsqrt relative error {rsqrt_error:e}");
             }
-            assert!(sinc_error < 2e-7, "{name}: sinc error {sinc_error:e}");
-            assert!(rsqrt_error < 5e-7, "{name}: rsqrt relative error {rsqrt_error:e}");
-        });
+        }
+        assert!(runs >= 4000);
     }
 
     #[test]
@@ -561,5 +685,18 @@ mod tests {
         assert_eq!(a.abs(), F8([1.0, 2.0, 3.0, 4.0, 0.0, 0.0, 5.0, 6.0]));
         assert_eq!(F8::ONE.flip_sign_by(a), F8([1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0]));
         assert_eq!(a.select_bits(F8::ZERO, 0b1000_0001), F8([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -6.0]));
+    }
+
+    #[test]
+    fn affine_columns_match_glams_conversion() {
+        for i in 0..200 {
+            let f = i as f32;
+            let rotation = glam::Quat::from_euler(glam::EulerRot::XYZ, f * 0.37, f * -0.91, f * 1.73).normalize();
+            let scale =
+                glam::Vec3::new(0.5 + (f * 0.13).sin().abs(), 1.0 + (f * 0.7).cos() * 0.5, 2.0 - (f * 0.3).sin());
+            let m = Affine3A::from_scale_rotation_translation(scale, rotation, glam::Vec3::new(f * 0.1, -f, 3.0));
+            let [x, y, z, w] = affine_columns(&m);
+            assert_eq!(glam::Mat4::from_cols(x, y, z, w), glam::Mat4::from(m));
+        }
     }
 }

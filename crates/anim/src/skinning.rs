@@ -3,7 +3,7 @@
 //!
 //! The job follows the glTF order: morph deltas first (in the mesh frame), then linear blend
 //! skinning with the joint palette (`model_from_joint × inverse_bind`, see
-//! [`crate::skinning_matrices`]). Allocates nothing: the caller owns the output buffers.
+//! [`crate::PreparedSkin::skinning_matrices`]). Allocates nothing: the caller owns the output buffers.
 
 use glam::{Mat3, Mat4, Vec3};
 

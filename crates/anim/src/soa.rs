@@ -17,13 +17,12 @@
 //!   key: a third less memory to stream.
 //! * STEP, and LINEAR exactly at a key: the key copied bit for bit.
 
-use glam::{Quat, Vec3, Vec4};
+use glam::Vec4;
 
-use crate::clip::{Interpolation, Property, Timeline, Track, TrackValues};
-use crate::pose::Pose;
-use crate::sample::Segment;
+use crate::pose::SoaPose;
 use crate::simd8::{F8, Isa, V, sinc_quarter_turn};
-use crate::soa_pose::SoaPose;
+use crate::timeline::{Segment, Timeline};
+use crate::track::{Interpolation, Property, Track, TrackValues};
 
 /// Tracks of one property and interpolation on one timeline, as SIMD planes in pose blocks.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,65 +42,6 @@ pub(crate) struct SoaGroup {
     values: Vec<F8>,
     /// LINEAR rotations only, per segment `k → k + 1` and block: `[Ω, k, k·sign]`.
     arcs: Vec<[F8; 3]>,
-}
-
-/// Where sampled blocks go: a block pose or a node pose.
-pub(crate) trait Sink {
-    /// The morph weights (sampled outside the groups).
-    fn weights_mut(&mut self) -> &mut [f32];
-
-    /// Write `values` (component planes; `C` = 3 or 4) of `property` into pose block `block`
-    /// where `mask` is set. `plane` is the property's first plane in [`SoaTransforms`] order.
-    fn write<const C: usize>(&mut self, property: Property, plane: usize, block: usize, mask: u8, values: &[F8; C]);
-}
-
-/// Into a [`SoaPose`]: whole blocks (or masked blocks) stored as they are.
-impl Sink for SoaPose {
-    fn weights_mut(&mut self) -> &mut [f32] {
-        &mut self.weights
-    }
-
-    #[inline(always)]
-    fn write<const C: usize>(&mut self, _: Property, plane: usize, block: usize, mask: u8, values: &[F8; C]) {
-        let Some(out) = self.blocks_mut().get_mut(block) else { return };
-        let Some(planes) = out.planes_mut().get_mut(plane..plane + C) else { return };
-        if mask == 0xff {
-            planes.copy_from_slice(values);
-        } else {
-            for (plane, &value) in planes.iter_mut().zip(values) {
-                *plane = value.select_bits(*plane, mask);
-            }
-        }
-    }
-}
-
-/// Into a node-indexed [`Pose`]: each animated lane scattered to its node.
-impl Sink for Pose {
-    fn weights_mut(&mut self) -> &mut [f32] {
-        &mut self.weights
-    }
-
-    #[inline(always)]
-    fn write<const C: usize>(&mut self, property: Property, _: usize, block: usize, mask: u8, values: &[F8; C]) {
-        let lane = |l: usize, c: usize| values[c.min(C - 1)].0[l];
-        for l in (0..8).filter(|l| mask & (1 << l) != 0) {
-            let node = block * 8 + l;
-            match property {
-                Property::Translation | Property::Scale => {
-                    let out = if property == Property::Translation { &mut self.translations } else { &mut self.scales };
-                    if let Some(out) = out.get_mut(node) {
-                        *out = Vec3::new(lane(l, 0), lane(l, 1), lane(l, 2));
-                    }
-                }
-                Property::Rotation => {
-                    if let Some(out) = self.rotations.get_mut(node) {
-                        *out = Quat::from_xyzw(lane(l, 0), lane(l, 1), lane(l, 2), lane(l, 3));
-                    }
-                }
-                Property::Weights => {}
-            }
-        }
-    }
 }
 
 impl SoaGroup {
@@ -163,7 +103,7 @@ impl SoaGroup {
         };
         let mut block_list: Vec<(u32, u8)> = Vec::new();
         for track in members {
-            let (block, lane) = ((track.node / 8) as u32, track.node % 8);
+            let (block, lane) = ((track.node.index() / 8) as u32, track.node.index() % 8);
             match block_list.iter_mut().find(|(b, _)| *b == block) {
                 Some((_, mask)) => *mask |= 1 << lane,
                 None => block_list.push((block, 1 << lane)),
@@ -180,7 +120,9 @@ impl SoaGroup {
         let lane_tracks: Vec<[Option<&Track>; 8]> = block_list
             .iter()
             .map(|&(block, _)| {
-                std::array::from_fn(|lane| members.iter().copied().find(|t| t.node == block as usize * 8 + lane))
+                std::array::from_fn(|lane| {
+                    members.iter().copied().find(|t| t.node.index() == block as usize * 8 + lane)
+                })
             })
             .collect();
         let mut values = vec![F8::ZERO; keys * parts * nb * comps];
@@ -219,14 +161,14 @@ impl SoaGroup {
         Self { timeline, interpolation, property, blocks: block_list, dense, parts, values, arcs }
     }
 
-    /// Sample every track of the group at `segment` (cubic weights `w`) into `sink`.
+    /// Sample every track of the group at `segment` (cubic weights `w`) into `pose`.
     #[inline(always)]
-    pub fn sample_into<I: Isa, S: Sink>(&self, segment: &Segment, w: Vec4, sink: &mut S) {
+    pub fn sample_into<I: Isa>(&self, isa: I, segment: &Segment, w: Vec4, pose: &mut SoaPose) {
         match (self.property == Property::Rotation, self.dense) {
-            (true, true) => self.sample_comps::<I, S, 4, true>(segment, w, sink),
-            (true, false) => self.sample_comps::<I, S, 4, false>(segment, w, sink),
-            (false, true) => self.sample_comps::<I, S, 3, true>(segment, w, sink),
-            (false, false) => self.sample_comps::<I, S, 3, false>(segment, w, sink),
+            (true, true) => self.sample_comps::<I, 4, true>(isa, segment, w, pose),
+            (true, false) => self.sample_comps::<I, 4, false>(isa, segment, w, pose),
+            (false, true) => self.sample_comps::<I, 3, true>(isa, segment, w, pose),
+            (false, false) => self.sample_comps::<I, 3, false>(isa, segment, w, pose),
         }
     }
 
@@ -249,15 +191,15 @@ impl SoaGroup {
     }
 
     #[inline(always)]
-    fn sample_comps<I: Isa, S: Sink, const C: usize, const DENSE: bool>(
+    fn sample_comps<I: Isa, const C: usize, const DENSE: bool>(
         &self,
+        isa: I,
         segment: &Segment,
         w: Vec4,
-        sink: &mut S,
+        pose: &mut SoaPose,
     ) {
         let (k, next, held, u) = (segment.key as usize, segment.next as usize, segment.held as usize, segment.u);
-        let property = self.property;
-        let plane = match property {
+        let plane = match self.property {
             Property::Translation | Property::Weights => 0,
             Property::Rotation => 3,
             Property::Scale => 7,
@@ -271,14 +213,14 @@ impl SoaGroup {
         if let Some(key) = hold {
             for (i, v) in self.part::<C>(key, 0).iter().enumerate() {
                 let (block, mask) = self.block::<DENSE>(i);
-                sink.write(property, plane, block, mask, v);
+                pose.write_planes(plane, block, mask, v);
             }
             return;
         }
-        let load = V::<I>::load;
+        let load = |x: &F8| V::load(isa, x);
         match self.interpolation {
             Interpolation::Linear if C == 4 => {
-                let (keep, take) = (V::<I>::splat(1.0 - u), V::<I>::splat(u));
+                let (keep, take) = (V::splat(isa, 1.0 - u), V::splat(isa, u));
                 let arcs = self.arcs.get(k * self.blocks.len()..).unwrap_or(&[]);
                 let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
                 for (i, ((a, b), arc)) in pairs.zip(arcs).enumerate() {
@@ -290,11 +232,11 @@ impl SoaGroup {
                     for c in 0..C {
                         out[c] = load(&b[c]).madd(wb, load(&a[c]) * wa).store();
                     }
-                    sink.write(property, plane, block, mask, &out);
+                    pose.write_planes(plane, block, mask, &out);
                 }
             }
             Interpolation::Linear => {
-                let u = V::<I>::splat(u);
+                let u = V::splat(isa, u);
                 let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
                 for (i, (a, b)) in pairs.enumerate() {
                     let (block, mask) = self.block::<DENSE>(i);
@@ -303,7 +245,7 @@ impl SoaGroup {
                         let a = load(&a[c]);
                         out[c] = (load(&b[c]) - a).madd(u, a).store();
                     }
-                    sink.write(property, plane, block, mask, &out);
+                    pose.write_planes(plane, block, mask, &out);
                 }
             }
             _ => {
@@ -312,7 +254,7 @@ impl SoaGroup {
                     2 => (0, 1, 1),
                     _ => (1, 0, 2),
                 };
-                let splat = V::<I>::splat;
+                let splat = |x: f32| V::splat(isa, x);
                 let (wv0, wm0, wv1, wm1) = (splat(w.x), splat(w.y), splat(w.z), splat(w.w));
                 let starts = self.part::<C>(k, value).iter().zip(self.part::<C>(k, tangent_out));
                 let ends = self.part::<C>(next, value).iter().zip(self.part::<C>(next, tangent_in));
@@ -326,13 +268,13 @@ impl SoaGroup {
                         out[c] = load(&m1[c]).madd(wm1, p);
                     }
                     if C == 4 {
-                        normalize_block::<I, C>(&mut out);
+                        normalize_block(isa, &mut out);
                     }
                     let mut stored = [F8::ZERO; C];
                     for c in 0..C {
                         stored[c] = out[c].store();
                     }
-                    sink.write(property, plane, block, mask, &stored);
+                    pose.write_planes(plane, block, mask, &stored);
                 }
             }
         }
@@ -352,73 +294,16 @@ fn arc(a: Vec4, b: Vec4) -> (f32, f32, f32) {
 /// Normalize eight quaternions given as component planes; a zero or non-finite length gives the
 /// identity.
 #[inline(always)]
-fn normalize_block<I: Isa, const C: usize>(q: &mut [V<I>; C]) {
+fn normalize_block<I: Isa, const C: usize>(isa: I, q: &mut [V<I>; C]) {
     let mut length2 = q[0] * q[0];
     for c in &q[1..] {
         length2 = c.madd(*c, length2);
     }
-    let (tiny, huge) = (V::splat(1e-30), V::splat(f32::MAX));
+    let (tiny, huge) = (V::splat(isa, 1e-30), V::splat(isa, f32::MAX));
     let inverse = length2.max(tiny).min(huge).rsqrt();
-    let infinity = V::splat(f32::INFINITY);
+    let infinity = V::splat(isa, f32::INFINITY);
     for (comp, c) in q.iter_mut().enumerate() {
-        let identity = V::splat(if comp == 3 { 1.0 } else { 0.0 });
+        let identity = V::splat(isa, if comp == 3 { 1.0 } else { 0.0 });
         *c = (*c * inverse).where_inside(length2, tiny, infinity, identity);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::simd8::Plain;
-    use crate::workload::{random_times, w64_model};
-    use crate::{ClipCursor, SoaPose};
-
-    /// The AVX2+FMA kernels (where the CPU has them) and the baseline ones agree to rounding.
-    #[test]
-    fn baseline_and_dispatched_kernels_agree() {
-        let model = w64_model();
-        let mut worst = 0.0f32;
-        for clip in &model.clips {
-            let mut cursor = ClipCursor::new(clip);
-            let (mut dispatched, mut baseline) = (SoaPose::rest(&model), SoaPose::rest(&model));
-            for t in random_times(clip.end_secs, 300).into_iter().chain([0.0, 1.0 / 30.0, 10.0, 11.0]) {
-                clip.sample_soa(t, &mut cursor, &mut dispatched);
-                clip.sample_groups_with::<Plain, _>(&cursor, &mut baseline);
-                for (x, y) in dispatched.blocks().iter().zip(baseline.blocks()) {
-                    let planes = x.translation.iter().chain(&x.rotation).chain(&x.scale);
-                    let other = y.translation.iter().chain(&y.rotation).chain(&y.scale);
-                    for (p, q) in planes.zip(other) {
-                        for (a, b) in p.0.iter().zip(&q.0) {
-                            worst = worst.max((a - b).abs());
-                        }
-                    }
-                }
-            }
-        }
-        assert!(worst < 2e-6, "kernels differ by {worst:e}");
-    }
-
-    /// LINEAR rotations: the `sinc` slerp on precomputed arcs against slerp in f64.
-    #[test]
-    fn linear_rotations_are_within_1e_6_of_exact_slerp() {
-        let model = w64_model();
-        let clip = &model.clips[0];
-        let times = &clip.timelines[0].times_secs;
-        let mut cursor = ClipCursor::new(clip);
-        let mut pose = SoaPose::rest(&model);
-        let mut worst = 0.0f64;
-        for t in random_times(clip.end_secs, 500) {
-            clip.sample_soa(t, &mut cursor, &mut pose);
-            let k = times.partition_point(|&x| x <= t).saturating_sub(1).min(times.len() - 2);
-            let u = f64::from((t - times[k]) / (times[k + 1] - times[k]));
-            for track in &clip.tracks {
-                let crate::TrackValues::Rotation(keys) = &track.values else { continue };
-                let exact = crate::soa_pose::exact_slerp(keys[k].to_array(), keys[k + 1].to_array(), u);
-                let got = pose.rotation(track.node).to_array();
-                for c in 0..4 {
-                    worst = worst.max((f64::from(got[c]) - exact[c]).abs());
-                }
-            }
-        }
-        assert!(worst < 1e-6, "LINEAR slerp deviates from exact slerp by {worst:e}");
     }
 }

@@ -7,9 +7,15 @@
 
 use glam::{Mat4, Quat, Vec3, Vec4};
 
-use crate::clip::{Clip, Interpolation, Timeline, Track, TrackValues};
-use crate::hierarchy::{Hierarchy, NO_PARENT};
-use crate::model::{Model, Node, Skin, Transform};
+use crate::clip::{Clip, RawClip};
+use crate::hierarchy::Hierarchy;
+use crate::ids::NodeId;
+use crate::model::{Model, Node};
+use crate::pose::Transform;
+use crate::rng::Rng;
+use crate::skin::Skin;
+use crate::timeline::Timeline;
+use crate::track::{Interpolation, Track, TrackValues};
 
 /// Joints in W64.
 pub const W64_JOINTS: usize = 64;
@@ -18,18 +24,11 @@ pub const W64_KEYS: usize = 301;
 /// Clip length of W64.
 pub const W64_DURATION_SECS: f32 = 10.0;
 
-/// `count` pseudo-random times in `[0, duration_secs)` from a fixed-seed xorshift: the
-/// scrubbing workload of the benchmarks.
+/// `count` pseudo-random times in `[0, duration_secs)` from a fixed seed: the scrubbing
+/// workload of the benchmarks.
 pub fn random_times(duration_secs: f32, count: usize) -> Vec<f32> {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    (0..count)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 24) as f32 * duration_secs
-        })
-        .collect()
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    (0..count).map(|_| rng.unit() * duration_secs).collect()
 }
 
 /// Parent of joint `i` in W64.
@@ -110,7 +109,8 @@ pub fn w64_clip(interpolation: Interpolation, phase_secs: f32) -> Clip {
                 s_values.push(sv);
             }
         }
-        let track = |values| Track { node: j, timeline: 0, interpolation, values, channel: 0, sampler: 0 };
+        let track =
+            |values| Track { node: NodeId::from_index(j), timeline: 0, interpolation, values, channel: 0, sampler: 0 };
         tracks.push(track(TrackValues::Translation(t_values)));
         tracks.push(track(TrackValues::Rotation(r_values)));
         tracks.push(track(TrackValues::Scale(s_values)));
@@ -124,39 +124,37 @@ pub fn w64_clip(interpolation: Interpolation, phase_secs: f32) -> Clip {
     } else {
         format!("W64 {} shifted {phase_secs} s", interpolation.gltf_name())
     };
-    Clip::new(Some(name), vec![Timeline { times_secs }], tracks)
+    RawClip { name: Some(name), timelines: vec![Timeline { times_secs }], tracks, min_end_secs: 0.0 }
+        .build()
         .unwrap_or_else(|e| unreachable!("W64 is built consistent: {e}"))
 }
 
 /// The W64 model: skeleton, one skin over every joint (bind pose = rest pose), and clips
 /// `[LINEAR, CUBICSPLINE, LINEAR shifted by 2.5 s, CUBICSPLINE shifted by 2.5 s]`.
 pub fn w64_model() -> Model {
-    let parents: Vec<u32> = (0..W64_JOINTS).map(|i| w64_parent(i).map_or(NO_PARENT, |p| p as u32)).collect();
+    let parents: Vec<Option<NodeId>> = (0..W64_JOINTS).map(|i| w64_parent(i).map(NodeId::from_index)).collect();
+    let hierarchy = Hierarchy::from_parents(&parents).unwrap_or_else(|e| unreachable!("W64 is a tree: {e}"));
     let rest = Transform { translation: Vec3::new(0.0, 0.1, 0.0), ..Transform::IDENTITY };
     let nodes: Vec<Node> = (0..W64_JOINTS)
         .map(|i| Node {
             name: Some(format!("joint{i}")),
             rest,
-            parent: w64_parent(i),
-            children: (0..W64_JOINTS).filter(|&c| w64_parent(c) == Some(i)).collect(),
             mesh: None,
             skin: None,
             rest_weights: Vec::new(),
             weights_offset: 0,
         })
         .collect();
-    let hierarchy = Hierarchy::from_parents(parents).unwrap_or_default();
     let mut world = vec![Mat4::IDENTITY; W64_JOINTS];
-    for &n in &hierarchy.order {
-        let n = n as usize;
-        let local = nodes[n].rest.to_mat4();
-        world[n] = nodes[n].parent.map_or(local, |p| world[p] * local);
+    for &n in hierarchy.order() {
+        let local = nodes[n.index()].rest.to_mat4();
+        world[n.index()] = hierarchy.parent(n).map_or(local, |p| world[p.index()] * local);
     }
     let skin = Skin {
         name: Some("W64".to_owned()),
-        joints: (0..W64_JOINTS).collect(),
+        joints: (0..W64_JOINTS).map(NodeId::from_index).collect(),
         inverse_bind_matrices: world.iter().map(|m| m.inverse()).collect(),
-        skeleton: Some(0),
+        skeleton: Some(NodeId::from_index(0)),
     };
     Model {
         nodes,

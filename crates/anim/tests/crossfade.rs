@@ -2,11 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
-mod common;
-
 use anim::crossfade::MAX_LAYERS;
-use anim::{CrossFader, Easing, Model, Pose, SampleSettings};
-use common::Doc;
+use anim::{ClipId, CrossFader, Easing, Model, SampleSettings, SoaPose};
+use devtools::gltf::Doc;
 use serde_json::json;
 
 /// A three-joint chain with three looping clips that move every joint differently.
@@ -40,19 +38,21 @@ fn chain_model() -> Model {
     doc.load().unwrap()
 }
 
-fn max_delta(a: &Pose, b: &Pose) -> f32 {
-    let t = a.translations.iter().zip(&b.translations).map(|(x, y)| (*x - *y).length()).fold(0.0, f32::max);
-    // Chordal distance on the unit sphere (≈ half the angle); exact where angle_between is noisy.
-    let r = a
-        .rotations
-        .iter()
-        .zip(&b.rotations)
-        .map(|(x, y)| {
-            let (x, y) = (glam::Vec4::from(*x), glam::Vec4::from(*y));
-            (x - y).length().min((x + y).length())
+fn max_delta(a: &SoaPose, b: &SoaPose) -> f32 {
+    a.nodes()
+        .zip(b.nodes())
+        .map(|((_, x), (_, y))| {
+            let t = (x.translation - y.translation).length();
+            // Chordal distance on the unit sphere (≈ half the angle); exact where angle_between is noisy.
+            let (p, q) = (glam::Vec4::from(x.rotation), glam::Vec4::from(y.rotation));
+            t.max((p - q).length().min((p + q).length()))
         })
-        .fold(0.0, f32::max);
-    t.max(r)
+        .fold(0.0, f32::max)
+}
+
+/// Clip `index`.
+fn clip(index: usize) -> ClipId {
+    ClipId::from_index(index)
 }
 
 const DT: f32 = 1.0 / 60.0;
@@ -60,25 +60,25 @@ const DT: f32 = 1.0 / 60.0;
 #[test]
 fn weights_follow_the_fade_over_time() {
     let m = chain_model();
-    let mut f = CrossFader::new(&m, 0);
+    let mut f = CrossFader::new(&m, clip(0));
     let mut w = [0.0; MAX_LAYERS];
     assert_eq!(f.weights(&mut w), 0.0);
     assert_eq!(w[0], 1.0);
-    f.trigger(1, 1.0, Easing::Linear);
+    f.trigger(clip(1), 1.0, Easing::Linear);
     f.advance(0.25);
     f.weights(&mut w);
     assert!((w[0] - 0.75).abs() < 1e-6 && (w[1] - 0.25).abs() < 1e-6, "{w:?}");
     assert!(f.is_fading());
-    assert_eq!(f.current_clip(), 1);
+    assert_eq!(f.current_clip(), clip(1));
     f.advance(0.75);
     assert!(!f.is_fading());
     assert_eq!(f.layers().len(), 1);
-    assert_eq!(f.current_clip(), 1);
+    assert_eq!(f.current_clip(), clip(1));
     // Both clips advanced during the fade: the target is 1 s into its clip.
     assert!((f.current_time_secs() - 1.0).abs() < 1e-6);
 
-    let mut f = CrossFader::new(&m, 0);
-    f.trigger(1, 2.0, Easing::Smoothstep);
+    let mut f = CrossFader::new(&m, clip(0));
+    f.trigger(clip(1), 2.0, Easing::Smoothstep);
     f.advance(0.5);
     f.weights(&mut w);
     assert!((w[1] - 0.15625).abs() < 1e-6, "smoothstep at a quarter: {w:?}");
@@ -88,14 +88,14 @@ fn weights_follow_the_fade_over_time() {
 fn the_blended_pose_moves_from_one_clip_to_the_other() {
     let m = chain_model();
     let settings = SampleSettings::default();
-    let mut f = CrossFader::new(&m, 0);
+    let mut f = CrossFader::new(&m, clip(0));
     f.advance(0.3);
     let a = f.evaluate(&m, &settings).clone();
-    f.trigger(1, 0.5, Easing::Linear);
+    f.trigger(clip(1), 0.5, Easing::Linear);
     assert!(max_delta(f.evaluate(&m, &settings), &a) < 1e-6, "a trigger changes nothing at its instant");
     f.advance(0.5);
     let only_b = {
-        let mut g = CrossFader::new(&m, 1);
+        let mut g = CrossFader::new(&m, clip(1));
         g.advance(0.5);
         g.evaluate(&m, &settings).clone()
     };
@@ -106,7 +106,7 @@ fn the_blended_pose_moves_from_one_clip_to_the_other() {
 /// change of the output and whether any frame equalled the rest pose.
 fn run(m: &Model, f: &mut CrossFader, frames: usize, mut each: impl FnMut(usize, &mut CrossFader)) -> (f32, f32) {
     let settings = SampleSettings::default();
-    let rest = Pose::rest(m);
+    let rest = m.rest_pose();
     let mut prev = f.evaluate(m, &settings).clone();
     let mut largest = 0.0f32;
     let mut smallest_from_rest = f32::INFINITY;
@@ -114,7 +114,7 @@ fn run(m: &Model, f: &mut CrossFader, frames: usize, mut each: impl FnMut(usize,
         each(frame, f);
         f.advance(DT);
         let pose = f.evaluate(m, &settings);
-        assert!(pose.rotations.iter().all(|q| q.is_finite() && (q.length() - 1.0).abs() < 1e-4));
+        assert!(pose.nodes().all(|(_, t)| t.is_finite() && (t.rotation.length() - 1.0).abs() < 1e-4));
         largest = largest.max(max_delta(pose, &prev));
         smallest_from_rest = smallest_from_rest.min(max_delta(pose, &rest));
         prev.copy_from(pose);
@@ -126,18 +126,18 @@ fn run(m: &Model, f: &mut CrossFader, frames: usize, mut each: impl FnMut(usize,
 fn no_snap_when_a_fade_is_interrupted_or_retriggered() {
     let m = chain_model();
     // Reference: the largest per-frame change of plain playback of the fastest clip.
-    let mut plain = CrossFader::new(&m, 2);
+    let mut plain = CrossFader::new(&m, clip(2));
     let (plain_step, _) = run(&m, &mut plain, 120, |_, _| {});
 
     // Interrupt mid-fade: A→B, then C half way.
-    let mut f = CrossFader::new(&m, 0);
+    let mut f = CrossFader::new(&m, clip(0));
     let (step, _) = run(&m, &mut f, 120, |frame, f| match frame {
-        10 => f.trigger(1, 0.4, Easing::Smoothstep),
-        22 => f.trigger(2, 0.4, Easing::Smoothstep),
+        10 => f.trigger(clip(1), 0.4, Easing::Smoothstep),
+        22 => f.trigger(clip(2), 0.4, Easing::Smoothstep),
         _ => {}
     });
     assert!(step < 1.5 * plain_step, "interrupted fade jumped {step} rad (playback {plain_step})");
-    assert_eq!(f.current_clip(), 2);
+    assert_eq!(f.current_clip(), clip(2));
     assert!(!f.is_fading());
 }
 
@@ -145,10 +145,10 @@ fn no_snap_when_a_fade_is_interrupted_or_retriggered() {
 fn fading_to_the_playing_clip_restarts_it_cleanly() {
     let m = chain_model();
     let settings = SampleSettings::default();
-    let mut f = CrossFader::new(&m, 0);
+    let mut f = CrossFader::new(&m, clip(0));
     f.advance(0.4);
     let before = f.evaluate(&m, &settings).clone();
-    f.trigger(0, 0.3, Easing::Linear);
+    f.trigger(clip(0), 0.3, Easing::Linear);
     assert!(max_delta(f.evaluate(&m, &settings), &before) < 1e-6);
     assert_eq!(f.layers().len(), 2);
     f.advance(0.3);
@@ -160,37 +160,37 @@ fn fading_to_the_playing_clip_restarts_it_cleanly() {
 fn a_to_b_to_a_inside_one_frame_keeps_the_pose_and_ends_on_a() {
     let m = chain_model();
     let settings = SampleSettings::default();
-    let mut f = CrossFader::new(&m, 0);
+    let mut f = CrossFader::new(&m, clip(0));
     f.advance(0.2);
     let before = f.evaluate(&m, &settings).clone();
-    f.trigger(1, 0.25, Easing::Linear);
-    f.trigger(0, 0.25, Easing::Linear);
+    f.trigger(clip(1), 0.25, Easing::Linear);
+    f.trigger(clip(0), 0.25, Easing::Linear);
     assert!(max_delta(f.evaluate(&m, &settings), &before) < 1e-6, "no snap at the instant");
     let (step, from_rest) = run(&m, &mut f, 40, |_, _| {});
     assert!(from_rest > 0.05, "never a T-pose");
     assert!(step < 0.5, "no snap: {step}");
-    assert_eq!(f.current_clip(), 0);
+    assert_eq!(f.current_clip(), clip(0));
     assert!(!f.is_fading());
 }
 
 #[test]
 fn retriggering_every_frame_never_freezes_t_poses_or_snaps() {
     let m = chain_model();
-    let mut plain = CrossFader::new(&m, 2);
+    let mut plain = CrossFader::new(&m, clip(2));
     let (plain_step, _) = run(&m, &mut plain, 120, |_, _| {});
-    let mut f = CrossFader::new(&m, 0);
+    let mut f = CrossFader::new(&m, clip(0));
     let settings = SampleSettings::default();
     let mut moved = 0;
     let mut prev = f.evaluate(&m, &settings).clone();
     let (step, from_rest) = run(&m, &mut f, 300, |frame, f| {
-        f.trigger(frame % 3, 0.3, Easing::Linear);
+        f.trigger(clip(frame % 3), 0.3, Easing::Linear);
         assert!(f.layers().len() <= MAX_LAYERS);
     });
     assert!(step < 1.5 * plain_step, "re-triggering jumped {step} (playback {plain_step})");
     assert!(from_rest > 0.05, "never a T-pose");
     // Not frozen: the pose keeps changing frame after frame.
     for frame in 0..60 {
-        f.trigger(frame % 2, 0.3, Easing::Linear);
+        f.trigger(clip(frame % 2), 0.3, Easing::Linear);
         f.advance(DT);
         let pose = f.evaluate(&m, &settings);
         if max_delta(pose, &prev) > 1e-4 {
@@ -207,13 +207,13 @@ fn retriggering_every_frame_never_freezes_t_poses_or_snaps() {
 #[test]
 fn zero_duration_switches_at_once_and_bad_durations_are_safe() {
     let m = chain_model();
-    let mut f = CrossFader::new(&m, 0);
-    f.trigger(1, 0.0, Easing::Linear);
+    let mut f = CrossFader::new(&m, clip(0));
+    f.trigger(clip(1), 0.0, Easing::Linear);
     f.advance(DT);
     assert!(!f.is_fading());
-    f.trigger(2, f32::NAN, Easing::Linear);
+    f.trigger(clip(2), f32::NAN, Easing::Linear);
     f.advance(f32::INFINITY);
     let pose = f.evaluate(&m, &SampleSettings::default());
-    assert!(pose.rotations.iter().all(|q| q.is_finite()));
-    assert_eq!(f.current_clip(), 2);
+    assert!(pose.is_finite());
+    assert_eq!(f.current_clip(), clip(2));
 }

@@ -12,47 +12,22 @@
 //! gives.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
-#[allow(dead_code, unreachable_pub)]
-#[path = "../../../src/badfiles.rs"]
-mod badfiles;
-
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anim::import::load_slice;
-use anim::{ClipCursor, CrossFader, Easing, InterpolationOverride, Model, Pose, SampleSettings, ScaleSpace};
+use anim::rng::Rng;
+use anim::{
+    ClipCursor, ClipId, CrossFader, Easing, InterpolationOverride, LocalMatrices, Model, PreparedSkin, SampleSettings,
+    ScaleSpace, SoaPose,
+};
+use devtools::badfiles;
 use glam::{Affine3A, Mat4, Vec3};
 
 /// Mutated inputs per run: a few seconds in the dev profile.
 const ITERATIONS: usize = 800;
 const RNG_SEED: u64 = 0x5EED_A417_7E57_F022;
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.next() % n as u64) as usize }
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
 
 struct Seed {
     name: String,
@@ -65,7 +40,7 @@ fn seeds() -> Vec<Seed> {
         Seed { name: "generated valid .glb".to_owned(), bytes: badfiles::valid_glb(), base_dir: None },
         Seed { name: "generated valid .gltf".to_owned(), bytes: badfiles::valid_gltf(), base_dir: None },
     ];
-    if let Some(models) = common::shared_models() {
+    if let Some(models) = devtools::ci::shared_models("the shared-model cases") {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&models)
             .unwrap()
             .filter_map(|e| std::fs::read_dir(e.ok()?.path()).ok())
@@ -161,15 +136,15 @@ fn mutate(rng: &mut Rng, bytes: &[u8], seeds: &[Seed]) -> Vec<u8> {
         }
         1 => {
             let at = rng.below(out.len());
-            out[at] = *rng.pick(&INTERESTING_BYTES);
+            out[at] = rng.pick(&INTERESTING_BYTES);
         }
         2 => {
             // A container length: total, JSON chunk or BIN chunk (or any aligned word).
             let json_end = json_range(&out).end;
             let anywhere = rng.below(out.len()) & !3;
-            let at = *rng.pick(&[8, 12, json_end, json_end + 4, anywhere]);
+            let at = rng.pick(&[8, 12, json_end, json_end + 4, anywhere]);
             let value = match rng.below(3) {
-                0 => *rng.pick(&INTERESTING_U32),
+                0 => rng.pick(&INTERESTING_U32),
                 1 => read_u32(&out, at).unwrap_or(0).wrapping_add(rng.below(17) as u32).wrapping_sub(8),
                 _ => out.len() as u32,
             };
@@ -180,7 +155,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8], seeds: &[Seed]) -> Vec<u8> {
         3 => out.truncate(rng.below(out.len())),
         4 => {
             // Splice a run of another seed over this one.
-            let other = &rng.pick(seeds).bytes;
+            let other = &seeds[rng.below(seeds.len())].bytes;
             let len = rng.below(64.min(other.len()) + 1);
             let from = rng.below(other.len() - len + 1);
             let to = rng.below(out.len() - len.min(out.len()) + 1);
@@ -194,7 +169,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8], seeds: &[Seed]) -> Vec<u8> {
             if digits.is_empty() {
                 return out;
             }
-            let mut start = *rng.pick(&digits);
+            let mut start = rng.pick(&digits);
             while start > json.start && (out[start - 1].is_ascii_digit() || b".-eE+".contains(&out[start - 1])) {
                 start -= 1;
             }
@@ -209,13 +184,13 @@ fn mutate(rng: &mut Rng, bytes: &[u8], seeds: &[Seed]) -> Vec<u8> {
             let json = json_range(&out);
             let brackets: Vec<usize> = json.filter(|&i| b"[]{}".contains(&out[i])).collect();
             if !brackets.is_empty() {
-                let at = *rng.pick(&brackets);
+                let at = rng.pick(&brackets);
                 out = replace_json(&out, at..at + 1, b"");
             }
         }
         _ => {
             // Swap a keyword for another of its family.
-            let family = *rng.pick(&KEYWORDS);
+            let family = rng.pick(&KEYWORDS);
             let from = format!("\"{}\"", rng.pick(family));
             let to = format!("\"{}\"", rng.pick(family));
             let json = json_range(&out);
@@ -223,7 +198,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8], seeds: &[Seed]) -> Vec<u8> {
                 .filter(|&i| out[i..].starts_with(from.as_bytes()))
                 .collect();
             if !hits.is_empty() {
-                let at = *rng.pick(&hits);
+                let at = rng.pick(&hits);
                 out = replace_json(&out, at..at + from.len(), to.as_bytes());
             }
         }
@@ -231,28 +206,23 @@ fn mutate(rng: &mut Rng, bytes: &[u8], seeds: &[Seed]) -> Vec<u8> {
     out
 }
 
-fn pose_is_finite(pose: &Pose) -> bool {
-    pose.translations.iter().all(|v| v.is_finite())
-        && pose.rotations.iter().all(|q| q.is_finite())
-        && pose.scales.iter().all(|v| v.is_finite())
-        && pose.weights.iter().all(|w| w.is_finite())
-}
-
 /// Use an imported model every way the per-frame jobs can; `Err` names the first non-finite
 /// output.
 fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
-    let rest = Pose::rest(model);
-    if !pose_is_finite(&rest) {
+    let rest = model.rest_pose();
+    if !rest.is_finite() {
         return Err("rest pose".to_owned());
     }
     let mut pose = rest.clone();
     let mut previous = rest.clone();
     let mut blended = rest.clone();
     let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
     let mut palette = Vec::new();
     for (c, clip) in model.clips.iter().enumerate() {
         let mut cursor = ClipCursor::new(clip);
-        let end = clip.end_secs;
+        let end = clip.end_secs();
         let times = [
             0.0,
             end * 0.5,
@@ -272,14 +242,14 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
             for &t in &times {
                 pose.copy_from(&rest);
                 clip.sample(t, &mut cursor, &settings, &mut pose);
-                if !pose_is_finite(&pose) {
+                if !pose.is_finite() {
                     return Err(format!("clip {c} sampled at {t} s in {} mode", mode.name()));
                 }
                 let u = rng.unit();
-                let weight = *rng.pick(&[0.0, 0.5, 1.0, u, f32::NAN, -3.0, 7.0]);
-                let space = *rng.pick(&[ScaleSpace::Linear, ScaleSpace::Log]);
+                let weight = rng.pick(&[0.0, 0.5, 1.0, u, f32::NAN, -3.0, 7.0]);
+                let space = rng.pick(&[ScaleSpace::Linear, ScaleSpace::Log]);
                 anim::blend_poses(&previous, &pose, weight, space, &mut blended);
-                if !pose_is_finite(&blended) {
+                if !blended.is_finite() {
                     return Err(format!("blend of clip {c} at {t} s with weight {weight}"));
                 }
                 std::mem::swap(&mut previous, &mut pose);
@@ -288,15 +258,15 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
     }
     let mut positions = Vec::new();
     let mut normals = Vec::new();
-    let mut skin_all = |pose: &Pose, what: &str| -> Result<(), String> {
-        model.hierarchy.local_to_model(pose, &mut model_from_node);
+    let mut skin_all = |pose: &SoaPose, what: &str| -> Result<(), String> {
+        model.hierarchy.local_to_model(pose, &mut locals, &mut model_from_node);
         if let Some(n) = model_from_node.iter().position(|m| !m.is_finite()) {
             return Err(format!("model-space transform of node {n} ({what})"));
         }
-        for (s, skin) in model.skins.iter().enumerate() {
+        for (s, skin) in skins.iter().enumerate() {
             palette.clear();
-            palette.resize(skin.joints.len(), Mat4::IDENTITY);
-            anim::skinning_matrices(skin, &model_from_node, &mut palette);
+            palette.resize(skin.len(), Mat4::IDENTITY);
+            skin.skinning_matrices(&model_from_node, &mut palette);
             if palette.iter().any(|m| !m.is_finite()) {
                 return Err(format!("skinning matrices of skin {s} ({what})"));
             }
@@ -304,14 +274,13 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
         // CPU morphing and skinning of every mesh node's primitives, with its skin's palette.
         for (n, node) in model.nodes.iter().enumerate() {
             let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
-            let skin = node.skin.and_then(|s| model.skins.get(s));
+            let skin = node.skin.and_then(|s| skins.get(s));
             if let Some(skin) = skin {
                 palette.clear();
-                palette.resize(skin.joints.len(), Mat4::IDENTITY);
-                anim::skinning_matrices(skin, &model_from_node, &mut palette);
+                palette.resize(skin.len(), Mat4::IDENTITY);
+                skin.skinning_matrices(&model_from_node, &mut palette);
             }
-            let weights = pose.weights.get(node.weights_offset..node.weights_offset + node.rest_weights.len());
-            let weights = weights.unwrap_or_default();
+            let weights = model.node_weights(anim::NodeId::from_index(n), pose);
             for (p, primitive) in mesh.primitives.iter().enumerate() {
                 positions.clear();
                 positions.resize(primitive.positions.len(), Vec3::ZERO);
@@ -330,19 +299,19 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
     skin_all(&rest, "rest pose")?;
     skin_all(&blended, "blended pose")?;
     if !model.clips.is_empty() {
-        let mut fader = CrossFader::new(model, 0);
+        let mut fader = CrossFader::new(model, ClipId::from_index(0));
         let settings = SampleSettings::default();
         for step in 0..8 {
             let u = rng.unit();
-            let dt = *rng.pick(&[0.0, 0.016, 0.25, u, f32::NAN, -1.0, f32::INFINITY, 1e9]);
+            let dt = rng.pick(&[0.0, 0.016, 0.25, u, f32::NAN, -1.0, f32::INFINITY, 1e9]);
             fader.advance(dt);
             if step % 3 == 0 {
-                let to = rng.below(model.clips.len());
-                let duration = *rng.pick(&[0.0, 0.2, f32::NAN, -1.0, f32::INFINITY]);
-                fader.trigger(to, duration, *rng.pick(&[Easing::Linear, Easing::Smoothstep, Easing::EaseOutQuad]));
+                let to = ClipId::from_index(rng.below(model.clips.len()));
+                let duration = rng.pick(&[0.0, 0.2, f32::NAN, -1.0, f32::INFINITY]);
+                fader.trigger(to, duration, rng.pick(&[Easing::Linear, Easing::Smoothstep, Easing::EaseOutQuad]));
             }
             let pose = fader.evaluate(model, &settings);
-            if !pose_is_finite(pose) {
+            if !pose.is_finite() {
                 return Err(format!("cross-fade output at step {step} (dt {dt})"));
             }
             let pose = pose.clone();
@@ -362,7 +331,7 @@ fn save(index: usize, bytes: &[u8]) -> PathBuf {
 #[test]
 fn mutated_models_import_or_fail_cleanly_and_sample_finitely() {
     let seeds = seeds();
-    let mut rng = Rng(RNG_SEED);
+    let mut rng = Rng::new(RNG_SEED);
     let start = Instant::now();
     let mut loaded = 0;
     for index in 0..ITERATIONS {
@@ -371,7 +340,7 @@ fn mutated_models_import_or_fail_cleanly_and_sample_finitely() {
         for _ in 0..rng.below(3) {
             input = mutate(&mut rng, &input, &seeds);
         }
-        let mut use_rng = Rng(rng.next() | 1);
+        let mut use_rng = Rng::new(rng.next_u64());
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             load_slice(&input, seed.base_dir.as_deref()).ok().map(|model| exercise(&model, &mut use_rng))
         }));
@@ -403,7 +372,7 @@ fn mutated_models_import_or_fail_cleanly_and_sample_finitely() {
 
 #[test]
 fn unmutated_seeds_import_and_sample_finitely() {
-    let mut rng = Rng(RNG_SEED);
+    let mut rng = Rng::new(RNG_SEED);
     for seed in seeds() {
         let model = load_slice(&seed.bytes, seed.base_dir.as_deref()).unwrap_or_else(|e| panic!("{}: {e}", seed.name));
         exercise(&model, &mut rng).unwrap_or_else(|what| panic!("{}: {what} is not finite", seed.name));

@@ -6,16 +6,13 @@
 // `Doc::add_animation` takes channel tuples.
 #![allow(clippy::unwrap_used, clippy::result_large_err, clippy::type_complexity)]
 
-mod common;
-
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::path::Path;
+use std::time::{Duration, Instant};
 
 use anim::import::{load_path, load_slice};
-use anim::{
-    ClipCursor, ImportError, InterpolationOverride, Model, ObjectKind, ObjectRef, Pose, Problem, SampleSettings,
-};
-use common::Doc;
+use anim::{ClipCursor, ImportError, InterpolationOverride, Model, ObjectKind, ObjectRef, Problem, SampleSettings};
+use devtools::TempDir;
+use devtools::gltf::Doc;
 use serde_json::{Value, json};
 
 // ---------------------------------------------------------------------------------------------
@@ -102,28 +99,6 @@ fn expect_out_of_bounds(problem: &Problem, contains: &str) {
     }
 }
 
-/// A temporary folder removed again when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!("animtune-import-{tag}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// `doc` as .gltf JSON whose buffer 0 is the external `uri`.
 fn gltf_with_buffer_uri(doc: &Doc, uri: &str) -> Vec<u8> {
     let mut json: Value = serde_json::from_slice(&doc.to_gltf()).unwrap();
@@ -161,7 +136,7 @@ fn the_valid_base_document_loads_in_both_forms() {
     let model = doc.load().unwrap();
     assert_eq!(model.nodes.len(), 2);
     assert_eq!(model.clips.len(), 1);
-    assert_eq!(model.nodes[1].parent, Some(0));
+    assert_eq!(model.hierarchy.parent(anim::NodeId::from_index(1)), Some(anim::NodeId::from_index(0)));
     load_slice(&doc.to_glb(), None).unwrap();
 }
 
@@ -664,9 +639,9 @@ fn pointer_channels_become_tracks_or_are_ignored() {
         }));
     }
     let model = doc.load().unwrap();
-    assert_eq!(model.clips[0].tracks.len(), 2);
-    assert_eq!(model.clips[0].tracks[1].node, 0, "the pointer's node");
-    assert!(model.clip_pointer_tracks(0).is_empty(), "the camera pointer is not read");
+    assert_eq!(model.clips[0].tracks().len(), 2);
+    assert_eq!(model.clips[0].tracks()[1].node, anim::NodeId::from_index(0), "the pointer's node");
+    assert!(model.clip_pointer_tracks(anim::ClipId::from_index(0)).is_empty(), "the camera pointer is not read");
     // A pointer past the nodes names the channel.
     doc.json["animations"][0]["channels"][1]["target"]["extensions"]["KHR_animation_pointer"]["pointer"] =
         json!("/nodes/99/rotation");
@@ -1093,23 +1068,23 @@ fn rich_glb() -> Vec<u8> {
 fn import_and_use(bytes: &[u8], what: &str) -> bool {
     let outcome = std::panic::catch_unwind(|| {
         let Ok(model) = load_slice(bytes, None) else { return false };
-        let rest = Pose::rest(&model);
+        let rest = model.rest_pose();
         let mut pose = rest.clone();
         for clip in &model.clips {
             let mut cursor = ClipCursor::new(clip);
             for mode in InterpolationOverride::ALL {
                 let settings = SampleSettings::with_mode(mode);
-                for t in [-1.0, 0.0, 0.3, 0.75, clip.end_secs, clip.end_secs + 1.0] {
+                for t in [-1.0, 0.0, 0.3, 0.75, clip.end_secs(), clip.end_secs() + 1.0] {
                     pose.copy_from(&rest);
                     clip.sample(t, &mut cursor, &settings, &mut pose);
                 }
             }
         }
         let mut model_from_node = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
-        model.hierarchy.local_to_model(&pose, &mut model_from_node);
-        for skin in &model.skins {
-            let mut palette = vec![glam::Mat4::IDENTITY; skin.joints.len()];
-            anim::skinning_matrices(skin, &model_from_node, &mut palette);
+        model.hierarchy.local_to_model(&pose, &mut anim::LocalMatrices::default(), &mut model_from_node);
+        for skin in model.skins.iter().map(anim::PreparedSkin::new) {
+            let mut palette = vec![glam::Mat4::IDENTITY; skin.len()];
+            skin.skinning_matrices(&model_from_node, &mut palette);
         }
         true
     });

@@ -2,11 +2,9 @@
 //! default that real models stay well inside.
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use anim::import::{Limits, load_slice, load_slice_with_limits};
 use anim::{ImportError, ObjectKind, Problem};
-use common::{Doc, base64};
+use devtools::gltf::{Doc, base64};
 use serde_json::json;
 
 /// Import `doc` (.gltf form) under `limits`, expecting a limit error on `kind` `index` about

@@ -2,12 +2,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
-use anim::hierarchy::NO_PARENT;
 use anim::interp::{euler_lerp, hermite, hermite_basis, log_lerp_vec3, matrix_lerp, nlerp, slerp};
-use anim::{Hierarchy, Pose, skinning_matrices};
-use common::Doc;
+use anim::{Hierarchy, LocalMatrices, NodeId, PreparedSkin};
+use devtools::gltf::Doc;
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use serde_json::json;
 
@@ -74,11 +71,12 @@ fn hermite_basis_partitions_unity_and_hits_the_keys() {
 
 #[test]
 fn hierarchy_orders_parents_first_and_rejects_cycles() {
-    let h = Hierarchy::from_parents(vec![2, NO_PARENT, 1, 0]).unwrap();
-    let position = |n: u32| h.order.iter().position(|&x| x == n).unwrap();
+    let id = NodeId::from_index;
+    let h = Hierarchy::from_parents(&[Some(id(2)), None, Some(id(1)), Some(id(0))]).unwrap();
+    let position = |n: usize| h.order().iter().position(|&x| x == id(n)).unwrap();
     assert!(position(1) < position(2) && position(2) < position(0) && position(0) < position(3));
-    assert!(Hierarchy::from_parents(vec![1, 0]).is_none());
-    assert!(Hierarchy::from_parents(vec![5]).is_none());
+    assert!(Hierarchy::from_parents(&[Some(id(1)), Some(id(0))]).is_err());
+    assert!(Hierarchy::from_parents(&[Some(id(5))]).is_err());
 }
 
 #[test]
@@ -101,20 +99,22 @@ fn local_to_model_composes_the_chain_and_bind_pose_skinning_is_identity() {
     doc.json["skins"] = json!([{"joints": [0, 1, 2], "inverseBindMatrices": ibm, "skeleton": 2}]);
     let model = doc.load().unwrap();
 
-    let mut pose = Pose::rest(&model);
+    let mut pose = model.rest_pose();
     let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = LocalMatrices::default();
+    let skin = PreparedSkin::new(&model.skins[0]);
     let mut palette = vec![Mat4::ZERO; 3];
-    model.hierarchy.local_to_model(&pose, &mut world);
+    model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
     assert!((world[0].translation - glam::Vec3A::new(0.0, 2.0, 0.0)).length() < 1e-6);
-    skinning_matrices(&model.skins[0], &world, &mut palette);
+    skin.skinning_matrices(&world, &mut palette);
     for m in &palette {
         assert!(m.abs_diff_eq(Mat4::IDENTITY, 1e-6), "bind pose palette {m}");
     }
     // Turn the root 90° about Z: the tip (node 0) goes to (−2, 0, 0).
-    pose.rotations[2] = Quat::from_rotation_z(90f32.to_radians());
-    model.hierarchy.local_to_model(&pose, &mut world);
+    pose.set_rotation(NodeId::from_index(2), Quat::from_rotation_z(90f32.to_radians()));
+    model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
     assert!((world[0].translation - glam::Vec3A::new(-2.0, 0.0, 0.0)).length() < 1e-5);
-    skinning_matrices(&model.skins[0], &world, &mut palette);
+    skin.skinning_matrices(&world, &mut palette);
     // A vertex bound to the tip at (0, 2, 0) follows it.
     let v = palette[0].transform_point3(Vec3::new(0.0, 2.0, 0.0));
     assert!((v - Vec3::new(-2.0, 0.0, 0.0)).length() < 1e-5);
@@ -154,31 +154,4 @@ fn polynomial_acos_and_sin_match_the_library_to_f32_precision() {
         }
     }
     assert!(worst < 2e-6, "slerp error {worst}");
-}
-
-#[test]
-fn four_lane_slerp_matches_scalar_slerp() {
-    use anim::interp::slerp4;
-    let qs: Vec<Quat> = (0..16)
-        .map(|i| {
-            let axis = Vec3::new((i as f32 * 1.3).sin(), (i as f32 * 0.7).cos(), 0.4).normalize();
-            let q = Quat::from_axis_angle(axis, i as f32 * 0.45 - 3.0);
-            if i % 3 == 0 { -q } else { q }
-        })
-        .collect();
-    let mut out = [Quat::IDENTITY; 4];
-    for u in [0.0, 0.1, 0.5, 0.93, 1.0] {
-        for start in 0..12 {
-            let (a, b) = (&qs[start..start + 4], &qs[(start + 3) % 12..(start + 3) % 12 + 4]);
-            slerp4(a, b, u, &mut out);
-            for j in 0..4 {
-                let expected = slerp(a[j], b[j], u);
-                let d = (glam::Vec4::from(out[j]) - glam::Vec4::from(expected)).abs().max_element();
-                assert!(d < 2e-6, "lane {j} u {u}: {} vs {expected}", out[j]);
-            }
-        }
-    }
-    // Identical and opposite keys.
-    slerp4(&[Quat::IDENTITY; 4], &[-Quat::IDENTITY; 4], 0.5, &mut out);
-    assert!(out.iter().all(|q| q.dot(Quat::IDENTITY).abs() > 1.0 - 1e-6));
 }

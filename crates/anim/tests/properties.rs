@@ -4,15 +4,17 @@
 #![allow(clippy::unwrap_used)]
 
 use anim::{
-    Clip, ClipCursor, Easing, Interpolation, InterpolationOverride, Pose, RotationSpace, SampleSettings, ScaleSpace,
-    Timeline, Track, TrackValues, blend_poses,
+    Clip, ClipCursor, Easing, Interpolation, InterpolationOverride, NodeId, RawClip, RotationSpace, SampleSettings,
+    ScaleSpace, SoaPose, Timeline, Track, TrackValues, Transform, blend_poses,
 };
 use glam::{Quat, Vec3, Vec4};
 use proptest::prelude::*;
 
-fn one_node_pose() -> Pose {
-    Pose { translations: vec![Vec3::ZERO], rotations: vec![Quat::IDENTITY], scales: vec![Vec3::ONE], weights: vec![] }
+fn one_node_pose() -> SoaPose {
+    SoaPose::from_transforms(&[Transform::IDENTITY], Vec::new())
 }
+
+const NODE: NodeId = NodeId::new(0);
 
 /// Key times: strictly increasing, with near-coincident neighbours allowed.
 fn times_strategy() -> impl Strategy<Value = Vec<f32>> {
@@ -69,22 +71,24 @@ fn clip_strategy() -> impl Strategy<Value = Clip> {
                     }
                 }
                 let track = |values, interpolation| Track {
-                    node: 0,
+                    node: NODE,
                     timeline: 0,
                     interpolation,
                     values,
                     channel: 0,
                     sampler: 0,
                 };
-                Clip::new(
-                    None,
-                    vec![Timeline { times_secs: times }],
-                    vec![
+                RawClip {
+                    name: None,
+                    timelines: vec![Timeline { times_secs: times }],
+                    tracks: vec![
                         track(TrackValues::Translation(translations), it),
                         track(TrackValues::Rotation(rotations), ir),
                         track(TrackValues::Scale(scales), is),
                     ],
-                )
+                    min_end_secs: 0.0,
+                }
+                .build()
                 .unwrap()
             })
     })
@@ -106,12 +110,6 @@ fn settings_strategy() -> impl Strategy<Value = SampleSettings> {
         })
 }
 
-fn is_finite(p: &Pose) -> bool {
-    p.translations.iter().all(|v| v.is_finite())
-        && p.rotations.iter().all(|q| q.is_finite())
-        && p.scales.iter().all(|v| v.is_finite())
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -121,23 +119,23 @@ proptest! {
         let mut cursor = ClipCursor::new(&clip);
         for t in times {
             clip.sample(t, &mut cursor, &settings, &mut pose);
-            prop_assert!(is_finite(&pose), "t = {}: {:?}", t, pose);
-            prop_assert!((pose.rotations[0].length() - 1.0).abs() < 1e-3, "|q| = {}", pose.rotations[0].length());
+            prop_assert!(pose.is_finite(), "t = {}: {:?}", t, pose);
+            prop_assert!((pose.rotation(NODE).length() - 1.0).abs() < 1e-3, "|q| = {}", pose.rotation(NODE).length());
         }
     }
 
     #[test]
     fn linear_stays_inside_the_key_hull(clip in clip_strategy(), times in prop::collection::vec(-10.0f32..40.0, 1..16)) {
         let settings = SampleSettings::with_mode(InterpolationOverride::Linear);
-        let TrackValues::Translation(values) = &clip.tracks[0].values else { unreachable!() };
-        let keys: Vec<Vec3> = (0..clip.timelines[0].times_secs.len()).map(|k| values[clip.tracks[0].value_index(k)]).collect();
+        let TrackValues::Translation(values) = &clip.tracks()[0].values else { unreachable!() };
+        let keys: Vec<Vec3> = (0..clip.timelines()[0].times_secs.len()).map(|k| values[clip.tracks()[0].value_index(k)]).collect();
         let lo = keys.iter().copied().fold(Vec3::splat(f32::INFINITY), Vec3::min);
         let hi = keys.iter().copied().fold(Vec3::splat(f32::NEG_INFINITY), Vec3::max);
         let mut pose = one_node_pose();
         let mut cursor = ClipCursor::new(&clip);
         for t in times {
             clip.sample(t, &mut cursor, &settings, &mut pose);
-            let v = pose.translations[0];
+            let v = pose.translation(NODE);
             let slack = Vec3::splat(1e-3);
             prop_assert!(v.cmpge(lo - slack).all() && v.cmple(hi + slack).all(), "{} outside [{}, {}]", v, lo, hi);
         }
@@ -145,13 +143,15 @@ proptest! {
 
     #[test]
     fn blending_is_always_finite(a in (vec3(1e4), quat_any(), vec3(1e3)), b in (vec3(1e4), quat_any(), vec3(1e3)), w in -1.0f32..2.0, log in any::<bool>()) {
-        let pa = Pose { translations: vec![a.0], rotations: vec![a.1], scales: vec![a.2], weights: vec![a.0.x] };
-        let pb = Pose { translations: vec![b.0], rotations: vec![b.1], scales: vec![b.2], weights: vec![b.0.y] };
+        let pose = |(translation, rotation, scale): (Vec3, Quat, Vec3), weight: f32| {
+            SoaPose::from_transforms(&[Transform { translation, rotation, scale }], vec![weight])
+        };
+        let (pa, pb) = (pose(a, a.0.x), pose(b, b.0.y));
         let mut out = pa.clone();
         let space = if log { ScaleSpace::Log } else { ScaleSpace::Linear };
         blend_poses(&pa, &pb, w, space, &mut out);
-        prop_assert!(is_finite(&out) && out.weights[0].is_finite());
-        prop_assert!((out.rotations[0].length() - 1.0).abs() < 1e-3);
+        prop_assert!(out.is_finite());
+        prop_assert!((out.rotation(NODE).length() - 1.0).abs() < 1e-3);
     }
 
     #[test]
@@ -161,22 +161,21 @@ proptest! {
     ) {
         // A three-node chain: physics world transforms (any rotation, zero or huge scales) back to
         // local, then blended over the animation pose, as the ragdoll controller does.
-        let hierarchy = anim::Hierarchy::from_parents(vec![anim::hierarchy::NO_PARENT, 0, 1]).expect("tree");
+        let id = NodeId::from_index;
+        let hierarchy = anim::Hierarchy::from_parents(&[None, Some(id(0)), Some(id(1))]).expect("tree");
         let model_from_node: Vec<glam::Affine3A> = worlds
             .iter()
             .map(|&(t, r, s)| glam::Affine3A::from_scale_rotation_translation(Vec3::splat(s), r.normalize(), t))
             .collect();
-        let animated = Pose {
-            translations: vec![Vec3::Y; 3],
-            rotations: vec![Quat::from_rotation_x(0.3); 3],
-            scales: vec![Vec3::ONE; 3],
-            weights: vec![],
-        };
+        let animated = SoaPose::from_transforms(
+            &[Transform { translation: Vec3::Y, rotation: Quat::from_rotation_x(0.3), scale: Vec3::ONE }; 3],
+            Vec::new(),
+        );
         let mut physics = animated.clone();
         anim::ragdoll::model_to_local(&hierarchy, &model_from_node, &mut physics);
-        prop_assert!(is_finite(&physics), "{:?}", physics);
+        prop_assert!(physics.is_finite(), "{:?}", physics);
         let mut out = animated.clone();
         blend_poses(&animated, &physics, w, ScaleSpace::Linear, &mut out);
-        prop_assert!(is_finite(&out));
+        prop_assert!(out.is_finite());
     }
 }

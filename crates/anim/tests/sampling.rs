@@ -3,25 +3,25 @@
 
 #![allow(clippy::unwrap_used)]
 
-mod common;
-
 use anim::{
-    ClipCursor, Easing, InterpolationOverride, Model, Pose, RotationSpace, SampleSettings, ScaleSpace, TrackSample,
+    ClipCursor, Easing, InterpolationOverride, Model, NodePose, RotationSpace, SampleSettings, ScaleSpace, TrackId,
+    TrackSample,
 };
-use common::Doc;
+use devtools::gltf::Doc;
 use glam::{Quat, Vec3};
 use serde_json::json;
 
 const EPS: f32 = 1e-5;
 
-fn sample(model: &Model, clip: usize, t: f32, settings: &SampleSettings) -> Pose {
-    let mut pose = Pose::rest(model);
+/// Sample through the runtime pose and read it back through the node-indexed view.
+fn sample(model: &Model, clip: usize, t: f32, settings: &SampleSettings) -> NodePose {
+    let mut pose = model.rest_pose();
     let mut cursor = ClipCursor::new(&model.clips[clip]);
     model.clips[clip].sample(t, &mut cursor, settings, &mut pose);
-    pose
+    NodePose::from(&pose)
 }
 
-fn authored(model: &Model, clip: usize, t: f32) -> Pose {
+fn authored(model: &Model, clip: usize, t: f32) -> NodePose {
     sample(model, clip, t, &SampleSettings::default())
 }
 
@@ -231,16 +231,16 @@ fn channels_sharing_an_input_share_one_timeline_and_cursor_lookups_match_binary_
         ]
     }]);
     let m = doc.load().unwrap();
-    assert_eq!(m.clips[0].timelines.len(), 1);
+    assert_eq!(m.clips[0].timelines().len(), 1);
     let clip = &m.clips[0];
     let settings = SampleSettings::default();
-    let mut playback = Pose::rest(&m);
+    let mut playback = m.rest_pose();
     let mut cursor = ClipCursor::new(clip);
     let mut t = -0.2;
     while t < 5.5 {
         clip.sample(t, &mut cursor, &settings, &mut playback);
         let fresh = authored(&m, 0, t);
-        assert_eq!(playback, fresh, "t = {t}");
+        assert_eq!(NodePose::from(&playback), fresh, "t = {t}");
         t += 1.0 / 60.0;
     }
 }
@@ -268,7 +268,7 @@ fn teaching_modes_show_the_wrong_space() {
     assert!((p.scales[0].x - 2.0 * 0.5f32.sqrt()).abs() < 1e-4, "{}", p.scales[0]);
     assert!((p.scales[0].z - 2.0).abs() < 1e-5, "the rotation axis keeps its length");
     assert!(p.rotations[0].dot(Quat::from_rotation_z(45f32.to_radians())).abs() > 1.0 - 1e-5);
-    match m.clips[0].evaluate_track(0, 0.5, &settings, &mut []) {
+    match m.clips[0].evaluate_track(TrackId::from_index(0), 0.5, &settings, &mut []) {
         Some(TrackSample::Rotation { shrink, .. }) => assert!((shrink.x - 0.70710677).abs() < 1e-5),
         other => panic!("{other:?}"),
     }
@@ -341,7 +341,7 @@ fn easing_reshapes_the_segment_parameter() {
 // ---- The shared sample models -------------------------------------------------------------
 
 fn load_shared(relative: &str) -> Option<Model> {
-    let dir = common::shared_models()?;
+    let dir = devtools::ci::shared_models("the shared-model cases")?;
     Some(anim::import::load_path(&dir.join(relative)).unwrap_or_else(|e| panic!("{relative}: {e}")))
 }
 
@@ -384,8 +384,8 @@ fn asset_generator_animation_node_sets_match_hand_values() {
 
     // Channels with different start and end times (translation 2..6 s, rotation 1..5 s).
     let m = load_shared("glTF-Asset-Generator/Animation_NodeMisc/Animation_NodeMisc_02.gltf").unwrap();
-    assert_eq!(m.clips[0].start_secs, 1.0);
-    assert_eq!(m.clips[0].end_secs, 6.0);
+    assert_eq!(m.clips[0].start_secs(), 1.0);
+    assert_eq!(m.clips[0].end_secs(), 6.0);
     let p = authored(&m, 0, 1.5);
     assert_vec3(p.translations[0], Vec3::new(0.0, -0.1, 0.0), "translation holds its first key before 2 s");
     assert_quat(p.rotations[0], half45, "rotation 1.5 s");
@@ -396,7 +396,7 @@ fn asset_generator_animation_node_sets_match_hand_values() {
 
     // A channel without a target node is ignored; the other one still plays.
     let m = load_shared("glTF-Asset-Generator/Animation_NodeMisc/Animation_NodeMisc_08.gltf").unwrap();
-    assert_eq!(m.clips[0].tracks.len(), 1);
+    assert_eq!(m.clips[0].tracks().len(), 1);
 }
 
 #[test]
@@ -404,12 +404,12 @@ fn interpolation_test_model_matches_hand_values() {
     let Some(m) = load_shared("InterpolationTest/InterpolationTest.glb") else { return };
     assert_eq!(m.clips.len(), 9);
     for clip in &m.clips {
-        let track = &clip.tracks[0];
-        let times = &clip.timelines[track.timeline].times_secs;
+        let track = &clip.tracks()[0];
+        let times = &clip.timelines()[track.timeline].times_secs;
         assert_eq!(times.len(), 5);
         let k = track.value_index(1);
         let k2 = track.value_index(2);
-        let node = track.node;
+        let node = track.node.index();
         let mid = 0.5 * (times[1] + times[2]);
         let at_key = sample(
             &m,
@@ -430,7 +430,7 @@ fn interpolation_test_model_matches_hand_values() {
                         (v[k] + v[k2]) * 0.5 + (v[k + 1] - v[k2 - 1]) * ((times[2] - times[1]) / 8.0)
                     }
                 };
-                assert_vec3(at_mid.translations[node], expected, clip.name.as_deref().unwrap_or(""));
+                assert_vec3(at_mid.translations[node], expected, clip.name().unwrap_or(""));
             }
             anim::TrackValues::Scale(v) => {
                 assert_vec3(at_key.scales[node], v[k], "key");
@@ -441,7 +441,7 @@ fn interpolation_test_model_matches_hand_values() {
                         (v[k] + v[k2]) * 0.5 + (v[k + 1] - v[k2 - 1]) * ((times[2] - times[1]) / 8.0)
                     }
                 };
-                assert_vec3(at_mid.scales[node], expected, clip.name.as_deref().unwrap_or(""));
+                assert_vec3(at_mid.scales[node], expected, clip.name().unwrap_or(""));
             }
             anim::TrackValues::Rotation(v) => {
                 assert_quat(at_key.rotations[node], v[k], "key");
@@ -462,7 +462,7 @@ fn interpolation_test_model_matches_hand_values() {
                         Quat::from_vec4(raw.normalize())
                     }
                 };
-                assert_quat(at_mid.rotations[node], expected, clip.name.as_deref().unwrap_or(""));
+                assert_quat(at_mid.rotations[node], expected, clip.name().unwrap_or(""));
             }
             anim::TrackValues::Weights { .. } => unreachable!(),
         }
@@ -471,7 +471,7 @@ fn interpolation_test_model_matches_hand_values() {
 
 #[test]
 fn every_shared_model_imports_and_samples_finite_values() {
-    let Some(dir) = common::shared_models() else { return };
+    let Some(dir) = devtools::ci::shared_models("the shared-model cases") else { return };
     let mut files = Vec::new();
     let mut stack = vec![dir];
     while let Some(d) = stack.pop() {
@@ -492,7 +492,7 @@ fn every_shared_model_imports_and_samples_finite_values() {
             for o in InterpolationOverride::ALL {
                 let settings = SampleSettings::with_mode(o);
                 for i in 0..=20 {
-                    let p = sample(&m, c, clip.end_secs * i as f32 / 20.0, &settings);
+                    let p = sample(&m, c, clip.end_secs() * i as f32 / 20.0, &settings);
                     assert!(p.translations.iter().all(|v| v.is_finite()), "{}", file.display());
                     assert!(
                         p.rotations.iter().all(|q| q.is_finite() && (q.length() - 1.0).abs() < 1e-3),
@@ -507,7 +507,7 @@ fn every_shared_model_imports_and_samples_finite_values() {
     let recursive = load_shared("RecursiveSkeletons/RecursiveSkeletons.glb").unwrap();
     assert_eq!(recursive.skins.len(), 84);
     assert_eq!(recursive.skins.iter().map(|s| s.joints.len()).sum::<usize>(), 840);
-    assert_eq!(recursive.clips[0].tracks.len(), 840);
+    assert_eq!(recursive.clips[0].tracks().len(), 840);
     let fox = load_shared("Fox/Fox.glb").unwrap();
     assert_eq!(fox.clips.len(), 3);
     assert_eq!(fox.skins[0].joints.len(), 24);

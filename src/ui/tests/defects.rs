@@ -421,7 +421,7 @@ fn labels_tell_the_truth() {
     harness.run();
     harness.get_by_label_contains("is not animated by this clip: showing");
     let plotted = harness.state().curves.last.as_ref().expect("still plotting").node;
-    assert!(harness.state().model.clips[walk].animated_nodes().contains(&plotted));
+    assert!(harness.state().model.clips[walk].animated_nodes().contains(&anim::NodeId::from_index(plotted)));
 
     // Untuned pairs show the defaults, and T adds nothing to the table.
     harness.state_mut().tuning.set_transition(walk, idle, FadeTuning { duration_secs: 1.5, easing: Easing::Linear });

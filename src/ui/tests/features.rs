@@ -6,7 +6,7 @@ use egui_kittest::kittest::Queryable as _;
 
 use super::{clip, viewer, whole};
 use crate::ui::compare::CompareModes;
-use crate::ui::frame::clip_deviation;
+use crate::ui::sampling::clip_deviation;
 use crate::ui::tuning::{FadeTuning, Interpolation};
 
 #[test]

@@ -39,13 +39,7 @@ fn node(viewer: &Viewer, name: &str) -> usize {
 /// A shared test model, when this checkout has them (`../shared/models`); under CI a missing
 /// folder fails instead of skipping.
 fn shared_model(relative: &str) -> Option<std::path::PathBuf> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/models").join(relative);
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "missing {} under CI", path.display());
-    eprintln!("skipped: {} not found", path.display());
-    None
+    devtools::ci::shared_model_path(relative)
 }
 
 /// A fresh scratch configuration folder (profiles inside), removed first.

@@ -66,10 +66,10 @@ fn the_curve_panel_plots_key_markers_for_the_selected_channel() {
     let viewer = harness.state();
     let data = viewer.curves.last.as_ref().expect("curve data");
     let clip = &viewer.model.clips[viewer.playback.clip().expect("clip")];
-    let track = &clip.tracks[data.track];
-    assert_eq!(Some(track.node), viewer.selection.joint);
+    let track = &clip.tracks()[data.track];
+    assert_eq!(Some(track.node.index()), viewer.selection.joint);
     assert_eq!(track.property(), viewer.selection.property);
-    let key_count = clip.timelines[track.timeline].times_secs.len();
+    let key_count = clip.timelines()[track.timeline].times_secs.len();
     assert_eq!(data.keys.len(), data.component_names.len());
     for keys in &data.keys {
         assert_eq!(keys.len(), key_count);
@@ -137,7 +137,7 @@ fn go_limp_hands_off_ramps_and_gets_up() {
         viewer.step(1.0 / 60.0);
     }
     assert_ne!(*viewer.frame.shown(), *viewer.frame.animated(), "the ragdoll drives the pose");
-    assert!(viewer.frame.shown().translations.iter().all(|t| t.is_finite()));
+    assert!(viewer.frame.shown().is_finite());
     assert!(viewer.ragdoll.history.iter().any(|&[_, w, _]| w == 1.0), "the weight plot saw full weight");
     harness.run();
     harness.get_by_label("Get up").click();
@@ -198,11 +198,12 @@ fn a_channel_override_changes_only_that_channel() {
     viewer.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
     viewer.compute_frame();
     let shown = viewer.frame.shown();
-    assert_ne!(shown.rotations[joint], before.rotations[joint], "STEP between keys moves the joint");
+    let joint = anim::NodeId::from_index(joint);
+    assert_ne!(shown.rotation(joint), before.rotation(joint), "STEP between keys moves the joint");
     // Other channels keep their value (to rounding: with an override the general sampling path
     // runs instead of the SIMD fast path).
-    for other in (0..shown.len()).filter(|&n| n != joint) {
-        let (a, b) = (shown.rotations[other], before.rotations[other]);
+    for other in (0..shown.len()).map(anim::NodeId::from_index).filter(|&n| n != joint) {
+        let (a, b) = (shown.rotation(other), before.rotation(other));
         assert!(a.dot(b).abs() > 1.0 - 1e-6, "node {other} must not change: {a} vs {b}");
     }
     viewer.tuning.set_channel_mode(clip, track, None);
@@ -221,7 +222,7 @@ fn clicking_near_a_joint_on_screen_selects_it() {
     let world = viewer.frame.model_from_node().to_vec();
     let clip_from_world = camera.clip_from_world(view.x / view.y);
     let mut hits = 0;
-    let joints = viewer.model.skins[0].joints.clone();
+    let joints: Vec<usize> = viewer.model.skins[0].joints.iter().map(|j| j.index()).collect();
     for &joint in &joints {
         let clip = clip_from_world * glam::Vec3::from(world[joint].translation).extend(1.0);
         let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
@@ -243,7 +244,8 @@ fn the_joint_tree_selects_a_node() {
     let mut viewer = viewer();
     // A deep joint selected elsewhere (a click in the 3D view) opens its ancestors in the tree.
     let deep = viewer.model.skins[0].joints[3];
-    let parent = viewer.model.hierarchy.parent(deep).expect("parent");
+    let parent = viewer.model.hierarchy.parent(deep).expect("parent").index();
+    let deep = deep.index();
     viewer.selection.joint = Some(deep);
     let name = |n: usize| crate::profile::node_display_name(&viewer.model, n);
     let (deep_name, parent_name) = (name(deep), name(parent));
@@ -320,18 +322,18 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
     let cubic_clip = model
         .clips
         .iter()
-        .position(|c| c.tracks.iter().any(is_cubic_rotation))
+        .position(|c| c.tracks().iter().any(is_cubic_rotation))
         .expect("the mannequin has a CUBICSPLINE clip");
     let clip = &model.clips[cubic_clip];
-    let track = clip.tracks.iter().find(|t| is_cubic_rotation(t)).expect("track");
-    let keys = clip.timelines[track.timeline].times_secs.len();
+    let track = clip.tracks().iter().find(|t| is_cubic_rotation(t)).expect("track");
+    let keys = clip.timelines()[track.timeline].times_secs.len();
     let settings = anim::SampleSettings::default();
     let data = |angles| {
         crate::ui::curves::curve_data(
             &model,
             cubic_clip,
             &settings,
-            track.node,
+            track.node.index(),
             anim::Property::Rotation,
             InterpolationOverride::Linear,
             angles,
@@ -350,7 +352,7 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
     assert_eq!(angles.component_names.len(), 3);
     assert!(angles.tangent_handles.iter().all(Vec::is_empty));
     // The angle view of the key values reproduces each key's rotation.
-    for (k, &t) in clip.timelines[track.timeline].times_secs.iter().enumerate().take(4) {
+    for (k, &t) in clip.timelines()[track.timeline].times_secs.iter().enumerate().take(4) {
         let [x, y, z] = [0, 1, 2].map(|c| (angles.keys[c][k][1] as f32).to_radians());
         let from_angles = glam::Quat::from_euler(glam::EulerRot::XYZ, x, y, z);
         let anim::TrackValues::Rotation(q) = &track.values else { panic!("rotation track") };
@@ -432,7 +434,7 @@ fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() 
     let status = viewer.ragdoll.status.clone().unwrap_or_default();
     assert!(status.contains("physics fault") && status.contains("Head"), "{status}");
     assert_eq!(*viewer.frame.shown(), *viewer.frame.animated(), "the animation shows");
-    assert!(viewer.frame.shown().translations.iter().all(|t| t.is_finite()));
+    assert!(viewer.frame.shown().is_finite());
     assert_eq!(viewer.model_generation, generation, "the model is kept");
     assert_eq!(viewer.tuning, tuning_before, "the tuning is kept");
     // And the next handoff (a sane push) works.
@@ -462,7 +464,7 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
     assert!(viewer.get_up());
     viewer.compute_frame();
     let mut m = vec![glam::Affine3A::IDENTITY; viewer.model.nodes.len()];
-    viewer.model.hierarchy.local_to_model(viewer.frame.animated(), &mut m);
+    viewer.model.hierarchy.local_to_model(viewer.frame.animated(), &mut anim::LocalMatrices::default(), &mut m);
     let standing = horizontal(glam::Vec3::from(m[root].translation));
     assert!(standing.distance(lying) < 0.02, "the clip starts under the body: {standing} vs {lying}");
     assert!(viewer.ragdoll.placement.offset.length() > 0.3);
@@ -497,7 +499,7 @@ fn opening_the_model_on_screen_again_keeps_clip_time_and_tuning() {
 fn curves_panel_plots_pointer_property_tracks() {
     let mut viewer = viewer();
     let clip = viewer.playback.clip().expect("clip");
-    let end = viewer.model.clips[clip].end_secs;
+    let end = viewer.model.clips[clip].end_secs();
     viewer.model.pointer_tracks.resize(viewer.model.clips.len(), Vec::new());
     viewer.model.pointer_tracks[clip].push(anim::PointerTrack {
         pointer: "/materials/0/pbrMetallicRoughness/baseColorFactor".to_owned(),
@@ -522,9 +524,9 @@ fn curves_panel_plots_pointer_property_tracks() {
 }
 
 /// Model-space matrices of a pose of the viewer's model.
-fn world(viewer: &Viewer, pose: &anim::Pose) -> Vec<glam::Affine3A> {
+fn world(viewer: &Viewer, pose: &anim::SoaPose) -> Vec<glam::Affine3A> {
     let mut m = vec![glam::Affine3A::IDENTITY; pose.len()];
-    viewer.model.hierarchy.local_to_model(pose, &mut m);
+    viewer.model.hierarchy.local_to_model(pose, &mut anim::LocalMatrices::default(), &mut m);
     m
 }
 
@@ -617,6 +619,6 @@ fn get_up_picks_the_clip_for_how_the_body_lies() {
             v.step(1.0 / 60.0);
         }
         assert_eq!(v.ragdoll.phase(), crate::physics::Phase::Animated);
-        assert!(v.frame.shown().translations.iter().all(|t| t.is_finite()));
+        assert!(v.frame.shown().is_finite());
     }
 }

@@ -16,14 +16,18 @@ use super::json::{
     req_index, req_u64, top_array,
 };
 use super::uri::{decode_data_uri, resolve_relative};
-use crate::clip::{Clip, Interpolation, Property, Timeline, Track, TrackValues};
+use crate::clip::{Clip, RawClip};
 use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
-use crate::hierarchy::{Hierarchy, NO_PARENT};
+use crate::hierarchy::{Hierarchy, HierarchyError};
+use crate::ids::NodeId;
 use crate::model::{
-    Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, Skin, TextureRef,
-    TextureTransform, Transform,
+    Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, TextureRef, TextureTransform,
 };
 use crate::pointer::PointerTrack;
+use crate::pose::Transform;
+use crate::skin::Skin;
+use crate::timeline::Timeline;
+use crate::track::{Interpolation, Property, Track, TrackValues};
 
 pub(super) fn object_ref(kind: ObjectKind, index: usize, value: &Value) -> ObjectRef {
     ObjectRef { kind, index, name: name(value), part: None }
@@ -139,12 +143,12 @@ pub(crate) fn build(
     let materials = b.parse_materials(&textures)?;
     let meshes = b.parse_meshes(materials.len())?;
     let skins_json = top_array(&root, "skins")?;
-    let mut nodes = b.parse_nodes(&meshes, skins_json.len())?;
-    let hierarchy = build_hierarchy(&root, &mut nodes)?;
+    let (nodes, children) = b.parse_nodes(&meshes, skins_json.len())?;
+    let hierarchy = build_hierarchy(&root, &children)?;
     check_depth(&root, &hierarchy, limits.max_node_depth)?;
     let skins = b.parse_skins(&nodes)?;
     check_skinned_meshes(&root, &nodes, &meshes, &skins)?;
-    let scenes = b.parse_scenes(&nodes)?;
+    let scenes = b.parse_scenes(&hierarchy)?;
     let default_scene = opt_index(&root, &root_ref, "scene", "scene", scenes.len())?;
     let weight_count = nodes.iter().map(|n| n.rest_weights.len()).sum();
     let (clips, pointer_tracks) = b.parse_animations(&nodes)?;
@@ -648,7 +652,8 @@ impl Builder<'_> {
         Ok(meshes)
     }
 
-    fn parse_nodes(&self, meshes: &[Mesh], skin_count: usize) -> Result<Vec<Node>, ImportError> {
+    /// The nodes, and each node's child list.
+    fn parse_nodes(&self, meshes: &[Mesh], skin_count: usize) -> Result<(Vec<Node>, Vec<Vec<usize>>), ImportError> {
         let nodes_json = top_array(self.root, "nodes")?;
         if nodes_json.len() > self.limits.max_nodes {
             return Err(invalid(
@@ -662,6 +667,7 @@ impl Builder<'_> {
         }
         let count = nodes_json.len();
         let mut nodes = Vec::with_capacity(count);
+        let mut child_lists = Vec::with_capacity(count);
         let mut weights_offset = 0;
         for (i, value) in nodes_json.iter().enumerate() {
             let object = object_ref(ObjectKind::Node, i, value);
@@ -716,19 +722,11 @@ impl Builder<'_> {
                 }
                 None => mesh.map_or_else(Vec::new, |m| meshes[m].default_weights.clone()),
             };
-            nodes.push(Node {
-                name: name(value),
-                rest,
-                parent: None,
-                children,
-                mesh,
-                skin,
-                rest_weights,
-                weights_offset,
-            });
+            child_lists.push(children);
+            nodes.push(Node { name: name(value), rest, mesh, skin, rest_weights, weights_offset });
             weights_offset += target_count;
         }
-        Ok(nodes)
+        Ok((nodes, child_lists))
     }
 
     fn parse_skins(&self, nodes: &[Node]) -> Result<Vec<Skin>, ImportError> {
@@ -786,18 +784,23 @@ impl Builder<'_> {
                     }
                 };
             let skeleton = opt_index(value, &object, "skeleton", "node", nodes.len())?;
+            let joints = joints.into_iter().map(NodeId::from_index).collect();
+            let skeleton = skeleton.map(NodeId::from_index);
             skins.push(Skin { name: name(value), joints, inverse_bind_matrices, skeleton });
         }
         Ok(skins)
     }
 
-    fn parse_scenes(&self, nodes: &[Node]) -> Result<Vec<Scene>, ImportError> {
+    fn parse_scenes(&self, hierarchy: &Hierarchy) -> Result<Vec<Scene>, ImportError> {
         let mut scenes = Vec::new();
         for (i, value) in top_array(self.root, "scenes")?.iter().enumerate() {
             let object = object_ref(ObjectKind::Scene, i, value);
             expect_object(value, &object)?;
-            let roots = index_list(value, &object, "nodes", "node", nodes.len())?;
-            if let Some(&child) = roots.iter().find(|&&n| nodes[n].parent.is_some()) {
+            let roots: Vec<NodeId> = index_list(value, &object, "nodes", "node", hierarchy.len())?
+                .into_iter()
+                .map(NodeId::from_index)
+                .collect();
+            if let Some(&child) = roots.iter().find(|&&n| !hierarchy.is_root(n)) {
                 return Err(bad_value(&object, "nodes", format!("node {child} is not a root node")));
             }
             scenes.push(Scene { name: name(value), roots });
@@ -929,16 +932,16 @@ impl Builder<'_> {
                 let per_key = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
                 let values = self.track_values(&sampler_ref, output, property, node, &nodes[node], keys * per_key)?;
                 let values = normalize_rotation_keys(values, interpolation, &sampler_ref)?;
+                let node = NodeId::from_index(node);
                 tracks.push(Track { node, timeline, interpolation, values, channel: c, sampler: s });
             }
-            // Everything Clip::new checks was validated above with the glTF object named.
-            let clip =
-                Clip::new(name(value), timelines, tracks).map_err(|e| bad_value(&object, "samplers", e.to_string()))?;
             // Property tracks count in the clip's length (a clip may animate only a material).
-            let mut clip = clip;
-            let pointer_end =
+            let min_end_secs =
                 pointers.iter().filter_map(|t: &PointerTrack| t.times_secs.last().copied()).fold(0.0, f32::max);
-            clip.end_secs = clip.end_secs.max(pointer_end);
+            // Everything RawClip::build checks was validated above with the glTF object named.
+            let clip = RawClip { name: name(value), timelines, tracks, min_end_secs }
+                .build()
+                .map_err(|e| bad_value(&object, "samplers", e.to_string()))?;
             clips.push(clip);
             clip_pointers.push(pointers);
         }
@@ -1030,60 +1033,34 @@ fn normalize_rotation_keys(
     Ok(TrackValues::Rotation(keys))
 }
 
-/// Fill in parents, rejecting two-parent nodes and cycles, and order the nodes parents-first.
-fn build_hierarchy(root: &Value, nodes: &mut [Node]) -> Result<Hierarchy, ImportError> {
+/// The node tree from the child lists, rejecting two-parent nodes and cycles.
+fn build_hierarchy(root: &Value, children: &[Vec<usize>]) -> Result<Hierarchy, ImportError> {
     let nodes_json = top_array(root, "nodes")?;
-    let node_ref = |i: usize| object_ref(ObjectKind::Node, i, &nodes_json[i]);
-    let mut parents = vec![NO_PARENT; nodes.len()];
-    for (p, node) in nodes.iter().enumerate() {
-        for &c in &node.children {
-            if c == p {
-                return Err(invalid(&node_ref(p), Problem::Cycle));
-            }
-            if parents[c] != NO_PARENT {
-                return Err(invalid(&node_ref(c), Problem::TwoParents { first: parents[c] as usize, second: p }));
-            }
-            parents[c] = p as u32;
+    let node_ref = |n: NodeId| object_ref(ObjectKind::Node, n.index(), &nodes_json[n.index()]);
+    Hierarchy::from_children(children).map_err(|e| match e {
+        HierarchyError::TwoParents { child, first, second } => {
+            invalid(&node_ref(child), Problem::TwoParents { first: first.index(), second: second.index() })
         }
-    }
-    for (node, &p) in nodes.iter_mut().zip(&parents) {
-        node.parent = (p != NO_PARENT).then_some(p as usize);
-    }
-    Hierarchy::from_parents(parents).ok_or_else(|| {
-        // Some node was unreachable from every root: it sits on a cycle (or below one).
-        let mut on_cycle = 0;
-        for start in 0..nodes.len() {
-            let mut n = start;
-            let mut steps = 0;
-            while let Some(p) = nodes[n].parent {
-                n = p;
-                steps += 1;
-                if steps > nodes.len() {
-                    on_cycle = n;
-                    break;
-                }
-            }
-            if steps > nodes.len() {
-                break;
-            }
+        HierarchyError::Cycle { node } => invalid(&node_ref(node), Problem::Cycle),
+        // parse_nodes checked every child index.
+        HierarchyError::NodeOutOfRange { node, referenced } => {
+            bad_value(&node_ref(node), "children", format!("node {referenced} does not exist"))
         }
-        invalid(&node_ref(on_cycle), Problem::Cycle)
     })
 }
 
 /// Refuse hierarchies deeper than `max_depth` (a root has depth 1), naming the first node found
 /// below the limit. Traversals elsewhere are iterative; the limit keeps models sane to show.
 fn check_depth(root: &Value, hierarchy: &Hierarchy, max_depth: usize) -> Result<(), ImportError> {
-    let mut depth = vec![0usize; hierarchy.parents.len()];
-    for &node in &hierarchy.order {
-        let node = node as usize;
-        let parent = hierarchy.parents[node];
-        depth[node] = if parent == NO_PARENT { 1 } else { depth[parent as usize] + 1 };
-        if depth[node] > max_depth {
+    let mut depth = vec![0usize; hierarchy.len()];
+    for &node in hierarchy.order() {
+        let d = hierarchy.parent(node).map_or(1, |p| depth[p.index()] + 1);
+        depth[node.index()] = d;
+        if d > max_depth {
             let nodes_json = top_array(root, "nodes")?;
             return Err(invalid(
-                &object_ref(ObjectKind::Node, node, &nodes_json[node]),
-                Problem::Limit { what: "node depth", value: depth[node] as u64, limit: max_depth as u64 },
+                &object_ref(ObjectKind::Node, node.index(), &nodes_json[node.index()]),
+                Problem::Limit { what: "node depth", value: d as u64, limit: max_depth as u64 },
             ));
         }
     }

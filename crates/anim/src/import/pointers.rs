@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::accessor::{Component, ElementType};
 use super::document::{Builder, bad_value};
 use super::json::{opt_str, req_index};
-use crate::clip::Interpolation;
 use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
 use crate::pointer::{PointerTarget, PointerTrack};
+use crate::track::Interpolation;
 
 impl Builder<'_> {
     /// The property track of channel `c` of animation `animation` whose pointer is `pointer`,

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::repo_root;
+use crate::ci::{repo_root, skip};
 
 /// The skinned models the variants are made from: path under `../shared/models` (or the
 /// repository for the built-in character), and whether it has a base colour texture.
@@ -98,23 +98,19 @@ pub fn source(relative: &str) -> Option<PathBuf> {
     let path = if relative.starts_with("assets/") {
         repo_root().join(relative)
     } else {
-        repo_root().join(super::SHARED_MODELS).join(relative)
+        repo_root().with_file_name("shared").join("models").join(relative)
     };
     path.exists().then_some(path)
 }
 
-/// The gltf-transform launcher in `.tools/`, or `None` (a note printed) when it is not
-/// installed; under `CI=true` a missing tool fails the test instead.
+/// The gltf-transform launcher in `.tools/`, or `None` after [`skip`]ping when it is not
+/// installed (under `CI=true` a missing tool fails the test instead).
 pub fn gltf_transform() -> Option<PathBuf> {
     let tool = repo_root().join(".tools/node_modules/@gltf-transform/cli/bin/cli.js");
     if tool.exists() && Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()) {
         return Some(tool);
     }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "gltf-transform is not installed in .tools/ (scripts/install-test-deps.sh installs it); required under CI=true"
-    );
-    println!("note: gltf-transform not installed in .tools/; skipping the variant tests");
+    skip("gltf-transform is not installed in .tools/ (scripts/install-test-deps.sh installs it)");
     None
 }
 

@@ -7,11 +7,11 @@
 //! as steps). The output is byte-for-byte deterministic: all geometry is computed with plain `f64`
 //! arithmetic (see [`math`]) and the JSON is written from fixed-order structs.
 //!
-//! The checked-in `assets/mannequin.glb` is this function's output; regenerate it with
-//! `cargo run -- generate mannequin --out assets/mannequin.glb`.
+//! The checked-in `assets/mannequin.glb` is this function's output (the shipped binary embeds
+//! those bytes); regenerate it with `cargo xtask generate mannequin`.
 
 pub mod clips;
-pub mod glb;
+pub(crate) mod glb;
 pub mod math;
 pub mod mesh;
 pub mod shape;
@@ -29,13 +29,6 @@ use glb::{
 use skeleton::{JOINT_COUNT, JOINT_NAMES, PARENTS};
 
 /// Name of the mesh node (a root node next to the skeleton's root, Hips).
-/// The default character as checked in (`assets/mannequin.glb`), embedded so that animtune
-/// opens it from any directory.
-pub const DEFAULT_MODEL_GLB: &[u8] = include_bytes!("../../assets/mannequin.glb");
-
-/// How the default character is named where a file path would be shown.
-pub const DEFAULT_MODEL_LABEL: &str = "built-in default character (assets/mannequin.glb)";
-
 pub const MESH_NODE_NAME: &str = "Mannequin";
 
 /// Builds the mannequin as GLB bytes (identical on every run and every platform).
@@ -198,5 +191,5 @@ fn assemble(mesh: &mesh::MeshData, clips: &[BuiltClip]) -> Vec<u8> {
         buffers: vec![glb::Buffer { byte_length: bin_data.len() }],
     };
     let json = serde_json::to_vec(&doc).expect("glTF document serialises");
-    glb::pack_glb(&json, &bin_data)
+    crate::gltf::pack_glb(&json, &bin_data)
 }

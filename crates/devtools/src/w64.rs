@@ -1,10 +1,10 @@
-//! W64, the benchmark workload of `animtune bench`, written as a glTF binary: `animtune generate
-//! w64` makes the file, and `animtune bench w64.glb` then measures the same keys loaded from
-//! disk through the importer (as any model is) instead of built in memory.
+//! W64, the benchmark workload of `animtune bench`, written as a glTF binary: `cargo xtask
+//! generate w64` makes the file, and `animtune bench w64.glb` then measures the same keys loaded
+//! from disk through the importer (as any model is) instead of built in memory.
 
 use std::path::Path;
 
-use anim::{Interpolation, Model, TrackValues};
+use anim::{Interpolation, Model, NodeId, TrackValues};
 use anyhow::Context as _;
 
 use crate::mannequin::glb::{
@@ -20,9 +20,10 @@ pub fn build_w64_glb() -> Vec<u8> {
     let nodes = model
         .nodes
         .iter()
-        .map(|node| Node {
+        .enumerate()
+        .map(|(index, node)| Node {
             name: node.name.clone().unwrap_or_default(),
-            children: node.children.clone(),
+            children: model.hierarchy.children(NodeId::from_index(index)).iter().map(|c| c.index()).collect(),
             translation: Some(node.rest.translation.to_array()),
             rotation: None,
             mesh: None,
@@ -37,8 +38,8 @@ pub fn build_w64_glb() -> Vec<u8> {
             Skin {
                 name: "W64",
                 inverse_bind_matrices: bin.floats(&matrices, "MAT4", None, false),
-                skeleton: skin.skeleton.unwrap_or(0),
-                joints: skin.joints.clone(),
+                skeleton: skin.skeleton.map_or(0, NodeId::index),
+                joints: skin.joints.iter().map(|j| j.index()).collect(),
             }
         })
         .collect();
@@ -58,7 +59,7 @@ pub fn build_w64_glb() -> Vec<u8> {
         buffers: vec![crate::mannequin::glb::Buffer { byte_length: bin.len() }],
     };
     let json = serde_json::to_vec(&doc).unwrap_or_else(|e| unreachable!("the W64 document serializes: {e}"));
-    crate::mannequin::glb::pack_glb(&json, &bin)
+    crate::gltf::pack_glb(&json, &bin)
 }
 
 fn animations(model: &Model, bin: &mut BinBuilder) -> Vec<Animation> {
@@ -66,11 +67,11 @@ fn animations(model: &Model, bin: &mut BinBuilder) -> Vec<Animation> {
         .clips
         .iter()
         .map(|clip| {
-            let times = &clip.timelines[0].times_secs;
+            let times = &clip.timelines()[0].times_secs;
             let input = bin.floats(times, "SCALAR", None, true);
             let mut samplers = Vec::new();
             let mut channels = Vec::new();
-            for track in &clip.tracks {
+            for track in clip.tracks() {
                 let (path, kind, values): (&'static str, &'static str, Vec<f32>) = match &track.values {
                     TrackValues::Translation(v) => {
                         ("translation", "VEC3", v.iter().flat_map(glam::Vec3::to_array).collect())
@@ -80,7 +81,7 @@ fn animations(model: &Model, bin: &mut BinBuilder) -> Vec<Animation> {
                     TrackValues::Weights { .. } => continue,
                 };
                 let output = bin.floats(&values, kind, None, false);
-                channels.push(Channel { sampler: samplers.len(), target: Target { node: track.node, path } });
+                channels.push(Channel { sampler: samplers.len(), target: Target { node: track.node.index(), path } });
                 let interpolation = match track.interpolation {
                     Interpolation::Step => "STEP",
                     Interpolation::Linear => "LINEAR",
@@ -89,7 +90,7 @@ fn animations(model: &Model, bin: &mut BinBuilder) -> Vec<Animation> {
                 samplers.push(Sampler { input, interpolation, output });
             }
             Animation {
-                name: clip.name.clone().unwrap_or_default(),
+                name: clip.name().unwrap_or_default().to_owned(),
                 channels,
                 samplers,
                 extras: AnimationExtras { looping: false },
@@ -109,7 +110,7 @@ pub fn write_w64(path: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use anim::workload::{random_times, w64_model};
-    use anim::{ClipCursor, Pose, SampleSettings};
+    use anim::{ClipCursor, NodePose, SampleSettings};
 
     /// The file loads back as the same workload: same skeleton, skin and clips, sampled to the
     /// same values (rotation keys to an ulp: the importer renormalizes them).
@@ -119,24 +120,25 @@ mod tests {
         let loaded = anim::import::load_slice(&bytes, None).expect("W64 .glb imports");
         let memory = w64_model();
         assert_eq!(loaded.nodes.len(), 64);
-        assert_eq!(loaded.hierarchy.parents, memory.hierarchy.parents);
+        assert_eq!(loaded.hierarchy, memory.hierarchy);
         assert_eq!(loaded.skins[0].joints, memory.skins[0].joints);
         assert_eq!(loaded.skins[0].inverse_bind_matrices, memory.skins[0].inverse_bind_matrices);
         assert_eq!(loaded.clips.len(), 4);
         let settings = SampleSettings::default();
         for (a, b) in loaded.clips.iter().zip(&memory.clips) {
-            assert_eq!(a.name, b.name);
-            assert_eq!(a.timelines.len(), 1, "every channel shares one timeline");
-            assert_eq!(a.timelines[0].times_secs.len(), 301);
-            let (mut pa, mut pb) = (Pose::rest(&loaded), Pose::rest(&memory));
+            assert_eq!(a.name(), b.name());
+            assert_eq!(a.timelines().len(), 1, "every channel shares one timeline");
+            assert_eq!(a.timelines()[0].times_secs.len(), 301);
+            let (mut pa, mut pb) = (loaded.rest_pose(), memory.rest_pose());
             let (mut ca, mut cb) = (ClipCursor::new(a), ClipCursor::new(b));
             for t in random_times(10.0, 200) {
                 a.sample(t, &mut ca, &settings, &mut pa);
                 b.sample(t, &mut cb, &settings, &mut pb);
-                assert_eq!((&pa.translations, &pa.scales), (&pb.translations, &pb.scales), "{:?} at {t}", a.name);
+                let (pa, pb) = (NodePose::from(&pa), NodePose::from(&pb));
+                assert_eq!((&pa.translations, &pa.scales), (&pb.translations, &pb.scales), "{:?} at {t}", a.name());
                 for (p, q) in pa.rotations.iter().zip(&pb.rotations) {
                     let difference = (glam::Vec4::from(*p) - glam::Vec4::from(*q)).abs().max_element();
-                    assert!(difference < 1e-6, "{:?} at t = {t}: rotations {p} and {q}", a.name);
+                    assert!(difference < 1e-6, "{:?} at t = {t}: rotations {p} and {q}", a.name());
                 }
             }
         }

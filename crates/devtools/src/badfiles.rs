@@ -1,15 +1,15 @@
-//! The corpus of malformed glTF files in `tests/bad` (`animtune generate bad-corpus`): each one
-//! is a small valid model, built here, broken in one way, with the error the importer must
+//! The corpus of malformed glTF files in `tests/bad` (`cargo xtask generate bad-corpus`): each
+//! one is a small valid model, built here, broken in one way, with the error the importer must
 //! give for it. `tests/bad_corpus.rs` checks the files and `EXPECTED.txt` stay in sync with
-//! this generator and that every file fails exactly as expected.
-//!
-//! This file uses only `std` and `serde_json` so the anim crate's tests can include it too
-//! (`crates/anim/tests/fuzz_smoke.rs` seeds its fuzzer with [`valid_glb`]).
+//! this generator and that every file fails exactly as expected;
+//! `crates/anim/tests/fuzz_smoke.rs` seeds its fuzzer with [`valid_glb`].
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
+
+use crate::gltf::{Doc, f32_bytes, to_sorted_json};
 
 /// The manifest's file name inside the corpus folder.
 pub const MANIFEST: &str = "EXPECTED.txt";
@@ -88,36 +88,34 @@ const ROTATIONS: usize = 7;
 const TRANSLATIONS: usize = 8;
 const SCALES: usize = 9;
 
-/// The valid model: JSON, binary buffer, and each accessor's byte offset in the buffer (every
-/// accessor has its own buffer view, whose index equals the accessor's).
+/// The valid model: a document whose every accessor has its own buffer view (of the same
+/// index).
 #[derive(Clone)]
 struct Base {
-    json: Value,
-    bin: Vec<u8>,
+    doc: Doc,
+    /// Each accessor's byte offset in the buffer.
     offsets: Vec<usize>,
-}
-
-fn f32_bytes(values: &[f32]) -> Vec<u8> {
-    values.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 impl Base {
     /// A skinned, morphing, animated quad: two joints, one morph target, one clip with LINEAR,
     /// STEP and CUBICSPLINE samplers over one shared three-key timeline.
     fn new() -> Self {
-        let mut base = Self {
-            json: json!({"asset": {"version": "2.0", "generator": "animtune bad-corpus"}}),
-            bin: Vec::new(),
-            offsets: Vec::new(),
+        let mut doc = Doc::with_generator("animtune bad-corpus");
+        let mut offsets = Vec::new();
+        let mut accessor = |doc: &mut Doc, bytes: &[u8], component_type: u32, ty: &str, count: usize| {
+            let index = doc.add_raw(bytes, component_type, ty, count, false);
+            offsets.push(doc.json["bufferViews"][index]["byteOffset"].as_u64().unwrap_or(0) as usize);
         };
         let quad = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0];
-        base.accessor(&f32_bytes(&quad), 5126, "VEC3", 4);
-        base.accessor(&[0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], 5121, "VEC4", 4);
+        accessor(&mut doc, &f32_bytes(&quad), 5126, "VEC3", 4);
+        accessor(&mut doc, &[0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0], 5121, "VEC4", 4);
         let weights = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0];
-        base.accessor(&f32_bytes(&weights), 5126, "VEC4", 4);
+        accessor(&mut doc, &f32_bytes(&weights), 5126, "VEC4", 4);
         let indices: Vec<u8> = [0u16, 1, 2, 2, 1, 3].iter().flat_map(|i| i.to_le_bytes()).collect();
-        base.accessor(&indices, 5123, "SCALAR", 6);
-        base.accessor(&f32_bytes(&[0.0, 0.0, 0.5, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]), 5126, "VEC3", 4);
+        accessor(&mut doc, &indices, 5123, "SCALAR", 6);
+        let morph = [0.0, 0.0, 0.5, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        accessor(&mut doc, &f32_bytes(&morph), 5126, "VEC3", 4);
         let mut ibm = [0.0f32; 32];
         for joint in 0..2 {
             for d in 0..4 {
@@ -125,17 +123,17 @@ impl Base {
             }
         }
         ibm[16 + 13] = -1.0; // the second joint sits one unit up
-        base.accessor(&f32_bytes(&ibm), 5126, "MAT4", 2);
-        base.accessor(&f32_bytes(&[0.0, 0.5, 1.0]), 5126, "SCALAR", 3);
+        accessor(&mut doc, &f32_bytes(&ibm), 5126, "MAT4", 2);
+        accessor(&mut doc, &f32_bytes(&[0.0, 0.5, 1.0]), 5126, "SCALAR", 3);
         let s = std::f32::consts::FRAC_1_SQRT_2;
-        base.accessor(&f32_bytes(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, s, s, 0.0, 0.0, 0.0, 1.0]), 5126, "VEC4", 3);
-        base.accessor(&f32_bytes(&[0.0, 0.0, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0]), 5126, "VEC3", 3);
+        accessor(&mut doc, &f32_bytes(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, s, s, 0.0, 0.0, 0.0, 1.0]), 5126, "VEC4", 3);
+        accessor(&mut doc, &f32_bytes(&[0.0, 0.0, 0.0, 0.0, 0.2, 0.0, 0.0, 0.0, 0.0]), 5126, "VEC3", 3);
         let mut scales = Vec::new();
         for value in [1.0, 1.5, 1.0] {
             scales.extend_from_slice(&[0.0, 0.0, 0.0, value, value, value, 0.0, 0.0, 0.0]);
         }
-        base.accessor(&f32_bytes(&scales), 5126, "VEC3", 9);
-        base.accessor(&f32_bytes(&[0.0, 1.0, 0.0]), 5126, "SCALAR", 3);
+        accessor(&mut doc, &f32_bytes(&scales), 5126, "VEC3", 9);
+        accessor(&mut doc, &f32_bytes(&[0.0, 1.0, 0.0]), 5126, "SCALAR", 3);
         let extra = json!({
             "meshes": [{"name": "quad", "weights": [0.0], "primitives": [{
                 "attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2},
@@ -167,140 +165,19 @@ impl Base {
                 ]
             }]
         });
-        if let (Some(root), Value::Object(extra)) = (base.json.as_object_mut(), extra) {
-            root.extend(extra);
-        }
-        base.json["buffers"] = json!([{"byteLength": base.bin.len()}]);
-        base
-    }
-
-    /// Append `bytes` as a new buffer view with one accessor over it.
-    fn accessor(&mut self, bytes: &[u8], component_type: u32, ty: &str, count: usize) {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
-        self.offsets.push(offset);
-        let index = self.offsets.len() - 1;
-        push(&mut self.json, "bufferViews", json!({"buffer": 0, "byteOffset": offset, "byteLength": bytes.len()}));
-        push(
-            &mut self.json,
-            "accessors",
-            json!({"bufferView": index, "componentType": component_type, "type": ty, "count": count}),
-        );
-    }
-
-    /// Overwrite the `component`th 32-bit value of accessor `accessor`'s data.
-    fn set_u32(&mut self, accessor: usize, component: usize, bits: u32) {
-        let at = self.offsets[accessor] + component * 4;
-        self.bin[at..at + 4].copy_from_slice(&bits.to_le_bytes());
-    }
-
-    fn set_f32(&mut self, accessor: usize, component: usize, value: f32) {
-        self.set_u32(accessor, component, value.to_bits());
+        doc.merge(extra);
+        doc.json["buffers"] = json!([{"byteLength": doc.bin.len()}]);
+        Self { doc, offsets }
     }
 
     fn glb(&self) -> Vec<u8> {
-        glb(&self.json, &self.bin)
+        self.doc.to_glb()
     }
 
     /// The .gltf form, the buffer in a base64 data URI.
     fn gltf(&self) -> Vec<u8> {
-        let mut json = self.json.clone();
-        json["buffers"][0]["uri"] = json!(format!("data:application/octet-stream;base64,{}", base64(&self.bin)));
-        to_json(&json).into_bytes()
+        self.doc.to_gltf()
     }
-}
-
-fn push(json: &mut Value, key: &str, value: Value) {
-    if json.get(key).is_none() {
-        json[key] = json!([]);
-    }
-    if let Some(array) = json[key].as_array_mut() {
-        array.push(value);
-    }
-}
-
-/// JSON text with object keys sorted, whatever `serde_json`'s map order features are: the
-/// corpus must be byte-identical however the generator was built.
-fn to_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_json(value, &mut out);
-    out
-}
-
-fn write_json(value: &Value, out: &mut String) {
-    match value {
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(&Value::String(key.clone()), out);
-                out.push(':');
-                write_json(&map[key], out);
-            }
-            out.push('}');
-        }
-        // Scalars have one serialization.
-        other => out.push_str(&other.to_string()),
-    }
-}
-
-/// A GLB container of `json` and `bin` (each padded to 4 bytes).
-fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
-    let mut json = to_json(json).into_bytes();
-    while !json.len().is_multiple_of(4) {
-        json.push(b' ');
-    }
-    let mut bin = bin.to_vec();
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    let total = 12 + 8 + json.len() + 8 + bin.len();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&u32::try_from(total).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(&u32::try_from(json.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json);
-    out.extend_from_slice(&u32::try_from(bin.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
-    out
-}
-
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 fn put_u32(bytes: &mut [u8], at: usize, value: u32) {
@@ -328,15 +205,15 @@ pub fn corpus() -> Vec<BadFile> {
     let mut add = |name: &str, bytes: Vec<u8>, expected: Expected| {
         files.push(BadFile { name: name.to_owned(), bytes, expected });
     };
-    let glb_edit = |edit: &dyn Fn(&mut Base)| {
-        let mut b = base.clone();
+    let glb_edit = |edit: &dyn Fn(&mut Doc)| {
+        let mut b = base.doc.clone();
         edit(&mut b);
-        b.glb()
+        b.to_glb()
     };
-    let gltf_edit = |edit: &dyn Fn(&mut Base)| {
-        let mut b = base.clone();
+    let gltf_edit = |edit: &dyn Fn(&mut Doc)| {
+        let mut b = base.doc.clone();
         edit(&mut b);
-        b.gltf()
+        b.to_gltf()
     };
     let glb_msg = |text: &str| Expected::Glb(text.to_owned());
     let inv = Expected::invalid;
@@ -409,7 +286,7 @@ pub fn corpus() -> Vec<BadFile> {
     add(
         "vertex_joint_beyond_skin.glb",
         glb_edit(&|b| {
-            let at = b.offsets[JOINTS] + 4;
+            let at = base.offsets[JOINTS] + 4;
             b.bin[at] = 5;
         }),
         inv("BadValue", "Node", 3),
@@ -553,9 +430,9 @@ pub fn corpus() -> Vec<BadFile> {
 
     // URIs.
     let external = |u: &'static str| {
-        let mut json = base.json.clone();
+        let mut json = base.doc.json.clone();
         json["buffers"][0]["uri"] = json!(u);
-        to_json(&json).into_bytes()
+        to_sorted_json(&json).into_bytes()
     };
     add("uri_parent_escape.gltf", external("../outside.bin"), inv("Uri", "Buffer", 0));
     add("uri_nested_parent_escape.gltf", external("sub/../../outside.bin"), inv("Uri", "Buffer", 0));
@@ -574,7 +451,7 @@ pub fn corpus() -> Vec<BadFile> {
 /// The manifest text for `files`: one `name<TAB>expectation` line each.
 pub fn manifest(files: &[BadFile]) -> String {
     let mut out = String::from(
-        "# Regenerate with `cargo run -- generate bad-corpus --out tests/bad`.\n\
+        "# Regenerate with `cargo xtask generate bad-corpus`.\n\
          # file<TAB>Invalid PROBLEM OBJECT_KIND INDEX | Glb MESSAGE_PART | Json MESSAGE_PART\n",
     );
     for file in files {

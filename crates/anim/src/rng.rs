@@ -1,5 +1,8 @@
-//! A small seedable random stream for reproducible schedules (soak runs, crowd variety): not
-//! for anything that needs statistical quality beyond "looks varied".
+//! The one small seeded random stream of the project: benchmark times ([`crate::workload`]),
+//! crowd variety, soak schedules, fuzzing and test cases. Reproducible, not for anything that
+//! needs statistical quality beyond "looks varied".
+
+use glam::{Quat, Vec3};
 
 /// xorshift64* seeded through splitmix64 (any seed, 0 included, gives a good stream).
 #[derive(Debug, Clone)]
@@ -27,10 +30,14 @@ impl Rng {
         if n == 0 { 0 } else { (self.next_u64() % n as u64) as usize }
     }
 
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+
     /// Uniform in `[lo, hi)`.
     pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        lo + (hi - lo) * unit
+        lo + (hi - lo) * self.unit()
     }
 
     /// One of `items` (which must not be empty).
@@ -41,5 +48,17 @@ impl Rng {
     /// True once in `one_in` draws on average.
     pub fn chance(&mut self, one_in: usize) -> bool {
         self.below(one_in) == 0
+    }
+
+    /// Each component uniform in `[lo, hi)`.
+    pub fn vec3(&mut self, lo: f32, hi: f32) -> Vec3 {
+        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+    }
+
+    /// A unit quaternion (normalized uniform components; the identity in the unlikely zero case).
+    pub fn quat(&mut self) -> Quat {
+        let q =
+            glam::Vec4::new(self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0), self.range(-1.0, 1.0));
+        q.try_normalize().map_or(Quat::IDENTITY, Quat::from_vec4)
     }
 }

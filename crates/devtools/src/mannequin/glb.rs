@@ -260,7 +260,7 @@ impl BinBuilder {
     pub fn floats(&mut self, data: &[f32], kind: &'static str, target: Option<u32>, bounds: bool) -> usize {
         let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
         let view = self.view(&bytes, target);
-        let width = components(kind);
+        let width = crate::gltf::components(kind);
         let (min, max) = if bounds { min_max(data, width) } else { (None, None) };
         self.accessor(Accessor {
             buffer_view: Some(view),
@@ -278,7 +278,7 @@ impl BinBuilder {
     /// A float accessor stored sparsely: only the elements that are not all zero are written
     /// (with their indices); min/max are those of the full data when `bounds` is set.
     pub fn sparse_floats(&mut self, data: &[f32], kind: &'static str, bounds: bool) -> usize {
-        let width = components(kind);
+        let width = crate::gltf::components(kind);
         let count = data.len() / width;
         let mut indices = Vec::new();
         let mut values: Vec<u8> = Vec::new();
@@ -322,18 +322,6 @@ impl BinBuilder {
     }
 }
 
-pub fn components(kind: &str) -> usize {
-    match kind {
-        "SCALAR" => 1,
-        "VEC2" => 2,
-        "VEC3" => 3,
-        "VEC4" | "MAT2" => 4,
-        "MAT3" => 9,
-        "MAT4" => 16,
-        other => panic!("unknown accessor type {other}"),
-    }
-}
-
 /// Per-component min and max of `data` (width components per element).
 pub fn min_max(data: &[f32], width: usize) -> (Option<Vec<f64>>, Option<Vec<f64>>) {
     let mut min = vec![f64::MAX; width];
@@ -345,26 +333,4 @@ pub fn min_max(data: &[f32], width: usize) -> (Option<Vec<f64>>, Option<Vec<f64>
         }
     }
     (Some(min), Some(max))
-}
-
-/// Packs JSON and binary chunks into a GLB container.
-pub fn pack_glb(json: &[u8], bin: &[u8]) -> Vec<u8> {
-    let pad = |len: usize| (4 - len % 4) % 4;
-    let json_len = json.len() + pad(json.len());
-    let bin_len = bin.len() + pad(bin.len());
-    let total = 12 + 8 + json_len + 8 + bin_len;
-    let u32_le = |v: usize| u32::try_from(v).expect("GLB fits in 4 GiB").to_le_bytes();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2_u32.to_le_bytes());
-    out.extend_from_slice(&u32_le(total));
-    out.extend_from_slice(&u32_le(json_len));
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(json);
-    out.resize(out.len() + pad(json.len()), b' ');
-    out.extend_from_slice(&u32_le(bin_len));
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(bin);
-    out.resize(out.len() + pad(bin.len()), 0);
-    out
 }

@@ -2,18 +2,17 @@
 //! and animated as issue 3 asks. The GLB is parsed here independently of the generator.
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
-use animtune::mannequin::build_mannequin_glb;
+use devtools::mannequin::build_mannequin_glb;
 use serde_json::Value;
 
 const ASSET: &str = "assets/mannequin.glb";
-const REGENERATE: &str = "regenerate it with `UPDATE_ASSETS=1 cargo test -p animtune --test mannequin` \
-     (or `cargo run -- generate mannequin --out assets/mannequin.glb`) and commit the result";
+const REGENERATE: &str = "regenerate it with `UPDATE_ASSETS=1 cargo test -p animtune-devtools --test mannequin` \
+     (or `cargo xtask generate mannequin`) and commit the result";
 
 fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    devtools::ci::repo_root()
 }
 
 /// The generator's output, built once per test binary.
@@ -142,7 +141,7 @@ fn checked_in_asset_is_current() {
     let path = repo_root().join(ASSET);
     let built = glb();
     if std::env::var_os("UPDATE_ASSETS").is_some_and(|v| v == "1") {
-        animtune::mannequin::write_mannequin(&path).expect("write the asset");
+        devtools::mannequin::write_mannequin(&path).expect("write the asset");
         eprintln!("wrote {}", path.display());
     }
     let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}; {REGENERATE}", path.display()));
@@ -156,29 +155,9 @@ fn checked_in_asset_is_current() {
 
 #[test]
 fn khronos_validator_reports_no_errors_or_warnings() {
-    let root = repo_root();
-    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let skip = |why: &str| {
-        assert!(!ci, "glTF validator unavailable under CI: {why} (scripts/install-test-deps.sh installs it)");
-        eprintln!(
-            "SKIPPED khronos_validator_reports_no_errors_or_warnings: {why}; run `source scripts/install-test-deps.sh`"
-        );
-    };
-    if !root.join(".tools/node_modules/gltf-validator/package.json").exists() {
-        return skip("gltf-validator is not installed in .tools/");
-    }
-    let output = match Command::new("node").arg("scripts/validate-gltf.mjs").arg(ASSET).current_dir(&root).output() {
-        Ok(output) => output,
-        Err(e) => return skip(&format!("cannot run node: {e}")),
-    };
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.code() != Some(2), "validator could not run: {stderr}");
-    let report: Value =
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("bad report ({e}): {stdout}\n{stderr}"));
-    assert_eq!(report["errors"], 0, "validator errors:\n{stdout}");
-    assert_eq!(report["warnings"], 0, "validator warnings:\n{stdout}");
-    assert!(output.status.success(), "validator failed:\n{stdout}\n{stderr}");
+    let Some(report) = devtools::ci::validate_gltf(&repo_root().join(ASSET)) else { return };
+    assert_eq!(report["errors"], 0, "validator errors:\n{report:#}");
+    assert_eq!(report["warnings"], 0, "validator warnings:\n{report:#}");
 }
 
 const JOINTS: [&str; 21] = [
@@ -479,24 +458,25 @@ fn cubic_tangents_are_authored_not_implied() {
 
 #[test]
 fn anim_core_imports_and_samples_every_clip() {
-    use anim::{ClipCursor, InterpolationOverride, Pose, SampleSettings, skinning_matrices};
+    use anim::{ClipCursor, InterpolationOverride, LocalMatrices, PreparedSkin, SampleSettings};
     use glam::{Affine3A, Mat4};
 
     let model = anim::import::load_slice(glb(), None).expect("the anim core imports the mannequin");
     assert!(model.clips.len() >= 8);
     let mesh_index = model.nodes.iter().position(|n| n.mesh.is_some()).expect("mesh node");
-    let skin = &model.skins[model.nodes[mesh_index].skin.expect("skinned")];
+    let skin = PreparedSkin::new(&model.skins[model.nodes[mesh_index].skin.expect("skinned")]);
     let primitive = &model.meshes[0].primitives[0];
     assert_eq!(model.meshes[0].target_names, ["Blink"]);
     assert_eq!(primitive.targets.len(), 1);
     assert!(primitive.targets[0].positions.iter().any(|d| d.length() > 0.002), "blink moves vertices");
 
     let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut palette = vec![Mat4::IDENTITY; skin.joints.len()];
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let mut palette = vec![Mat4::IDENTITY; skin.len()];
     // The rest pose's skinning palette is the identity: bind pose and IBMs agree.
-    let rest = Pose::rest(&model);
-    model.hierarchy.local_to_model(&rest, &mut model_from_node);
-    skinning_matrices(skin, &model_from_node, &mut palette);
+    let rest = model.rest_pose();
+    model.hierarchy.local_to_model(&rest, &mut locals, &mut model_from_node);
+    skin.skinning_matrices(&model_from_node, &mut palette);
     for m in &palette {
         assert!(m.abs_diff_eq(Mat4::IDENTITY, 1e-5), "rest palette {m:?}");
     }
@@ -511,12 +491,10 @@ fn anim_core_imports_and_samples_every_clip() {
                 let t = clip.duration_secs() * f32::from(step) / 16.0;
                 pose.copy_from(&rest);
                 clip.sample(t, &mut cursor, &settings, &mut pose);
-                let finite = pose.translations.iter().all(|v| v.is_finite())
-                    && pose.rotations.iter().all(|q| q.is_finite() && (q.length() - 1.0).abs() < 1e-3)
-                    && pose.weights.iter().all(|w| w.is_finite());
+                let finite = pose.is_finite() && pose.nodes().all(|(_, l)| (l.rotation.length() - 1.0).abs() < 1e-3);
                 assert!(finite, "{name} at {t} s ({}) is not finite", mode.name());
-                model.hierarchy.local_to_model(&pose, &mut model_from_node);
-                skinning_matrices(skin, &model_from_node, &mut palette);
+                model.hierarchy.local_to_model(&pose, &mut locals, &mut model_from_node);
+                skin.skinning_matrices(&model_from_node, &mut palette);
                 assert!(palette.iter().all(Mat4::is_finite), "{name} at {t} s: skinning palette");
             }
         }
@@ -525,14 +503,14 @@ fn anim_core_imports_and_samples_every_clip() {
     // Walking keeps the feet on the floor: skin the mesh through the cycle and check the lowest
     // point stays near y = 0.
     let walk = model.find_clip("Walk").expect("Walk");
-    let clip = &model.clips[walk];
+    let clip = &model.clips[walk.index()];
     let mut cursor = ClipCursor::new(clip);
     for step in 0..11_u8 {
         let t = clip.duration_secs() * f32::from(step) / 11.0;
         pose.copy_from(&rest);
         clip.sample(t, &mut cursor, &SampleSettings::default(), &mut pose);
-        model.hierarchy.local_to_model(&pose, &mut model_from_node);
-        skinning_matrices(skin, &model_from_node, &mut palette);
+        model.hierarchy.local_to_model(&pose, &mut locals, &mut model_from_node);
+        skin.skinning_matrices(&model_from_node, &mut palette);
         let mut lowest = f32::MAX;
         for (v, p) in primitive.positions.iter().enumerate() {
             let j = primitive.joints[0][v];

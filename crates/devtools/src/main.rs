@@ -1,0 +1,88 @@
+//! `cargo xtask`: the project's development commands (generated assets), kept out of the shipped
+//! `animtune` binary.
+//!
+//! ```text
+//! cargo xtask generate mannequin   [--out assets/mannequin.glb]
+//! cargo xtask generate w64         [--out w64.glb]
+//! cargo xtask generate bad-corpus  [--out tests/bad]
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// animtune's development commands.
+#[derive(Debug, Parser)]
+#[command(name = "xtask", about)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Generate a project asset.
+    Generate {
+        #[command(subcommand)]
+        asset: Asset,
+    },
+}
+
+/// What `generate` writes. Relative default paths are resolved against the repository root.
+#[derive(Debug, Subcommand)]
+enum Asset {
+    /// The built-in character (`assets/mannequin.glb`, embedded in the binary; a test checks the
+    /// checked-in file is what the generator produces).
+    Mannequin {
+        /// Where to write the .glb.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// W64, the benchmark skeleton and clips of `animtune bench`, as a .glb (measure it with
+    /// `animtune bench FILE --clip "W64 LINEAR"`).
+    W64 {
+        /// Where to write the .glb.
+        #[arg(long, default_value = "w64.glb")]
+        out: PathBuf,
+    },
+    /// The corpus of malformed files and its manifest (`tests/bad`, `EXPECTED.txt`).
+    BadCorpus {
+        /// The folder to write (created if needed; stale corpus files are removed).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+fn run(args: Args) -> anyhow::Result<String> {
+    let root = devtools::ci::repo_root();
+    match args.command {
+        Command::Generate { asset: Asset::Mannequin { out } } => {
+            let out = out.unwrap_or_else(|| root.join("assets/mannequin.glb"));
+            devtools::mannequin::write_mannequin(&out)?;
+            Ok(format!("wrote {}\n", out.display()))
+        }
+        Command::Generate { asset: Asset::W64 { out } } => {
+            devtools::w64::write_w64(&out)?;
+            Ok(format!("wrote {}\n", out.display()))
+        }
+        Command::Generate { asset: Asset::BadCorpus { out } } => {
+            let out = out.unwrap_or_else(|| root.join("tests/bad"));
+            let count = devtools::badfiles::write_corpus(&out)?;
+            Ok(format!("wrote {count} files and EXPECTED.txt to {}\n", out.display()))
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
