@@ -8,6 +8,7 @@ pub mod cli;
 pub mod crowd;
 pub mod mannequin;
 pub mod physics;
+pub mod process;
 pub mod profile;
 pub mod render;
 pub mod ui;
