@@ -76,6 +76,10 @@ enum Command {
     Render(cli::render::RenderArgs),
     /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
     Ragdoll(Box<cli::ragdoll::RagdollArgs>),
+    /// Transition between two clips (cross-fade, inertialization, dead blending) and measure it:
+    /// velocity jump, joint acceleration, foot slide, pop, root drift; or every tuned pair of
+    /// the model's profile (--table), or export the table for an engine (--export).
+    Transition(Box<cli::transition::TransitionArgs>),
     /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
     /// non-finite value or resident-memory growth.
     Soak(cli::soak::SoakArgs),
@@ -146,6 +150,7 @@ fn run(command: Command) -> anyhow::Result<String> {
         }
         Command::Render(render) => cli::render::run(&render),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
+        Command::Transition(transition) => cli::transition::run(&transition),
         Command::Soak(soak) => {
             let (report, passed) = cli::soak::run(&soak)?;
             if passed {

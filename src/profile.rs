@@ -39,6 +39,40 @@ pub struct TuningProfile {
     /// Ragdoll handoff tuning (absent in profiles of models without a ragdoll).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ragdoll: Option<RagdollProfile>,
+    /// Foot-contact markers per clip (phase sync), when found or edited; absent clips have
+    /// theirs found automatically.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<ClipMarkers>,
+    /// Root motion per clip (`authored` or `in-place`); absent clips play as authored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub root_motion: Vec<ClipRootMotion>,
+}
+
+/// The foot-contact markers of one clip.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClipMarkers {
+    /// Clip (display name).
+    pub clip: String,
+    /// Touch-downs, by time.
+    pub contacts: Vec<ContactMarker>,
+}
+
+/// One foot touching down.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContactMarker {
+    /// The foot's node (display name).
+    pub foot: String,
+    /// Clip time, seconds.
+    pub time_secs: f32,
+}
+
+/// The root motion of one clip.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClipRootMotion {
+    /// Clip (display name).
+    pub clip: String,
+    /// `authored` or `in-place`.
+    pub mode: String,
 }
 
 /// The ragdoll handoff's tunables, by name.
@@ -117,6 +151,54 @@ pub struct Transition {
     pub duration_secs: f32,
     /// Easing name.
     pub easing: String,
+    /// `crossfade`, `inertialize` or `dead-blend` (profiles before transition kinds: cross-fade).
+    #[serde(default = "default_kind")]
+    pub kind: String,
+    /// Inertialization's decay curve: `quintic` or `critically-damped`.
+    #[serde(default = "default_decay")]
+    pub decay: String,
+    /// Dead blending's velocity half-life, seconds.
+    #[serde(default = "default_half_life")]
+    pub half_life_secs: f32,
+    /// `none` (the target from its start) or `phase` (at the source's phase).
+    #[serde(default = "default_sync")]
+    pub sync: String,
+    /// The target's playback speed starts matched to the source's cycle.
+    #[serde(default)]
+    pub match_speed: bool,
+}
+
+impl Transition {
+    /// A cross-fade row of `duration_secs` with `easing` (the other settings at their defaults).
+    pub fn fade(from: &str, to: &str, duration_secs: f32, easing: &str) -> Self {
+        Self {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            duration_secs,
+            easing: easing.to_owned(),
+            kind: default_kind(),
+            decay: default_decay(),
+            half_life_secs: default_half_life(),
+            sync: default_sync(),
+            match_speed: false,
+        }
+    }
+}
+
+fn default_kind() -> String {
+    anim::TransitionKind::CrossFade.name().to_owned()
+}
+
+fn default_decay() -> String {
+    anim::OffsetDecay::Quintic.name().to_owned()
+}
+
+fn default_half_life() -> f32 {
+    anim::crossfade::DEFAULT_HALF_LIFE_SECS
+}
+
+fn default_sync() -> String {
+    "none".to_owned()
 }
 
 impl TuningProfile {
@@ -281,11 +363,8 @@ impl TuningProfile {
             },
             transitions: tuning
                 .transitions()
-                .map(|((from, to), fade)| Transition {
-                    from: clip_name(from),
-                    to: clip_name(to),
-                    duration_secs: fade.duration_secs,
-                    easing: fade.easing.name().to_owned(),
+                .map(|((from, to), fade)| {
+                    Transition::fade(&clip_name(from), &clip_name(to), fade.duration_secs, fade.easing.name())
                 })
                 .collect(),
             ragdoll: Some({
@@ -306,6 +385,8 @@ impl TuningProfile {
                     motor_damping: (r.gains.damping != defaults.damping).then_some(r.gains.damping),
                 }
             }),
+            markers: Vec::new(),
+            root_motion: Vec::new(),
         }
     }
 

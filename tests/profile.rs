@@ -130,12 +130,7 @@ fn a_broken_profile_is_reported_kept_and_the_viewer_uses_authored_settings() {
     // Unknown names and clips are skipped and listed, not fatal.
     let mut profile = viewer.profile.profile_of(&viewer.tuning, &viewer.model);
     profile.interpolation.mode = "bogus".to_owned();
-    profile.transitions.push(animtune::profile::Transition {
-        from: "NoSuchClip".to_owned(),
-        to: "Walk".to_owned(),
-        duration_secs: f32::NAN,
-        easing: "smoothstep".to_owned(),
-    });
+    profile.transitions.push(animtune::profile::Transition::fade("NoSuchClip", "Walk", f32::NAN, "smoothstep"));
     let (tuning, fit) = profile.to_tuning(&viewer.model);
     assert_eq!(tuning.interpolation().mode, InterpolationOverride::Authored);
     assert_eq!(tuning.transitions().count(), 0);

@@ -3,10 +3,12 @@
 
 pub mod bench;
 pub mod info;
+pub mod motion;
 pub mod ragdoll;
 pub mod render;
 pub mod sample;
 pub mod soak;
+pub mod transition;
 
 use std::path::Path;
 

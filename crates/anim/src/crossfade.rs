@@ -573,11 +573,17 @@ impl CrossFader {
         }
         // The output without the offsets (the layers and snapshot: what the new target
         // replaces), with its velocity and acceleration from the same stack evaluated `h` and
-        // `2h` earlier (later when the top layer has just started) — exact motion, never the
-        // output's finite differences, so re-triggering cannot feed back into itself.
+        // `2h` later — the motion it would make playing on (a key just ahead may change its
+        // acceleration); earlier when a clip would cross its loop point, where a travelling
+        // root jumps back. Exact motion, never the output's finite differences, so
+        // re-triggering cannot feed back into itself.
         let h = TARGET_VELOCITY_DT_SECS;
-        let top_time = self.layers.last().map_or(0.0, |l| l.time_secs);
-        let base_sign = if top_time - 2.0 * h >= 0.0 { -1.0 } else { 1.0 };
+        let ahead_fits = self.layers.iter().all(|l| {
+            let secs = self.clip_secs(l.clip);
+            let now = self.wrap(l.clip, l.time_secs);
+            !self.looping || secs <= 0.0 || now + 2.0 * h < secs
+        });
+        let base_sign = if ahead_fits { 1.0 } else { -1.0 };
         let mut job = LayerJob {
             model,
             looping: self.looping,
@@ -610,10 +616,11 @@ impl CrossFader {
 
         let start = if transition.start_secs.is_finite() { transition.start_secs } else { 0.0 };
         let at = |time_secs| Layer::new(to_clip, time_secs, 0.0, Easing::Linear);
-        // The target's velocity and acceleration at its start likewise, inside the clip (never
-        // across its loop point, where a travelling root jumps back).
+        // The target's velocity and acceleration at its start likewise, forwards (the motion it
+        // is about to make: a key at the start may change its acceleration) unless the clip
+        // ends first (never across its loop point, where a travelling root jumps back).
         let secs = self.clip_secs.get(to_clip.index()).copied().unwrap_or(0.0);
-        let sign = if start - 2.0 * h >= 0.0 || start + 2.0 * h > secs { -1.0 } else { 1.0 };
+        let sign = if start + 2.0 * h <= secs.max(0.0) { 1.0 } else { -1.0 };
         job.sample(&at(start), &mut self.scratch);
         job.sample(&at(start + sign * h), &mut self.scratch_b);
         job.sample(&at(start + sign * 2.0 * h), &mut self.scratch_c);

@@ -86,8 +86,10 @@ pub fn find_foot_contacts(model: &Model, clip: ClipId, feet: &[NodeId], min_lift
 ///
 /// * Both clips have contact markers: the source's position between its last marker and the
 ///   next becomes the same fraction between the target's marker of the same foot and its next.
-/// * Only the target has markers (the source's feet stay down, an idle): the target starts at
-///   its first contact, a foot touching down.
+/// * Only the target has markers (the source's feet stay down, an idle): the target starts so
+///   that its first contact lands half way through the transition (`transition_secs`): it steps
+///   off while the source still holds the feet, and a target foot is planted only once the
+///   target carries the pose, never dragged by a standing pose.
 /// * Otherwise: by normalized time (`source_time / source_secs · target_secs`).
 ///
 /// Times wrap (clips loop); the result is in `[0, target_secs)`.
@@ -97,6 +99,7 @@ pub fn synced_start_secs(
     source_contacts: &[FootContact],
     target_secs: f32,
     target_contacts: &[FootContact],
+    transition_secs: f32,
 ) -> f32 {
     if !(source_secs > 0.0 && target_secs > 0.0) || !source_time_secs.is_finite() {
         return 0.0;
@@ -105,7 +108,8 @@ pub fn synced_start_secs(
     let normalized = (t / source_secs * target_secs).rem_euclid(target_secs);
     let Some(first_target) = target_contacts.first() else { return normalized };
     if source_contacts.is_empty() {
-        return first_target.time_secs.rem_euclid(target_secs);
+        let lead = if transition_secs.is_finite() { 0.5 * transition_secs.max(0.0) } else { 0.0 };
+        return (first_target.time_secs - lead).rem_euclid(target_secs);
     }
     // The source's marker at or before t (cyclically) and the one after it.
     let k = source_contacts.iter().rposition(|c| c.time_secs <= t).unwrap_or(source_contacts.len() - 1);
@@ -136,19 +140,21 @@ mod tests {
         let run = [c(1, 0.05), c(0, 0.4)];
         // Half way from the left contact to the right one in the walk → half way from the run's
         // left contact (0.4) to its right one (0.05 + 0.7).
-        let start = synced_start_secs(1.1, 0.375, &walk, 0.7, &run);
+        let start = synced_start_secs(1.1, 0.375, &walk, 0.7, &run, 0.3);
         assert!((start - 0.575).abs() < 1e-5, "{start}");
         // Before the first marker: from the last one, wrapping.
-        let start = synced_start_secs(1.1, 0.0, &walk, 0.7, &run);
+        let start = synced_start_secs(1.1, 0.0, &walk, 0.7, &run, 0.3);
         let fraction = (1.1 - 0.65) / (1.1 - 0.55);
         assert!((start - (0.05 + fraction * 0.35)).abs() < 1e-5, "{start}");
     }
 
     #[test]
     fn without_markers_the_phase_is_normalized_time_or_the_first_contact() {
-        assert!((synced_start_secs(2.0, 1.5, &[], 0.8, &[]) - 0.6).abs() < 1e-6);
-        assert!((synced_start_secs(4.0, 3.0, &[], 0.7, &[c(1, 0.3), c(0, 0.6)]) - 0.3).abs() < 1e-6);
-        assert_eq!(synced_start_secs(0.0, 1.0, &[], 1.0, &[]), 0.0);
-        assert_eq!(synced_start_secs(1.0, f32::NAN, &[], 1.0, &[]), 0.0);
+        assert!((synced_start_secs(2.0, 1.5, &[], 0.8, &[], 0.3) - 0.6).abs() < 1e-6);
+        // From a standing source: the first contact half way through a 0.4 s transition.
+        assert!((synced_start_secs(4.0, 3.0, &[], 0.7, &[c(1, 0.3), c(0, 0.6)], 0.4) - 0.1).abs() < 1e-6);
+        assert!((synced_start_secs(4.0, 3.0, &[], 0.7, &[c(1, 0.1)], 0.4) - 0.6).abs() < 1e-6);
+        assert_eq!(synced_start_secs(0.0, 1.0, &[], 1.0, &[], 0.3), 0.0);
+        assert_eq!(synced_start_secs(1.0, f32::NAN, &[], 1.0, &[], 0.3), 0.0);
     }
 }
