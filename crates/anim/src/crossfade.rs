@@ -29,8 +29,10 @@
 
 use glam::{Quat, Vec3};
 
+use crate::clip::Clip;
+use crate::hierarchy::LocalMatrices;
 use crate::ids::{ClipId, NodeId, TrackId};
-use crate::interp::{Easing, OffsetDecay, decayed_travel, impl_from_name};
+use crate::interp::{Easing, OffsetDecay, ScaleSpace, decayed_travel, impl_from_name};
 use crate::model::Model;
 use crate::pose::{PoseDelta, SoaPose, blend_into, rotation_vector};
 use crate::sample::{ClipCursor, SampleSettings, TrackSample};
@@ -362,7 +364,7 @@ impl CrossFader {
             step_b: zeros,
             rest,
             cursors: model.clips.iter().map(ClipCursor::new).collect(),
-            clip_secs: model.clips.iter().map(|c| c.end_secs()).collect(),
+            clip_secs: model.clips.iter().map(Clip::end_secs).collect(),
             covers_pose,
             root: None,
             looping: true,
@@ -388,7 +390,7 @@ impl CrossFader {
             return;
         };
         let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
-        let mut locals = crate::LocalMatrices::new(model.nodes.len());
+        let mut locals = LocalMatrices::new(model.nodes.len());
         model.hierarchy.local_to_model(&self.rest, &mut locals, &mut world);
         let up = model
             .hierarchy
@@ -1007,7 +1009,7 @@ fn evaluate_stack(
     layers: &[Layer],
     snapshot: Option<Extrapolation>,
     shift_secs: f32,
-    scale_space: crate::ScaleSpace,
+    scale_space: ScaleSpace,
     out: &mut SoaPose,
     tmp: &mut SoaPose,
 ) {

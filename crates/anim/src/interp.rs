@@ -482,7 +482,8 @@ impl OffsetDecay {
 /// `∫₀ᵗ e^(−λs) ds = (1 − e^(−λt)) / λ` with `λ = ln 2 / half_life_secs` (the velocity halves
 /// every half-life). A non-positive half-life holds the pose.
 pub fn decayed_travel(t_secs: f32, half_life_secs: f32) -> f32 {
-    if !(half_life_secs > 0.0 && half_life_secs.is_finite()) || !(t_secs > 0.0) {
+    let valid = half_life_secs > 0.0 && half_life_secs.is_finite() && t_secs > 0.0;
+    if !valid {
         return 0.0;
     }
     let lambda = std::f32::consts::LN_2 / half_life_secs;

@@ -61,7 +61,8 @@ pub fn find_foot_contacts(model: &Model, clip: ClipId, feet: &[NodeId], min_lift
     let mut contacts = Vec::new();
     for (foot, h) in heights.iter().enumerate() {
         let (low, high) = h.iter().fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-        if !(high - low > min_lift) {
+        let lifts = high - low > min_lift;
+        if !lifts {
             continue;
         }
         let speed = |i: usize| (h[(i + 1) % n] - h[(i + n - 1) % n]) / (2.0 * dt);
@@ -101,7 +102,8 @@ pub fn synced_start_secs(
     target_contacts: &[FootContact],
     transition_secs: f32,
 ) -> f32 {
-    if !(source_secs > 0.0 && target_secs > 0.0) || !source_time_secs.is_finite() {
+    let valid = source_secs > 0.0 && target_secs > 0.0 && source_time_secs.is_finite();
+    if !valid {
         return 0.0;
     }
     let t = source_time_secs.rem_euclid(source_secs);

@@ -1,7 +1,7 @@
 //! Transition kinds (cross-fade, inertialization, dead blending): interruption safety, velocity
 //! continuity, the decay curves, speed matching and root motion (as authored, in place).
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::type_complexity)]
 
 use anim::crossfade::MAX_LAYERS;
 use anim::{
