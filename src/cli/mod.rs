@@ -3,7 +3,6 @@
 
 pub mod bench;
 pub mod info;
-pub mod motion;
 pub mod ragdoll;
 pub mod render;
 pub mod sample;

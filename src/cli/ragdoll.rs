@@ -15,7 +15,7 @@ use glam::{Affine3A, Vec3};
 use serde::Serialize;
 
 use super::Format;
-use super::motion::{Pop, largest_distance};
+use crate::motion::{Pop, largest_distance};
 use crate::physics::getup::lowest_capsule_point;
 use crate::physics::{BodyId, Handoff, MotorGains, Phase, RagdollController, RagdollSettings, RagdollSpec, Region};
 use crate::render::framing::{CpuPoser, drawn_nodes};
