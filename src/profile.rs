@@ -363,8 +363,13 @@ impl TuningProfile {
             },
             transitions: tuning
                 .transitions()
-                .map(|((from, to), fade)| {
-                    Transition::fade(&clip_name(from), &clip_name(to), fade.duration_secs, fade.easing.name())
+                .map(|((from, to), fade)| Transition {
+                    kind: fade.kind.name().to_owned(),
+                    decay: fade.decay.name().to_owned(),
+                    half_life_secs: fade.half_life_secs,
+                    sync: if fade.phase_sync { "phase" } else { "none" }.to_owned(),
+                    match_speed: fade.match_speed,
+                    ..Transition::fade(&clip_name(from), &clip_name(to), fade.duration_secs, fade.easing.name())
                 })
                 .collect(),
             ragdoll: Some({
@@ -385,8 +390,8 @@ impl TuningProfile {
                     motor_damping: (r.gains.damping != defaults.damping).then_some(r.gains.damping),
                 }
             }),
-            markers: Vec::new(),
-            root_motion: Vec::new(),
+            markers: tuning.clip_extras.markers.clone(),
+            root_motion: tuning.clip_extras.root_motion.clone(),
         }
     }
 
@@ -445,7 +450,24 @@ impl TuningProfile {
         for t in &self.transitions {
             match (clip_index(&t.from), clip_index(&t.to), t.easing.parse::<Easing>()) {
                 (Some(from), Some(to), Ok(easing)) => {
-                    tuning.set_transition(from, to, FadeTuning { duration_secs: t.duration_secs, easing });
+                    let pair = format!("fade {} -> {}", t.from, t.to);
+                    let mut fade = FadeTuning::cross_fade(t.duration_secs, easing);
+                    match t.kind.parse() {
+                        Ok(kind) => fade.kind = kind,
+                        Err(_) => fit.skipped.push(format!("{pair}: kind \"{}\" unknown (a cross-fade)", t.kind)),
+                    }
+                    match t.decay.parse() {
+                        Ok(decay) => fade.decay = decay,
+                        Err(_) => fit.skipped.push(format!("{pair}: decay \"{}\" unknown", t.decay)),
+                    }
+                    match t.sync.as_str() {
+                        "none" => {}
+                        "phase" => fade.phase_sync = true,
+                        other => fit.skipped.push(format!("{pair}: sync \"{other}\" unknown")),
+                    }
+                    fade.half_life_secs = t.half_life_secs;
+                    fade.match_speed = t.match_speed;
+                    tuning.set_transition(from, to, fade);
                     fit.applied += 1;
                 }
                 (None, _, _) => {
@@ -493,6 +515,8 @@ impl TuningProfile {
                 fit.skipped.push(format!("get-up clip {}: not in this model", r.get_up_clip));
             }
         }
+        tuning.clip_extras =
+            crate::ui::tuning::ClipExtras { markers: self.markers.clone(), root_motion: self.root_motion.clone() };
         (tuning, fit)
     }
 }

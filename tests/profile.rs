@@ -38,7 +38,7 @@ fn tunables_are_saved_per_identity_and_loaded_automatically() {
         easing: Easing::Linear,
     });
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.tuning.set_transition(walk, run, FadeTuning { duration_secs: 0.45, easing: Easing::EaseInOutSine });
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.45, Easing::EaseInOutSine));
     viewer.save_on_exit();
 
     let path = viewer.profile.path().unwrap();

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use anim::crossfade::MAX_LAYERS;
-use anim::{Clip, ClipId, CrossFader, Model, Property};
+use anim::{Clip, ClipId, CrossFader, FootContact, Model, Property, SampleSettings, TransitionKind};
 
 use super::tuning::FadeTuning;
 
@@ -245,21 +245,60 @@ impl Playback {
         self.playing = true;
     }
 
-    /// Cross-fade from what is on screen (the clip at its time, or the blend in progress) to
-    /// `to` from its start, over `fade`.
-    pub fn fade_to(&mut self, to: usize, fade: FadeTuning) {
+    /// Transition from what is on screen (the clip at its time, or the blend in progress) to
+    /// `to` with `fade`'s kind: from its start, or at the source's phase (`contacts`: each
+    /// clip's foot contacts, for phase sync). Dead blending and inertialization start from the
+    /// pose on screen and its motion; `settings` are what the fader samples with.
+    pub fn fade_to(
+        &mut self,
+        model: &Model,
+        settings: &SampleSettings,
+        to: usize,
+        fade: FadeTuning,
+        contacts: &dyn Fn(usize) -> Vec<FootContact>,
+    ) {
         if to >= self.durations.len() {
             return;
         }
         if !self.fader.is_fading()
             && let Some(clip) = self.clip
         {
-            // The fader already plays the clip on screen; make sure it is at the time shown.
-            self.fader.play(ClipId::from_index(clip), self.time_secs);
+            // The fader already plays the clip on screen; make sure it is at the time shown
+            // (and, for the kinds that continue its motion, has seen it move).
+            let clip = ClipId::from_index(clip);
+            match fade.kind {
+                TransitionKind::CrossFade => self.fader.play(clip, self.time_secs),
+                TransitionKind::Inertialize => {
+                    self.fader.play(clip, self.time_secs);
+                    self.fader.evaluate(model, settings);
+                }
+                TransitionKind::DeadBlend => {
+                    let step = 1.0 / 60.0;
+                    self.fader.play(clip, self.time_secs - 2.0 * step);
+                    for _ in 0..2 {
+                        self.fader.advance(step);
+                        self.fader.evaluate(model, settings);
+                    }
+                }
+            }
         }
-        self.fader.trigger(ClipId::from_index(to), fade.duration_secs, fade.easing);
+        let source = self.fader.current_clip().index();
+        let source_secs = self.durations.get(source).copied().unwrap_or(0.0);
+        let start = if fade.phase_sync {
+            anim::synced_start_secs(
+                source_secs,
+                self.fader.current_time_secs(),
+                &contacts(source),
+                self.durations[to],
+                &contacts(to),
+                fade.duration_secs,
+            )
+        } else {
+            0.0
+        };
+        self.fader.transition(model, settings, ClipId::from_index(to), &fade.transition(start, source_secs));
         self.clip = Some(to);
-        self.time_secs = 0.0;
+        self.time_secs = start;
         self.playing = true;
     }
 
@@ -580,7 +619,10 @@ mod tests {
         let mut playback = Playback::new(&model());
         playback.select_clip(3);
         playback.seek(1.0);
-        playback.fade_to(1, FadeTuning { duration_secs: 0.5, easing: anim::Easing::Linear });
+        let m = model();
+        playback.fade_to(&m, &SampleSettings::default(), 1, FadeTuning::cross_fade(0.5, anim::Easing::Linear), &|_| {
+            Vec::new()
+        });
         let layers = playback.fader().layers();
         assert_eq!(layers.len(), 2);
         assert_eq!(

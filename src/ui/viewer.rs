@@ -368,6 +368,16 @@ impl Viewer {
         self.frame.compute(&self.model, &mut self.playback, &self.tuning, &self.compare, &mut self.ragdoll);
     }
 
+    /// The cross-fade panel's measured quality of `from → to` as tuned (this transition, and a
+    /// cross-fade of the same duration).
+    pub fn crossfade_measured(
+        &mut self,
+        from: usize,
+        to: usize,
+    ) -> Option<(crate::transitions::TransitionReport, crate::transitions::TransitionReport)> {
+        self.crossfade.measured_pair(&self.model, &self.tuning, from, to)
+    }
+
     /// [`Self::advance`] then [`Self::compute_frame`]: a frame without UI (tests, scripts).
     pub fn step(&mut self, dt_secs: f32) {
         self.advance(dt_secs);
@@ -390,7 +400,12 @@ impl Viewer {
             self.playback.play_from_start(to);
             self.ragdoll.blend_out(&self.model, fade.duration_secs, fade.easing);
         } else {
-            self.playback.fade_to(to, fade);
+            let settings = self.tuning.interpolation().to_settings();
+            let source = self.playback.fader().current_clip().index();
+            let from_contacts = self.crossfade.contacts(&self.model, &self.tuning.clip_extras, source);
+            let to_contacts = self.crossfade.contacts(&self.model, &self.tuning.clip_extras, to);
+            let contacts = |clip: usize| if clip == to { to_contacts.clone() } else { from_contacts.clone() };
+            self.playback.fade_to(&self.model, &settings, to, fade, &contacts);
         }
     }
 
@@ -581,7 +596,8 @@ impl Viewer {
             egui::CollapsingHeader::new("Cross-fade").default_open(true).show(ui, |ui| {
                 let names = self.clip_names();
                 let ragdolling = self.ragdoll.phase() == Phase::Ragdoll;
-                match self.crossfade.crossfade_ui(ui, &self.playback, &mut self.tuning, ragdolling, &names) {
+                match self.crossfade.crossfade_ui(ui, &self.playback, &self.model, &mut self.tuning, ragdolling, &names)
+                {
                     Some(CrossFadeAction::Trigger) => self.trigger_fade(),
                     Some(CrossFadeAction::SetUp { from, to }) => {
                         self.playback.play_from_start(from);

@@ -10,6 +10,7 @@ use super::{ModelSource, Viewer};
 mod defects;
 mod features;
 mod panels;
+mod transitions;
 
 /// The built-in character in a viewer without profiles.
 fn viewer() -> Viewer {

@@ -1,0 +1,98 @@
+//! Transition kinds in the cross-fade panel: chosen per pair, measured live, used by the
+//! viewer's trigger (from the pose on screen), and kept in the profile.
+
+use anim::{Easing, OffsetDecay, TransitionKind};
+use egui_kittest::kittest::Queryable as _;
+
+use super::{clip, viewer, whole};
+use crate::ui::tuning::FadeTuning;
+
+#[test]
+fn the_panel_picks_a_kind_per_pair_and_shows_its_measured_quality() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    // The kind combo tunes the pair.
+    harness.get_by_label("kind").click();
+    harness.run();
+    harness.get_by_label("inertialize").click();
+    harness.run();
+    let fade = harness.state().tuning.transition(walk, run).expect("tuned");
+    assert_eq!(fade.kind, TransitionKind::Inertialize);
+    // Its option: the decay; and the measured figures beside a cross-fade of the same duration.
+    harness.get_by_label("decay");
+    harness.get_by_label("velocity jump");
+    harness.get_by_label("foot slide");
+    let (this, cross) = harness.state_mut().crossfade_measured(walk, run).expect("measured");
+    assert!(
+        this.worst.velocity_jump_mps <= cross.worst.velocity_jump_mps,
+        "inertialization {} vs cross-fade {}",
+        this.worst.velocity_jump_mps,
+        cross.worst.velocity_jump_mps
+    );
+    // The table row names the kind.
+    harness.get_by_label("Walk -> Run");
+    assert!(harness.get_all_by_label("inertialize").count() >= 1);
+}
+
+#[test]
+fn every_kind_triggers_from_the_pose_on_screen_without_a_jump() {
+    for kind in TransitionKind::ALL {
+        let mut viewer = viewer();
+        let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+        viewer.playback.select_clip(walk);
+        viewer.crossfade.to_clip = run;
+        let fade = FadeTuning { kind, phase_sync: true, ..FadeTuning::cross_fade(0.3, Easing::Smoothstep) };
+        viewer.tuning.set_transition(walk, run, fade);
+        for _ in 0..20 {
+            viewer.step(1.0 / 60.0);
+        }
+        let before = viewer.frame.model_from_node().to_vec();
+        viewer.trigger_fade();
+        viewer.compute_frame();
+        let at_trigger = viewer.frame.model_from_node().to_vec();
+        let moved = before
+            .iter()
+            .zip(&at_trigger)
+            .map(|(a, b)| glam::Vec3::from(a.translation).distance(b.translation.into()))
+            .fold(0.0, f32::max);
+        assert!(moved < 1e-3, "{kind:?}: the trigger moved a joint {moved} at its instant");
+        assert!(viewer.playback.is_fading(), "{kind:?}");
+        assert_eq!(viewer.playback.clip(), Some(run));
+        // Phase sync: Run did not start from 0.
+        assert!(viewer.playback.time_secs() > 0.0, "{kind:?}: not phase-synced");
+        for _ in 0..40 {
+            viewer.step(1.0 / 60.0);
+        }
+        assert!(!viewer.playback.is_fading(), "{kind:?}: still transitioning after 0.67 s");
+    }
+}
+
+#[test]
+fn kinds_and_markers_survive_a_profile_round_trip() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    let fade = FadeTuning {
+        kind: TransitionKind::DeadBlend,
+        decay: OffsetDecay::CriticallyDamped,
+        half_life_secs: 0.2,
+        phase_sync: true,
+        match_speed: true,
+        ..FadeTuning::cross_fade(0.4, Easing::Linear)
+    };
+    viewer.tuning.set_transition(walk, run, fade);
+    viewer.tuning.clip_extras.markers.push(crate::profile::ClipMarkers {
+        clip: "Run".to_owned(),
+        contacts: vec![crate::profile::ContactMarker { foot: "Foot.L".to_owned(), time_secs: 0.1 }],
+    });
+    let profile = viewer.profile.profile_of(&viewer.tuning, &viewer.model);
+    let json = serde_json::to_string(&profile).expect("json");
+    let back: crate::profile::TuningProfile = serde_json::from_str(&json).expect("parse");
+    let (tuning, fit) = back.to_tuning(&viewer.model);
+    assert!(fit.skipped.is_empty(), "{fit:?}");
+    assert_eq!(tuning.transition(walk, run), Some(fade));
+    assert_eq!(tuning.clip_extras, viewer.tuning.clip_extras);
+}
