@@ -352,10 +352,10 @@ fn transition_table_ui(ui: &mut egui::Ui, tuning: &mut Tuning, names: &[String],
             {
                 *action = Some(CrossFadeAction::SetUp { from, to });
             }
-            ui.label(kind_label(fade.kind));
             ui.label(format!("{:.2} s", fade.duration_secs));
-            ui.label(if fade.kind == TransitionKind::Inertialize { fade.decay.name() } else { fade.easing.name() });
-            ui.label(if fade.phase_sync { "phase" } else { "" });
+            let detail = if fade.kind == TransitionKind::Inertialize { fade.decay.name() } else { fade.easing.name() };
+            let sync = if fade.phase_sync { ", phase" } else { "" };
+            ui.label(format!("{} ({detail}{sync})", kind_label(fade.kind)));
             if ui.small_button("Delete").on_hover_text("Forget this pair (it fades with the defaults)").clicked() {
                 delete = Some((from, to));
             }
