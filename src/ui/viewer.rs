@@ -365,6 +365,7 @@ impl Viewer {
 
     /// Compute this frame's output from the parts (once per frame; [`Self::ui`] calls it).
     pub fn compute_frame(&mut self) {
+        self.frame.trajectory = self.overlays.trajectory;
         self.frame.compute(&self.model, &mut self.playback, &self.tuning, &self.compare, &mut self.ragdoll);
     }
 
@@ -657,6 +658,8 @@ impl Viewer {
             });
             ui.menu_button("View", |ui| {
                 ui.checkbox(&mut self.overlays.skeleton, "Skeleton (K)");
+                ui.checkbox(&mut self.overlays.trajectory, "Trajectory")
+                    .on_hover_text("The root's path over the clip (cyan) and its trail through fades and loops (orange), on the ground");
                 ui.checkbox(&mut self.ragdoll.show_colliders, "Ragdoll colliders");
                 ui.checkbox(&mut self.overlays.stats_visible, "Stats overlay (F3)");
                 if ui.button("Frame what is drawn (F)").clicked() {

@@ -96,3 +96,32 @@ fn kinds_and_markers_survive_a_profile_round_trip() {
     assert_eq!(tuning.transition(walk, run), Some(fade));
     assert_eq!(tuning.clip_extras, viewer.tuning.clip_extras);
 }
+
+#[test]
+fn the_trajectory_is_drawn_on_the_ground_for_the_clip_and_through_a_transition() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.step(1.0 / 60.0);
+    assert!(viewer.frame.collider_lines().is_empty(), "off by default");
+    viewer.overlays.trajectory = true;
+    for _ in 0..30 {
+        viewer.step(1.0 / 60.0);
+    }
+    viewer.trigger_fade();
+    for _ in 0..30 {
+        viewer.step(1.0 / 60.0);
+    }
+    let lines = viewer.frame.collider_lines();
+    let cyan = lines.iter().filter(|l| l.color[2] > 0.9).count();
+    let trail = lines.iter().filter(|l| l.color[0] > 0.9).count();
+    assert_eq!(cyan, 64, "the clip's path, 64 segments");
+    assert_eq!(trail, 59, "the trail of the 60 frames since it was turned on, through the fade");
+    let ground = crate::render::framing::ground_height(&viewer.model);
+    assert!(lines.iter().all(|l| (l.from.y - ground).abs() < 0.01 && (l.to.y - ground).abs() < 0.01), "on the ground");
+    // The walk sways the hips from side to side: the path is not a point.
+    let extent = lines.iter().map(|l| l.from.x).fold(f32::MIN, f32::max)
+        - lines.iter().map(|l| l.from.x).fold(f32::MAX, f32::min);
+    assert!(extent > 0.005, "{extent}");
+}
