@@ -16,6 +16,7 @@ use anim::{Easing, InterpolationOverride, Model};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
+pub use crate::ui::tuning::{ClipMarkers, ClipRootMotion, ContactMarker};
 use crate::ui::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
 
 /// Version written in every profile (2 added `identity`; version 1 files still load).
@@ -46,33 +47,6 @@ pub struct TuningProfile {
     /// Root motion per clip (`authored` or `in-place`); absent clips play as authored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub root_motion: Vec<ClipRootMotion>,
-}
-
-/// The foot-contact markers of one clip.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClipMarkers {
-    /// Clip (display name).
-    pub clip: String,
-    /// Touch-downs, by time.
-    pub contacts: Vec<ContactMarker>,
-}
-
-/// One foot touching down.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ContactMarker {
-    /// The foot's node (display name).
-    pub foot: String,
-    /// Clip time, seconds.
-    pub time_secs: f32,
-}
-
-/// The root motion of one clip.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ClipRootMotion {
-    /// Clip (display name).
-    pub clip: String,
-    /// `authored` or `in-place`.
-    pub mode: String,
 }
 
 /// The ragdoll handoff's tunables, by name.

@@ -181,9 +181,36 @@ pub struct Tuning {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClipExtras {
     /// Edited markers per clip.
-    pub markers: Vec<crate::profile::ClipMarkers>,
+    pub markers: Vec<ClipMarkers>,
     /// Root motion per clip.
-    pub root_motion: Vec<crate::profile::ClipRootMotion>,
+    pub root_motion: Vec<ClipRootMotion>,
+}
+
+/// The foot-contact markers of one clip.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClipMarkers {
+    /// Clip (display name).
+    pub clip: String,
+    /// Touch-downs, by time.
+    pub contacts: Vec<ContactMarker>,
+}
+
+/// One foot touching down.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ContactMarker {
+    /// The foot's node (display name).
+    pub foot: String,
+    /// Clip time, seconds.
+    pub time_secs: f32,
+}
+
+/// The root motion of one clip.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClipRootMotion {
+    /// Clip (display name).
+    pub clip: String,
+    /// `authored` or `in-place`.
+    pub mode: String,
 }
 
 impl Tuning {
