@@ -43,7 +43,7 @@ pub struct CrossFadePanel {
     found_contacts: BTreeMap<usize, Vec<FootContact>>,
     /// The measured quality of the pair on show: for which pair and tuning, and the reports of
     /// its transition and of a cross-fade of the same duration.
-    measured: Option<((usize, usize, FadeTuning), TransitionReport, TransitionReport)>,
+    measured: Option<((usize, usize, FadeTuning, ClipExtras), TransitionReport, TransitionReport)>,
 }
 
 impl std::fmt::Debug for CrossFadePanel {
@@ -59,6 +59,12 @@ impl CrossFadePanel {
     /// A panel aiming at the second clip of a model with `clips` clips (the first otherwise).
     pub fn for_clips(clips: usize) -> Self {
         Self { to_clip: usize::from(clips > 1), ..Self::default() }
+    }
+
+    /// Foot contacts of `clip` with their feet's names, by time.
+    pub fn named_contacts(&mut self, model: &Model, extras: &ClipExtras, clip: usize) -> Vec<(String, f32)> {
+        let contacts = self.contacts(model, extras, clip);
+        self.rig(model).named(&contacts).into_iter().map(|c| (c.foot, c.time_secs)).collect()
     }
 
     /// The measured quality of `from → to` as tuned now (this transition, a cross-fade of the
@@ -100,8 +106,12 @@ impl CrossFadePanel {
         to: usize,
         fade: FadeTuning,
     ) -> Option<(&TransitionReport, &TransitionReport)> {
-        let key = (from, to, fade);
-        if self.measured.as_ref().is_none_or(|(k, _, _)| *k != key) {
+        if self
+            .measured
+            .as_ref()
+            .is_none_or(|((f, t, tuned, seen), _, _)| (*f, *t, *tuned) != (from, to, fade) || seen != extras)
+        {
+            let key = (from, to, fade, extras.clone());
             let source = model.clips.get(from)?;
             model.clips.get(to)?;
             let secs = source.end_secs();

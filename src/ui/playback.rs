@@ -407,8 +407,16 @@ impl Playback {
     }
 
     /// Play/pause, frame steps, Home/End, speed, loop, the time readout and the timeline with
-    /// its time labels and key ticks (`selected_keys`: the selected channel's key times).
-    pub fn transport_ui(&mut self, ui: &mut egui::Ui, key_times: &[f32], selected_keys: &[f32]) {
+    /// its time labels and key ticks (`selected_keys`: the selected channel's key times) and the
+    /// clip's foot-contact markers (foot name, time), which can be dragged along it. True when a
+    /// marker was moved.
+    pub fn transport_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        key_times: &[f32],
+        selected_keys: &[f32],
+        markers: &mut [(String, f32)],
+    ) -> bool {
         ui.horizontal(|ui| {
             let label = if self.playing { "Pause" } else { "Play" };
             if ui.add_sized([56.0, 20.0], egui::Button::new(label)).on_hover_text("Space").clicked() {
@@ -458,7 +466,7 @@ impl Playback {
             }
             response.rect
         });
-        timeline_marks_ui(ui, rail.inner, duration, key_times, selected_keys);
+        timeline_marks_ui(ui, rail.inner, duration, key_times, selected_keys, markers)
     }
 }
 
@@ -501,14 +509,56 @@ impl TimelineScale {
     }
 }
 
-/// Key ticks (every key of the clip grey, the selected channel's keys highlighted) and time
-/// labels under the timeline slider whose rect is `slider`, drawn whole at both ends.
-fn timeline_marks_ui(ui: &mut egui::Ui, slider: egui::Rect, duration: f32, key_times: &[f32], selected_keys: &[f32]) {
-    let (strip, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 24.0), egui::Sense::hover());
+/// Key ticks (every key of the clip grey, the selected channel's keys highlighted), time labels
+/// under the timeline slider whose rect is `slider`, drawn whole at both ends, and the
+/// foot-contact markers below them, draggable. True when a marker moved.
+fn timeline_marks_ui(
+    ui: &mut egui::Ui,
+    slider: egui::Rect,
+    duration: f32,
+    key_times: &[f32],
+    selected_keys: &[f32],
+    markers: &mut [(String, f32)],
+) -> bool {
+    let height = if markers.is_empty() { 24.0 } else { 40.0 };
+    let (strip, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), height), egui::Sense::hover());
     if duration <= 0.0 {
-        return;
+        return false;
     }
     let scale = TimelineScale::under(slider, duration);
+    let mut moved = false;
+    for (i, (foot, t)) in markers.iter_mut().enumerate() {
+        let center = egui::pos2(scale.x_of(*t), strip.top() + 32.0);
+        let handle = egui::Rect::from_center_size(center, egui::vec2(14.0, 14.0));
+        let response = ui
+            .interact(handle, ui.make_persistent_id(("contact marker", i)), egui::Sense::drag())
+            .on_hover_text(format!("{foot} touches down at {t:.3} s: drag to move (saved in the profile)"));
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, format!("contact {foot}")));
+        if response.dragged()
+            && let Some(pointer) = response.interact_pointer_pos()
+            && scale.x1 > scale.x0
+        {
+            *t = ((pointer.x - scale.x0) / (scale.x1 - scale.x0)).clamp(0.0, 1.0) * duration;
+            moved = true;
+        }
+        let letter = side_letter(foot);
+        let color =
+            if letter == 'L' { egui::Color32::from_rgb(90, 200, 255) } else { egui::Color32::from_rgb(255, 170, 60) };
+        let color = if response.hovered() || response.dragged() { color.gamma_multiply(1.4) } else { color };
+        let tip = egui::pos2(center.x, center.y - 7.0);
+        ui.painter().add(egui::Shape::convex_polygon(
+            vec![tip, egui::pos2(center.x - 6.0, center.y + 5.0), egui::pos2(center.x + 6.0, center.y + 5.0)],
+            color,
+            egui::Stroke::NONE,
+        ));
+        ui.painter().text(
+            egui::pos2(center.x + 8.0, center.y),
+            egui::Align2::LEFT_CENTER,
+            letter,
+            egui::FontId::proportional(10.0),
+            color,
+        );
+    }
     let painter = ui.painter().with_clip_rect(strip.expand(2.0));
     let ticks = strip.top()..=strip.top() + 7.0;
     let mut last_x = f32::NEG_INFINITY;
@@ -530,6 +580,20 @@ fn timeline_marks_ui(ui: &mut egui::Ui, slider: egui::Rect, duration: f32, key_t
         let x = scale.x_of(t);
         painter.vline(x, strip.top() + 8.0..=strip.top() + 11.0, egui::Stroke::new(1.0, text_color));
         painter.text(egui::pos2(x, strip.top() + 11.0), egui::Align2::CENTER_TOP, label, font.clone(), text_color);
+    }
+    moved
+}
+
+/// "L" or "R" for a foot named like `Foot.L`, `LeftFoot`, `foot_r`; else the name's first letter.
+fn side_letter(foot: &str) -> char {
+    let lower = foot.to_lowercase();
+    let ends = |s: &str| lower.ends_with(s) || lower.starts_with(s);
+    if lower.contains("left") || ends(".l") || ends("_l") || ends("l_") || ends("l.") {
+        'L'
+    } else if lower.contains("right") || ends(".r") || ends("_r") || ends("r_") || ends("r.") {
+        'R'
+    } else {
+        foot.chars().next().unwrap_or('?').to_ascii_uppercase()
     }
 }
 

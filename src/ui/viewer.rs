@@ -379,6 +379,11 @@ impl Viewer {
         self.crossfade.measured_pair(&self.model, &self.tuning, from, to)
     }
 
+    /// Foot contacts of `clip` as phase sync uses them (edited markers, else found).
+    pub fn crossfade_contacts(&mut self, clip: usize) -> Vec<anim::FootContact> {
+        self.crossfade.contacts(&self.model, &self.tuning.clip_extras, clip)
+    }
+
     /// [`Self::advance`] then [`Self::compute_frame`]: a frame without UI (tests, scripts).
     pub fn step(&mut self, dt_secs: f32) {
         self.advance(dt_secs);
@@ -528,7 +533,24 @@ impl Viewer {
                 .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
                 .map(|t| t.times_secs.clone())
                 .unwrap_or_default();
-            self.playback.transport_ui(ui, &keys, &selected);
+            // The clip's foot-contact markers (edited ones from the profile, else found),
+            // draggable on the timeline; an edit is stored in the tuning (and so the profile).
+            let mut markers = match self.playback.clip() {
+                Some(c) => self.crossfade.named_contacts(&self.model, &self.tuning.clip_extras, c),
+                None => Vec::new(),
+            };
+            if self.playback.transport_ui(ui, &keys, &selected, &mut markers)
+                && let Some(c) = self.playback.clip()
+            {
+                let name = self.model.clips[c].display_name(c);
+                let contacts = markers
+                    .into_iter()
+                    .map(|(foot, time_secs)| crate::profile::ContactMarker { foot, time_secs })
+                    .collect();
+                let extras = &mut self.tuning.clip_extras.markers;
+                extras.retain(|m| m.clip != name);
+                extras.push(crate::profile::ClipMarkers { clip: name, contacts });
+            }
         });
         let panel = egui::Panel::right("side panel")
             .resizable(true)

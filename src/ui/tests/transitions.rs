@@ -125,3 +125,32 @@ fn the_trajectory_is_drawn_on_the_ground_for_the_clip_and_through_a_transition()
         - lines.iter().map(|l| l.from.x).fold(f32::MAX, f32::min);
     assert!(extent > 0.005, "{extent}");
 }
+
+#[test]
+fn contact_markers_sit_on_the_timeline_and_dragging_one_edits_the_profile() {
+    let mut viewer = viewer();
+    let walk = clip(&viewer, "Walk");
+    viewer.playback.select_clip(walk);
+    viewer.playback.playing = false;
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    // Found automatically: a left and a right touch-down.
+    let left = harness.get_by_label("contact Foot.L");
+    harness.get_by_label("contact Foot.R");
+    let from = left.rect().center();
+    harness.drag_at(from);
+    harness.run();
+    harness.hover_at(from + egui::vec2(120.0, 0.0));
+    harness.run();
+    harness.drop_at(from + egui::vec2(120.0, 0.0));
+    harness.run();
+    let extras = harness.state().tuning.clip_extras.clone();
+    let walk_markers = extras.markers.iter().find(|m| m.clip == "Walk").expect("edited markers stored");
+    let moved = walk_markers.contacts.iter().find(|c| c.foot == "Foot.L").expect("left contact").clone();
+    assert!(moved.time_secs > 0.2, "dragged later: {}", moved.time_secs);
+    // The edit reaches the profile (and the panel's phase sync and measurements read it).
+    let profile = harness.state().profile.profile_of(&harness.state().tuning, &harness.state().model);
+    assert_eq!(profile.markers.len(), 1);
+    let contacts = harness.state_mut().crossfade_contacts(walk);
+    assert!(contacts.iter().any(|c| (c.time_secs - moved.time_secs).abs() < 1e-6));
+}
