@@ -43,7 +43,7 @@ pub struct CrossFadePanel {
     found_contacts: BTreeMap<usize, Vec<FootContact>>,
     /// The measured quality of the pair on show: for which pair and tuning, and the reports of
     /// its transition and of a cross-fade of the same duration.
-    measured: Option<((usize, usize, FadeTuning, ClipExtras), TransitionReport, TransitionReport)>,
+    measured: Option<(MeasuredKey, TransitionReport, TransitionReport)>,
 }
 
 impl std::fmt::Debug for CrossFadePanel {
@@ -51,6 +51,9 @@ impl std::fmt::Debug for CrossFadePanel {
         f.debug_struct("CrossFadePanel").field("to_clip", &self.to_clip).finish_non_exhaustive()
     }
 }
+
+/// What a measurement depends on: the pair, its tuning and the edited markers.
+type MeasuredKey = (usize, usize, FadeTuning, ClipExtras);
 
 /// Trigger times the panel measures a pair at.
 const MEASURED_TRIGGERS: usize = 3;
