@@ -118,7 +118,11 @@ impl FrameOutput {
     ) {
         let clip = playback.clip();
         let time_secs = playback.time_secs();
-        if let Some(modes) = compare.active() {
+        if let Some((left, right)) = compare.kinds.poses() {
+            // Two transition kinds side by side: each view its own replay.
+            self.animated.copy_from(left);
+            self.compare.get_or_insert_with(|| self.rest.clone()).copy_from(right);
+        } else if let Some(modes) = compare.active() {
             let left = SampleSettings { mode: modes.left, ..tuning.interpolation().to_settings() };
             let right = SampleSettings { mode: modes.right, ..left.clone() };
             sample_into(model, &self.rest, clip, time_secs, &left, &mut self.cursor, &mut self.animated);

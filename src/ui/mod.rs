@@ -37,6 +37,7 @@ pub mod frame;
 pub mod gpu_bridge;
 pub mod interpolation;
 pub mod joints;
+pub mod kind_compare;
 pub mod loading;
 pub mod overlays;
 pub mod playback;

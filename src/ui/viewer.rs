@@ -360,6 +360,12 @@ impl Viewer {
         self.playback.advance(dt_secs);
         let clip_dt = if self.playback.playing { dt_secs.clamp(0.0, 0.25) * self.playback.speed } else { 0.0 };
         self.crowd.advance(&self.model, clip_dt, self.tuning.interpolation().mode);
+        if let Some(from) = self.playback.clip() {
+            let to = self.crossfade.to_clip;
+            let fade = self.tuning.fade_for(from, to);
+            let settings = self.tuning.interpolation().to_settings();
+            self.compare.kinds.advance(&self.model, &settings, from, to, fade, clip_dt);
+        }
         self.ragdoll.record(self.playback.clock_secs());
     }
 
@@ -367,6 +373,7 @@ impl Viewer {
     pub fn compute_frame(&mut self) {
         self.frame.trajectory = self.overlays.trajectory;
         self.frame.compute(&self.model, &mut self.playback, &self.tuning, &self.compare, &mut self.ragdoll);
+        self.compare.kinds.record(self.frame.model_from_node(), self.frame.compare_model_from_node());
     }
 
     /// The cross-fade panel's measured quality of `from → to` as tuned (this transition, and a
@@ -639,6 +646,13 @@ impl Viewer {
                     &self.tuning,
                     deviation,
                 );
+                ui.separator();
+                let from = self.playback.clip().unwrap_or(0);
+                let names = self.clip_names();
+                let name = |c: usize| names.get(c).map_or("?", String::as_str);
+                let pair = format!("{} -> {}", name(from), name(self.crossfade.to_clip));
+                let source_secs = self.model.clips.get(from).map_or(0.0, anim::Clip::end_secs);
+                self.compare.kinds.kinds_ui(ui, &pair, source_secs);
             });
             egui::CollapsingHeader::new("Ragdoll").default_open(true).show(ui, |ui| {
                 let names = self.clip_names();

@@ -79,6 +79,15 @@ impl ViewportPanel {
                 );
             }
         }
+        if let Some(labels) = compare.kinds.labels() {
+            let half = rect.width() * 0.5;
+            let font = egui::FontId::proportional(15.0);
+            for (i, label) in labels.into_iter().enumerate() {
+                let at = rect.left_top() + egui::vec2(half * i as f32 + 8.0, 8.0);
+                painter.text(at, egui::Align2::LEFT_TOP, label, font.clone(), egui::Color32::WHITE);
+            }
+            painter.vline(rect.center().x, rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
+        }
         match compare.active() {
             Some(modes) if modes.layout == CompareLayout::Split => {
                 let half = rect.width() * 0.5;

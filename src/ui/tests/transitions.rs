@@ -154,3 +154,38 @@ fn contact_markers_sit_on_the_timeline_and_dragging_one_edits_the_profile() {
     let contacts = harness.state_mut().crossfade_contacts(walk);
     assert!(contacts.iter().any(|c| (c.time_secs - moved.time_secs).abs() < 1e-6));
 }
+
+#[test]
+fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.compare.kinds.enabled = true;
+    viewer.compare.kinds.left = TransitionKind::CrossFade;
+    viewer.compare.kinds.right = TransitionKind::Inertialize;
+    // 0.15 s after the trigger (the source plays 0.5 s first): mid-transition.
+    for _ in 0..39 {
+        viewer.step(1.0 / 60.0);
+    }
+    assert_eq!(viewer.compare.layout(), Some(crate::ui::compare::CompareLayout::Split));
+    assert_eq!(viewer.compare.kinds.labels(), Some(["crossfade", "inertialize"]));
+    let (left, right) = (viewer.frame.shown().clone(), viewer.frame.compare_pose().expect("right view").clone());
+    assert_ne!(left, right, "the two kinds differ during the transition");
+    for _ in 0..51 {
+        viewer.step(1.0 / 60.0);
+    }
+    let speeds = viewer.compare.kinds.speeds();
+    assert!(speeds.len() >= 80, "{} frames recorded", speeds.len());
+    // Before the trigger both views play the same source.
+    let before: Vec<_> = speeds.iter().filter(|s| s[0] < -0.05 && s[0] > -0.45).collect();
+    assert!(!before.is_empty());
+    assert!(before.iter().all(|s| (s[1] - s[2]).abs() < 1e-3), "identical before the trigger");
+    // After it they part.
+    assert!(speeds.iter().filter(|s| s[0] > 0.02).any(|s| (s[1] - s[2]).abs() > 1e-3));
+    // The panel shows the plot and the kinds.
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("compare two transition kinds");
+    harness.get_by_label("left kind");
+}
