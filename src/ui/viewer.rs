@@ -646,7 +646,8 @@ impl Viewer {
                     &self.tuning,
                     deviation,
                 );
-                ui.separator();
+            });
+            egui::CollapsingHeader::new("Compare transition kinds").default_open(false).show(ui, |ui| {
                 let from = self.playback.clip().unwrap_or(0);
                 let names = self.clip_names();
                 let name = |c: usize| names.get(c).map_or("?", String::as_str);

@@ -186,6 +186,8 @@ fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
     // The panel shows the plot and the kinds.
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
+    harness.get_by_label("Compare transition kinds").click();
+    harness.run();
     harness.get_by_label("compare two transition kinds");
     harness.get_by_label("left kind");
 }
