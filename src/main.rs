@@ -76,6 +76,9 @@ enum Command {
     Render(cli::render::RenderArgs),
     /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
     Ragdoll(Box<cli::ragdoll::RagdollArgs>),
+    /// Write a copy of a model whose clip, as authored, samples what an interpolation override
+    /// shows (the rest of the file kept); read it back and report the largest difference.
+    Bake(Box<cli::bake::BakeArgs>),
     /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
     /// non-finite value or resident-memory growth.
     Soak(cli::soak::SoakArgs),
@@ -145,6 +148,7 @@ fn run(command: Command) -> anyhow::Result<String> {
             })
         }
         Command::Render(render) => cli::render::run(&render),
+        Command::Bake(bake) => cli::bake::run(&bake),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
         Command::Soak(soak) => {
             let (report, passed) = cli::soak::run(&soak)?;

@@ -18,6 +18,10 @@ mod json;
 mod pointers;
 mod uri;
 
+pub(crate) use document::{ByteLimit, read_uri};
+pub(crate) use extensions::MESHOPT_EXTENSIONS;
+pub(crate) use glb::{is_glb, split as split_glb};
+
 pub use decoder::{
     DecodedDraco, Decoder, DracoAttribute, DracoComponent, DracoPrimitive, ImageSize, MeshoptFilter, MeshoptMode,
     MeshoptView, NoDecoder,
