@@ -9,5 +9,6 @@ pub mod crowd;
 pub mod mannequin;
 pub mod physics;
 pub mod profile;
+pub mod record;
 pub mod render;
 pub mod ui;

@@ -76,6 +76,8 @@ enum Command {
     Render(cli::render::RenderArgs),
     /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
     Ragdoll(Box<cli::ragdoll::RagdollArgs>),
+    /// Record a clip headless as an animated GIF, a folder of PNG frames or an MP4 (ffmpeg).
+    Record(Box<cli::record::RecordArgs>),
     /// Write a copy of a model whose clip, as authored, samples what an interpolation override
     /// shows (the rest of the file kept); read it back and report the largest difference.
     Bake(Box<cli::bake::BakeArgs>),
@@ -149,6 +151,7 @@ fn run(command: Command) -> anyhow::Result<String> {
         }
         Command::Render(render) => cli::render::run(&render),
         Command::Bake(bake) => cli::bake::run(&bake),
+        Command::Record(record) => cli::record::run(&record),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
         Command::Soak(soak) => {
             let (report, passed) = cli::soak::run(&soak)?;

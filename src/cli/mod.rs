@@ -5,6 +5,7 @@ pub mod bake;
 pub mod bench;
 pub mod info;
 pub mod ragdoll;
+pub mod record;
 pub mod render;
 pub mod sample;
 pub mod soak;

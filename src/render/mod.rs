@@ -25,6 +25,7 @@ pub mod mesh;
 pub mod overlay;
 pub mod readback;
 pub mod renderer;
+pub mod shot;
 pub mod text;
 
 pub use camera::{Aabb, OrbitCamera};
