@@ -3,6 +3,7 @@
 //! The pure animation core lives in the `anim` crate (`crates/anim`); this crate holds the
 //! headless command line and, as they land, the renderer, physics and viewer.
 
+pub mod ab;
 pub mod app;
 pub mod cli;
 pub mod crowd;
@@ -12,3 +13,4 @@ pub mod profile;
 pub mod record;
 pub mod render;
 pub mod ui;
+pub mod watch;
