@@ -31,7 +31,7 @@ pub mod text;
 pub use camera::{Aabb, OrbitCamera};
 pub use device::{DeviceHealth, GpuContext};
 pub use mesh::{GpuMesh, GpuModel};
-pub use renderer::{CrowdView, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport};
+pub use renderer::{CrowdView, InstanceDesc, Layer, RenderTarget, Renderer, ViewDesc, Viewport};
 
 /// Errors of the renderer.
 #[derive(Debug, thiserror::Error)]
