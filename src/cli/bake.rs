@@ -1,12 +1,12 @@
 //! `animtune bake`: write a copy of a model whose clip, sampled as authored, gives what the
 //! viewer shows with an interpolation override (or a teaching mode, resampled) — the rest of
-//! the file kept as it was. The written file is read back and its clip compared with the
-//! override at many times; the report gives the largest difference.
+//! the file kept as it was ([`crate::bake`], which the viewer's "Bake to file…" runs too). The
+//! report gives the largest difference found when the written file was read back.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use anim::bake::{Deviation, bake_clip, compare_clips, resample_clip};
+use anim::bake::Deviation;
 use anim::{Easing, InterpolationOverride, RotationSpace, SampleSettings, ScaleSpace};
 use anyhow::Context as _;
 use serde::Serialize;
@@ -98,19 +98,6 @@ impl From<Deviation> for DeviationReport {
     }
 }
 
-/// The times the written clip is checked at: 2000 evenly spaced over the clip, every key time
-/// and the midpoints between keys.
-pub fn check_times(clip: &anim::Clip) -> Vec<f32> {
-    let end = clip.end_secs();
-    let mut times: Vec<f32> = (0..=2000).map(|i| end * i as f32 / 2000.0).collect();
-    for timeline in clip.timelines() {
-        let keys = &timeline.times_secs;
-        times.extend(keys.iter().copied());
-        times.extend(keys.windows(2).map(|w| 0.5 * (w[0] + w[1])));
-    }
-    times
-}
-
 /// Run `animtune bake`: returns the report, printed as text or JSON.
 ///
 /// # Errors
@@ -132,22 +119,15 @@ pub fn run(args: &BakeArgs) -> anyhow::Result<String> {
         scale_space: args.scale_space,
         easing: args.easing,
     };
-    let rest = model.rest_pose();
-    let raw = match args.resample {
-        Some(fps) => resample_clip(clip, &rest, &settings, fps)?,
-        None => bake_clip(clip, &settings).context("pass --resample FPS to bake these settings")?,
-    };
+    if args.resample.is_none() {
+        // Say how to bake what glTF's modes cannot hold, before reading anything else.
+        anim::bake::bake_clip(clip, &settings).context("pass --resample FPS to bake these settings")?;
+    }
     let source = std::fs::read(&args.model).with_context(|| format!("cannot read {}", args.model.display()))?;
     let base_dir = args.model.parent().unwrap_or_else(|| std::path::Path::new("."));
-    let glb = anim::export::replace_clip(&source, Some(base_dir), clip_id.index(), &raw, &limits)
-        .with_context(|| format!("cannot rewrite {}", args.model.display()))?;
-    std::fs::write(&args.out, &glb).with_context(|| format!("cannot write {}", args.out.display()))?;
-
-    let written = decode::load_slice(&glb, None, &limits)
-        .with_context(|| format!("the written file {} does not read back", args.out.display()))?;
-    let baked = written.clips.get(clip_id.index()).context("the written file lost the clip")?;
-    let times = check_times(clip);
-    let deviation = compare_clips((clip, &settings), (baked, &SampleSettings::AUTHORED), &written.rest_pose(), &times);
+    let baked = crate::bake::bake(&model, (&source, Some(base_dir)), clip_id, &settings, args.resample, &limits)
+        .with_context(|| format!("cannot bake {}", args.model.display()))?;
+    std::fs::write(&args.out, &baked.glb).with_context(|| format!("cannot write {}", args.out.display()))?;
     let report = BakeReport {
         model: args.model.display().to_string(),
         clip: clip.display_name(clip_id.index()),
@@ -156,12 +136,12 @@ pub fn run(args: &BakeArgs) -> anyhow::Result<String> {
         scale_space: args.scale_space.name().to_owned(),
         easing: args.easing.name().to_owned(),
         resample_fps: args.resample,
-        channels: raw.tracks.len(),
-        keys: raw.timelines.iter().map(|t| t.times_secs.len()).sum(),
+        channels: baked.channels,
+        keys: baked.keys,
         out: args.out.display().to_string(),
-        bytes: glb.len(),
-        checked_times: times.len(),
-        max_deviation: deviation.into(),
+        bytes: baked.glb.len(),
+        checked_times: baked.checked_times,
+        max_deviation: baked.deviation.into(),
     };
     Ok(match args.format {
         super::Format::Json => serde_json::to_string_pretty(&report)? + "\n",
