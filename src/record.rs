@@ -7,6 +7,8 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 
 use anim::Model;
 use anyhow::Context as _;
@@ -325,6 +327,75 @@ pub fn record(
         kind: spec.kind.name().to_owned(),
         bytes,
     })
+}
+
+/// A recording running on its own thread (with its own headless GPU device), for the viewer:
+/// progress, cancel, and the result when done.
+#[derive(Debug)]
+pub struct RecordJob {
+    /// What is being recorded.
+    pub spec: RecordSpec,
+    done: Arc<AtomicUsize>,
+    total: Arc<AtomicUsize>,
+    cancelled: Arc<AtomicBool>,
+    result: mpsc::Receiver<Result<RecordReport, String>>,
+}
+
+impl RecordJob {
+    /// Record `spec` of `model` on a new thread.
+    pub fn start(model: Model, spec: RecordSpec) -> Self {
+        let done = Arc::new(AtomicUsize::new(0));
+        let total = Arc::new(AtomicUsize::new(frame_times(&model, &spec).len()));
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let (sender, result) = mpsc::channel();
+        let job = Self {
+            spec: spec.clone(),
+            done: Arc::clone(&done),
+            total: Arc::clone(&total),
+            cancelled: Arc::clone(&cancelled),
+            result,
+        };
+        let spawned = std::thread::Builder::new().name("recorder".to_owned()).spawn(move || {
+            let outcome = GpuContext::new_headless().map_err(anyhow::Error::from).and_then(|ctx| {
+                record(&ctx, &model, &spec, &mut |frames, of| {
+                    done.store(frames, Ordering::Relaxed);
+                    total.store(of, Ordering::Relaxed);
+                    !cancelled.load(Ordering::Relaxed)
+                })
+            });
+            let _ = sender.send(outcome.map_err(|e| format!("{e:#}")));
+        });
+        if let Err(error) = spawned {
+            let (sender, result) = mpsc::channel();
+            let _ = sender.send(Err(format!("cannot start a recording thread: {error}")));
+            return Self { result, ..job };
+        }
+        job
+    }
+
+    /// Frames written so far and the frame count.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed))
+    }
+
+    /// Stop after the frame being rendered (a GIF or MP4 is not left behind).
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// The outcome once the recording finished (`None` while it runs).
+    pub fn poll(&self) -> Option<Result<RecordReport, String>> {
+        match self.result.try_recv() {
+            Ok(outcome) => Some(outcome),
+            Err(mpsc::TryRecvError::Empty) => None,
+            Err(mpsc::TryRecvError::Disconnected) => Some(Err("the recording thread stopped unexpectedly".to_owned())),
+        }
+    }
+
+    /// Block until the recording finishes.
+    pub fn wait(&self) -> Result<RecordReport, String> {
+        self.result.recv().unwrap_or_else(|_| Err("the recording thread stopped unexpectedly".to_owned()))
+    }
 }
 
 #[cfg(test)]

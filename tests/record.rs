@@ -157,3 +157,39 @@ fn the_compare_heatmap_paints_where_the_modes_differ() {
     println!("red pixels: plain {red_plain}, heatmap {red_heat}");
     assert!(red_heat > 40 && red_heat > 10 * red_plain.max(1), "plain {red_plain}, heatmap {red_heat}");
 }
+
+#[test]
+fn a_recording_job_reports_progress_and_can_be_cancelled() {
+    use animtune::record::{OutputKind, RecordJob, RecordSpec};
+    use animtune::render::shot::ShotSpec;
+    if animtune::render::GpuContext::new_headless().is_err() {
+        skip("no GPU adapter");
+        return;
+    }
+    let dir = TempDir::new("record-job");
+    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
+    let walk = model.find_clip("Walk").unwrap();
+    let spec = |out: std::path::PathBuf, kind| RecordSpec {
+        shot: ShotSpec::new(Some(walk), 96, 64),
+        from_secs: 0.0,
+        to_secs: 0.5,
+        fps: 10,
+        out,
+        kind,
+    };
+    let job = RecordJob::start(model.clone(), spec(dir.path().join("frames"), OutputKind::PngSequence));
+    assert_eq!(job.progress().1, 5);
+    let report = job.wait().unwrap();
+    assert_eq!((report.frames, job.progress()), (5, (5, 5)));
+    assert_eq!(std::fs::read_dir(dir.path().join("frames")).unwrap().count(), 5);
+
+    // Cancelled at once: an error, and no GIF left behind (nor its partial file).
+    let gif = dir.path().join("walk.gif");
+    let job = RecordJob::start(model, spec(gif.clone(), OutputKind::Gif));
+    job.cancel();
+    let error = job.wait().unwrap_err();
+    assert!(error.contains("cancelled"), "{error}");
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("walk.gif"))
+    );
+}
