@@ -9,7 +9,8 @@ OUT=screenshots
 CONFIG=$(mktemp -d)
 trap 'rm -rf "$CONFIG"' EXIT
 
-# shot NAME SETUP_KEYS DELAY_SECS SCROLL_CLICKS -- VIEWER ARGS...
+# shot NAME "KEYS" DELAY_SECS SCROLL_CLICKS -- VIEWER ARGS...
+# KEYS are xdotool key names, run in order 0.3 s apart; `wait:N` waits N seconds instead.
 shot() {
     local name=$1 keys=$2 delay=$3 scroll=$4
     shift 5
@@ -26,8 +27,13 @@ shot() {
         # Scroll the side panel to the section of interest.
         xdotool mousemove 1090 400
         for i in $(seq 1 '"$scroll"'); do xdotool click 5; sleep 0.05; done
-        xdotool mousemove 450 660
-        for key in '"$keys"'; do xdotool key --window "$w" "$key"; sleep 0.3; done
+        xdotool mousemove 450 600
+        for key in '"$keys"'; do
+            case "$key" in
+                wait:*) sleep "${key#wait:}" ;;
+                *) xdotool key --window "$w" "$key"; sleep 0.3 ;;
+            esac
+        done
         sleep '"$delay"'
         import -window root "'"$OUT/$name"'.png"
         kill $pid
@@ -36,6 +42,7 @@ shot() {
 }
 
 shot viewer "space" 0.5 0 -- --clip Walk --compare linear,cubic --skeleton
-shot viewer-ragdoll "r" 1.5 30 -- --clip Run --colliders
-shot viewer-heatmap "space" 0.5 8 -- --clip Wave --compare linear,cubic --ghost --heatmap
-shot viewer-crowd "space" 1 0 -- --crowd 25
+shot viewer-fade "wait:1.2 t" 0.15 14 -- --clip Wave
+shot viewer-ragdoll "r wait:2.5 f" 1 30 -- --clip Run --colliders
+shot viewer-heatmap "space" 0.5 25 -- --clip Wave --compare linear,cubic --ghost --heatmap
+shot viewer-crowd "wait:8" 1 0 -- --crowd 25 --stats

@@ -89,9 +89,8 @@ fn add_influences(skin: Skin, joints: vec4<u32>, weights: vec4<f32>, base: u32) 
         if (weight != 0.0 && joint < draw.joint_count) {
             out.matrix = out.matrix + joint_palette[base + joint] * weight;
             out.total = out.total + weight;
-            if (draw.heat != 0u) {
-                out.heat = out.heat + joint_heat[base + joint] * weight;
-            }
+            // Read unconditionally (see "No branch on uniforms alone"); weighted by draw.heat later.
+            out.heat = out.heat + joint_heat[base + joint] * weight;
         }
     }
     return out;
@@ -101,12 +100,28 @@ fn mat3_of(m: mat4x4<f32>) -> mat3x3<f32> {
     return mat3x3<f32>(m[0].xyz, m[1].xyz, m[2].xyz);
 }
 
+// 1.0 when `flag` is set, else 0.0 (a select, not a branch).
+fn factor(flag: bool) -> f32 {
+    return select(0.0, 1.0, flag);
+}
+
+// `b` where `use_b`, else `a`, column by column (a select, not a branch).
+fn pick(a: mat4x4<f32>, b: mat4x4<f32>, use_b: bool) -> mat4x4<f32> {
+    return mat4x4<f32>(select(a[0], b[0], use_b), select(a[1], b[1], use_b), select(a[2], b[2], use_b), select(a[3], b[3], use_b));
+}
+
+// No branch on uniforms alone: Mesa's lavapipe (Vulkan on the CPU, up to at least 22.3) inlines
+// uniform values that decide an `if` or a loop's end into the shader, recompiles the shader every
+// time a draw binds new uniform values and never frees the old one, so a frame of a few draws
+// leaked half a megabyte and took tens of milliseconds to compile. Per-draw switches here are
+// selects and factors, and the morph loop's end also depends on a storage buffer's length.
 @vertex
 fn vs_main(in: VertexIn) -> VertexOut {
     // Morph targets, in the mesh frame.
     var position = in.position;
     var normal = in.normal;
-    for (var t = 0u; t < draw.morph_target_count; t++) {
+    let morph_targets = min(draw.morph_target_count, arrayLength(&morph_weights));
+    for (var t = 0u; t < morph_targets; t++) {
         let weight = morph_weights[draw.weights_offset + in.instance_index * draw.weights_stride + t];
         if (weight != 0.0) {
             let base = draw.morph_offset + (t * draw.morph_vertex_count + in.vertex_index) * 2u;
@@ -115,32 +130,28 @@ fn vs_main(in: VertexIn) -> VertexOut {
         }
     }
 
-    var world_position: vec3<f32>;
-    var world_normal: vec3<f32>;
+    // Skinned primitives blend the joint palette; rigid ones (influences 0) read no joint
+    // (their weights are zeroed) and use the node's matrices.
+    let skinned = draw.influences > 0u;
+    var skin = Skin(mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0)), 0.0, 0.0);
+    let base = draw.palette_offset + in.instance_index * draw.palette_stride;
+    skin = add_influences(skin, in.joints0, in.weights0 * factor(skinned), base);
+    skin = add_influences(skin, in.joints1, in.weights1 * factor(draw.influences > 4u), base);
+    var skin_from_mesh = mat4x4<f32>(
+        vec4<f32>(1.0, 0.0, 0.0, 0.0),
+        vec4<f32>(0.0, 1.0, 0.0, 0.0),
+        vec4<f32>(0.0, 0.0, 1.0, 0.0),
+        vec4<f32>(0.0, 0.0, 0.0, 1.0),
+    );
     var heat = 0.0;
-    if (draw.influences > 0u) {
-        var skin = Skin(mat4x4<f32>(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0)), 0.0, 0.0);
-        let base = draw.palette_offset + in.instance_index * draw.palette_stride;
-        skin = add_influences(skin, in.joints0, in.weights0, base);
-        if (draw.influences > 4u) {
-            skin = add_influences(skin, in.joints1, in.weights1, base);
-        }
-        var world_from_mesh = mat4x4<f32>(
-            vec4<f32>(1.0, 0.0, 0.0, 0.0),
-            vec4<f32>(0.0, 1.0, 0.0, 0.0),
-            vec4<f32>(0.0, 0.0, 1.0, 0.0),
-            vec4<f32>(0.0, 0.0, 0.0, 1.0),
-        );
-        if (skin.total > 0.0) {
-            world_from_mesh = skin.matrix * (1.0 / skin.total);
-            heat = skin.heat / skin.total;
-        }
-        world_position = (world_from_mesh * vec4<f32>(position, 1.0)).xyz;
-        world_normal = mat3_of(world_from_mesh) * normal;
-    } else {
-        world_position = (draw.world_from_mesh * vec4<f32>(position, 1.0)).xyz;
-        world_normal = mat3_of(draw.normal_from_mesh) * normal;
+    if (skin.total > 0.0) {
+        skin_from_mesh = skin.matrix * (1.0 / skin.total);
+        heat = skin.heat / skin.total * factor(draw.heat != 0u);
     }
+    let world_from_mesh = pick(draw.world_from_mesh, skin_from_mesh, skinned);
+    let normal_from_mesh = pick(draw.normal_from_mesh, skin_from_mesh, skinned);
+    let world_position = (world_from_mesh * vec4<f32>(position, 1.0)).xyz;
+    let world_normal = mat3_of(normal_from_mesh) * normal;
 
     var out: VertexOut;
     out.clip_position = view.clip_from_world * vec4<f32>(world_position, 1.0);
@@ -193,8 +204,6 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
 
     var rgb = base.rgb * (ambient + view.light_color.rgb * diffuse) + view.light_color.rgb * specular + vec3<f32>(rim);
     rgb = mix(rgb, draw.tint.rgb * (0.35 + 0.65 * diffuse), draw.tint.a);
-    if (draw.heat != 0u) {
-        rgb = mix(rgb, heat_color(in.heat) * (0.4 + 0.6 * diffuse), 0.85);
-    }
+    rgb = mix(rgb, heat_color(in.heat) * (0.4 + 0.6 * diffuse), 0.85 * factor(draw.heat != 0u));
     return vec4<f32>(rgb, base.a * draw.opacity);
 }

@@ -15,7 +15,7 @@ use winit::window::{Window, WindowId};
 use crate::render::GpuContext;
 use crate::render::device::device_descriptor;
 use crate::ui::gpu_bridge::ViewerGpu;
-use crate::ui::{ViewerState, ViewerUi};
+use crate::ui::{ModelSource, Viewer};
 
 /// How the viewer starts (command-line flags; everything can be changed in the window).
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -38,31 +38,45 @@ pub struct ViewerOptions {
     /// Show the ragdoll colliders.
     #[arg(long)]
     pub colliders: bool,
+    /// Show the Stats overlay (frame times, resident memory).
+    #[arg(long)]
+    pub stats: bool,
     /// Crowd mode: N copies of the model, each with its own clips, phases and cross-fades.
     #[arg(long, value_name = "N")]
     pub crowd: Option<usize>,
+    /// Close the window after this many seconds (saving the profile as a normal close does).
+    #[arg(long, value_name = "SECS")]
+    pub exit_after: Option<f64>,
+    /// On exit, write frame statistics to this JSON file: frames, CPU ms per frame (median,
+    /// p95), resident memory (after the warm-up, at the end, peak), model and profile.
+    #[arg(long, value_name = "FILE.json")]
+    pub stats_out: Option<std::path::PathBuf>,
+    /// Seconds before frames and memory count in the statistics (default 10, at most half of
+    /// `--exit-after`).
+    #[arg(long, value_name = "SECS")]
+    pub stats_warmup: Option<f64>,
 }
 
 impl ViewerOptions {
-    /// Apply the options to `state` (after its model is loaded).
+    /// Apply the options to `viewer` (after its model is loaded).
     ///
     /// # Errors
-    /// An unknown clip or interpolation mode.
-    pub fn apply(&self, state: &mut ViewerState) -> anyhow::Result<()> {
+    /// An unknown clip or interpolation mode, or a number out of range.
+    pub fn apply(&self, viewer: &mut Viewer) -> anyhow::Result<()> {
         if let Some(clip) = &self.clip {
-            let clip = crate::cli::find_clip(&state.model, clip)?;
-            state.select_clip(clip.index());
+            let clip = crate::cli::find_clip(&viewer.model, clip)?;
+            viewer.playback.select_clip(clip.index());
         }
         if let Some(compare) = &self.compare {
             let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;
             let parse = |m: &str| m.trim().parse::<anim::InterpolationOverride>().map_err(anyhow::Error::msg);
-            state.compare = Some(crate::ui::state::CompareModes {
+            viewer.compare.show(crate::ui::compare::CompareModes {
                 left: parse(left)?,
                 right: parse(right)?,
                 layout: if self.ghost {
-                    crate::ui::state::CompareLayout::Ghost
+                    crate::ui::compare::CompareLayout::Ghost
                 } else {
-                    crate::ui::state::CompareLayout::Split
+                    crate::ui::compare::CompareLayout::Split
                 },
                 heatmap: self.heatmap,
                 ..Default::default()
@@ -74,11 +88,19 @@ impl ViewerOptions {
                 "--crowd takes 1 to {} instances",
                 crate::crowd::MAX_CROWD
             );
-            state.set_crowd(Some(count), 16.0 / 9.0);
+            viewer.set_crowd(Some(count));
         }
-        state.skeleton |= self.skeleton;
-        state.ragdoll.show_colliders |= self.colliders;
-        state.update_pose();
+        if let Some(secs) = self.exit_after {
+            anyhow::ensure!(secs.is_finite() && secs > 0.0, "--exit-after takes a positive number of seconds");
+        }
+        if let Some(secs) = self.stats_warmup {
+            anyhow::ensure!(secs.is_finite() && secs >= 0.0, "--stats-warmup takes a number of seconds >= 0");
+        }
+        viewer.overlays.skeleton |= self.skeleton;
+        viewer.overlays.stats_visible |= self.stats;
+        viewer.ragdoll.show_colliders |= self.colliders;
+        viewer.compute_frame();
+        viewer.frame_camera();
         Ok(())
     }
 }
@@ -92,19 +114,30 @@ impl ViewerOptions {
 pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> {
     // The window's thread updates crowds: make it a rayon worker (allocation-free frames).
     crate::crowd::init_thread_pool();
-    let (default_model, label) = crate::cli::load_model_or_default(None)?;
-    let mut state = ViewerState::new(default_model, label).with_profile_dir(crate::profile::default_profile_dir());
+    let (default_model, _) = crate::cli::load_model_or_default(None)?;
+    let mut viewer =
+        Viewer::new(default_model, ModelSource::built_in()).with_config_dir(crate::profile::default_profile_dir());
+    let warmup_secs = options.stats_warmup.unwrap_or(10.0).min(options.exit_after.map_or(f64::INFINITY, |s| s * 0.5));
+    viewer.overlays.stats = crate::ui::stats::FrameStats::new(Duration::from_secs_f64(warmup_secs));
     if let Some(path) = model {
         // Loads in the background while the window opens; a clip chosen on the command line
         // needs the model first.
-        state.load(path);
+        viewer.load(path);
         if options.clip.is_some() || options.crowd.is_some() {
-            state.wait_for_loading();
+            viewer.wait_for_loading();
         }
     }
-    options.apply(&mut state)?;
+    options.apply(&mut viewer)?;
     let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
-    let mut app = App { state, ui: ViewerUi::default(), window: None, fatal: None, next_repaint: Instant::now() };
+    let exit_at = options.exit_after.map(|secs| Instant::now() + Duration::from_secs_f64(secs));
+    let mut app = App {
+        viewer,
+        window: None,
+        fatal: None,
+        next_repaint: Instant::now(),
+        exit_at,
+        stats_out: options.stats_out.clone(),
+    };
     event_loop.run_app(&mut app).context("the window's event loop failed")?;
     match app.fatal {
         Some(error) => Err(error),
@@ -112,13 +145,34 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
     }
 }
 
-/// The winit application: viewer state plus the window once it exists.
+/// The winit application: the viewer plus the window once it exists.
 struct App {
-    state: ViewerState,
-    ui: ViewerUi,
+    viewer: Viewer,
     window: Option<WindowState>,
     fatal: Option<anyhow::Error>,
     next_repaint: Instant,
+    /// `--exit-after`: when to close the window.
+    exit_at: Option<Instant>,
+    /// `--stats-out`: where to write the statistics on exit.
+    stats_out: Option<std::path::PathBuf>,
+}
+
+impl App {
+    /// Save the profile, write the statistics when asked, and leave the event loop.
+    fn exit(&mut self, event_loop: &ActiveEventLoop) {
+        self.viewer.save_on_exit();
+        if let Some(path) = &self.stats_out {
+            let profile = self.viewer.profile.path().map(|p| p.display().to_string());
+            let report = self.viewer.overlays.stats.report(Instant::now(), self.viewer.source.label.clone(), profile);
+            let written = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from).and_then(|json| {
+                std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
+            });
+            if let Err(error) = written {
+                self.fatal = Some(error);
+            }
+        }
+        event_loop.exit();
+    }
 }
 
 /// Everything that needs the window.
@@ -131,6 +185,8 @@ struct WindowState {
     egui_ctx: egui::Context,
     egui_winit: egui_winit::State,
     last_frame: Instant,
+    /// The window title last set.
+    title: String,
     /// When to destroy the device once, to exercise the recovery path
     /// (`ANIMTUNE_SIMULATE_DEVICE_LOSS_SECS`, used by the smoke test).
     simulate_loss_at: Option<Instant>,
@@ -209,6 +265,7 @@ impl WindowState {
             egui_ctx,
             egui_winit,
             last_frame: Instant::now(),
+            title: "animtune".to_owned(),
             simulate_loss_at,
         })
     }
@@ -237,15 +294,17 @@ impl WindowState {
     }
 
     /// Run one frame: advance playback, build the UI, render the 3D view and paint. Returns how
-    /// long egui may wait before the next frame.
-    fn redraw(&mut self, state: &mut ViewerState, ui: &mut ViewerUi) -> Duration {
+    /// long egui may wait before the next frame, and the window thread's time spent on the frame
+    /// without waiting for the swapchain (`None` when nothing was drawn).
+    fn redraw(&mut self, viewer: &mut Viewer) -> (Duration, Option<Duration>) {
         let now = Instant::now();
+        let cpu_at_start = crate::ui::stats::thread_cpu_time();
         let dt_secs = now.duration_since(self.last_frame).as_secs_f32();
         self.last_frame = now;
         let size = self.window.inner_size();
         if size.width == 0 || size.height == 0 {
             // Minimised: nothing to draw, and no egui pass whose texture deltas would go unapplied.
-            return Duration::from_millis(100);
+            return (Duration::from_millis(100), None);
         }
         if self.simulate_loss_at.is_some_and(|at| now >= at) {
             self.simulate_loss_at = None;
@@ -260,24 +319,28 @@ impl WindowState {
                 Err(error) => format!("{why}; no new device yet ({error:#}), retrying"),
             };
             eprintln!("animtune: {message}");
-            state.error = Some(message);
+            viewer.error = Some(message);
             if self.gpu.lost().is_some() {
-                return Duration::from_millis(500);
+                return (Duration::from_millis(500), None);
             }
         }
         for error in self.gpu.health.take_errors() {
-            state.error = Some(format!("GPU error: {error}"));
+            viewer.error = Some(format!("GPU error: {error}"));
         }
-        state.advance(dt_secs);
+        viewer.advance(dt_secs);
 
         let input = self.egui_winit.take_egui_input(&self.window);
-        let mut output = self.egui_ctx.run_ui(input, |root| ui.viewer_ui(root, state));
-        state.save_profile_if_changed(false);
+        let mut output = self.egui_ctx.run_ui(input, |root| viewer.ui(root));
         self.egui_winit.handle_platform_output(&self.window, output.platform_output);
         if let Some(error) = self.gpu.viewport.error.take() {
-            state.error = Some(format!("cannot show the model on the GPU: {error}"));
+            viewer.error = Some(format!("cannot show the model on the GPU: {error}"));
         }
-        ui.viewport.texture = self.gpu.render_viewport(state, ui.viewport.size_pixels);
+        let title = format!("animtune — {}", viewer.source.short_name());
+        if self.title != title {
+            self.window.set_title(&title);
+            self.title = title;
+        }
+        viewer.viewport.texture = self.gpu.render_viewport(viewer, viewer.viewport.size_pixels);
 
         // Texture deltas are applied before anything can fail: egui panics on dropped deltas.
         let ViewerGpu { gpu, egui_renderer, .. } = &mut self.gpu;
@@ -290,7 +353,10 @@ impl WindowState {
         let repaint_delay =
             output.viewport_output.get(&egui::ViewportId::ROOT).map_or(Duration::from_millis(500), |v| v.repaint_delay);
 
-        let frame = match self.surface.get_current_texture() {
+        let acquire_started = Instant::now();
+        let acquired = self.surface.get_current_texture();
+        let mut swapchain_wait = acquire_started.elapsed();
+        let frame = match acquired {
             wgpu::CurrentSurfaceTexture::Success(frame) => Some(frame),
             wgpu::CurrentSurfaceTexture::Suboptimal(frame) => {
                 // Draw this one, then reconfigure for the next.
@@ -337,12 +403,21 @@ impl WindowState {
             commands.push(encoder.finish());
             queue.submit(commands);
             self.window.pre_present_notify();
+            let present_started = Instant::now();
             queue.present(frame);
+            swapchain_wait += present_started.elapsed();
         }
         for id in output.textures_delta.free.drain() {
             self.gpu.egui_renderer.free_texture(&id);
         }
-        if state.playing || state.fader.is_fading() { Duration::ZERO } else { repaint_delay }
+        // The thread's CPU time where the OS says it, else wall time without the swapchain waits.
+        let cpu = match (cpu_at_start, crate::ui::stats::thread_cpu_time()) {
+            (Some(start), Some(end)) => end.saturating_sub(start),
+            _ => now.elapsed().saturating_sub(swapchain_wait),
+        };
+        let animating = viewer.playback.playing || viewer.playback.is_fading() || viewer.ragdoll.is_active();
+        let delay = if animating || viewer.crowd.crowd.is_some() { Duration::ZERO } else { repaint_delay };
+        (delay, Some(cpu))
     }
 }
 
@@ -355,7 +430,7 @@ impl ApplicationHandler for App {
             Ok(window) => {
                 let size = window.window.inner_size();
                 if size.height > 0 {
-                    self.state.frame_camera(size.width as f32 / size.height as f32);
+                    self.viewer.frame_camera();
                 }
                 window.window.request_redraw();
                 self.window = Some(window);
@@ -372,15 +447,22 @@ impl ApplicationHandler for App {
         let response = window.egui_winit.on_window_event(&window.window, &event);
         match event {
             WindowEvent::CloseRequested => {
-                self.state.save_profile_if_changed(true);
-                event_loop.exit();
+                self.exit(event_loop);
+                return;
             }
             WindowEvent::Resized(_) | WindowEvent::ScaleFactorChanged { .. } => {
                 window.configure();
                 window.window.request_redraw();
             }
             WindowEvent::RedrawRequested => {
-                let delay = window.redraw(&mut self.state, &mut self.ui);
+                let (delay, cpu) = window.redraw(&mut self.viewer);
+                if let Some(cpu) = cpu {
+                    self.viewer.overlays.stats.record_frame(cpu, Instant::now(), crate::process::resident_kib);
+                }
+                if self.viewer.quit_requested() {
+                    self.exit(event_loop);
+                    return;
+                }
                 self.next_repaint = Instant::now() + delay.min(Duration::from_secs(1));
                 if delay.is_zero() {
                     window.window.request_redraw();
@@ -394,11 +476,17 @@ impl ApplicationHandler for App {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if self.exit_at.is_some_and(|at| Instant::now() >= at) {
+            self.exit_at = None;
+            self.exit(event_loop);
+            return;
+        }
         let Some(window) = self.window.as_ref() else { return };
         if Instant::now() >= self.next_repaint {
             window.window.request_redraw();
             self.next_repaint = Instant::now() + Duration::from_secs(1);
         }
-        event_loop.set_control_flow(ControlFlow::WaitUntil(self.next_repaint));
+        let wake = self.exit_at.map_or(self.next_repaint, |at| at.min(self.next_repaint));
+        event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
     }
 }

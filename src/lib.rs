@@ -10,6 +10,7 @@ pub mod cli;
 pub mod crowd;
 pub mod mannequin;
 pub mod physics;
+pub mod process;
 pub mod profile;
 pub mod record;
 pub mod render;

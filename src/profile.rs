@@ -1,15 +1,25 @@
 //! Tuning profiles: every tunable of a model (interpolation override and teaching spaces,
-//! cross-fade durations and easings per clip pair, the ragdoll ramp) in a readable JSON file per
-//! model, loaded automatically and written atomically (a temporary file, then a rename), so a
-//! crash never leaves a half-written profile.
+//! per-channel overrides, cross-fade durations and easings per clip pair, the ragdoll ramp) in a
+//! readable JSON file per model identity, loaded automatically and written atomically (a
+//! temporary file, then a rename), so a crash never leaves a half-written profile.
+//!
+//! A model's identity ([`ModelIdentity`]) is its rig: the names of its skeleton's joints and of
+//! their parents (every node's, for a model without skins). It does not depend on the path, the
+//! file's bytes, its meshes, key frames or clips, so the same character opened from anywhere
+//! (the built-in one or `assets/mannequin.glb`), or re-exported with new animation, finds the
+//! same profile. [`TuningProfile::from_tuning`] and [`TuningProfile::to_tuning`] convert between
+//! the viewer's [`Tuning`] (indices) and the file (names).
 
 use std::path::{Path, PathBuf};
 
+use anim::{Easing, InterpolationOverride, Model};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-/// Version written in every profile.
-pub const PROFILE_FORMAT: u32 = 1;
+use crate::ui::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
+
+/// Version written in every profile (2 added `identity`; version 1 files still load).
+pub const PROFILE_FORMAT: u32 = 2;
 
 /// The tunables of one model. Modes and easings are stored by their names (`cubic`,
 /// `smoothstep`, ...) and clips by name, so the file reads well and survives re-exports.
@@ -19,6 +29,9 @@ pub struct TuningProfile {
     pub format: u32,
     /// The model the profile belongs to (its label when saved).
     pub model: String,
+    /// The model's identity ([`ModelIdentity::key_hex`]) when saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<String>,
     /// Interpolation override and teaching spaces.
     pub interpolation: InterpolationTuning,
     /// Cross-fade settings per clip pair.
@@ -41,6 +54,27 @@ pub struct RagdollProfile {
     pub get_up_secs: f32,
     /// Push on the selected bone at the trigger, newton-seconds.
     pub push_newton_secs: f32,
+    /// Clip to get up into from the front (display name; absent: the same as from the back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get_up_clip_face_down: Option<String>,
+    /// Joint-motor strength at the trigger (0 limp, 1 full).
+    #[serde(default)]
+    pub motor_strength: f32,
+    /// "Active → limp" rate per second (0 keeps the strength).
+    #[serde(default)]
+    pub limp_rate_per_sec: f32,
+    /// The pelvis follows the animation.
+    #[serde(default)]
+    pub pin_pelvis: bool,
+    /// Partial ragdoll: the node (display name) whose body and everything below simulate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Joint-motor stiffness per body region (torso, head, arms, legs, tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motor_stiffness: Option<[f32; 5]>,
+    /// Joint-motor damping per body region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motor_damping: Option<[f32; 5]>,
 }
 
 /// Interpolation settings, by name.
@@ -95,8 +129,8 @@ impl TuningProfile {
         let profile: Self =
             serde_json::from_str(&text).with_context(|| format!("{} is not a tuning profile", path.display()))?;
         anyhow::ensure!(
-            profile.format == PROFILE_FORMAT,
-            "{}: profile format {} (this animtune reads {PROFILE_FORMAT})",
+            (1..=PROFILE_FORMAT).contains(&profile.format),
+            "{}: profile format {} (this animtune reads 1 to {PROFILE_FORMAT})",
             path.display(),
             profile.format
         );
@@ -183,17 +217,312 @@ pub fn default_profile_dir() -> Option<PathBuf> {
     Some(base.join("animtune").join("profiles"))
 }
 
-/// The profile file for a model label inside `dir`: the label's file name made safe, plus a
-/// short hash of the whole label so that two `scene.glb` in different folders do not collide.
-pub fn profile_path(dir: &Path, model_label: &str) -> PathBuf {
+/// Where animtune before model identities kept the profile of a model label (the label's file
+/// name made safe plus a short hash of the label); read once to migrate such a profile.
+pub fn legacy_profile_path(dir: &Path, model_label: &str) -> PathBuf {
     let stem = Path::new(model_label).file_stem().and_then(|s| s.to_str()).unwrap_or("model");
-    let safe: String = stem
+    dir.join(format!("{}-{:08x}.json", safe_file_stem(stem), fnv1a64(model_label.as_bytes()) as u32))
+}
+
+/// Display name of node `node` (`node N` when unnamed), as profiles store nodes.
+pub fn node_display_name(model: &Model, node: usize) -> String {
+    model.nodes.get(node).and_then(|n| n.name.clone()).unwrap_or_else(|| format!("node {node}"))
+}
+
+/// How much of a profile fitted the model it was applied to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProfileFit {
+    /// Settings applied.
+    pub applied: usize,
+    /// What was skipped and why (a clip or node the model lacks, a name that does not parse).
+    pub skipped: Vec<String>,
+}
+
+impl ProfileFit {
+    /// "12 settings applied" or "10 settings applied, 2 skipped (clip Swim: not in this model; ...)".
+    pub fn summary(&self) -> String {
+        if self.skipped.is_empty() {
+            format!("{} settings applied", self.applied)
+        } else {
+            let shown: Vec<&str> = self.skipped.iter().take(3).map(String::as_str).collect();
+            let more =
+                if self.skipped.len() > 3 { format!("; {} more", self.skipped.len() - 3) } else { String::new() };
+            format!("{} settings applied, {} skipped ({}{more})", self.applied, self.skipped.len(), shown.join("; "))
+        }
+    }
+}
+
+impl TuningProfile {
+    /// The profile of `tuning` on `model` (clips and nodes by name).
+    pub fn from_tuning(tuning: &Tuning, model: &Model, identity: &ModelIdentity, label: &str) -> Self {
+        let clip_name = |clip: usize| model.clips.get(clip).map(|c| c.display_name(clip)).unwrap_or_default();
+        let interpolation = tuning.interpolation();
+        TuningProfile {
+            format: PROFILE_FORMAT,
+            model: label.to_owned(),
+            identity: Some(identity.key_hex()),
+            interpolation: InterpolationTuning {
+                mode: interpolation.mode.name().to_owned(),
+                channel_modes: tuning
+                    .channel_modes()
+                    .filter_map(|(clip, track, mode)| {
+                        let track = model.clips.get(clip)?.tracks().get(track)?;
+                        Some(ChannelMode {
+                            clip: clip_name(clip),
+                            node: node_display_name(model, track.node.index()),
+                            channel: track.property().gltf_name().to_owned(),
+                            mode: mode.name().to_owned(),
+                        })
+                    })
+                    .collect(),
+                rotation_space: interpolation.rotation_space.name().to_owned(),
+                scale_space: interpolation.scale_space.name().to_owned(),
+                easing: interpolation.easing.name().to_owned(),
+            },
+            transitions: tuning
+                .transitions()
+                .map(|((from, to), fade)| Transition {
+                    from: clip_name(from),
+                    to: clip_name(to),
+                    duration_secs: fade.duration_secs,
+                    easing: fade.easing.name().to_owned(),
+                })
+                .collect(),
+            ragdoll: Some({
+                let r = &tuning.ragdoll;
+                let defaults = crate::physics::MotorGains::default();
+                RagdollProfile {
+                    ramp_rate_per_sec: r.ramp_rate_per_sec,
+                    easing: r.easing.name().to_owned(),
+                    get_up_clip: clip_name(r.get_up_clip),
+                    get_up_secs: r.get_up_secs,
+                    push_newton_secs: r.push_newton_secs,
+                    get_up_clip_face_down: r.get_up_clip_face_down.map(clip_name),
+                    motor_strength: r.motor_strength,
+                    limp_rate_per_sec: r.limp_rate_per_sec,
+                    pin_pelvis: r.pin_pelvis,
+                    region: r.region.map(|n| node_display_name(model, n)),
+                    motor_stiffness: (r.gains.stiffness != defaults.stiffness).then_some(r.gains.stiffness),
+                    motor_damping: (r.gains.damping != defaults.damping).then_some(r.gains.damping),
+                }
+            }),
+        }
+    }
+
+    /// The tuning this profile describes for `model`, starting from authored settings: names
+    /// that do not parse and clips or nodes the model lacks are skipped (and listed), numbers
+    /// out of range are clamped, non-finite ones keep the default.
+    pub fn to_tuning(&self, model: &Model) -> (Tuning, ProfileFit) {
+        let mut tuning = Tuning::authored(model);
+        let mut fit = ProfileFit::default();
+        let clip_index = |name: &str| model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name);
+        let i = &self.interpolation;
+        let unknown =
+            |what: &str, text: &str, fit: &mut ProfileFit| fit.skipped.push(format!("{what} \"{text}\": unknown"));
+        let mut interpolation = Interpolation::AUTHORED;
+        match i.mode.parse::<InterpolationOverride>() {
+            Ok(mode) => interpolation.mode = mode,
+            Err(_) => unknown("mode", &i.mode, &mut fit),
+        }
+        match i.rotation_space.parse() {
+            Ok(space) => interpolation.rotation_space = space,
+            Err(_) => unknown("rotation space", &i.rotation_space, &mut fit),
+        }
+        match i.scale_space.parse() {
+            Ok(space) => interpolation.scale_space = space,
+            Err(_) => unknown("scale space", &i.scale_space, &mut fit),
+        }
+        match i.easing.parse() {
+            Ok(easing) => interpolation.easing = easing,
+            Err(_) => unknown("easing", &i.easing, &mut fit),
+        }
+        fit.applied += 4 - fit.skipped.len();
+        tuning.set_interpolation(interpolation);
+        for channel in &i.channel_modes {
+            let Some(clip) = clip_index(&channel.clip) else {
+                fit.skipped.push(format!("override on clip {}: not in this model", channel.clip));
+                continue;
+            };
+            let Ok(mode) = channel.mode.parse::<InterpolationOverride>() else {
+                fit.skipped.push(format!("override mode \"{}\": unknown", channel.mode));
+                continue;
+            };
+            let track = model.clips[clip].tracks().iter().position(|t| {
+                t.property().gltf_name() == channel.channel && node_display_name(model, t.node.index()) == channel.node
+            });
+            match track {
+                Some(track) => {
+                    tuning.set_channel_mode(clip, track, Some(mode));
+                    fit.applied += 1;
+                }
+                None => fit.skipped.push(format!(
+                    "override on {} {} in {}: no such channel",
+                    channel.node, channel.channel, channel.clip
+                )),
+            }
+        }
+        for t in &self.transitions {
+            match (clip_index(&t.from), clip_index(&t.to), t.easing.parse::<Easing>()) {
+                (Some(from), Some(to), Ok(easing)) => {
+                    tuning.set_transition(from, to, FadeTuning { duration_secs: t.duration_secs, easing });
+                    fit.applied += 1;
+                }
+                (None, _, _) => {
+                    fit.skipped.push(format!("fade {} -> {}: clip {} not in this model", t.from, t.to, t.from));
+                }
+                (_, None, _) => {
+                    fit.skipped.push(format!("fade {} -> {}: clip {} not in this model", t.from, t.to, t.to));
+                }
+                (_, _, Err(_)) => {
+                    fit.skipped.push(format!("fade {} -> {}: easing \"{}\" unknown", t.from, t.to, t.easing));
+                }
+            }
+        }
+        if let Some(r) = &self.ragdoll {
+            let d = RagdollTuning::default();
+            let finite_in =
+                |v: f32, lo: f32, hi: f32, fallback: f32| if v.is_finite() { v.clamp(lo, hi) } else { fallback };
+            let node_index = |name: &str| (0..model.nodes.len()).find(|&n| node_display_name(model, n) == name);
+            let gains = |values: Option<[f32; 5]>, fallback: [f32; 5], hi: f32| {
+                values.map_or(fallback, |v| {
+                    std::array::from_fn(|i| if v[i].is_finite() { v[i].clamp(0.0, hi) } else { fallback[i] })
+                })
+            };
+            tuning.ragdoll = RagdollTuning {
+                ramp_rate_per_sec: finite_in(r.ramp_rate_per_sec, 0.01, 10_000.0, d.ramp_rate_per_sec),
+                easing: r.easing.parse().unwrap_or(d.easing),
+                get_up_clip: clip_index(&r.get_up_clip).unwrap_or(d.get_up_clip),
+                get_up_secs: finite_in(r.get_up_secs, 0.0, 10.0, d.get_up_secs),
+                push_newton_secs: finite_in(r.push_newton_secs, 0.0, 10_000.0, d.push_newton_secs),
+                get_up_clip_face_down: r.get_up_clip_face_down.as_deref().and_then(clip_index),
+                motor_strength: finite_in(r.motor_strength, 0.0, 1.0, d.motor_strength),
+                limp_rate_per_sec: finite_in(r.limp_rate_per_sec, 0.0, 1_000.0, d.limp_rate_per_sec),
+                pin_pelvis: r.pin_pelvis,
+                region: r.region.as_deref().and_then(node_index),
+                gains: crate::physics::MotorGains {
+                    stiffness: gains(r.motor_stiffness, d.gains.stiffness, 20_000.0),
+                    damping: gains(r.motor_damping, d.gains.damping, 2_000.0),
+                },
+            };
+            fit.applied += 5;
+            if let Some(region) = r.region.as_deref().filter(|n| node_index(n).is_none()) {
+                fit.skipped.push(format!("ragdoll region {region}: no such node"));
+            }
+            if clip_index(&r.get_up_clip).is_none() && !model.clips.is_empty() {
+                fit.skipped.push(format!("get-up clip {}: not in this model", r.get_up_clip));
+            }
+        }
+        (tuning, fit)
+    }
+}
+
+/// Who a model is, for its tuning profile: a hash of its rig (joint names and their parents'
+/// names; every node's for a model without skins) and a readable name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ModelIdentity {
+    /// Readable part of the profile's file name (the skin's or root joint's name, made safe).
+    pub name: String,
+    /// 64-bit FNV-1a hash of the rig signature.
+    pub key: u64,
+}
+
+impl ModelIdentity {
+    /// The identity of `model`. `source_stem` (the file name without extension) is used only
+    /// when no node of the rig has a name, so that unnamed models do not all share one profile.
+    pub fn of(model: &Model, source_stem: Option<&str>) -> Self {
+        let mut rig: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
+        rig.sort_unstable();
+        rig.dedup();
+        if rig.is_empty() {
+            rig = (0..model.nodes.len()).collect();
+        }
+        let name_of = |node: usize| model.nodes.get(node).and_then(|n| n.name.clone());
+        let parent = |node: usize| model.hierarchy.parent(anim::NodeId::from_index(node)).map(anim::NodeId::index);
+        let mut lines: Vec<String> = rig
+            .iter()
+            .map(|&node| {
+                let parent = parent(node).map_or_else(|| "^".to_owned(), |p| name_of(p).unwrap_or_default());
+                format!("{}<{parent}", name_of(node).unwrap_or_default())
+            })
+            .collect();
+        lines.sort_unstable();
+        let any_named = rig.iter().any(|&n| name_of(n).is_some_and(|s| !s.is_empty()));
+        let mut signature = lines.join("\n");
+        if !any_named {
+            signature.push_str("\nfile:");
+            signature.push_str(source_stem.unwrap_or(""));
+        }
+        let rig_root = rig.iter().copied().find(|&n| parent(n).is_none_or(|p| !rig.contains(&p)));
+        let readable = model
+            .skins
+            .iter()
+            .find_map(|s| s.name.clone().filter(|n| !n.is_empty()))
+            .or_else(|| rig_root.and_then(name_of).filter(|n| !n.is_empty()))
+            .or_else(|| source_stem.map(str::to_owned))
+            .unwrap_or_else(|| "model".to_owned());
+        Self { name: safe_file_stem(&readable), key: fnv1a64(signature.as_bytes()) }
+    }
+
+    /// The key as 16 hex digits.
+    pub fn key_hex(&self) -> String {
+        format!("{:016x}", self.key)
+    }
+
+    /// The profile file name: `NAME-KEY.json`.
+    pub fn file_name(&self) -> String {
+        format!("{}-{}.json", self.name, self.key_hex())
+    }
+
+    /// The profile file for this identity inside `dir`.
+    pub fn profile_path(&self, dir: &Path) -> PathBuf {
+        dir.join(self.file_name())
+    }
+}
+
+/// A file-name-safe version of `text` (ASCII letters, digits, `-` and `_`; at most 60).
+fn safe_file_stem(text: &str) -> String {
+    let safe: String = text
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
         .take(60)
         .collect();
-    // FNV-1a: stable across runs and platforms (std's hasher is not).
-    let hash =
-        model_label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    dir.join(format!("{safe}-{:08x}.json", hash as u32))
+    if safe.is_empty() { "model".to_owned() } else { safe }
+}
+
+/// FNV-1a, 64 bits: stable across runs and platforms (std's hasher is not).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+/// Viewer settings remembered between runs (not per model): `viewer.json` beside `recent.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewerSettings {
+    /// Width of the side panel, in points.
+    pub side_panel_width: f32,
+}
+
+impl Default for ViewerSettings {
+    fn default() -> Self {
+        Self { side_panel_width: 400.0 }
+    }
+}
+
+impl ViewerSettings {
+    /// Read the settings (the defaults when the file is missing or unreadable).
+    pub fn load(path: &Path) -> Self {
+        std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or_default()
+    }
+
+    /// Write the settings atomically.
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+        write_json_atomic(self, path)
+    }
+}
+
+/// The viewer settings file for a profiles folder: `viewer.json` in its parent.
+pub fn viewer_settings_path(profile_dir: &Path) -> PathBuf {
+    profile_dir.parent().unwrap_or(profile_dir).join("viewer.json")
 }

@@ -1,64 +1,134 @@
-//! Tuning profiles: saved atomically per model, loaded automatically, surviving bad files.
+//! Tuning profiles: one per model identity, saved atomically, loaded automatically, migrated
+//! from the per-path files of older versions, surviving bad files.
 
 #![allow(clippy::unwrap_used)]
 
-use animtune::profile::{TuningProfile, profile_path};
-use animtune::ui::ViewerState;
+use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
+use animtune::profile::{ModelIdentity, TuningProfile, legacy_profile_path};
+use animtune::ui::tuning::{FadeTuning, Interpolation};
+use animtune::ui::{ModelSource, Viewer};
 
-fn default_state() -> ViewerState {
-    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
-    ViewerState::new(model, "assets/mannequin.glb".to_owned())
+fn mannequin() -> Model {
+    anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap()
+}
+
+fn default_viewer(dir: &std::path::Path) -> Viewer {
+    Viewer::new(mannequin(), ModelSource::file(std::path::Path::new("assets/mannequin.glb")))
+        .with_config_dir(Some(dir.to_path_buf()))
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("animtune-profile-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    dir
+    dir.join("profiles")
+}
+
+fn clip(viewer: &Viewer, name: &str) -> usize {
+    viewer.clip_names().iter().position(|n| n == name).unwrap()
 }
 
 #[test]
-fn tunables_are_saved_per_model_and_loaded_automatically() {
+fn tunables_are_saved_per_identity_and_loaded_automatically() {
     let dir = temp_dir("roundtrip");
-    let mut state = default_state().with_profile_dir(Some(dir.clone()));
-    state.settings.mode = anim::InterpolationOverride::Cubic;
-    state.settings.rotation_space = anim::RotationSpace::MatrixLerp;
-    state.settings.scale_space = anim::ScaleSpace::Log;
-    state.fade.from_clip = 1; // Walk
-    state.fade.to_clip = 2; // Run
-    state.fade.duration_secs = 0.45;
-    state.fade.easing = anim::Easing::EaseInOutSine;
-    state.trigger_fade();
-    state.save_profile_if_changed(true);
+    let mut viewer = default_viewer(&dir);
+    viewer.tuning.set_interpolation(Interpolation {
+        mode: InterpolationOverride::Cubic,
+        rotation_space: RotationSpace::MatrixLerp,
+        scale_space: ScaleSpace::Log,
+        easing: Easing::Linear,
+    });
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.tuning.set_transition(walk, run, FadeTuning { duration_secs: 0.45, easing: Easing::EaseInOutSine });
+    viewer.save_on_exit();
 
-    let path = profile_path(&dir, "assets/mannequin.glb");
+    let path = viewer.profile.path().unwrap();
+    assert!(path.file_name().unwrap().to_string_lossy().starts_with("Mannequin-"), "{}", path.display());
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\"mode\": \"cubic\"") && text.contains("\"from\": \"Walk\""), "{text}");
+    assert!(text.contains("\"identity\""), "{text}");
     let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).collect();
     assert_eq!(leftovers.len(), 1, "the temporary file was renamed away");
 
     // A fresh viewer on the same model gets everything back, including the pair's fade.
-    let mut again = default_state().with_profile_dir(Some(dir.clone()));
-    assert_eq!(again.settings.mode, anim::InterpolationOverride::Cubic);
-    assert_eq!(again.settings.rotation_space, anim::RotationSpace::MatrixLerp);
-    assert_eq!(again.settings.scale_space, anim::ScaleSpace::Log);
-    again.fade.from_clip = 1;
-    again.fade.to_clip = 2;
-    again.recall_transition();
-    assert!((again.fade.duration_secs - 0.45).abs() < 1e-6);
-    assert_eq!(again.fade.easing, anim::Easing::EaseInOutSine);
-    let _ = std::fs::remove_dir_all(&dir);
+    let again = default_viewer(&dir);
+    assert_eq!(again.tuning, viewer.tuning);
+    let fade = again.tuning.fade_for(walk, run);
+    assert!((fade.duration_secs - 0.45).abs() < 1e-6);
+    assert_eq!(fade.easing, Easing::EaseInOutSine);
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
 
 #[test]
-fn a_broken_profile_is_reported_and_the_viewer_keeps_its_defaults() {
+fn the_identity_is_the_rig_and_survives_re_exports() {
+    let original = mannequin();
+    let key = ModelIdentity::of(&original, Some("mannequin")).key;
+    // Same rig, re-exported: new animation, a renamed and a dropped clip, moved vertices, another
+    // file name — the same identity.
+    let mut reexport = original.clone();
+    reexport.clips.pop();
+    let mut renamed = reexport.clips[0].clone().into_raw();
+    renamed.name = Some("Idle_v2".to_owned());
+    reexport.clips[0] = renamed.build().expect("the renamed clip builds");
+    for mesh in &mut reexport.meshes {
+        for primitive in &mut mesh.primitives {
+            for p in &mut primitive.positions {
+                *p *= 1.01;
+            }
+        }
+    }
+    assert_eq!(ModelIdentity::of(&reexport, Some("character_final_v3")).key, key);
+    assert_eq!(ModelIdentity::of(&original, None).name, "Mannequin");
+    // Another rig: a joint renamed.
+    let mut other = original.clone();
+    let hand = other.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L")).unwrap();
+    other.nodes[hand].name = Some("LeftHand".to_owned());
+    assert_ne!(ModelIdentity::of(&other, Some("mannequin")).key, key);
+    // Unnamed rigs are told apart by their file.
+    let mut unnamed = original.clone();
+    for node in &mut unnamed.nodes {
+        node.name = None;
+    }
+    for skin in &mut unnamed.skins {
+        skin.name = None;
+    }
+    assert_ne!(ModelIdentity::of(&unnamed, Some("a")).key, ModelIdentity::of(&unnamed, Some("b")).key);
+}
+
+#[test]
+fn a_profile_of_an_older_version_is_migrated() {
+    let dir = temp_dir("legacy");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut tuned = default_viewer(&dir);
+    tuned.tuning.ragdoll.ramp_rate_per_sec = 4.0;
+    let mut legacy = tuned.profile.profile_of(&tuned.tuning, &tuned.model);
+    legacy.format = 1;
+    legacy.identity = None;
+    legacy.save_atomic(&legacy_profile_path(&dir, "assets/mannequin.glb")).unwrap();
+    let mut viewer = default_viewer(&dir);
+    assert_eq!(viewer.tuning.ragdoll.ramp_rate_per_sec, 4.0);
+    assert!(viewer.profile.status.starts_with("migrated from"), "{}", viewer.profile.status);
+    viewer.save_on_exit();
+    assert!(viewer.profile.path().unwrap().exists(), "written under the identity's name");
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
+
+#[test]
+fn a_broken_profile_is_reported_kept_and_the_viewer_uses_authored_settings() {
     let dir = temp_dir("broken");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(profile_path(&dir, "assets/mannequin.glb"), "{ not json").unwrap();
-    let state = default_state().with_profile_dir(Some(dir.clone()));
-    assert_eq!(state.settings.mode, anim::InterpolationOverride::Authored);
-    assert!(state.profile_status.as_deref().unwrap_or("").contains("not loaded"), "{:?}", state.profile_status);
-    // Unknown names and clips are skipped, not fatal.
-    let mut profile = state.tuning_profile();
+    let path = ModelIdentity::of(&mannequin(), None).profile_path(&dir);
+    std::fs::write(&path, "{ not json").unwrap();
+    let mut viewer = default_viewer(&dir);
+    assert_eq!(viewer.tuning.interpolation().mode, InterpolationOverride::Authored);
+    assert!(viewer.profile.status.contains("not loaded"), "{}", viewer.profile.status);
+    // The first save keeps the broken file aside instead of losing it.
+    viewer.tuning.ragdoll.push_newton_secs = 5.0;
+    viewer.save_on_exit();
+    let mut aside = path.clone().into_os_string();
+    aside.push(".unreadable");
+    assert_eq!(std::fs::read_to_string(aside).unwrap(), "{ not json");
+    // Unknown names and clips are skipped and listed, not fatal.
+    let mut profile = viewer.profile.profile_of(&viewer.tuning, &viewer.model);
     profile.interpolation.mode = "bogus".to_owned();
     profile.transitions.push(animtune::profile::Transition {
         from: "NoSuchClip".to_owned(),
@@ -66,22 +136,25 @@ fn a_broken_profile_is_reported_and_the_viewer_keeps_its_defaults() {
         duration_secs: f32::NAN,
         easing: "smoothstep".to_owned(),
     });
-    let mut applied = default_state();
-    applied.apply_profile(&profile);
-    assert_eq!(applied.settings.mode, anim::InterpolationOverride::Authored);
-    assert!(applied.transitions.is_empty());
-    let _ = std::fs::remove_dir_all(&dir);
+    let (tuning, fit) = profile.to_tuning(&viewer.model);
+    assert_eq!(tuning.interpolation().mode, InterpolationOverride::Authored);
+    assert_eq!(tuning.transitions().count(), 0);
+    assert_eq!(fit.skipped.len(), 2, "{fit:?}");
+    assert!(fit.summary().contains("NoSuchClip"), "{}", fit.summary());
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
 
 #[test]
 fn export_writes_a_loadable_profile() {
     let dir = temp_dir("export");
-    let mut state = default_state();
-    state.settings.easing = anim::Easing::Smoothstep;
+    let mut viewer = Viewer::new(mannequin(), ModelSource::built_in());
+    viewer.tuning.set_interpolation(Interpolation { easing: Easing::Smoothstep, ..Interpolation::AUTHORED });
     let path = dir.join("exported.animtune.json");
-    state.export_profile(&path).unwrap();
+    let (tuning, model) = (viewer.tuning.clone(), viewer.model.clone());
+    viewer.profile.export(&tuning, &model, &path);
     let profile = TuningProfile::load(&path).unwrap();
     assert_eq!(profile.interpolation.easing, "smoothstep");
-    assert_eq!(profile.model, "assets/mannequin.glb");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(profile.model, "built-in character");
+    assert_eq!(profile.identity.as_deref(), Some(ModelIdentity::of(&model, None).key_hex().as_str()));
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }

@@ -119,14 +119,6 @@ pub struct SoakReport {
     pub failures: Vec<String>,
 }
 
-/// Resident memory of this process in KiB (Linux: `VmRSS` of `/proc/self/status`; `None`
-/// elsewhere or when it cannot be read).
-pub fn resident_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.trim_start_matches("VmRSS:").trim().trim_end_matches("kB").trim().parse().ok()
-}
-
 /// The failures of a run: any non-finite value, or resident-memory growth above
 /// `max_growth_kib` (unknown growth passes).
 pub fn judge(non_finite_values: u64, rss_growth_kib: Option<i64>, max_growth_kib: i64) -> Vec<String> {
@@ -293,7 +285,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
         let now = Instant::now();
         let elapsed = now - start;
         if now >= next_sample {
-            let rss = resident_kib();
+            let rss = crate::process::resident_kib();
             rss_peak = rss_peak.max(rss);
             if rss_start.is_none() && elapsed >= warm_up {
                 rss_start = Some(rss);
@@ -461,7 +453,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
     }
 
     let seconds_run = start.elapsed().as_secs_f64();
-    let rss_end = resident_kib();
+    let rss_end = crate::process::resident_kib();
     let rss_peak = rss_peak.max(rss_end);
     let rss_start = rss_start.flatten().or(rss_end);
     let rss_growth = rss_start.zip(rss_end).map(|(a, b)| b as i64 - a as i64);

@@ -100,6 +100,9 @@ pub struct InstanceDesc<'a> {
     /// Heat per node in `[0, 1]` (indexed like the model's nodes), painted on the skinned mesh
     /// as a blue → red ramp blended by the skin weights; `None` draws the normal colours.
     pub joint_heat: Option<&'a [f32]>,
+    /// The pose's model-space node transforms when the caller already has them (one per node;
+    /// otherwise, or when the length is wrong, the renderer computes them from `pose`).
+    pub model_from_node: Option<&'a [Affine3A]>,
     /// Animated material values and node visibility of this frame (`KHR_animation_pointer`);
     /// `None` draws the materials as authored and every node.
     pub properties: Option<&'a crate::render::animated::AnimatedProperties>,
@@ -108,12 +111,19 @@ pub struct InstanceDesc<'a> {
 impl<'a> InstanceDesc<'a> {
     /// A solid, untinted instance.
     pub fn solid(pose: &'a SoaPose) -> Self {
-        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None, properties: None }
+        Self { pose, opacity: 1.0, tint: [0.0; 4], joint_heat: None, model_from_node: None, properties: None }
     }
 
     /// A translucent blue-tinted ghost.
     pub fn ghost(pose: &'a SoaPose) -> Self {
-        Self { pose, opacity: 0.4, tint: [0.25, 0.55, 1.0, 0.6], joint_heat: None, properties: None }
+        Self {
+            pose,
+            opacity: 0.4,
+            tint: [0.25, 0.55, 1.0, 0.6],
+            joint_heat: None,
+            model_from_node: None,
+            properties: None,
+        }
     }
 }
 
@@ -704,7 +714,10 @@ impl Renderer {
                 if instance.pose.len() != model.nodes.len() {
                     continue;
                 }
-                model.hierarchy.local_to_model(instance.pose, &mut self.locals, &mut self.model_from_node);
+                match instance.model_from_node.filter(|m| m.len() == model.nodes.len()) {
+                    Some(computed) => self.model_from_node.copy_from_slice(computed),
+                    None => model.hierarchy.local_to_model(instance.pose, &mut self.locals, &mut self.model_from_node),
+                }
                 let palette_base = self.palette_data.len() as u32;
                 for (skin, model_skin) in gpu.skins.iter().zip(&model.skins) {
                     let start = self.palette_data.len();

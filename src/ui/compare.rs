@@ -1,70 +1,190 @@
-//! Split view: the same time under two interpolation modes, and the largest difference
-//! between the two poses.
+//! [`Compare`]: the same time under two interpolation modes, side by side or as a ghost, with a
+//! deviation heatmap, the largest difference in the current frame and over the whole clip.
 
-use anim::InterpolationOverride;
+use anim::{InterpolationOverride, Model, SampleSettings};
 
-use super::state::{CompareLayout, CompareModes};
-use super::{ViewerState, enum_combo};
+use super::enum_combo;
+use super::sampling::{ClipDeviation, PoseDeviation, clip_deviation};
+use super::tuning::Tuning;
 
-/// The compare panel.
-#[derive(Debug, Default)]
-pub struct ComparePanel {
-    /// Modes used when the split view is turned on.
-    pub modes: CompareModes,
+/// How the two compared poses are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompareLayout {
+    /// Two viewports side by side, same camera.
+    #[default]
+    Split,
+    /// One viewport: the left mode solid, the right mode as a translucent ghost over it.
+    Ghost,
 }
 
-impl ComparePanel {
-    /// The split-view toggle, the two modes and the deviation readout.
-    pub fn compare_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
-        if let Some(modes) = state.compare {
-            self.modes = modes;
-        }
-        let mut enabled = state.compare.is_some();
-        let mut changed = ui.checkbox(&mut enabled, "compare two modes").changed();
-        let names = |m: InterpolationOverride| m.name().to_owned();
-        changed |= enum_combo(ui, "left", &mut self.modes.left, &InterpolationOverride::ALL, names);
-        changed |= enum_combo(ui, "right", &mut self.modes.right, &InterpolationOverride::ALL, names);
-        ui.horizontal(|ui| {
-            changed |= ui.radio_value(&mut self.modes.layout, CompareLayout::Split, "side by side").changed();
-            changed |= ui.radio_value(&mut self.modes.layout, CompareLayout::Ghost, "ghost overlay").changed();
-        });
-        ui.horizontal(|ui| {
-            changed |= ui.checkbox(&mut self.modes.heatmap, "deviation heatmap").changed();
-            changed |= ui
-                .add(
-                    egui::Slider::new(&mut self.modes.heat_full_scale, 0.001..=0.2)
-                        .logarithmic(true)
-                        .text("red at")
-                        .custom_formatter(|v, _| format!("{:.1} cm", v * 100.0)),
-                )
-                .changed();
-        });
-        if self.modes.heatmap {
-            heat_legend_ui(ui, self.modes.heat_full_scale);
-        }
-        if changed {
-            state.compare = enabled.then_some(self.modes);
-            state.update_pose();
-        }
-        match state.compare_deviation() {
-            Some(deviation) => {
-                let distance_node = state.node_name(deviation.distance_node);
-                let angle_node = state.node_name(deviation.angle_node);
-                ui.label(format!(
-                    "largest deviation: {:.2} cm ({distance_node}), {:.2}° ({angle_node})",
-                    deviation.max_distance * 100.0,
-                    deviation.max_angle_rad.to_degrees()
-                ));
-            }
-            None => {
-                ui.label("Turn on \"compare two modes\" to see both at the same time.");
-            }
+/// Two interpolation modes compared at the same time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CompareModes {
+    /// Left view (the solid model in the ghost layout).
+    pub left: InterpolationOverride,
+    /// Right view (the ghost in the ghost layout).
+    pub right: InterpolationOverride,
+    /// Side by side or ghost overlay.
+    pub layout: CompareLayout,
+    /// Paint the per-joint deviation on the (left) mesh.
+    pub heatmap: bool,
+    /// Deviation painted fully red, in model units (metres in glTF).
+    pub heat_full_scale: f32,
+}
+
+impl Default for CompareModes {
+    fn default() -> Self {
+        Self {
+            left: InterpolationOverride::Linear,
+            right: InterpolationOverride::Cubic,
+            layout: CompareLayout::Split,
+            heatmap: false,
+            heat_full_scale: 0.02,
         }
     }
 }
 
-/// The heatmap's colour ramp with its scale (matches `heat_color` in `shaders/mesh.wgsl`).
-fn heat_legend_ui(ui: &mut egui::Ui, full_scale: f32) {
+/// What the clip-wide deviation was computed for.
+#[derive(Debug, Clone, PartialEq)]
+struct ClipDeviationKey {
+    model_generation: u64,
+    clip: usize,
+    left: SampleSettings,
+    right: SampleSettings,
+}
+
+/// The compare view: on or off, its modes, and the clip-wide deviation (recomputed when the
+/// model, clip, modes or spaces change).
+#[derive(Debug, Clone, Default)]
+pub struct Compare {
+    /// Compare is on.
+    pub enabled: bool,
+    /// Modes, layout and heatmap (kept while compare is off).
+    pub modes: CompareModes,
+    clip_wide: Option<(ClipDeviationKey, Option<ClipDeviation>)>,
+}
+
+impl Compare {
+    /// The modes when compare is on.
+    pub fn active(&self) -> Option<CompareModes> {
+        self.enabled.then_some(self.modes)
+    }
+
+    /// Turn compare on with `modes`.
+    pub fn show(&mut self, modes: CompareModes) {
+        self.enabled = true;
+        self.modes = modes;
+    }
+
+    /// True when the two views sit side by side.
+    pub fn is_split(&self) -> bool {
+        self.active().is_some_and(|m| m.layout == CompareLayout::Split)
+    }
+
+    /// The largest deviation between the two modes over the whole of `clip` (cached).
+    pub fn clip_deviation(
+        &mut self,
+        model: &Model,
+        model_generation: u64,
+        clip: usize,
+        tuning: &Tuning,
+    ) -> Option<ClipDeviation> {
+        let modes = self.active()?;
+        let left = SampleSettings { mode: modes.left, ..tuning.interpolation().to_settings() };
+        let right = SampleSettings { mode: modes.right, ..left.clone() };
+        let key = ClipDeviationKey { model_generation, clip, left, right };
+        if let Some((cached, result)) = &self.clip_wide
+            && *cached == key
+        {
+            return *result;
+        }
+        let samples = ((model.clips.get(clip)?.duration_secs() * 60.0) as usize).clamp(30, 600);
+        let result = clip_deviation(model, clip, &key.left, &key.right, samples);
+        self.clip_wide = Some((key, result));
+        result
+    }
+
+    /// The toggle, the two modes, layout, heatmap and the deviation readouts (`deviation`: this
+    /// frame's, from the frame output).
+    pub fn compare_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &Model,
+        model_generation: u64,
+        clip: Option<usize>,
+        tuning: &Tuning,
+        deviation: Option<PoseDeviation>,
+    ) {
+        ui.checkbox(&mut self.enabled, "compare two modes")
+            .on_hover_text("Show the same time sampled with two interpolation modes (per-channel overrides off)");
+        let names = |m: InterpolationOverride| m.name().to_owned();
+        enum_combo(
+            ui,
+            "left",
+            &mut self.modes.left,
+            &InterpolationOverride::ALL,
+            names,
+            "Mode of the left view (the solid model in the ghost layout)",
+        );
+        enum_combo(
+            ui,
+            "right",
+            &mut self.modes.right,
+            &InterpolationOverride::ALL,
+            names,
+            "Mode of the right view (the ghost in the ghost layout)",
+        );
+        ui.horizontal(|ui| {
+            ui.radio_value(&mut self.modes.layout, CompareLayout::Split, "side by side")
+                .on_hover_text("Two views, same camera: left mode | right mode");
+            ui.radio_value(&mut self.modes.layout, CompareLayout::Ghost, "ghost overlay")
+                .on_hover_text("Left mode solid, right mode as a translucent blue ghost over it");
+        });
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.modes.heatmap, "deviation heatmap").on_hover_text(
+                "Paint each joint's distance between the two modes on the skin: blue at 0, red at the scale",
+            );
+            ui.add(
+                egui::Slider::new(&mut self.modes.heat_full_scale, 0.001..=0.2)
+                    .logarithmic(true)
+                    .text("red at")
+                    .custom_formatter(|v, _| format!("{:.1} cm", v * 100.0)),
+            )
+            .on_hover_text("Deviation painted fully red");
+        });
+        heat_legend_ui(ui, self.modes.heat_full_scale, self.modes.heatmap);
+        let name = |node: usize| crate::profile::node_display_name(model, node);
+        let now = match deviation.filter(|_| self.enabled) {
+            Some(d) => format!(
+                "now: {:.2} cm ({}), {:.2}° ({})",
+                d.max_distance * 100.0,
+                name(d.distance_node),
+                d.max_angle_rad.to_degrees(),
+                name(d.angle_node)
+            ),
+            None => "Turn on \"compare two modes\" to see both at the same time.".to_owned(),
+        };
+        super::status_line(ui, now).on_hover_text("Largest joint position and orientation difference in this frame");
+        let whole = match clip.and_then(|c| self.clip_deviation(model, model_generation, c, tuning)) {
+            Some(c) => format!(
+                "whole clip: {:.2} cm ({} at {:.3} s), {:.2}° ({} at {:.3} s)",
+                c.deviation.max_distance * 100.0,
+                name(c.deviation.distance_node),
+                c.distance_time_secs,
+                c.deviation.max_angle_rad.to_degrees(),
+                name(c.deviation.angle_node),
+                c.angle_time_secs
+            ),
+            None => String::new(),
+        };
+        super::status_line(ui, whole)
+            .on_hover_text("Largest difference over the whole clip (sampled at 60 Hz and around every key)");
+    }
+}
+
+/// The heatmap's colour ramp with its scale (matches `heat_color` in `shaders/mesh.wgsl`);
+/// dimmed while the heatmap is off, so the panel keeps its layout.
+fn heat_legend_ui(ui: &mut egui::Ui, full_scale: f32, on: bool) {
     ui.horizontal(|ui| {
         ui.label("0");
         let (rect, _) = ui.allocate_exact_size(egui::vec2(140.0, 12.0), egui::Sense::hover());
@@ -74,7 +194,8 @@ fn heat_legend_ui(ui: &mut egui::Ui, full_scale: f32) {
             let x0 = rect.left() + rect.width() * i as f32 / steps as f32;
             let x1 = rect.left() + rect.width() * (i + 1) as f32 / steps as f32;
             let r = egui::Rect::from_min_max(egui::pos2(x0, rect.top()), egui::pos2(x1, rect.bottom()));
-            ui.painter().rect_filled(r, 0.0, heat_color32(t));
+            let color = heat_color32(t);
+            ui.painter().rect_filled(r, 0.0, if on { color } else { color.gamma_multiply(0.3) });
         }
         ui.label(format!("{:.1} cm and more", full_scale * 100.0));
     });

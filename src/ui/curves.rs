@@ -1,11 +1,16 @@
 //! Curves of one channel of the selected joint over the whole clip: each component, key
-//! markers, the current-time cursor, a second interpolation mode overlaid and the velocity.
+//! markers, CUBICSPLINE tangent handles, the current-time cursor, a second interpolation mode
+//! overlaid, the velocity and the acceleration. Plots fit their data whenever the model, clip,
+//! joint, channel or view changes; the legend shows each series in its colour above the plot.
 
-use anim::{Interpolation, InterpolationOverride, Property, SampleSettings, TrackSample, TrackValues};
-use egui_plot::{Legend, Line, Plot, PlotPoints, Points, VLine};
+use anim::{Interpolation, InterpolationOverride, Model, Property, SampleSettings, TrackSample, TrackValues};
+use egui_plot::{Line, Plot, PlotBounds, PlotPoints, Points, VLine};
 use glam::{EulerRot, Quat, Vec4};
 
-use super::{ViewerState, enum_combo};
+use super::enum_combo;
+use super::playback::Playback;
+use super::selection::Selection;
+use super::tuning::Tuning;
 
 /// Samples per curve.
 const SAMPLES: usize = 300;
@@ -39,6 +44,24 @@ pub struct CurveData {
     pub tangent_handles: Vec<Vec<[[f64; 2]; 2]>>,
     /// Values are Euler angles in degrees (rotation tracks in the angle view).
     pub angles: bool,
+    /// The interpolation the solid curve uses (overrides resolved).
+    pub primary_interpolation: Interpolation,
+    /// Where that comes from: `authored`, `override` or `channel override`.
+    pub primary_source: &'static str,
+    /// The interpolation the dashed curve uses.
+    pub overlay_interpolation: Interpolation,
+}
+
+/// Everything the curve data depends on.
+#[derive(Debug, Clone, PartialEq)]
+struct CurveKey {
+    model_generation: u64,
+    clip: usize,
+    node: usize,
+    property: Property,
+    overlay_mode: InterpolationOverride,
+    angles: bool,
+    settings: SampleSettings,
 }
 
 /// The curve panel.
@@ -54,6 +77,24 @@ pub struct CurvesPanel {
     pub angles: bool,
     /// The data last given to the plot.
     pub last: Option<CurveData>,
+    key: Option<CurveKey>,
+    /// Bounds of the value, velocity and acceleration plots as last drawn.
+    pub bounds: [Option<PlotBounds>; 3],
+    /// The legend as last drawn: label and colour per series.
+    pub legend: Vec<(String, egui::Color32)>,
+    /// Screen rect of the value plot as last drawn.
+    pub plot_rect: Option<egui::Rect>,
+    /// Resets to do: a plot refits once each time what it shows changes.
+    fit: FitState,
+}
+
+/// Which plots still have to fit new data.
+#[derive(Debug, Default)]
+struct FitState {
+    /// (model generation, clip, node, property, angles) of the data the plots last fitted.
+    fitted: Option<(u64, usize, usize, Property, bool)>,
+    /// Reset the value, velocity and acceleration plots on their next show.
+    pending: [bool; 3],
 }
 
 impl Default for CurvesPanel {
@@ -64,108 +105,177 @@ impl Default for CurvesPanel {
             show_acceleration: false,
             angles: false,
             last: None,
+            key: None,
+            bounds: [None; 3],
+            legend: Vec::new(),
+            plot_rect: None,
+            fit: FitState::default(),
         }
     }
 }
 
 impl CurvesPanel {
-    /// Joint and channel pickers, then the value plot and (optionally) the velocity plot.
-    pub fn curves_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
-        crate::ui::pointer_curves::pointer_curves_ui(ui, state);
-        let Some(clip) = state.clip.and_then(|c| state.model.clips.get(c)) else {
+    /// Joint and channel pickers, then the value plot and (optionally) velocity and
+    /// acceleration plots. Click or drag in the value plot to scrub.
+    pub fn curves_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &Model,
+        model_generation: u64,
+        tuning: &Tuning,
+        playback: &mut Playback,
+        selection: &mut Selection,
+    ) {
+        if let Some(clip) = playback.clip() {
+            super::pointer_curves::pointer_curves_ui(ui, model, clip, playback.time_secs());
+        }
+        let Some((clip_index, clip)) = playback.clip().and_then(|c| Some((c, model.clips.get(c)?))) else {
             ui.label("No clip.");
             self.last = None;
             return;
         };
+        let name = |node: usize| crate::profile::node_display_name(model, node);
         let nodes: Vec<usize> = clip.animated_nodes().into_iter().map(anim::NodeId::index).collect();
-        // A joint picked elsewhere that this clip does not animate stays selected (the skeleton
-        // highlight and ragdoll push use it); the plot then says so.
-        let mut joint = state.selected_joint.or(nodes.first().copied());
+        let mut joint = selection.joint.or(nodes.first().copied());
         let before = joint;
         egui::ComboBox::from_label("joint")
-            .selected_text(joint.map(|n| state.node_name(n)).unwrap_or_default())
+            .selected_text(joint.map(name).unwrap_or_default())
             .show_ui(ui, |ui| {
                 for &node in &nodes {
-                    ui.selectable_value(&mut joint, Some(node), state.node_name(node));
+                    ui.selectable_value(&mut joint, Some(node), name(node));
                 }
-            });
-        if joint != before || state.selected_joint.is_none() {
-            state.selected_joint = joint;
+            })
+            .response
+            .on_hover_text("Joint whose curves are plotted (also: click it in the 3D view or the joint tree)");
+        if joint != before || selection.joint.is_none() {
+            selection.joint = joint;
         }
-        let Some(node) = joint else {
-            ui.label("The clip animates no node.");
-            self.last = None;
-            return;
+        // A joint this clip does not animate stays selected (the skeleton highlight and the
+        // ragdoll push use it); the plot follows the nearest animated node instead.
+        let node = match selection.joint {
+            Some(node) if nodes.contains(&node) => node,
+            other => {
+                let Some(fallback) = other.and_then(|n| nearest_animated(model, n, &nodes)).or(nodes.first().copied())
+                else {
+                    ui.label("The clip animates no node.");
+                    self.last = None;
+                    return;
+                };
+                if let Some(other) = other {
+                    ui.weak(format!("{} is not animated by this clip: showing {}", name(other), name(fallback)));
+                }
+                fallback
+            }
         };
-        if !nodes.contains(&node) {
-            ui.label(format!("{} is not animated by this clip.", state.node_name(node)));
-            self.last = None;
-            return;
-        }
         let properties: Vec<Property> = [Property::Translation, Property::Rotation, Property::Scale]
             .into_iter()
             .filter(|&p| clip.tracks().iter().any(|t| t.node.index() == node && t.property() == p))
             .collect();
-        if !properties.contains(&state.selected_property)
+        if !properties.contains(&selection.property)
             && let Some(&first) = properties.first()
         {
-            state.selected_property = first;
+            selection.property = first;
         }
         ui.horizontal(|ui| {
             ui.label("channel:");
             for &property in &properties {
-                ui.selectable_value(&mut state.selected_property, property, property.gltf_name());
+                ui.selectable_value(&mut selection.property, property, property.gltf_name());
             }
         });
         ui.horizontal(|ui| {
-            enum_combo(ui, "overlay", &mut self.overlay_mode, &InterpolationOverride::ALL, |m| m.name().to_owned());
-            ui.checkbox(&mut self.show_velocity, "velocity");
-            ui.checkbox(&mut self.show_acceleration, "acceleration");
+            enum_combo(
+                ui,
+                "overlay",
+                &mut self.overlay_mode,
+                &InterpolationOverride::ALL,
+                |m| m.name().to_owned(),
+                "Mode drawn dashed over the solid curve, for comparison",
+            );
+            ui.checkbox(&mut self.show_velocity, "velocity")
+                .on_hover_text("Plot the rate of change (finite differences)");
+            ui.checkbox(&mut self.show_acceleration, "acceleration")
+                .on_hover_text("Plot the rate of change of the velocity");
         });
-        if state.selected_property == Property::Rotation {
-            ui.horizontal(|ui| {
+        ui.horizontal(|ui| {
+            ui.add_enabled_ui(selection.property == Property::Rotation, |ui| {
                 ui.label("rotation as:");
-                ui.selectable_value(&mut self.angles, false, "quaternion");
-                ui.selectable_value(&mut self.angles, true, "angles (XYZ deg)");
+                ui.selectable_value(&mut self.angles, false, "quaternion").on_hover_text("x y z w components");
+                ui.selectable_value(&mut self.angles, true, "angles (XYZ deg)")
+                    .on_hover_text("Euler angles, unwrapped");
             });
-        }
+        });
 
-        self.last = curve_data(state, node, state.selected_property, self.overlay_mode, self.angles);
+        let key = CurveKey {
+            model_generation,
+            clip: clip_index,
+            node,
+            property: selection.property,
+            overlay_mode: self.overlay_mode,
+            angles: self.angles,
+            settings: tuning.sampling(clip_index).clone(),
+        };
+        if self.key.as_ref() != Some(&key) {
+            self.last =
+                curve_data(model, clip_index, &key.settings, node, key.property, self.overlay_mode, self.angles);
+            self.key = Some(key);
+        }
+        let fit_key = (model_generation, clip_index, node, selection.property, self.angles);
+        if self.fit.fitted != Some(fit_key) {
+            self.fit.fitted = Some(fit_key);
+            self.fit.pending = [true; 3];
+        }
         let Some(data) = &self.last else {
             ui.label("No translation, rotation or scale track on this joint (morph weights are not plotted).");
             return;
         };
-        let time = f64::from(state.time_secs);
-        let colors = [
-            egui::Color32::from_rgb(230, 80, 80),
-            egui::Color32::from_rgb(80, 200, 80),
-            egui::Color32::from_rgb(90, 140, 240),
-            egui::Color32::from_rgb(220, 200, 80),
-        ];
-        // Items that share a name share a legend entry: one per component.
+        let time = f64::from(playback.time_secs());
         ui.label(format!(
-            "solid: current settings ({}) · dashed: {} · dots: keys{} · click or drag to scrub",
-            state.settings.mode.name(),
+            "solid: {} ({}) · dashed: {} ({}) · dots: keys{}",
+            data.primary_interpolation.gltf_name(),
+            data.primary_source,
+            data.overlay_interpolation.gltf_name(),
             self.overlay_mode.name(),
             if data.tangent_handles.iter().any(|h| !h.is_empty()) { " · bars: tangents" } else { "" }
-        ));
-        let legend = Legend::default().position(egui_plot::Corner::LeftBottom);
+        ))
+        .on_hover_text("Click or drag in the plot to scrub; Ctrl + wheel zooms; double-click fits");
+        self.legend = data
+            .component_names
+            .iter()
+            .enumerate()
+            .map(|(c, name)| ((*name).to_owned(), super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()]))
+            .collect();
+        super::legend_ui(ui, self.legend.iter().map(|(name, color)| (name.as_str(), *color)));
         let mut scrub_to = None;
-        let plot = Plot::new("curve plot").height(170.0).legend(legend).allow_drag(false).allow_boxed_zoom(false);
-        plot.show(ui, |plot_ui| {
+        // The wheel scrolls the side panel, not the plot (Ctrl + wheel zooms; double-click fits).
+        let plot = Plot::new("curve plot").height(170.0).allow_drag(false).allow_boxed_zoom(false).allow_scroll(false);
+        let plot = if std::mem::take(&mut self.fit.pending[0]) { plot.reset() } else { plot };
+        let response = plot.show(ui, |plot_ui| {
             for (c, name) in data.component_names.iter().enumerate() {
-                let color = colors[c % colors.len()];
+                let color = super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()];
                 plot_ui.line(Line::new(*name, PlotPoints::from(data.primary[c].clone())).color(color));
                 plot_ui.line(
-                    Line::new(*name, PlotPoints::from(data.overlay[c].clone()))
-                        .color(color.gamma_multiply(0.5))
-                        .style(egui_plot::LineStyle::dashed_dense()),
+                    Line::new(
+                        format!("{name} ({})", self.overlay_mode.name()),
+                        PlotPoints::from(data.overlay[c].clone()),
+                    )
+                    .color(color.gamma_multiply(0.5))
+                    .style(egui_plot::LineStyle::dashed_dense()),
                 );
-                plot_ui.points(Points::new(*name, PlotPoints::from(data.keys[c].clone())).color(color).radius(3.0));
+                plot_ui.points(
+                    Points::new(format!("{name} keys"), PlotPoints::from(data.keys[c].clone()))
+                        .color(color)
+                        .radius(3.0),
+                );
                 for handle in &data.tangent_handles[c] {
-                    plot_ui.line(Line::new(*name, PlotPoints::from(handle.to_vec())).color(color.gamma_multiply(0.8)));
+                    plot_ui.line(
+                        Line::new(format!("{name} tangents"), PlotPoints::from(handle.to_vec()))
+                            .color(color.gamma_multiply(0.8)),
+                    );
                     plot_ui.points(
-                        Points::new(*name, PlotPoints::from(vec![handle[1]])).color(color).radius(2.0).filled(false),
+                        Points::new(format!("{name} tangents"), PlotPoints::from(vec![handle[1]]))
+                            .color(color)
+                            .radius(2.0)
+                            .filled(false),
                     );
                 }
             }
@@ -177,56 +287,112 @@ impl CurvesPanel {
                 scrub_to = Some(pointer.x as f32);
             }
         });
+        self.bounds[0] = Some(*response.transform.bounds());
+        self.plot_rect = Some(response.response.rect);
         if let Some(time) = scrub_to {
-            state.seek(time);
+            playback.seek(time);
         }
         let units = if data.angles { "deg" } else { "units" };
         if self.show_velocity {
-            ui.label(format!("velocity ({units}/s, finite differences): LINEAR jumps at keys"));
-            Plot::new("velocity plot").height(120.0).show(ui, |plot_ui| {
+            ui.label(format!("velocity ({units}/s): {}", velocity_caption(data.primary_interpolation)));
+            let plot = Plot::new("velocity plot").height(120.0).allow_scroll(false);
+            let plot = if std::mem::take(&mut self.fit.pending[1]) { plot.reset() } else { plot };
+            let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {
-                    let color = colors[c % colors.len()];
+                    let color = super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()];
                     plot_ui.line(Line::new(*name, PlotPoints::from(data.primary_velocity[c].clone())).color(color));
                     plot_ui.line(
-                        Line::new(*name, PlotPoints::from(data.overlay_velocity[c].clone()))
-                            .color(color.gamma_multiply(0.5))
-                            .style(egui_plot::LineStyle::dashed_dense()),
+                        Line::new(
+                            format!("{name} ({})", self.overlay_mode.name()),
+                            PlotPoints::from(data.overlay_velocity[c].clone()),
+                        )
+                        .color(color.gamma_multiply(0.5))
+                        .style(egui_plot::LineStyle::dashed_dense()),
                     );
                 }
                 plot_ui.vline(VLine::new("time", time).color(egui::Color32::WHITE));
             });
+            self.bounds[1] = Some(*response.transform.bounds());
         }
         if self.show_acceleration {
-            ui.label(format!("acceleration ({units}/s², current settings): spikes at keys where velocity jumps"));
-            Plot::new("acceleration plot").height(110.0).show(ui, |plot_ui| {
+            ui.label(format!("acceleration ({units}/s², solid curve): spikes where the velocity jumps"));
+            let plot = Plot::new("acceleration plot").height(110.0).allow_scroll(false);
+            let plot = if std::mem::take(&mut self.fit.pending[2]) { plot.reset() } else { plot };
+            let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {
-                    let color = colors[c % colors.len()];
+                    let color = super::COMPONENT_COLORS[c % super::COMPONENT_COLORS.len()];
                     plot_ui.line(Line::new(*name, PlotPoints::from(data.primary_acceleration[c].clone())).color(color));
                 }
                 plot_ui.vline(VLine::new("time", time).color(egui::Color32::WHITE));
             });
+            self.bounds[2] = Some(*response.transform.bounds());
         }
     }
+}
+
+/// What the velocity of a channel interpolated with `mode` looks like at its keys.
+pub fn velocity_caption(mode: Interpolation) -> &'static str {
+    match mode {
+        Interpolation::Step => "STEP holds each key: zero between keys, a jump at every key",
+        Interpolation::Linear => "LINEAR is constant between keys and jumps at every key",
+        Interpolation::CubicSpline => "CUBICSPLINE is continuous where a key's in and out tangents agree",
+    }
+}
+
+/// The animated node nearest to `node` in the hierarchy: its nearest animated ancestor, else
+/// its first animated descendant.
+fn nearest_animated(model: &Model, node: usize, animated: &[usize]) -> Option<usize> {
+    let hierarchy = &model.hierarchy;
+    let node = anim::NodeId::from_index(node);
+    let mut at = hierarchy.parent(node);
+    while let Some(n) = at {
+        if animated.contains(&n.index()) {
+            return Some(n.index());
+        }
+        at = hierarchy.parent(n);
+    }
+    let mut stack: Vec<anim::NodeId> = hierarchy.children(node).to_vec();
+    let mut steps = 0;
+    while let Some(n) = stack.pop() {
+        steps += 1;
+        if animated.contains(&n.index()) || steps > model.nodes.len() {
+            return animated.contains(&n.index()).then_some(n.index());
+        }
+        stack.extend(hierarchy.children(n).iter().rev());
+    }
+    None
 }
 
 /// Sample the `property` track of `node` in the playing clip under the current settings and
 /// under `overlay_mode`. `None` without such a track (or for morph weights).
 pub fn curve_data(
-    state: &ViewerState,
+    model: &Model,
+    clip: usize,
+    settings: &SampleSettings,
     node: usize,
     property: Property,
     overlay_mode: InterpolationOverride,
     angles: bool,
 ) -> Option<CurveData> {
-    let clip = state.model.clips.get(state.clip?)?;
+    let clip = model.clips.get(clip)?;
     let track_index = clip.tracks().iter().position(|t| t.node.index() == node && t.property() == property)?;
     let track = clip.tracks().get(track_index)?;
+    let track_id = anim::TrackId::from_index(track_index);
     let times = &clip.timelines().get(track.timeline)?.times_secs;
-    let overlay_settings = SampleSettings { mode: overlay_mode, track_modes: Vec::new(), ..state.settings.clone() };
+    let overlay_settings = SampleSettings { mode: overlay_mode, track_modes: Vec::new(), ..settings.clone() };
+    let primary_interpolation = settings.mode_for(track_id, track.interpolation);
+    let primary_source = if settings.track_modes.get(track_index).copied().flatten().is_some() {
+        "channel override"
+    } else if settings.mode == InterpolationOverride::Authored {
+        "authored"
+    } else {
+        "override"
+    };
+    let overlay_interpolation = overlay_settings.mode_for(track_id, track.interpolation);
     let end = f64::from(clip.end_secs().max(1e-3));
     let sample_times: Vec<f32> = (0..=SAMPLES).map(|i| (end * i as f64 / SAMPLES as f64) as f32).collect();
     let sample = |settings: &SampleSettings| -> Option<Vec<Vec4>> {
-        let mut weights = vec![0.0; state.model.weight_count];
+        let mut weights = vec![0.0; model.weight_count];
         let mut previous = Quat::IDENTITY;
         sample_times
             .iter()
@@ -242,7 +408,7 @@ pub fn curve_data(
             })
             .collect()
     };
-    let primary = sample(&state.settings)?;
+    let primary = sample(settings)?;
     let overlay = sample(&overlay_settings)?;
     let angles = angles && property == Property::Rotation;
     let component_names: Vec<&'static str> = match (property, angles) {
@@ -343,6 +509,9 @@ pub fn curve_data(
         keys,
         tangent_handles,
         angles,
+        primary_interpolation,
+        primary_source,
+        overlay_interpolation,
     })
 }
 

@@ -1,14 +1,13 @@
-//! The one bridge between egui and the renderer: renders the [`ViewerState`] into an offscreen
-//! texture and registers it with egui-wgpu under a stable [`egui::TextureId`], which
+//! The one bridge between egui and the renderer: renders the [`Viewer`]'s frame output into an
+//! offscreen texture and registers it with egui-wgpu under a stable [`egui::TextureId`], which
 //! [`super::viewport::ViewportPanel`] shows.
 
-use crate::render::animated::AnimatedProperties;
 use crate::render::{
     CrowdView, DeviceHealth, GpuContext, GpuModel, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport,
 };
 
-use super::ViewerState;
-use super::state::CompareLayout;
+use super::Viewer;
+use super::compare::CompareLayout;
 
 /// Every GPU object of the viewer on one device: the device, its health watch, egui's renderer
 /// and the 3D view's. When the device is lost, [`Self::replace_device`] swaps in a new one; the
@@ -51,9 +50,9 @@ impl ViewerGpu {
         *self = Self::new(gpu, self.output_format);
     }
 
-    /// Render the 3D view of `state` ([`ViewportRenderer::render`]).
-    pub fn render_viewport(&mut self, state: &ViewerState, size_pixels: [u32; 2]) -> Option<egui::TextureId> {
-        self.viewport.render(&self.gpu, &mut self.egui_renderer, state, size_pixels)
+    /// Render the 3D view of `viewer` ([`ViewportRenderer::render`]).
+    pub fn render_viewport(&mut self, viewer: &Viewer, size_pixels: [u32; 2]) -> Option<egui::TextureId> {
+        self.viewport.render(&self.gpu, &mut self.egui_renderer, viewer, size_pixels)
     }
 }
 
@@ -90,22 +89,23 @@ impl ViewportRenderer {
         self.target.as_ref()
     }
 
-    /// Render `state` at `size_pixels` (submitted on `gpu`'s queue) and point the returned egui
-    /// texture at the result. `None` for a zero size or when the model cannot be uploaded.
+    /// Render `viewer`'s frame output at `size_pixels` (submitted on `gpu`'s queue) and point
+    /// the returned egui texture at the result. `None` for a zero size or when the model cannot
+    /// be uploaded.
     pub fn render(
         &mut self,
         gpu: &GpuContext,
         egui_renderer: &mut egui_wgpu::Renderer,
-        state: &ViewerState,
+        viewer: &Viewer,
         size_pixels: [u32; 2],
     ) -> Option<egui::TextureId> {
         let [width, height] = size_pixels;
         if width == 0 || height == 0 {
             return self.texture;
         }
-        if self.uploaded_generation != Some(state.model_generation) {
-            self.uploaded_generation = Some(state.model_generation);
-            match self.renderer.upload(gpu, &state.model) {
+        if self.uploaded_generation != Some(viewer.model_generation) {
+            self.uploaded_generation = Some(viewer.model_generation);
+            match self.renderer.upload(gpu, &viewer.model) {
                 Ok(model) => {
                     self.gpu_model = Some(model);
                     self.error = None;
@@ -137,11 +137,12 @@ impl ViewportRenderer {
             self.target = Some(target);
         }
         let target = self.target.as_ref()?;
-        if let Some(crowd) = &state.crowd {
+        let camera = viewer.viewport.camera;
+        if let Some(crowd) = &viewer.crowd.crowd {
             let bounds = crowd.bounds();
             let view = CrowdView {
                 viewport: Viewport { x: 0, y: 0, width, height },
-                camera: state.camera,
+                camera,
                 instances: crowd.len() as u32,
                 palettes: crowd.palettes(),
                 palette_stride: crowd.palette_stride() as u32,
@@ -150,37 +151,48 @@ impl ViewportRenderer {
                 ground: true,
                 ground_radius: (bounds.max - bounds.min).max_element() * 0.5,
             };
-            self.renderer.render_crowd(gpu, &state.model, gpu_model, &view, target);
+            self.renderer.render_crowd(gpu, &viewer.model, gpu_model, &view, target);
             return self.texture;
         }
-        let heat = (!state.compare_heat.is_empty()).then_some(state.compare_heat.as_slice());
-        // Animated materials and visibility (KHR_animation_pointer), only for clips that have them.
-        let properties = state
-            .clip
-            .filter(|&c| !state.model.clip_pointer_tracks(anim::ClipId::from_index(c)).is_empty())
-            .map(|c| AnimatedProperties::sample(&state.model, Some(anim::ClipId::from_index(c)), state.time_secs));
-        let solid = |pose| InstanceDesc { properties: properties.as_ref(), ..InstanceDesc::solid(pose) };
-        let left = InstanceDesc { joint_heat: heat, ..solid(&state.pose) };
-        let view_instances: Vec<Vec<InstanceDesc<'_>>> = match state.compare.map(|c| c.layout) {
-            None => vec![vec![solid(&state.pose)]],
-            Some(CompareLayout::Split) => vec![vec![left], vec![solid(&state.compare_pose)]],
-            Some(CompareLayout::Ghost) => vec![vec![left, InstanceDesc::ghost(&state.compare_pose)]],
+        let frame = &viewer.frame;
+        let heat = (!frame.joint_heat().is_empty()).then_some(frame.joint_heat());
+        let properties = frame.properties();
+        let shown = InstanceDesc {
+            joint_heat: heat,
+            model_from_node: Some(frame.model_from_node()),
+            properties,
+            ..InstanceDesc::solid(frame.shown())
         };
+        let compared = |ghost: bool| {
+            frame.compare_pose().map(|pose| InstanceDesc {
+                model_from_node: Some(frame.compare_model_from_node()),
+                properties: if ghost { None } else { properties },
+                ..if ghost { InstanceDesc::ghost(pose) } else { InstanceDesc::solid(pose) }
+            })
+        };
+        let view_instances: Vec<Vec<InstanceDesc<'_>>> = match viewer.compare.active().map(|c| c.layout) {
+            Some(CompareLayout::Split) => {
+                [Some(shown), compared(false)].into_iter().flatten().map(|i| vec![i]).collect()
+            }
+            Some(CompareLayout::Ghost) => vec![[Some(shown), compared(true)].into_iter().flatten().collect()],
+            None => vec![vec![shown]],
+        };
+        let skeleton = viewer.overlays.skeleton;
         let viewports = Viewport::split_horizontally(width, height, view_instances.len() as u32);
         let views: Vec<ViewDesc<'_>> = viewports
             .iter()
             .zip(view_instances)
             .map(|(&viewport, instances)| ViewDesc {
                 viewport,
-                camera: state.camera,
+                camera,
                 instances,
                 ground: true,
-                skeleton: state.skeleton,
-                selected_joint: state.skeleton.then_some(state.selected_joint).flatten(),
-                lines: &state.collider_lines,
+                skeleton,
+                selected_joint: skeleton.then_some(viewer.selection.joint).flatten(),
+                lines: frame.collider_lines(),
             })
             .collect();
-        self.renderer.render(gpu, &state.model, gpu_model, &views, target);
+        self.renderer.render(gpu, &viewer.model, gpu_model, &views, target);
         self.texture
     }
 }
@@ -198,8 +210,9 @@ mod tests {
             return;
         };
         let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
-        let mut state = ViewerState::new(model, "built-in character".to_owned());
-        state.seek(0.4);
+        let mut state = Viewer::new(model, super::super::ModelSource::built_in());
+        state.playback.seek(0.4);
+        state.compute_frame();
         let format = wgpu::TextureFormat::Rgba8Unorm;
         let mut viewer_gpu = ViewerGpu::new(gpu, format);
         let covered = |viewer_gpu: &ViewerGpu| -> usize {

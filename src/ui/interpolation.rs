@@ -1,92 +1,161 @@
-//! Interpolation override for the clip, rotation and scale spaces, easing, and a live readout of
-//! what a "wrong" space does to the current pose.
+//! The Interpolation panel: override for every clip, rotation and scale spaces, easing, the
+//! selected channel's own override, "Reset to authored", and a live readout of what a "wrong"
+//! space does to the current pose.
 
-use anim::{Easing, InterpolationOverride, RotationSpace, ScaleSpace};
+use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
 
-use super::{ViewerState, enum_combo};
+use super::enum_combo;
+use super::playback::Playback;
+use super::sampling::wrong_space_effect;
+use super::selection::Selection;
+use super::tuning::Tuning;
 
-/// Interpolation settings.
-#[derive(Debug, Default)]
-pub struct InterpolationPanel;
-
-impl InterpolationPanel {
-    /// The selectors and the readout; changes apply to the next frame's pose.
-    pub fn interpolation_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
-        let settings = &mut state.settings;
-        let mut changed =
-            enum_combo(ui, "override", &mut settings.mode, &InterpolationOverride::ALL, |m| m.name().to_owned());
-        changed |= enum_combo(ui, "rotation space", &mut settings.rotation_space, &RotationSpace::ALL, |m| {
-            m.name().to_owned()
-        });
-        changed |= enum_combo(ui, "scale space", &mut settings.scale_space, &ScaleSpace::ALL, |m| m.name().to_owned());
-        changed |= enum_combo(ui, "easing", &mut settings.easing, &Easing::ALL, |m| m.name().to_owned());
+/// The Interpolation panel is the tuning's own: its settings live in [`Tuning`].
+impl Tuning {
+    /// The selectors, the channel override and the readout; changes apply to the next frame.
+    pub fn interpolation_ui(&mut self, ui: &mut egui::Ui, model: &Model, playback: &Playback, selection: &Selection) {
+        let tuning = self;
+        let mut settings = tuning.interpolation();
+        let mut changed = enum_combo(
+            ui,
+            "override",
+            &mut settings.mode,
+            &InterpolationOverride::ALL,
+            |m| m.name().to_owned(),
+            "Sample every clip with this mode instead of the file's (authored: as the file says)",
+        );
+        changed |= enum_combo(
+            ui,
+            "rotation space",
+            &mut settings.rotation_space,
+            &RotationSpace::ALL,
+            |m| m.name().to_owned(),
+            "How LINEAR rotations are interpolated: slerp is right; nlerp, squad, matrix-lerp and euler-lerp \
+             show what engines get wrong (matrix-lerp shrinks limbs, euler-lerp takes detours)",
+        );
+        changed |= enum_combo(
+            ui,
+            "scale space",
+            &mut settings.scale_space,
+            &ScaleSpace::ALL,
+            |m| m.name().to_owned(),
+            "How LINEAR scales are interpolated: linear (the spec) or in log space",
+        );
+        changed |= enum_combo(
+            ui,
+            "easing",
+            &mut settings.easing,
+            &Easing::ALL,
+            |m| m.name().to_owned(),
+            "Reshape the time inside every key interval (linear: the spec)",
+        );
         if changed {
-            state.update_pose();
+            tuning.set_interpolation(settings);
         }
-        channel_override_ui(ui, state);
+        channel_override_ui(ui, model, tuning, playback.clip(), selection);
+        ui.horizontal(|ui| {
+            let authored = tuning.samples_as_authored();
+            if ui
+                .add_enabled(!authored, egui::Button::new("Reset to authored"))
+                .on_hover_text("Back to the file's own interpolation: no override, slerp, linear scale, linear easing, no channel override (undo with Ctrl+Z)")
+                .clicked()
+            {
+                tuning.reset_interpolation_to_authored();
+            }
+            ui.weak(if authored { "sampling as authored" } else { "sampling differs from the file" });
+        });
         colour_space_strip_ui(ui);
-        ui.label("Spaces and easing apply where the mode is LINEAR.");
-        let Some(effect) = state.wrong_space_effect() else {
-            ui.label("No clip: nothing to interpolate.");
-            return;
-        };
-        if effect.min_shrink < 0.999 {
-            let node = effect.shrink_node.map(|n| state.node_name(n)).unwrap_or_default();
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("limbs shrink to {:.0}% ({node})", effect.min_shrink * 100.0),
-            );
-        }
-        if effect.max_rotation_error_rad > 1e-4 {
-            let node = effect.rotation_node.map(|n| state.node_name(n)).unwrap_or_default();
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("rotations off slerp by up to {:.2}° ({node})", effect.max_rotation_error_rad.to_degrees()),
-            );
-        }
-        if effect.max_scale_error > 1e-4 {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("scales off linear by up to {:.1}%", effect.max_scale_error * 100.0),
-            );
-        }
-        if effect.min_shrink >= 0.999 && effect.max_rotation_error_rad <= 1e-4 && effect.max_scale_error <= 1e-4 {
-            ui.label("Current pose matches slerp / linear scale.");
-        }
+        ui.weak("Spaces and easing apply where the mode is LINEAR.");
+        wrong_space_readout_ui(ui, model, tuning, playback);
     }
 }
 
-/// Override for the selected channel alone (the joint and channel picked in the curves panel).
-fn channel_override_ui(ui: &mut egui::Ui, state: &mut ViewerState) {
-    let Some(track) = state.selected_track() else {
-        ui.weak("Select an animated joint and channel (Curves) to override it alone.");
+/// What the chosen spaces do at the current time (three lines, always, so the panel below does
+/// not move).
+fn wrong_space_readout_ui(ui: &mut egui::Ui, model: &Model, tuning: &Tuning, playback: &Playback) {
+    let effect = playback.clip().and_then(|c| wrong_space_effect(model, c, playback.time_secs(), tuning.sampling(c)));
+    let warn = ui.visuals().warn_fg_color;
+    let Some(effect) = effect else {
+        ui.label("No clip: nothing to interpolate.");
         return;
     };
-    let node = state.selected_joint.map(|n| state.node_name(n)).unwrap_or_default();
-    let label = format!("{node} {}", state.selected_property.gltf_name());
-    let current = state.channel_mode(track);
+    let name = |node: Option<usize>| node.map(|n| crate::profile::node_display_name(model, n)).unwrap_or_default();
+    if effect.min_shrink < 0.999 {
+        ui.colored_label(
+            warn,
+            format!("limbs shrink to {:.0}% ({})", effect.min_shrink * 100.0, name(effect.shrink_node)),
+        );
+    } else {
+        ui.weak("no limb shrinks");
+    }
+    if effect.max_rotation_error_rad > 1e-4 {
+        ui.colored_label(
+            warn,
+            format!(
+                "rotations off slerp by up to {:.2}° ({})",
+                effect.max_rotation_error_rad.to_degrees(),
+                name(effect.rotation_node)
+            ),
+        );
+    } else {
+        ui.weak("rotations match slerp");
+    }
+    if effect.max_scale_error > 1e-4 {
+        ui.colored_label(warn, format!("scales off linear by up to {:.1}%", effect.max_scale_error * 100.0));
+    } else {
+        ui.weak("scales match linear interpolation");
+    }
+}
+
+/// Override for the selected channel alone (the joint and channel picked in the curves panel
+/// or the 3D view), and the count of overrides in the model.
+fn channel_override_ui(
+    ui: &mut egui::Ui,
+    model: &Model,
+    tuning: &mut Tuning,
+    clip: Option<usize>,
+    selection: &Selection,
+) {
+    let track = selection.track(model, clip);
+    let node = selection.joint.map(|n| crate::profile::node_display_name(model, n)).unwrap_or_default();
+    let current = clip.zip(track).and_then(|(c, t)| tuning.channel_mode(c, t));
     let mut choice = current;
-    egui::ComboBox::from_label(format!("channel override ({label})"))
-        .selected_text(choice.map_or("same as clip", InterpolationOverride::name))
-        .show_ui(ui, |ui| {
-            ui.selectable_value(&mut choice, None, "same as clip");
-            for mode in InterpolationOverride::ALL {
-                ui.selectable_value(&mut choice, Some(mode), mode.name());
-            }
-        });
-    if choice != current {
-        state.set_channel_mode(track, choice);
+    ui.add_enabled_ui(track.is_some(), |ui| {
+        egui::ComboBox::from_label("channel override")
+            .selected_text(choice.map_or("same as clip", InterpolationOverride::name))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut choice, None, "same as clip");
+                for mode in InterpolationOverride::ALL {
+                    ui.selectable_value(&mut choice, Some(mode), mode.name());
+                }
+            })
+            .response
+            .on_hover_text("Interpolation of the selected channel alone, in this clip (saved in the profile)")
+            .on_disabled_hover_text("Select an animated joint and channel (Curves, or click in the 3D view)");
+    });
+    super::status_line(
+        ui,
+        match track {
+            Some(_) => format!("for {node} {} in this clip", selection.property.gltf_name()),
+            None => "select an animated joint and channel (Curves) to override it alone".to_owned(),
+        },
+    );
+    if let (Some(clip), Some(track)) = (clip, track)
+        && choice != current
+    {
+        tuning.set_channel_mode(clip, track, choice);
     }
-    let overridden: usize = state.channel_modes.values().map(std::collections::BTreeMap::len).sum();
-    if overridden > 0 {
-        ui.horizontal(|ui| {
-            ui.weak(format!("{overridden} channel override(s) in this model"));
-            if ui.small_button("Clear all").clicked() {
-                state.channel_modes.clear();
-                state.update_pose();
-            }
-        });
-    }
+    let overridden = tuning.channel_override_count();
+    ui.horizontal(|ui| {
+        ui.weak(format!("{overridden} channel override(s) in this model"));
+        if ui
+            .add_enabled(overridden > 0, egui::Button::new("Clear all").small())
+            .on_hover_text("Remove every per-channel override of this model")
+            .clicked()
+        {
+            tuning.clear_channel_modes();
+        }
+    });
 }
 
 /// The same fade (saturated red to saturated green-blue) lerped on sRGB-encoded bytes (top) and

@@ -3,9 +3,9 @@
 
 use std::collections::HashSet;
 
-use anim::NodeId;
+use anim::{Model, NodeId};
 
-use super::ViewerState;
+use super::selection::Selection;
 
 /// Deepest tree level drawn (hostile files can nest up to the import limit).
 const MAX_DEPTH: usize = 64;
@@ -18,21 +18,19 @@ pub struct JointsPanel {
 }
 
 impl JointsPanel {
-    /// The hierarchy as a collapsible tree.
-    pub fn joints_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
-        let model = &state.model;
+    /// The hierarchy as a collapsible tree (`clip`: the playing clip, whose nodes are marked).
+    pub fn joints_ui(&mut self, ui: &mut egui::Ui, model: &Model, clip: Option<usize>, selection: &mut Selection) {
         let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
-        let animated: HashSet<usize> = state
-            .clip
+        let animated: HashSet<usize> = clip
             .and_then(|c| model.clips.get(c))
             .map(|clip| clip.tracks().iter().map(|t| t.node.index()).collect())
             .unwrap_or_default();
         // Open the ancestors of a selection made elsewhere (e.g. a click in the 3D view).
         let mut reveal = HashSet::new();
         let parent = |node: usize| model.hierarchy.parent(NodeId::from_index(node)).map(NodeId::index);
-        if state.selected_joint != self.revealed {
-            self.revealed = state.selected_joint;
-            let mut at = state.selected_joint.and_then(parent);
+        if selection.joint != self.revealed {
+            self.revealed = selection.joint;
+            let mut at = selection.joint.and_then(parent);
             while let Some(node) = at {
                 if !reveal.insert(node) {
                     break;
@@ -44,13 +42,13 @@ impl JointsPanel {
         let roots: Vec<usize> = model.hierarchy.roots().map(NodeId::index).collect();
         let mut clicked = None;
         egui::ScrollArea::vertical().max_height(220.0).id_salt("joint tree").show(ui, |ui| {
-            let tree = Tree { state, joints: &joints, animated: &animated, reveal: &reveal };
+            let tree = Tree { model, selected: selection.joint, joints: &joints, animated: &animated, reveal: &reveal };
             for root in roots {
                 tree.node_ui(ui, root, 0, &mut clicked);
             }
         });
         if let Some(node) = clicked {
-            state.selected_joint = Some(node);
+            selection.joint = Some(node);
             self.revealed = Some(node);
         }
     }
@@ -58,7 +56,8 @@ impl JointsPanel {
 
 /// What the recursive tree drawing reads.
 struct Tree<'a> {
-    state: &'a ViewerState,
+    model: &'a Model,
+    selected: Option<usize>,
     joints: &'a HashSet<usize>,
     animated: &'a HashSet<usize>,
     reveal: &'a HashSet<usize>,
@@ -66,18 +65,18 @@ struct Tree<'a> {
 
 impl Tree<'_> {
     fn node_ui(&self, ui: &mut egui::Ui, node: usize, depth: usize, clicked: &mut Option<usize>) {
-        let model = &self.state.model;
+        let model = self.model;
         if model.nodes.get(node).is_none() {
             return;
         }
-        let mut label = self.state.node_name(node);
+        let mut label = crate::profile::node_display_name(model, node);
         if self.joints.contains(&node) {
             label.push_str(" J");
         }
         if self.animated.contains(&node) {
             label.push_str(" *");
         }
-        let selected = self.state.selected_joint == Some(node);
+        let selected = self.selected == Some(node);
         let children: Vec<usize> =
             model.hierarchy.children(NodeId::from_index(node)).iter().map(|c| c.index()).collect();
         if children.is_empty() || depth >= MAX_DEPTH {

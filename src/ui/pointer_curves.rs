@@ -4,7 +4,7 @@
 
 use egui_plot::{Line, Plot, PlotPoints, Points, VLine};
 
-use crate::ui::state::ViewerState;
+use anim::Model;
 
 /// Samples per plotted pointer track.
 const SAMPLES: usize = 120;
@@ -20,11 +20,10 @@ pub struct PointerCurve {
     pub keys: Vec<Vec<[f64; 2]>>,
 }
 
-/// The pointer curves of clip `clip` of the viewer's model (empty without pointer tracks).
-pub fn pointer_curves(state: &ViewerState, clip: usize) -> Vec<PointerCurve> {
-    let Some(end) = state.model.clips.get(clip).map(anim::Clip::end_secs) else { return Vec::new() };
-    state
-        .model
+/// The pointer curves of clip `clip` of `model` (empty without pointer tracks).
+pub fn pointer_curves(model: &Model, clip: usize) -> Vec<PointerCurve> {
+    let Some(end) = model.clips.get(clip).map(anim::Clip::end_secs) else { return Vec::new() };
+    model
         .clip_pointer_tracks(anim::ClipId::from_index(clip))
         .iter()
         .map(|track| {
@@ -50,30 +49,29 @@ pub fn pointer_curves(state: &ViewerState, clip: usize) -> Vec<PointerCurve> {
         .collect()
 }
 
-/// Draw the playing clip's pointer curves under a heading; nothing when it has none.
-pub fn pointer_curves_ui(ui: &mut egui::Ui, state: &ViewerState) {
-    let Some(clip) = state.clip else { return };
-    let curves = pointer_curves(state, clip);
+/// Draw the pointer curves of `clip` (playing at `time_secs`) under a heading; nothing when it
+/// has none.
+pub fn pointer_curves_ui(ui: &mut egui::Ui, model: &Model, clip: usize, time_secs: f32) {
+    if model.clip_pointer_tracks(anim::ClipId::from_index(clip)).is_empty() {
+        return;
+    }
+    let curves = pointer_curves(model, clip);
     if curves.is_empty() {
         return;
     }
     ui.label(format!("pointer properties ({}): KHR_animation_pointer", curves.len()));
-    let colors = [
-        egui::Color32::from_rgb(230, 80, 80),
-        egui::Color32::from_rgb(80, 200, 80),
-        egui::Color32::from_rgb(90, 140, 240),
-        egui::Color32::from_rgb(220, 200, 80),
-    ];
+    let colors = super::COMPONENT_COLORS;
     for (i, curve) in curves.iter().enumerate() {
         ui.label(&curve.pointer);
-        Plot::new(("pointer plot", i)).height(70.0).show(ui, |plot_ui| {
+        // The wheel scrolls the side panel, not the plot.
+        Plot::new(("pointer plot", i)).height(70.0).allow_scroll(false).show(ui, |plot_ui| {
             for (c, samples) in curve.samples.iter().enumerate() {
                 let color = colors[c % colors.len()];
                 let name = ["x / r", "y / g", "z / b", "w / a"][c % 4];
                 plot_ui.line(Line::new(name, PlotPoints::from(samples.clone())).color(color));
                 plot_ui.points(Points::new(name, PlotPoints::from(curve.keys[c].clone())).color(color).radius(2.5));
             }
-            plot_ui.vline(VLine::new("time", f64::from(state.time_secs)).color(egui::Color32::WHITE));
+            plot_ui.vline(VLine::new("time", f64::from(time_secs)).color(egui::Color32::WHITE));
         });
     }
 }

@@ -1,72 +1,25 @@
-//! The Ragdoll panel: hand the character from its animation to a Rapier ragdoll — whole body or
-//! a region picked in the joint tree, limp or powered (motor strength, "active → limp" ramp,
-//! per-region gains, pinned pelvis) — with a tunable ramp, push a bone, show the colliders, get
-//! back up into a clip chosen by how the body lies (face up or face down), and plot
-//! `ragdoll_weight` and the motor strength.
-//!
-//! [`RagdollView`] is the plain state (tuning, the live controller, the history) kept in
-//! [`ViewerState::ragdoll`]; [`RagdollPanel`] draws it.
+//! [`RagdollView`]: the viewer's side of the ragdoll — the live controller, where the character
+//! plays its clips after getting up ([`Placement`]), collider display, status and the
+//! `ragdoll_weight` / motor-strength history — and its panel: hand the character to a Rapier
+//! ragdoll — whole body or a region picked in the joint tree, limp or powered (motor strength,
+//! "active → limp" ramp, per-region gains, pinned pelvis) — with a tunable ramp, push a bone,
+//! show the colliders, get back up into a clip chosen by how the body lies (face up or face
+//! down). The tunables live in [`RagdollTuning`] (part of the model's tuning).
 
 use std::collections::VecDeque;
 
 use anim::ragdoll::{Placement, RagdollRamp};
-use anim::{ClipCursor, Easing, Model, SampleSettings, SoaPose};
+use anim::{Easing, Model, SoaPose};
 use glam::Vec3;
 
 use crate::physics::controller::GetUpReport;
 use crate::physics::{Handoff, MotorGains, Phase, RagdollController, RagdollSettings, Region};
 
-use super::{ViewerState, enum_combo};
+use super::enum_combo;
+use super::tuning::RagdollTuning;
 
 /// Seconds of `ragdoll_weight` history kept for the plot.
 pub const RAGDOLL_HISTORY_SECS: f64 = 4.0;
-
-/// Everything the user tunes about the ragdoll (the first five are saved in the tuning profile).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RagdollTuning {
-    /// How fast `ragdoll_weight` ramps from 0 to 1, per second (5 = 0.2 s).
-    pub ramp_rate_per_sec: f32,
-    /// Easing of the ramp.
-    pub easing: Easing,
-    /// Clip the character gets up into from its back (and from its front unless
-    /// [`Self::get_up_clip_face_down`] is set).
-    pub get_up_clip: usize,
-    /// Length of the blend from the ragdoll back into the clip, seconds.
-    pub get_up_secs: f32,
-    /// Impulse on the selected bone at the trigger, newton-seconds (0: no push).
-    pub push_newton_secs: f32,
-    /// Clip the character gets up into from its front; `None`: the same as from its back.
-    pub get_up_clip_face_down: Option<usize>,
-    /// Joint-motor strength at the trigger: 0 limp, 1 full (a powered ragdoll).
-    pub motor_strength: f32,
-    /// "Active → limp": the strength falls to 0 at this rate per second; 0 keeps it.
-    pub limp_rate_per_sec: f32,
-    /// The pelvis follows the animation.
-    pub pin_pelvis: bool,
-    /// Partial ragdoll: only this node's body and everything below it (picked in the joint
-    /// tree); `None`: the whole body.
-    pub region: Option<usize>,
-    /// Joint-motor gains per body region.
-    pub gains: MotorGains,
-}
-
-impl Default for RagdollTuning {
-    fn default() -> Self {
-        Self {
-            ramp_rate_per_sec: RagdollRamp::DEFAULT_RATE_PER_SEC,
-            easing: Easing::Linear,
-            get_up_clip: 0,
-            get_up_secs: 1.5,
-            push_newton_secs: 0.0,
-            get_up_clip_face_down: None,
-            motor_strength: 0.0,
-            limp_rate_per_sec: 0.0,
-            pin_pelvis: false,
-            region: None,
-            gains: MotorGains::default(),
-        }
-    }
-}
 
 /// One capsule collider in model space, for drawing.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,11 +32,20 @@ pub struct ColliderShape {
     pub radius: f32,
 }
 
-/// The ragdoll side of the viewer: tuning, the live controller and the history.
+/// What the Ragdoll panel asks the viewer to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RagdollAction {
+    /// Hand off to the ragdoll now (R).
+    GoLimp,
+    /// Blend back into the get-up clip (G).
+    GetUp,
+    /// Put the character back where its clips place it.
+    ResetPlacement,
+}
+
+/// The ragdoll side of the viewer: the live controller, placement, colliders and history.
 #[derive(Debug, Default)]
 pub struct RagdollView {
-    /// The tunables.
-    pub tuning: RagdollTuning,
     /// Draw the colliders over the model.
     pub show_colliders: bool,
     /// What happened last (built, why not, a recovered physics fault, how it got up).
@@ -93,6 +55,9 @@ pub struct RagdollView {
     pub history: VecDeque<[f64; 3]>,
     /// Physics faults (explosions) recovered from since the model was opened.
     pub faults: usize,
+    /// Where the character plays its clips: a turn and an offset of every root node, set by
+    /// getting up so that the clip starts where, and turned how, the body lies.
+    pub placement: Placement,
     controller: Option<RagdollController>,
     /// Set when no ragdoll can be built for the current model (not retried until it changes).
     unavailable: bool,
@@ -101,23 +66,10 @@ pub struct RagdollView {
 }
 
 impl RagdollView {
-    /// Forget the controller (the model changed); the tuning stays.
-    pub fn reset_for_model(&mut self, model: &Model) {
-        self.controller = None;
-        self.unavailable = false;
-        self.ground_y = None;
-        self.status = None;
-        self.history.clear();
-        self.faults = 0;
-        if self.tuning.get_up_clip >= model.clips.len() {
-            self.tuning.get_up_clip = 0;
-        }
-        if self.tuning.get_up_clip_face_down.is_some_and(|c| c >= model.clips.len()) {
-            self.tuning.get_up_clip_face_down = None;
-        }
-        if self.tuning.region.is_some_and(|n| n >= model.nodes.len()) {
-            self.tuning.region = None;
-        }
+    /// A view for a newly opened model: no controller yet, at the origin; colliders stay shown
+    /// or hidden as they were.
+    pub fn for_new_model(&self) -> Self {
+        Self { show_colliders: self.show_colliders, ..Self::default() }
     }
 
     /// The live controller, when one was built.
@@ -145,16 +97,21 @@ impl RagdollView {
         self.phase() != Phase::Animated
     }
 
+    /// The node of the ragdoll's root body, once a controller exists.
+    pub fn root_node(&self) -> Option<usize> {
+        self.controller.as_ref().and_then(|c| c.spec().body(c.spec().root)).map(|b| b.node)
+    }
+
     /// Build the controller for `model` if needed. Returns false (with a status) when the model
     /// has no skin a ragdoll fits.
-    fn ensure_controller(&mut self, model: &Model) -> bool {
+    fn ensure_controller(&mut self, model: &Model, tuning: &RagdollTuning) -> bool {
         if self.controller.is_some() {
             return true;
         }
         if self.unavailable {
             return false;
         }
-        let ramp = RagdollRamp::new(self.tuning.ramp_rate_per_sec, self.tuning.easing);
+        let ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
         match RagdollController::new(model, RagdollSettings::default(), ramp) {
             Ok(controller) => {
                 self.status = Some(format!("ragdoll: {} bodies", controller.spec().bodies.len()));
@@ -180,14 +137,14 @@ impl RagdollView {
         pose_before: &SoaPose,
         dt_before_secs: f32,
         push: Option<(usize, Vec3)>,
+        tuning: &RagdollTuning,
     ) -> bool {
-        if !self.ensure_controller(model) {
+        if !self.ensure_controller(model, tuning) {
             return false;
         }
         // The body lands on the ground the 3D view draws.
         let ground_y = *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model));
         let Some(controller) = self.controller.as_mut() else { return false };
-        let tuning = self.tuning;
         controller.ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
         controller.settings.gains = tuning.gains;
         let spec = controller.spec();
@@ -210,28 +167,28 @@ impl RagdollView {
 
     /// Get up: read how the body lies (face up or face down), pick the tuned clip for it, place
     /// that clip where the body lies and turned the way the character will stand, and blend over
-    /// the tuned time through the key poses into it. Returns the clip to play (from its start)
-    /// and the placement to play it at (replacing the current one); `None` when not ragdolling.
-    /// A model without clips gets up into its rest pose, where it stands.
-    pub fn get_up(&mut self, model: &Model, settings: &SampleSettings) -> Option<(Option<usize>, Placement)> {
-        let (duration, easing) = (self.tuning.get_up_secs, self.tuning.easing);
+    /// the tuned time through the key poses into it. `clip_start` gives a clip's first pose
+    /// (the rest pose for `None`), unplaced. Returns the clip to play (from its start) and the
+    /// placement to play it at (replacing the current one); `None` when not ragdolling. A model
+    /// without clips gets up into its rest pose, where it stands.
+    pub fn get_up(
+        &mut self,
+        model: &Model,
+        tuning: &RagdollTuning,
+        clip_start: impl FnOnce(Option<usize>) -> SoaPose,
+    ) -> Option<(Option<usize>, Placement)> {
         let controller = self.controller.as_mut()?;
         let plan = controller.get_up_plan(model)?;
         let face_down = plan.facing == crate::physics::Facing::Down;
-        let clip = match self.tuning.get_up_clip_face_down {
+        let clip = match tuning.get_up_clip_face_down {
             Some(down) if face_down => Some(down),
-            _ => Some(self.tuning.get_up_clip),
+            _ => Some(tuning.get_up_clip),
         }
         .filter(|&c| c < model.clips.len());
-        let mut start = model.rest_pose();
-        if let Some(c) = clip {
-            let clip = &model.clips[c];
-            let mut cursor = ClipCursor::new(clip);
-            clip.sample(0.0, &mut cursor, settings, &mut start);
-        }
+        let mut start = clip_start(clip);
         let placement = plan.placement(controller.spec(), model, &start);
         placement.apply(&model.hierarchy, &mut start);
-        controller.get_up(model, Some(&start), duration, easing);
+        controller.get_up(model, Some(&start), tuning.get_up_secs, tuning.easing);
         let metres = controller.spec().metres_per_unit;
         self.status = controller.get_up_report().map(|r: &GetUpReport| {
             format!(
@@ -245,13 +202,26 @@ impl RagdollView {
         Some((clip, placement))
     }
 
+    /// Blend from what is on screen straight into the animation over `duration_secs` (a fade
+    /// triggered while ragdolling). False when not ragdolling.
+    pub fn blend_out(&mut self, model: &Model, duration_secs: f32, easing: Easing) -> bool {
+        self.controller.as_mut().is_some_and(|c| c.get_up(model, None, duration_secs, easing))
+    }
+
     /// Advance the controller by `dt_secs` with this frame's animation pose and write what the
     /// user sees into `out` (the animation itself when no ragdoll is active).
-    pub fn apply(&mut self, model: &Model, dt_secs: f32, animated: &SoaPose, out: &mut SoaPose) {
+    pub fn apply(
+        &mut self,
+        model: &Model,
+        dt_secs: f32,
+        animated: &SoaPose,
+        out: &mut SoaPose,
+        tuning: &RagdollTuning,
+    ) {
         match self.controller.as_mut() {
             Some(controller) if controller.phase() != Phase::Animated => {
-                controller.ramp.rate_per_sec = self.tuning.ramp_rate_per_sec;
-                controller.ramp.easing = self.tuning.easing;
+                controller.ramp.rate_per_sec = tuning.ramp_rate_per_sec;
+                controller.ramp.easing = tuning.easing;
                 out.copy_from(controller.update(model, dt_secs, animated));
                 // An exploded ragdoll is already dropped for the animation: say what happened.
                 if let Some(fault) = controller.take_fault() {
@@ -278,9 +248,10 @@ impl RagdollView {
         &mut self,
         model: &Model,
         model_from_node: &[glam::Affine3A],
+        tuning: &RagdollTuning,
         mut visit: impl FnMut(ColliderShape),
     ) {
-        if !self.ensure_controller(model) {
+        if !self.ensure_controller(model, tuning) {
             return;
         }
         let Some(controller) = &self.controller else { return };
@@ -295,80 +266,95 @@ impl RagdollView {
             visit(ColliderShape { a, b, radius });
         }
     }
-}
 
-/// The Ragdoll panel.
-#[derive(Debug, Default)]
-pub struct RagdollPanel;
-
-impl RagdollPanel {
-    /// Trigger / get-up buttons; the ramp; what goes limp (whole body or the region below the
-    /// joint picked in the joint tree); powered controls (motor strength, active → limp rate,
-    /// pinned pelvis, per-region gains); get-up clips from the back and from the front and the
-    /// blend time; push; colliders; and the plot of `ragdoll_weight` and the motor strength.
-    pub fn ragdoll_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
-        let names: Vec<String> = state.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    /// The panel: Go limp / Get up; the ramp; what goes limp (whole body or the region below
+    /// the selected joint); powered controls (motor strength, active → limp rate, pinned
+    /// pelvis, per-region gains); get-up clips from the back and from the front and the blend
+    /// time; push; colliders; placement; and the plot of `ragdoll_weight` and the motor
+    /// strength. `clip_names`: the model's clips; `node_name` names a node; `selected`: the
+    /// selected joint (the push target and the region candidate); `clock_secs`: the viewer clock.
+    pub fn ragdoll_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        tuning: &mut RagdollTuning,
+        clip_names: &[String],
+        node_name: impl Fn(usize) -> String,
+        selected: Option<usize>,
+        clock_secs: f64,
+    ) -> Option<RagdollAction> {
+        let mut action = None;
         ui.horizontal(|ui| {
-            if ui.button("Go limp").on_hover_text("hand off to the ragdoll now (R)").clicked() {
-                state.trigger_ragdoll();
+            if ui.button("Go limp").on_hover_text("Hand the character to the ragdoll now (R)").clicked() {
+                action = Some(RagdollAction::GoLimp);
             }
-            let can_get_up = state.ragdoll.phase() == Phase::Ragdoll;
+            let can_get_up = self.phase() == Phase::Ragdoll;
             if ui
                 .add_enabled(can_get_up, egui::Button::new("Get up"))
-                .on_hover_text("blend back into the clip, face up or face down as the body lies (G)")
+                .on_hover_text(
+                    "Blend back into the get-up clip, face up or face down as the body lies, placed where it lies (G)",
+                )
+                .on_disabled_hover_text("Only while ragdolling (R)")
                 .clicked()
             {
-                state.ragdoll_get_up();
+                action = Some(RagdollAction::GetUp);
             }
-            ui.label(match state.ragdoll.phase() {
+            ui.label(match self.phase() {
                 Phase::Animated => "animated".to_owned(),
-                Phase::Ragdoll => format!(
-                    "ragdoll, weight {:.2}, strength {:.2}",
-                    state.ragdoll.weight(),
-                    state.ragdoll.motor_strength()
-                ),
-                Phase::GettingUp => format!("getting up, weight {:.2}", state.ragdoll.weight()),
+                Phase::Ragdoll => {
+                    format!("ragdoll, weight {:.2}, strength {:.2}", self.weight(), self.motor_strength())
+                }
+                Phase::GettingUp => format!("getting up, weight {:.2}", self.weight()),
             });
         });
-        let selected = state.selected_joint;
-        let selected_name = selected.map(|n| state.node_name(n));
-        let region_name = state.ragdoll.tuning.region.map(|n| state.node_name(n));
-        let tuning = &mut state.ragdoll.tuning;
         ui.add(
             egui::Slider::new(&mut tuning.ramp_rate_per_sec, 0.5..=1000.0)
                 .logarithmic(true)
                 .text("ramp rate")
                 .suffix(" /s"),
-        );
+        )
+        .on_hover_text("How fast ragdoll_weight rises from 0 to 1 after the handoff (1000/s: an instant switch)");
         ui.weak(format!("full ragdoll after {:.3} s", 1.0 / tuning.ramp_rate_per_sec.max(1e-3)));
-        enum_combo(ui, "ramp easing", &mut tuning.easing, &Easing::ALL, |e| e.name().to_owned());
+        enum_combo(
+            ui,
+            "ramp easing",
+            &mut tuning.easing,
+            &Easing::ALL,
+            |e| e.name().to_owned(),
+            "Shape of the ramp (and of the get-up blend)",
+        );
 
         ui.separator();
         ui.horizontal(|ui| {
             ui.label("goes limp:");
-            ui.label(region_name.as_ref().map_or_else(|| "whole body".to_owned(), |n| format!("{n} and below")));
+            ui.label(tuning.region.map_or_else(|| "whole body".to_owned(), |n| format!("{} and below", node_name(n))));
         });
         ui.horizontal(|ui| {
-            let pick = ui
-                .add_enabled(selected.is_some(), egui::Button::new("Region: selected joint"))
-                .on_hover_text("ragdoll only the joint picked in the joint tree and everything below it");
+            let pick = ui.add_enabled(selected.is_some(), egui::Button::new("Region: selected joint")).on_hover_text(
+                "Ragdoll only the joint picked in the joint tree (or the 3D view) and everything below it",
+            );
             if pick.clicked() {
                 tuning.region = selected;
             }
-            if ui.add_enabled(tuning.region.is_some(), egui::Button::new("Whole body")).clicked() {
+            if ui
+                .add_enabled(tuning.region.is_some(), egui::Button::new("Whole body"))
+                .on_hover_text("The whole character goes limp")
+                .clicked()
+            {
                 tuning.region = None;
             }
         });
-        if let Some(name) = &selected_name {
-            ui.weak(format!("selected joint: {name}"));
-        }
+        super::status_line(
+            ui,
+            selected.map_or_else(|| "no joint selected".to_owned(), |n| format!("selected joint: {}", node_name(n))),
+        );
 
         ui.separator();
         ui.add(egui::Slider::new(&mut tuning.motor_strength, 0.0..=1.0).text("motor strength"))
             .on_hover_text("0: limp; 1: the joints drive toward the animated pose at full strength");
         ui.add(egui::Slider::new(&mut tuning.limp_rate_per_sec, 0.0..=10.0).text("active to limp").suffix(" /s"))
-            .on_hover_text("the strength falls to 0 at this rate (0 keeps it)");
-        ui.checkbox(&mut tuning.pin_pelvis, "pin the pelvis to the animation");
+            .on_hover_text("The motor strength falls to 0 at this rate (0 keeps it)");
+        ui.checkbox(&mut tuning.pin_pelvis, "pin the pelvis to the animation")
+            .on_hover_text("The pelvis keeps following the animation; the rest hangs from it");
         egui::CollapsingHeader::new("motor gains per region").show(ui, |ui| {
             for region in Region::ALL {
                 let i = region.index();
@@ -376,189 +362,73 @@ impl RagdollPanel {
                     ui.label(region.name());
                     ui.add(
                         egui::DragValue::new(&mut tuning.gains.stiffness[i]).range(0.0..=20_000.0).prefix("stiffness "),
-                    );
-                    ui.add(egui::DragValue::new(&mut tuning.gains.damping[i]).range(0.0..=2_000.0).prefix("damping "));
+                    )
+                    .on_hover_text("How hard the motors pull toward the animated pose, 1/s²");
+                    ui.add(egui::DragValue::new(&mut tuning.gains.damping[i]).range(0.0..=2_000.0).prefix("damping "))
+                        .on_hover_text("How strongly the motors resist motion, 1/s");
                 });
             }
-            if ui.small_button("Defaults").clicked() {
+            if ui.small_button("Defaults").on_hover_text("The default gains for every region").clicked() {
                 tuning.gains = MotorGains::default();
             }
         });
 
         ui.separator();
-        if !names.is_empty() {
-            egui::ComboBox::from_label("get up from the back into")
-                .selected_text(names.get(tuning.get_up_clip).cloned().unwrap_or_default())
-                .show_ui(ui, |ui| {
-                    for (i, name) in names.iter().enumerate() {
-                        ui.selectable_value(&mut tuning.get_up_clip, i, name);
-                    }
-                });
+        if !clip_names.is_empty() {
+            let hover = "Clip played when the character gets up from its back (G)";
+            super::clip_combo(ui, "get up from the back into", &mut tuning.get_up_clip, clip_names, hover);
             let same = "(the same)".to_owned();
             egui::ComboBox::from_label("get up from the front into")
-                .selected_text(tuning.get_up_clip_face_down.and_then(|c| names.get(c).cloned()).unwrap_or(same))
+                .selected_text(tuning.get_up_clip_face_down.and_then(|c| clip_names.get(c).cloned()).unwrap_or(same))
                 .show_ui(ui, |ui| {
                     ui.selectable_value(&mut tuning.get_up_clip_face_down, None, "(the same)");
-                    for (i, name) in names.iter().enumerate() {
+                    for (i, name) in clip_names.iter().enumerate() {
                         ui.selectable_value(&mut tuning.get_up_clip_face_down, Some(i), name);
                     }
-                });
+                })
+                .response
+                .on_hover_text("Clip played when the character gets up from its front");
         }
-        ui.add(egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0).text("get-up blend").suffix(" s"));
-        ui.add(egui::Slider::new(&mut tuning.push_newton_secs, 0.0..=200.0).text("push").suffix(" N s"));
-        let push_target = selected_name.unwrap_or_else(|| "the root".to_owned());
-        ui.weak(format!("pushes {push_target} away from the camera"));
-        ui.checkbox(&mut state.ragdoll.show_colliders, "show colliders");
-        if !state.placement.is_identity() {
-            ui.horizontal(|ui| {
-                let p = state.placement;
-                let metres = state.ragdoll.controller().map_or(1.0, |c| c.spec().metres_per_unit);
-                ui.weak(format!(
+        ui.add(egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0).text("get-up blend").suffix(" s"))
+            .on_hover_text("Length of the blend from the body, through key poses, into the clip");
+        ui.add(egui::Slider::new(&mut tuning.push_newton_secs, 0.0..=200.0).text("push").suffix(" N s"))
+            .on_hover_text("Impulse on the selected bone at the handoff, away from the camera (0: none)");
+        super::status_line(
+            ui,
+            format!("pushes {} away from the camera", selected.map_or_else(|| "the root".to_owned(), &node_name)),
+        );
+        ui.checkbox(&mut self.show_colliders, "show colliders")
+            .on_hover_text("Capsules of the ragdoll's bodies: cyan while animated, orange while simulated");
+        // Always shown (disabled at the origin), so nothing moves under the pointer.
+        ui.horizontal(|ui| {
+            let p = self.placement;
+            let metres = self.controller().map_or(1.0, |c| c.spec().metres_per_unit);
+            let text = if p.is_identity() {
+                "playing where the clip puts it".to_owned()
+            } else {
+                format!(
                     "playing {:.2} m from the clip's origin, turned {:.0}°",
                     p.offset.length() * metres,
                     p.yaw_rad.to_degrees()
-                ));
-                if ui.small_button("Reset position").clicked() {
-                    state.reset_placement();
-                }
-            });
-        }
-        if let Some(status) = &state.ragdoll.status {
-            ui.weak(status);
-        }
-        super::weight_history_ui(
-            ui,
-            "ragdoll weight",
-            ["", "ragdoll_weight", "motor strength"],
-            &state.ragdoll.history,
-            state.clock_secs,
-            RAGDOLL_HISTORY_SECS,
-        );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use egui_kittest::Harness;
-    use egui_kittest::kittest::Queryable as _;
-
-    use super::*;
-    use crate::ui::ViewerUi;
-
-    struct Viewer {
-        state: ViewerState,
-        ui: ViewerUi,
-    }
-
-    fn viewer() -> Viewer {
-        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
-        Viewer { state: ViewerState::new(model, "built-in character".to_owned()), ui: ViewerUi::default() }
-    }
-
-    fn harness(viewer: Viewer) -> Harness<'static, Viewer> {
-        Harness::builder()
-            .with_size([460.0, 1000.0])
-            .build_ui_state(|ui, v: &mut Viewer| v.ui.ragdoll.ragdoll_ui(ui, &mut v.state), viewer)
-    }
-
-    fn node(state: &ViewerState, name: &str) -> usize {
-        state.model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).expect("node")
-    }
-
-    fn world(state: &ViewerState, pose: &SoaPose) -> Vec<glam::Affine3A> {
-        let mut m = vec![glam::Affine3A::IDENTITY; pose.len()];
-        state.model.hierarchy.local_to_model(pose, &mut anim::LocalMatrices::default(), &mut m);
-        m
-    }
-
-    /// A region picked in the joint tree goes limp while the rest keeps walking; a powered
-    /// handoff plots its strength falling next to `ragdoll_weight`.
-    #[test]
-    fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
-        let mut v = viewer();
-        v.state.select_clip(1);
-        let arm = node(&v.state, "UpperArm.L");
-        v.state.selected_joint = Some(arm);
-        let mut harness = harness(v);
-        harness.run();
-        harness.get_by_label("Region: selected joint").click();
-        harness.run();
-        assert_eq!(harness.state().state.ragdoll.tuning.region, Some(arm));
-        harness.get_by_label("Go limp").click();
-        harness.run();
-        let state = &mut harness.state_mut().state;
-        for _ in 0..60 {
-            state.advance(1.0 / 60.0);
-        }
-        let (shown, animated) = (world(state, &state.pose), world(state, state.animated_pose()));
-        for name in ["Foot.L", "Head", "Hand.R"] {
-            let n = node(state, name);
-            let d = Vec3::from(shown[n].translation).distance(animated[n].translation.into());
-            assert!(d < 1e-4, "{name} left the walk by {d} m");
-        }
-        let hand = node(state, "Hand.L");
-        assert!(Vec3::from(shown[hand].translation).distance(animated[hand].translation.into()) > 0.05);
-
-        // Whole body again, powered, going limp at 2/s: the plot's third series falls 1 → 0.
-        harness.get_by_label("Whole body").click();
-        harness.run();
-        let state = &mut harness.state_mut().state;
-        assert_eq!(state.ragdoll.tuning.region, None);
-        state.ragdoll.tuning.motor_strength = 1.0;
-        state.ragdoll.tuning.limp_rate_per_sec = 2.0;
-        state.ragdoll.tuning.pin_pelvis = true;
-        state.ragdoll.history.clear();
-        assert!(state.trigger_ragdoll());
-        for _ in 0..45 {
-            state.advance(1.0 / 60.0);
-        }
-        let strengths: Vec<f64> = state.ragdoll.history.iter().map(|r| r[2]).collect();
-        assert!(strengths.iter().any(|&s| s > 0.9) && strengths.last() == Some(&0.0), "{strengths:?}");
-        assert!(strengths.windows(2).all(|w| w[1] <= w[0] + 1e-9), "the strength only falls");
-        harness.run();
-        // The slider and the plot's legend entry.
-        assert!(harness.query_all_by_label("motor strength").count() >= 2);
-    }
-
-    /// Pushed forward the character falls on its face and gets up with the face-down clip,
-    /// placed where it lies and turned the way it will stand; pushed back, the face-up one.
-    #[test]
-    fn get_up_picks_the_clip_for_how_the_body_lies() {
-        for (forward, expected_clip, facing) in [(true, 2, "face-down"), (false, 0, "face-up")] {
-            let mut v = viewer();
-            v.state.select_clip(0);
-            v.state.playing = true;
-            v.state.ragdoll.tuning.get_up_clip = 0;
-            v.state.ragdoll.tuning.get_up_clip_face_down = Some(2);
-            v.state.ragdoll.tuning.push_newton_secs = 60.0;
-            v.state.selected_joint = Some(node(&v.state, "Chest"));
-            // Push along the character's front (+Z) or its back.
-            let yaw = if forward { std::f32::consts::PI } else { 0.0 };
-            v.state.camera.yaw_rad = yaw;
-            let mut harness = harness(v);
-            harness.run();
-            harness.get_by_label("Go limp").click();
-            harness.run();
-            let state = &mut harness.state_mut().state;
-            for _ in 0..150 {
-                state.advance(1.0 / 60.0);
+                )
+            };
+            ui.add(egui::Label::new(egui::RichText::new(text).weak()).truncate());
+            if ui
+                .add_enabled(!p.is_identity(), egui::Button::new("Reset position").small())
+                .on_hover_text("Move the character back to where its clips place it")
+                .clicked()
+            {
+                action = Some(RagdollAction::ResetPlacement);
             }
-            let lying = world(state, &state.pose)[0].translation;
-            harness.run();
-            harness.get_by_label("Get up").click();
-            harness.run();
-            let state = &mut harness.state_mut().state;
-            let status = state.ragdoll.status.clone().unwrap_or_default();
-            assert!(status.contains(facing), "pushed forward {forward}: {status}");
-            assert_eq!(state.clip, Some(expected_clip), "{status}");
-            let standing = world(state, state.animated_pose())[0].translation;
-            let apart = Vec3::new(standing.x - lying.x, 0.0, standing.z - lying.z).length();
-            assert!(apart < 0.02, "the clip starts {apart} m from where the pelvis lies");
-            for _ in 0..120 {
-                state.advance(1.0 / 60.0);
-            }
-            assert_eq!(state.ragdoll.phase(), Phase::Animated);
-            assert!(state.pose.is_finite());
-        }
+        });
+        super::status_line(ui, self.status.as_deref().unwrap_or("ragdoll built on the first handoff"));
+        let weight = self.history.iter().map(|[t, w, _]| [t - clock_secs, *w]).collect();
+        let strength = self.history.iter().map(|[t, _, s]| [t - clock_secs, *s]).collect();
+        let series = [
+            ("ragdoll_weight".to_owned(), super::SERIES_COLORS[0], weight),
+            ("motor strength".to_owned(), super::SERIES_COLORS[1], strength),
+        ];
+        super::weight_history_ui(ui, "ragdoll weight", &series, RAGDOLL_HISTORY_SECS);
+        action
     }
 }

@@ -1,12 +1,19 @@
-//! The 3D view widget: shows the frame the GPU bridge rendered, and turns mouse input into
-//! camera moves.
+//! The 3D view widget: shows the frame the GPU bridge rendered, owns the orbit camera, turns
+//! mouse input into camera moves and clicks into joint picks (on the frame output's matrices:
+//! what was drawn).
 
-use super::ViewerState;
-use super::state::CompareLayout;
+use anim::Model;
+
+use crate::render::{Aabb, OrbitCamera};
+
+use super::compare::{Compare, CompareLayout};
+use super::frame::FrameOutput;
 
 /// The 3D view in the central panel.
 #[derive(Debug, Default)]
 pub struct ViewportPanel {
+    /// The orbit camera.
+    pub camera: OrbitCamera,
     /// The texture holding the last rendered frame (set by the GPU bridge; `None` before the
     /// first frame or without a GPU).
     pub texture: Option<egui::TextureId>,
@@ -23,9 +30,34 @@ impl ViewportPanel {
         }
     }
 
+    /// Aim the camera at `bounds` (a unit cube around the origin when empty) for views of
+    /// `aspect`, from the default angle.
+    pub fn frame_bounds(&mut self, bounds: Aabb, aspect: f32) {
+        let bounds = if bounds.is_empty() || !bounds.min.is_finite() || !bounds.max.is_finite() {
+            Aabb { min: glam::Vec3::splat(-1.0), max: glam::Vec3::splat(1.0) }
+        } else {
+            bounds
+        };
+        let mut camera = OrbitCamera { yaw_rad: 0.6, pitch_rad: 0.22, ..OrbitCamera::default() };
+        camera.frame(&bounds, aspect, 1.15);
+        self.camera = camera;
+    }
+
+    /// Aspect of one view: half the width when compare splits the view.
+    pub fn view_aspect(&self, compare: &Compare) -> f32 {
+        if compare.is_split() { self.aspect() * 0.5 } else { self.aspect() }
+    }
+
     /// Fill the available space with the 3D view and handle orbit (left drag), pan (middle drag
-    /// or shift + left drag) and zoom (wheel).
-    pub fn viewport_ui(&mut self, ui: &mut egui::Ui, state: &mut ViewerState) {
+    /// or shift + left drag) and zoom (wheel). Returns the joint picked by a click, if any, and
+    /// the view's rect (for overlays).
+    pub fn viewport_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &Model,
+        frame: &FrameOutput,
+        compare: &Compare,
+    ) -> (Option<usize>, egui::Rect) {
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
         let pixels_per_point = ui.ctx().pixels_per_point();
         self.size_pixels =
@@ -47,24 +79,24 @@ impl ViewportPanel {
                 );
             }
         }
-        match state.compare {
-            Some(compare) if compare.layout == CompareLayout::Split => {
+        match compare.active() {
+            Some(modes) if modes.layout == CompareLayout::Split => {
                 let half = rect.width() * 0.5;
                 let font = egui::FontId::proportional(15.0);
-                for (i, mode) in [compare.left, compare.right].into_iter().enumerate() {
+                for (i, mode) in [modes.left, modes.right].into_iter().enumerate() {
                     let at = rect.left_top() + egui::vec2(half * i as f32 + 8.0, 8.0);
                     painter.text(at, egui::Align2::LEFT_TOP, mode.name(), font.clone(), egui::Color32::WHITE);
                 }
                 painter.vline(rect.center().x, rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
             }
-            Some(compare) => {
-                let label = format!("solid: {} / ghost: {}", compare.left.name(), compare.right.name());
+            Some(modes) => {
+                let label = format!("solid: {} / ghost: {}", modes.left.name(), modes.right.name());
                 let at = rect.left_top() + egui::vec2(8.0, 8.0);
                 painter.text(at, egui::Align2::LEFT_TOP, label, egui::FontId::proportional(15.0), egui::Color32::WHITE);
             }
             None => {}
         }
-        let hint = "click: select joint · drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · K: skeleton";
+        let hint = "click: select joint · drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · K: skeleton · F3: stats";
         painter.text(
             rect.left_bottom() + egui::vec2(8.0, -6.0),
             egui::Align2::LEFT_BOTTOM,
@@ -73,19 +105,19 @@ impl ViewportPanel {
             egui::Color32::from_gray(170),
         );
 
+        let mut picked = None;
         if response.clicked()
             && let Some(pointer) = response.interact_pointer_pos()
         {
-            let split = state.compare.is_some_and(|c| c.layout == CompareLayout::Split);
+            let split = compare.is_split();
             let view_width = if split { rect.width() * 0.5 } else { rect.width() };
             let mut local = pointer - rect.left_top();
-            if split && local.x >= view_width {
+            let right_view = split && local.x >= view_width;
+            if right_view {
                 local.x -= view_width;
             }
             let view = glam::Vec2::new(view_width, rect.height());
-            if let Some(joint) = state.pick_joint(glam::Vec2::new(local.x, local.y), view, 14.0) {
-                state.selected_joint = Some(joint);
-            }
+            picked = frame.pick_joint(model, &self.camera, glam::Vec2::new(local.x, local.y), view, 14.0, right_view);
         }
         let delta = response.drag_delta();
         let shift = ui.input(|i| i.modifiers.shift);
@@ -93,15 +125,16 @@ impl ViewportPanel {
         if response.dragged_by(egui::PointerButton::Middle)
             || (shift && response.dragged_by(egui::PointerButton::Primary))
         {
-            state.camera.pan(-delta.x / height, delta.y / height);
+            self.camera.pan(-delta.x / height, delta.y / height);
         } else if response.dragged_by(egui::PointerButton::Primary) {
-            state.camera.orbit(-delta.x * 0.01, delta.y * 0.01);
+            self.camera.orbit(-delta.x * 0.01, delta.y * 0.01);
         }
         if response.hovered() {
             let scroll = ui.input(|i| i.smooth_scroll_delta.y);
             if scroll != 0.0 {
-                state.camera.zoom((-scroll * 0.002).exp());
+                self.camera.zoom((-scroll * 0.002).exp());
             }
         }
+        (picked, rect)
     }
 }

@@ -1,0 +1,285 @@
+//! [`FileMenu`]: File ▸ Open… / Recent / Built-in character / Export profile… / Import
+//! profile… / Quit, and the path field. Native dialogs (rfd) run on their own thread; where
+//! none can be shown (no XDG desktop portal and no zenity, as under Xvfb) the viewer says so
+//! and the path field takes over: type a path and press Enter.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crate::profile::RecentFiles;
+
+/// A dialog that returns nothing faster than this did not open (nobody cancels that fast).
+const DIALOG_DID_NOT_OPEN: Duration = Duration::from_millis(300);
+
+/// What the path field (or a dialog) is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PathPurpose {
+    /// Open a .glb / .gltf.
+    #[default]
+    OpenModel,
+    /// Write this model's tuning profile.
+    ExportProfile,
+    /// Apply a tuning profile to this model.
+    ImportProfile,
+}
+
+impl PathPurpose {
+    fn button(self) -> &'static str {
+        match self {
+            Self::OpenModel => "Load",
+            Self::ExportProfile => "Export",
+            Self::ImportProfile => "Import",
+        }
+    }
+
+    fn hint(self) -> &'static str {
+        match self {
+            Self::OpenModel => "path/to/model.glb",
+            Self::ExportProfile => "path/to/profile.animtune.json",
+            Self::ImportProfile => "path/to/profile.json",
+        }
+    }
+}
+
+/// What the File menu asks the viewer to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileAction {
+    /// Open a model file in the background.
+    Open(PathBuf),
+    /// Open the built-in character.
+    OpenBuiltIn,
+    /// Export the profile to this file.
+    Export(PathBuf),
+    /// Import the profile in this file.
+    Import(PathBuf),
+    /// Save and close the window.
+    Quit,
+}
+
+/// Whether native file dialogs are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialogs {
+    /// Try the platform's dialog (rfd), falling back to the path field when none shows.
+    Native,
+    /// Never try (tests; or known to be missing): always the path field.
+    Unavailable,
+}
+
+/// A native dialog running on its own thread.
+#[derive(Debug)]
+struct PendingDialog {
+    purpose: PathPurpose,
+    started: Instant,
+    result: mpsc::Receiver<Option<PathBuf>>,
+}
+
+/// The File menu, the path field and File ▸ Recent.
+#[derive(Debug)]
+pub struct FileMenu {
+    /// The path typed into the field.
+    pub path: String,
+    /// What Enter (or the field's button) does with it.
+    pub purpose: PathPurpose,
+    /// What happened last (a dialog that could not open, a file that does not exist).
+    pub message: Option<String>,
+    /// File ▸ Recent (persisted in `recent.json` beside the profiles folder).
+    pub recent: RecentFiles,
+    /// Native dialogs or not.
+    pub dialogs: Dialogs,
+    /// Suggested name for exports (the model's identity name).
+    pub export_name: String,
+    pending: Option<PendingDialog>,
+    focus_field: bool,
+}
+
+impl Default for FileMenu {
+    fn default() -> Self {
+        Self {
+            path: String::new(),
+            purpose: PathPurpose::OpenModel,
+            message: None,
+            recent: RecentFiles::default(),
+            dialogs: Dialogs::Native,
+            export_name: "model".to_owned(),
+            pending: None,
+            focus_field: false,
+        }
+    }
+}
+
+impl FileMenu {
+    /// The File menu's items.
+    pub fn menu_ui(&mut self, ui: &mut egui::Ui) -> Option<FileAction> {
+        let mut action = None;
+        if ui.add(egui::Button::new("Open…").shortcut_text("Ctrl+O")).clicked() {
+            self.request(PathPurpose::OpenModel);
+            ui.close();
+        }
+        ui.menu_button("Recent", |ui| {
+            if self.recent.paths.is_empty() {
+                ui.weak("nothing opened yet");
+            }
+            for path in &self.recent.paths {
+                let button = ui.add_enabled(path.exists(), egui::Button::new(path.display().to_string()));
+                if button.on_disabled_hover_text("the file is gone").clicked() {
+                    action = Some(FileAction::Open(path.clone()));
+                    ui.close();
+                }
+            }
+        });
+        if ui.button("Built-in character").clicked() {
+            action = Some(FileAction::OpenBuiltIn);
+            ui.close();
+        }
+        ui.separator();
+        if ui.button("Export profile…").on_hover_text("Save a copy of this model's tuning profile").clicked() {
+            self.request(PathPurpose::ExportProfile);
+            ui.close();
+        }
+        if ui.button("Import profile…").on_hover_text("Apply a tuning profile to this model").clicked() {
+            self.request(PathPurpose::ImportProfile);
+            ui.close();
+        }
+        ui.separator();
+        if ui.add(egui::Button::new("Quit").shortcut_text("Ctrl+Q")).clicked() {
+            action = Some(FileAction::Quit);
+            ui.close();
+        }
+        ui.weak("or drop a .glb / .gltf on the window");
+        action
+    }
+
+    /// Ask for a path for `purpose`: a native dialog where one can be shown, else the path
+    /// field with a message saying so.
+    pub fn request(&mut self, purpose: PathPurpose) {
+        if purpose == PathPurpose::ExportProfile {
+            self.path = default_export_path(&self.export_name);
+        }
+        if let Some(why) = self.dialog_unavailable() {
+            self.fall_back(purpose, &why);
+            return;
+        }
+        let (sender, result) = mpsc::channel();
+        let export_name = format!("{}.animtune.json", self.export_name);
+        let spawned = std::thread::Builder::new().name("file dialog".to_owned()).spawn(move || {
+            let picked = match purpose {
+                PathPurpose::OpenModel => rfd::FileDialog::new()
+                    .set_title("Open a glTF model")
+                    .add_filter("glTF", &["glb", "gltf"])
+                    .add_filter("all files", &["*"])
+                    .pick_file(),
+                PathPurpose::ExportProfile => rfd::FileDialog::new()
+                    .set_title("Export the tuning profile")
+                    .set_file_name(export_name)
+                    .add_filter("tuning profile", &["json"])
+                    .save_file(),
+                PathPurpose::ImportProfile => rfd::FileDialog::new()
+                    .set_title("Import a tuning profile")
+                    .add_filter("tuning profile", &["json"])
+                    .add_filter("all files", &["*"])
+                    .pick_file(),
+            };
+            let _ = sender.send(picked);
+        });
+        match spawned {
+            Ok(_) => self.pending = Some(PendingDialog { purpose, started: Instant::now(), result }),
+            Err(error) => self.fall_back(purpose, &format!("cannot start a dialog thread ({error})")),
+        }
+    }
+
+    /// Why no native dialog can be shown here, if that is known before trying.
+    fn dialog_unavailable(&self) -> Option<String> {
+        if self.dialogs == Dialogs::Unavailable {
+            return Some("no file dialog available".to_owned());
+        }
+        if cfg!(target_os = "linux") {
+            let portal = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some_and(|v| !v.is_empty());
+            let zenity = std::env::var_os("PATH")
+                .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join("zenity").is_file()));
+            if !portal && !zenity {
+                return Some("no desktop file dialog here (no XDG portal: no D-Bus session, and no zenity)".to_owned());
+            }
+        }
+        None
+    }
+
+    /// Point the path field at `purpose` and say why no dialog showed.
+    fn fall_back(&mut self, purpose: PathPurpose, why: &str) {
+        self.purpose = purpose;
+        self.focus_field = true;
+        let what = match purpose {
+            PathPurpose::OpenModel => "type the model's path and press Enter",
+            PathPurpose::ExportProfile => "edit the path and press Enter to export",
+            PathPurpose::ImportProfile => "type the profile's path and press Enter to import",
+        };
+        self.message = Some(format!("{why}: {what}"));
+    }
+
+    /// A finished dialog's choice (`None` while it runs or after a cancel).
+    pub fn poll(&mut self, ctx: &egui::Context) -> Option<FileAction> {
+        let pending = self.pending.as_ref()?;
+        match pending.result.try_recv() {
+            Ok(picked) => {
+                let (purpose, started) = (pending.purpose, pending.started);
+                self.pending = None;
+                match picked {
+                    Some(path) => Some(self.action_for(purpose, path)),
+                    None if started.elapsed() < DIALOG_DID_NOT_OPEN => {
+                        self.fall_back(purpose, "the desktop's file dialog did not open (no XDG portal?)");
+                        None
+                    }
+                    None => None,
+                }
+            }
+            Err(mpsc::TryRecvError::Empty) => {
+                ctx.request_repaint_after(Duration::from_millis(100));
+                None
+            }
+            Err(mpsc::TryRecvError::Disconnected) => {
+                let purpose = pending.purpose;
+                self.pending = None;
+                self.fall_back(purpose, "the file dialog stopped");
+                None
+            }
+        }
+    }
+
+    fn action_for(&mut self, purpose: PathPurpose, path: PathBuf) -> FileAction {
+        self.message = None;
+        match purpose {
+            PathPurpose::OpenModel => FileAction::Open(path),
+            PathPurpose::ExportProfile => FileAction::Export(path),
+            PathPurpose::ImportProfile => FileAction::Import(path),
+        }
+    }
+
+    /// The path field, its button (Load / Export / Import) and the last message. It fits any
+    /// width: the field takes what the button leaves.
+    pub fn path_field_ui(&mut self, ui: &mut egui::Ui) -> Option<FileAction> {
+        let mut action = None;
+        let button_width = 64.0;
+        let field_width = (ui.available_width() - button_width - ui.spacing().item_spacing.x * 2.0).clamp(60.0, 420.0);
+        let field = ui
+            .add(egui::TextEdit::singleline(&mut self.path).hint_text(self.purpose.hint()).desired_width(field_width));
+        if std::mem::take(&mut self.focus_field) {
+            field.request_focus();
+        }
+        let field = field.on_hover_text("A path to open (or, after Export/Import, the profile's path); Enter applies");
+        let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        let button = ui.add_sized([button_width, 20.0], egui::Button::new(self.purpose.button()));
+        if (button.clicked() || entered) && !self.path.trim().is_empty() {
+            let path = PathBuf::from(self.path.trim());
+            let purpose = std::mem::take(&mut self.purpose);
+            action = Some(self.action_for(purpose, path));
+        }
+        action
+    }
+}
+
+/// Where an export goes when the user has to type it: `NAME.animtune.json` in the working
+/// folder, as an absolute path.
+fn default_export_path(name: &str) -> String {
+    let file = format!("{name}.animtune.json");
+    std::path::absolute(&file).map_or(file, |p| p.display().to_string())
+}

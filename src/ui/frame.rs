@@ -1,0 +1,307 @@
+//! [`FrameOutput`]: what one frame shows, computed once per frame from the playback, tuning,
+//! compare and ragdoll parts — the animation pose, the pose on screen (ragdoll blended in), the
+//! compare pose, their model-space matrices, the deviation heat and collider lines — and read by
+//! the renderer, the skeleton overlay, picking, the compare readout and the stats.
+//!
+//! Every sampling, blending and local→model of the viewer happens here and in [`super::sampling`]
+//! (the ragdoll's own physics aside), so a change of the core's pose type touches two files.
+
+use anim::ragdoll::Placement;
+use anim::{ClipId, LocalMatrices, Model, SampleSettings, SoaPose};
+use glam::{Affine3A, Vec2, Vec3};
+
+use crate::render::animated::AnimatedProperties;
+use crate::render::framing::{CpuPoser, animated_bounds, drawn_nodes};
+use crate::render::overlay::{OverlayLine, push_capsule_wireframe};
+use crate::render::{Aabb, OrbitCamera};
+
+use super::compare::Compare;
+use super::playback::Playback;
+use super::ragdoll::RagdollView;
+use super::sampling::{ClipCursorSlot, PoseDeviation, deviation, sample_into};
+use super::tuning::Tuning;
+
+/// One frame's poses and everything derived from them.
+#[derive(Debug, Clone)]
+pub struct FrameOutput {
+    rest: SoaPose,
+    /// The animation alone (placed), before the ragdoll blend.
+    animated: SoaPose,
+    /// The pose on screen.
+    shown: SoaPose,
+    /// The compare view's right-hand pose (placed), when compare is on.
+    compare: Option<SoaPose>,
+    /// Scratch of the local→model job.
+    locals: LocalMatrices,
+    model_from_node: Vec<Affine3A>,
+    compare_model_from_node: Vec<Affine3A>,
+    joint_heat: Vec<f32>,
+    collider_lines: Vec<OverlayLine>,
+    deviation: Option<PoseDeviation>,
+    /// Animated material values and node visibility (`KHR_animation_pointer`), for clips that
+    /// animate them.
+    properties: Option<AnimatedProperties>,
+    cursor: ClipCursorSlot,
+    compare_cursor: ClipCursorSlot,
+}
+
+impl FrameOutput {
+    /// The rest pose of `model`, nothing computed yet.
+    pub fn new(model: &Model) -> Self {
+        let rest = model.rest_pose();
+        let nodes = model.nodes.len();
+        Self {
+            animated: rest.clone(),
+            shown: rest.clone(),
+            compare: None,
+            rest,
+            locals: LocalMatrices::new(nodes),
+            model_from_node: vec![Affine3A::IDENTITY; nodes],
+            compare_model_from_node: Vec::new(),
+            joint_heat: Vec::new(),
+            collider_lines: Vec::new(),
+            deviation: None,
+            properties: None,
+            cursor: None,
+            compare_cursor: None,
+        }
+    }
+
+    /// Compute this frame: sample (or fade) the playing clip under the tuning, the compare pose,
+    /// place both, blend the ragdoll in (advanced by the clip time played since the last frame),
+    /// then local→model once per pose, the deviation heat and the collider lines.
+    pub fn compute(
+        &mut self,
+        model: &Model,
+        playback: &mut Playback,
+        tuning: &Tuning,
+        compare: &Compare,
+        ragdoll: &mut RagdollView,
+    ) {
+        let clip = playback.clip();
+        let time_secs = playback.time_secs();
+        if let Some(modes) = compare.active() {
+            let left = SampleSettings { mode: modes.left, ..tuning.interpolation().to_settings() };
+            let right = SampleSettings { mode: modes.right, ..left.clone() };
+            sample_into(model, &self.rest, clip, time_secs, &left, &mut self.cursor, &mut self.animated);
+            let pose = self.compare.get_or_insert_with(|| self.rest.clone());
+            sample_into(model, &self.rest, clip, time_secs, &right, &mut self.compare_cursor, pose);
+        } else {
+            self.compare = None;
+            if playback.is_fading() {
+                // A fade mixes clips; per-channel overrides belong to one clip and are off.
+                let pose = playback.fader_mut().evaluate(model, &tuning.interpolation().to_settings());
+                self.animated.copy_from(pose);
+            } else {
+                let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+                sample_into(model, &self.rest, clip, time_secs, settings, &mut self.cursor, &mut self.animated);
+            }
+        }
+        ragdoll.placement.apply(&model.hierarchy, &mut self.animated);
+        if let Some(pose) = &mut self.compare {
+            ragdoll.placement.apply(&model.hierarchy, pose);
+        }
+        self.properties = clip
+            .filter(|&c| !model.clip_pointer_tracks(ClipId::from_index(c)).is_empty())
+            .map(|c| AnimatedProperties::sample(model, Some(ClipId::from_index(c)), time_secs));
+        let dt_secs = playback.take_pending_dt();
+        ragdoll.apply(model, dt_secs, &self.animated, &mut self.shown, &tuning.ragdoll);
+
+        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        model.hierarchy.local_to_model(&self.shown, &mut self.locals, &mut self.model_from_node);
+        self.deviation = None;
+        self.joint_heat.clear();
+        if let Some(pose) = &self.compare {
+            self.compare_model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+            model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.compare_model_from_node);
+            self.deviation = Some(deviation(&self.model_from_node, &self.compare_model_from_node));
+            if let Some(modes) = compare.active().filter(|m| m.heatmap) {
+                let scale = modes.heat_full_scale.max(1e-6);
+                self.joint_heat.extend(self.model_from_node.iter().zip(&self.compare_model_from_node).map(|(a, b)| {
+                    let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
+                    if distance.is_finite() { (distance / scale).min(1.0) } else { 1.0 }
+                }));
+            }
+        }
+        self.collider_lines.clear();
+        if ragdoll.show_colliders {
+            let color = if ragdoll.is_active() { [1.0, 0.55, 0.1, 1.0] } else { [0.2, 0.9, 0.9, 1.0] };
+            let lines = &mut self.collider_lines;
+            ragdoll.for_each_collider(model, &self.model_from_node, &tuning.ragdoll, |capsule| {
+                push_capsule_wireframe(capsule.a, capsule.b, capsule.radius, color, lines);
+            });
+        }
+    }
+
+    /// The pose on screen.
+    pub fn shown(&self) -> &SoaPose {
+        &self.shown
+    }
+
+    /// The animation pose alone (placed), before the ragdoll blend.
+    pub fn animated(&self) -> &SoaPose {
+        &self.animated
+    }
+
+    /// The compare view's right-hand pose, when compare is on.
+    pub fn compare_pose(&self) -> Option<&SoaPose> {
+        self.compare.as_ref()
+    }
+
+    /// Model-space transform of every node in the pose on screen.
+    pub fn model_from_node(&self) -> &[Affine3A] {
+        &self.model_from_node
+    }
+
+    /// Model-space transform of every node in the compare pose (empty without compare).
+    pub fn compare_model_from_node(&self) -> &[Affine3A] {
+        if self.compare.is_some() { &self.compare_model_from_node } else { &[] }
+    }
+
+    /// Deviation heat per node in `[0, 1]`, when the heatmap is on (else empty).
+    pub fn joint_heat(&self) -> &[f32] {
+        &self.joint_heat
+    }
+
+    /// Animated material values and node visibility of this frame, when the clip animates them.
+    pub fn properties(&self) -> Option<&AnimatedProperties> {
+        self.properties.as_ref()
+    }
+
+    /// Collider wireframes in model space, when shown.
+    pub fn collider_lines(&self) -> &[OverlayLine] {
+        &self.collider_lines
+    }
+
+    /// The largest difference between the two compare poses this frame.
+    pub fn deviation(&self) -> Option<PoseDeviation> {
+        self.deviation
+    }
+
+    /// Model-space position of `node` on screen.
+    pub fn node_position(&self, node: usize) -> Option<Vec3> {
+        self.model_from_node.get(node).map(|m| Vec3::from(m.translation))
+    }
+
+    /// The animation pose `dt_before_secs` before the current time, placed at `placement` (for
+    /// the ragdoll's initial velocity): the clip sampled earlier, or — during a fade — the pose
+    /// of this frame.
+    pub fn animation_before(
+        &self,
+        model: &Model,
+        playback: &Playback,
+        tuning: &Tuning,
+        dt_before_secs: f32,
+        placement: &Placement,
+    ) -> SoaPose {
+        let mut before = self.rest.clone();
+        if playback.is_fading() {
+            before.copy_from(&self.animated);
+            return before;
+        }
+        let duration = playback.duration_secs();
+        let mut time = playback.time_secs() - dt_before_secs;
+        if time < 0.0 {
+            time = if playback.looping && duration > 0.0 { time.rem_euclid(duration) } else { 0.0 };
+        }
+        let clip = playback.clip();
+        let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+        sample_into(model, &self.rest, clip, time, settings, &mut None, &mut before);
+        placement.apply(&model.hierarchy, &mut before);
+        before
+    }
+
+    /// The first pose of `clip` under the tuning, unplaced (the rest pose for `None`).
+    pub fn clip_start_pose(&self, model: &Model, clip: Option<usize>, tuning: &Tuning) -> SoaPose {
+        let mut start = self.rest.clone();
+        let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+        sample_into(model, &self.rest, clip, 0.0, settings, &mut None, &mut start);
+        start
+    }
+
+    /// The joint nearest to a click at `position_px` in a view of `view_size_px` (origin top
+    /// left), if one lies within `radius_px` on screen; `right_view`: the compare view's
+    /// right-hand half. Joints are the skins' joints (every node for a model without skins), as
+    /// drawn this frame.
+    pub fn pick_joint(
+        &self,
+        model: &Model,
+        camera: &OrbitCamera,
+        position_px: Vec2,
+        view_size_px: Vec2,
+        radius_px: f32,
+        right_view: bool,
+    ) -> Option<usize> {
+        if view_size_px.x <= 0.0 || view_size_px.y <= 0.0 {
+            return None;
+        }
+        let matrices =
+            if right_view && self.compare.is_some() { &self.compare_model_from_node } else { &self.model_from_node };
+        let mut candidates = crate::render::overlay::joint_nodes(model);
+        if candidates.is_empty() {
+            candidates = (0..model.nodes.len()).collect();
+        }
+        let clip_from_world = camera.clip_from_world(view_size_px.x / view_size_px.y);
+        let mut best: Option<(f32, usize)> = None;
+        for node in candidates {
+            let Some(m) = matrices.get(node) else { continue };
+            let clip = clip_from_world * Vec3::from(m.translation).extend(1.0);
+            if clip.w <= 1e-6 {
+                continue;
+            }
+            let ndc = Vec2::new(clip.x, clip.y) / clip.w;
+            let screen = Vec2::new((ndc.x + 1.0) * 0.5 * view_size_px.x, (1.0 - ndc.y) * 0.5 * view_size_px.y);
+            let distance = screen.distance(position_px);
+            // Ties (a joint hidden behind another on screen): the one nearer the camera wins.
+            let key = distance + clip.w * 1e-4;
+            if distance <= radius_px && best.is_none_or(|(d, _)| key < d) {
+                best = Some((key, node));
+            }
+        }
+        best.map(|(_, node)| node)
+    }
+
+    /// Bounds of what is drawn now: the pose on screen (and the compare pose), plus — while the
+    /// animation alone drives it — the playing clip's bounds over its whole length, so that a
+    /// walking character stays in view. A ragdoll is framed where it lies.
+    /// `clip_placement`: where the animation is placed while it alone drives the pose (`None`
+    /// while a ragdoll does).
+    pub fn drawn_bounds(
+        &self,
+        model: &Model,
+        playback: &Playback,
+        tuning: &Tuning,
+        clip_placement: Option<&Placement>,
+    ) -> Aabb {
+        let nodes = drawn_nodes(model);
+        let mut poser = CpuPoser::default();
+        let mut bounds = poser.pose_bounds(model, &self.shown, &nodes);
+        if let Some(pose) = &self.compare {
+            bounds.union(&poser.pose_bounds(model, pose, &nodes));
+        }
+        if let Some(placement) = clip_placement {
+            let clip = playback.clip();
+            let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+            let clip_bounds = animated_bounds(model, clip.map(ClipId::from_index), settings, 16);
+            if !clip_bounds.is_empty() {
+                // The clip's bounds are unplaced; the pose on screen is placed: place the corners.
+                for corner in 0..8 {
+                    let pick = |bit: usize, lo: f32, hi: f32| if corner & bit == 0 { lo } else { hi };
+                    let (lo, hi) = (clip_bounds.min, clip_bounds.max);
+                    let p = Vec3::new(pick(1, lo.x, hi.x), pick(2, lo.y, hi.y), pick(4, lo.z, hi.z));
+                    bounds.extend(placement.apply_point(p));
+                }
+            }
+        }
+        if bounds.is_empty() {
+            // Nothing drawable (no meshes): the joints.
+            for m in &self.model_from_node {
+                let p = Vec3::from(m.translation);
+                if p.is_finite() {
+                    bounds.extend(p);
+                }
+            }
+        }
+        bounds
+    }
+}

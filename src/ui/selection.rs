@@ -1,0 +1,41 @@
+//! [`Selection`]: the joint and channel the user picked (in the 3D view, the joint tree or the
+//! curve panel), read by the curves, the channel override, the skeleton highlight and the
+//! ragdoll push.
+
+use anim::{Model, Property};
+
+/// The selected joint and channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    /// Selected node (a joint, or any node of a model without skins).
+    pub joint: Option<usize>,
+    /// Channel plotted and overridden for that joint.
+    pub property: Property,
+}
+
+impl Default for Selection {
+    fn default() -> Self {
+        Self { joint: None, property: Property::Rotation }
+    }
+}
+
+impl Selection {
+    /// The first rotation-animated node of `clip` (else its first animated node), rotation.
+    pub fn first_animated(model: &Model, clip: Option<usize>) -> Self {
+        let joint = clip.and_then(|c| model.clips.get(c)).and_then(|clip| {
+            clip.tracks()
+                .iter()
+                .find(|t| t.property() == Property::Rotation)
+                .or(clip.tracks().first())
+                .map(|t| t.node.index())
+        });
+        Self { joint, property: Property::Rotation }
+    }
+
+    /// Track index of the selected joint's selected channel in `clip` of `model`.
+    pub fn track(&self, model: &Model, clip: Option<usize>) -> Option<usize> {
+        let clip = model.clips.get(clip?)?;
+        let node = self.joint?;
+        clip.tracks().iter().position(|t| t.node.index() == node && t.property() == self.property)
+    }
+}

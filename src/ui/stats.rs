@@ -1,0 +1,322 @@
+//! Frame statistics of the real window: CPU milliseconds per frame (median and 95th percentile)
+//! and resident memory after a warm-up, at the end and at its peak. The Stats overlay shows them
+//! live; `animtune --exit-after SECS --stats-out FILE.json` writes them on exit (the Xvfb window
+//! tests read that file).
+//!
+//! Nothing here grows with the length of a run: frame times go into a fixed histogram and a
+//! fixed ring of recent frames.
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// Histogram buckets of 0.01 ms below 100 ms.
+const FINE_BUCKETS: usize = 10_000;
+/// Then buckets of 1 ms up to 10 s (longer frames land in the last one).
+const COARSE_BUCKETS: usize = 9_900;
+/// Frames kept for the live overlay.
+const RECENT_FRAMES: usize = 120;
+/// How often resident memory is read.
+const RSS_SAMPLE_EVERY: Duration = Duration::from_millis(250);
+
+/// CPU time the calling thread has run so far (Linux: the first field of
+/// `/proc/thread-self/schedstat`, nanoseconds; `None` elsewhere).
+pub fn thread_cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
+/// Median and 95th percentile of CPU milliseconds per frame.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct FrameTimes {
+    /// Median, milliseconds.
+    pub median: f64,
+    /// 95th percentile, milliseconds.
+    pub p95: f64,
+}
+
+/// Resident memory in KiB.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ResidentMemory {
+    /// When the warm-up ended (`None`: the run ended first, or the OS does not say).
+    pub after_warmup: Option<u64>,
+    /// At the end of the run (or now).
+    pub end: Option<u64>,
+    /// Largest value seen after the warm-up (`None` before it ends).
+    pub peak: Option<u64>,
+}
+
+/// What `--stats-out` writes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatsReport {
+    /// Frames drawn after the warm-up.
+    pub frames: u64,
+    /// CPU time the window thread ran per frame after the warm-up (playback, UI, frame output,
+    /// encoding; not the GPU's work, which on a software driver runs on its own threads).
+    pub cpu_ms_per_frame: FrameTimes,
+    /// Wall-clock milliseconds from one frame to the next after the warm-up.
+    pub frame_interval_ms: FrameTimes,
+    /// Resident memory.
+    pub rss_kib: ResidentMemory,
+    /// The model on screen at the end.
+    pub model: String,
+    /// Its tuning profile file, if it has one.
+    pub profile: Option<String>,
+    /// Seconds of warm-up before counting.
+    pub warmup_secs: f64,
+    /// Seconds counted after the warm-up.
+    pub measured_secs: f64,
+    /// Frames (all, warm-up included) per second of the whole run.
+    pub frames_per_sec: f64,
+}
+
+/// Frame times in a fixed histogram (0.01 ms buckets below 100 ms, then 1 ms up to 10 s).
+#[derive(Debug, Clone)]
+struct Histogram {
+    counts: Vec<u32>,
+    total: u64,
+}
+
+impl Histogram {
+    fn new() -> Self {
+        Self { counts: vec![0; FINE_BUCKETS + COARSE_BUCKETS], total: 0 }
+    }
+
+    fn add(&mut self, ms: f64) {
+        let last = self.counts.len() - 1;
+        if let Some(count) = self.counts.get_mut(bucket_of(ms).min(last)) {
+            *count += 1;
+            self.total += 1;
+        }
+    }
+
+    /// Median and 95th percentile (`None` when empty).
+    fn times(&self) -> Option<FrameTimes> {
+        (self.total > 0).then(|| FrameTimes { median: self.percentile(0.5), p95: self.percentile(0.95) })
+    }
+
+    /// The value at quantile `q` (bucket middles).
+    fn percentile(&self, q: f64) -> f64 {
+        let rank = ((self.total.saturating_sub(1)) as f64 * q).round() as u64;
+        let mut seen = 0u64;
+        for (bucket, &count) in self.counts.iter().enumerate() {
+            seen += u64::from(count);
+            if seen > rank {
+                return middle_of(bucket);
+            }
+        }
+        middle_of(self.counts.len() - 1)
+    }
+}
+
+/// Collects frame times and resident memory.
+#[derive(Debug, Clone)]
+pub struct FrameStats {
+    started: Instant,
+    warmup: Duration,
+    warm_since: Option<Instant>,
+    cpu: Histogram,
+    interval: Histogram,
+    last_frame: Option<Instant>,
+    all_frames: u64,
+    recent_ms: [f32; RECENT_FRAMES],
+    recent_interval_ms: [f32; RECENT_FRAMES],
+    recent_next: usize,
+    rss_now: Option<u64>,
+    rss_after_warmup: Option<u64>,
+    rss_peak: Option<u64>,
+    last_rss_sample: Option<Instant>,
+}
+
+impl FrameStats {
+    /// Start counting now; frames and memory count once `warmup` has passed.
+    pub fn new(warmup: Duration) -> Self {
+        Self::starting_at(Instant::now(), warmup)
+    }
+
+    /// [`Self::new`] with an explicit start (tests).
+    pub fn starting_at(started: Instant, warmup: Duration) -> Self {
+        Self {
+            started,
+            warmup,
+            warm_since: None,
+            cpu: Histogram::new(),
+            interval: Histogram::new(),
+            last_frame: None,
+            all_frames: 0,
+            recent_ms: [0.0; RECENT_FRAMES],
+            recent_interval_ms: [0.0; RECENT_FRAMES],
+            recent_next: 0,
+            rss_now: None,
+            rss_after_warmup: None,
+            rss_peak: None,
+            last_rss_sample: None,
+        }
+    }
+
+    /// Record one frame that took `cpu` of the window thread's time, ending at `now`, with
+    /// resident memory read from `rss` (called at most every 250 ms).
+    pub fn record_frame(&mut self, cpu: Duration, now: Instant, rss: impl FnOnce() -> Option<u64>) {
+        let ms = cpu.as_secs_f64() * 1e3;
+        let interval = self.last_frame.map(|t| now.duration_since(t).as_secs_f64() * 1e3);
+        self.last_frame = Some(now);
+        self.all_frames += 1;
+        self.recent_ms[self.recent_next] = ms as f32;
+        self.recent_interval_ms[self.recent_next] = interval.unwrap_or(f64::NAN) as f32;
+        self.recent_next = (self.recent_next + 1) % RECENT_FRAMES;
+        let sample_due = self.last_rss_sample.is_none_or(|t| now.duration_since(t) >= RSS_SAMPLE_EVERY);
+        let warm = now.duration_since(self.started) >= self.warmup;
+        if sample_due || (warm && self.warm_since.is_none()) {
+            self.last_rss_sample = Some(now);
+            self.rss_now = rss();
+        }
+        if !warm {
+            return;
+        }
+        if self.warm_since.is_none() {
+            self.warm_since = Some(now);
+            self.rss_after_warmup = self.rss_now;
+        } else if let Some(interval) = interval {
+            self.interval.add(interval);
+        }
+        self.rss_peak = self.rss_peak.max(self.rss_now);
+        self.cpu.add(ms);
+    }
+
+    /// Frames counted after the warm-up.
+    pub fn frames(&self) -> u64 {
+        self.cpu.total
+    }
+
+    /// True once the warm-up is over.
+    pub fn warmed_up(&self) -> bool {
+        self.warm_since.is_some()
+    }
+
+    /// CPU milliseconds per frame after the warm-up: median and 95th percentile (`None` before
+    /// any frame).
+    pub fn frame_times(&self) -> Option<FrameTimes> {
+        self.cpu.times()
+    }
+
+    /// Milliseconds from one frame to the next after the warm-up (`None` before two frames).
+    pub fn frame_intervals(&self) -> Option<FrameTimes> {
+        self.interval.times()
+    }
+
+    /// Median and 95th percentile of the CPU time of the last 120 frames (warm-up included),
+    /// for the overlay.
+    pub fn recent_frame_times(&self) -> Option<FrameTimes> {
+        recent_times(&self.recent_ms, self.all_frames)
+    }
+
+    /// Median and 95th percentile of the time between the last 120 frames, for the overlay.
+    pub fn recent_frame_intervals(&self) -> Option<FrameTimes> {
+        recent_times(&self.recent_interval_ms, self.all_frames)
+    }
+
+    /// Resident memory so far.
+    pub fn resident(&self) -> ResidentMemory {
+        ResidentMemory { after_warmup: self.rss_after_warmup, end: self.rss_now, peak: self.rss_peak }
+    }
+
+    /// The report for `--stats-out`, at `now`.
+    pub fn report(&self, now: Instant, model: String, profile: Option<String>) -> StatsReport {
+        let elapsed = now.duration_since(self.started).as_secs_f64();
+        let zero = FrameTimes { median: 0.0, p95: 0.0 };
+        StatsReport {
+            frames: self.frames(),
+            cpu_ms_per_frame: self.frame_times().unwrap_or(zero),
+            frame_interval_ms: self.frame_intervals().unwrap_or(zero),
+            rss_kib: self.resident(),
+            model,
+            profile,
+            warmup_secs: self.warmup.as_secs_f64(),
+            measured_secs: self.warm_since.map_or(0.0, |t| now.duration_since(t).as_secs_f64()),
+            frames_per_sec: if elapsed > 0.0 { self.all_frames as f64 / elapsed } else { 0.0 },
+        }
+    }
+}
+
+/// Median and 95th percentile of the finite values among the first `count` (at most all) of a
+/// ring of recent frames.
+fn recent_times(ring: &[f32; RECENT_FRAMES], count: u64) -> Option<FrameTimes> {
+    let mut values: [f32; RECENT_FRAMES] = *ring;
+    let n = (count as usize).min(RECENT_FRAMES);
+    let values = &mut values[..n];
+    values.sort_by(f32::total_cmp);
+    let finite = values.iter().take_while(|v| v.is_finite()).count();
+    if finite == 0 {
+        return None;
+    }
+    let at = |q: f64| f64::from(values[((finite - 1) as f64 * q).round() as usize]);
+    Some(FrameTimes { median: at(0.5), p95: at(0.95) })
+}
+
+/// Histogram bucket of a frame of `ms` milliseconds.
+fn bucket_of(ms: f64) -> usize {
+    let ms = if ms.is_finite() { ms.max(0.0) } else { 0.0 };
+    if ms < 100.0 { (ms * 100.0) as usize } else { FINE_BUCKETS + ((ms - 100.0) as usize).min(COARSE_BUCKETS - 1) }
+}
+
+/// Milliseconds in the middle of `bucket`.
+fn middle_of(bucket: usize) -> f64 {
+    if bucket < FINE_BUCKETS { (bucket as f64 + 0.5) / 100.0 } else { 100.0 + (bucket - FINE_BUCKETS) as f64 + 0.5 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_and_memory_after_the_warm_up() {
+        let start = Instant::now();
+        let mut stats = FrameStats::starting_at(start, Duration::from_secs(1));
+        let mut rss = 1000u64;
+        // 10 warm-up frames of 50 ms, not counted.
+        for i in 0..10 {
+            stats.record_frame(Duration::from_millis(50), start + Duration::from_millis(i * 90), || Some(rss));
+        }
+        assert_eq!(stats.frames(), 0);
+        assert!(stats.frame_times().is_none());
+        // 100 frames of 1..=100 ms after it, memory growing by 10 KiB per sample.
+        for i in 1..=100u64 {
+            rss += 10;
+            let now = start + Duration::from_secs(1) + Duration::from_millis(i * 300);
+            stats.record_frame(Duration::from_millis(i), now, || Some(rss));
+        }
+        assert_eq!(stats.frames(), 100);
+        let intervals = stats.frame_intervals().expect("intervals");
+        assert!((intervals.median - 300.0).abs() < 1.0, "{intervals:?}");
+        let times = stats.frame_times().expect("frames");
+        assert!((times.median - 50.5).abs() < 1.0, "{times:?}");
+        assert!((times.p95 - 95.5).abs() < 1.0, "{times:?}");
+        let memory = stats.resident();
+        assert_eq!(memory.after_warmup, Some(1010));
+        assert_eq!(memory.end, Some(2000));
+        assert_eq!(memory.peak, Some(2000));
+        let report = stats.report(start + Duration::from_secs(31), "m".to_owned(), None);
+        assert_eq!(report.frames, 100);
+        assert!((report.measured_secs - 30.0).abs() < 0.5, "{}", report.measured_secs);
+        let json = serde_json::to_value(&report).expect("json");
+        for key in ["frames", "cpu_ms_per_frame", "rss_kib", "model", "profile"] {
+            assert!(json.get(key).is_some(), "{key} missing: {json}");
+        }
+        assert!(json["cpu_ms_per_frame"]["median"].is_number() && json["rss_kib"]["peak"].is_number());
+        // The live view looks at the last 120 frames.
+        let recent = stats.recent_frame_times().expect("recent");
+        assert!(recent.median > 30.0 && recent.p95 <= 100.0, "{recent:?}");
+        let intervals = stats.recent_frame_intervals().expect("recent intervals");
+        assert!((intervals.median - 300.0).abs() < 1.0, "{intervals:?}");
+    }
+
+    #[test]
+    fn buckets_cover_short_and_long_frames() {
+        assert_eq!(bucket_of(0.004), 0);
+        assert!((middle_of(bucket_of(12.34)) - 12.345).abs() < 1e-9);
+        assert!((middle_of(bucket_of(250.2)) - 250.5).abs() < 1e-9);
+        assert_eq!(bucket_of(1e9), FINE_BUCKETS + COARSE_BUCKETS - 1);
+        assert_eq!(bucket_of(f64::NAN), 0);
+    }
+}

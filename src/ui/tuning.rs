@@ -1,0 +1,382 @@
+//! [`Tuning`]: every tunable of the model on screen — interpolation override and teaching
+//! spaces, per-channel overrides, the transition table, the ragdoll handoff — as one value that
+//! the tuning profile stores ([`crate::profile`] converts it), that undo/redo snapshots
+//! ([`TuningHistory`]) and that is replaced as a whole when another model opens.
+//!
+//! Each setting is stored once. Per-channel overrides live in their clip's [`SampleSettings`]
+//! (what sampling reads); the model-wide fields are set through [`Tuning::set_interpolation`],
+//! which keeps every clip's copy equal.
+
+use std::collections::BTreeMap;
+
+use anim::ragdoll::RagdollRamp;
+use anim::{Easing, InterpolationOverride, Model, RotationSpace, SampleSettings, ScaleSpace};
+
+use crate::physics::MotorGains;
+
+/// Fade length used for a clip pair nobody tuned yet, seconds.
+pub const DEFAULT_FADE_SECS: f32 = 0.3;
+/// Easing used for a clip pair nobody tuned yet.
+pub const DEFAULT_FADE_EASING: Easing = Easing::Smoothstep;
+/// Most undo steps kept.
+pub const MAX_UNDO: usize = 256;
+
+/// The model-wide interpolation settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Interpolation {
+    /// Override for every clip (authored: as the file says).
+    pub mode: InterpolationOverride,
+    /// How rotations are interpolated where the mode is LINEAR.
+    pub rotation_space: RotationSpace,
+    /// How scales are interpolated where the mode is LINEAR.
+    pub scale_space: ScaleSpace,
+    /// Easing of the segment parameter.
+    pub easing: Easing,
+}
+
+impl Interpolation {
+    /// The glTF specification exactly.
+    pub const AUTHORED: Self = Self {
+        mode: InterpolationOverride::Authored,
+        rotation_space: RotationSpace::Slerp,
+        scale_space: ScaleSpace::Linear,
+        easing: Easing::Linear,
+    };
+
+    /// Sampling settings with these fields and no per-channel override.
+    pub fn to_settings(self) -> SampleSettings {
+        SampleSettings {
+            mode: self.mode,
+            track_modes: Vec::new(),
+            rotation_space: self.rotation_space,
+            scale_space: self.scale_space,
+            easing: self.easing,
+        }
+    }
+}
+
+/// The fade of one clip pair in the transition table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FadeTuning {
+    /// Fade length, seconds.
+    pub duration_secs: f32,
+    /// Easing of the fade weight.
+    pub easing: Easing,
+}
+
+impl Default for FadeTuning {
+    fn default() -> Self {
+        Self { duration_secs: DEFAULT_FADE_SECS, easing: DEFAULT_FADE_EASING }
+    }
+}
+
+/// Everything the user tunes about the ragdoll handoff.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RagdollTuning {
+    /// How fast `ragdoll_weight` ramps from 0 to 1, per second (5 = 0.2 s).
+    pub ramp_rate_per_sec: f32,
+    /// Easing of the ramp (and of the get-up blend).
+    pub easing: Easing,
+    /// Clip the character gets up into from its back (and from its front unless
+    /// [`Self::get_up_clip_face_down`] is set).
+    pub get_up_clip: usize,
+    /// Length of the blend from the ragdoll back into the clip, seconds.
+    pub get_up_secs: f32,
+    /// Impulse on the selected bone at the trigger, newton-seconds (0: no push).
+    pub push_newton_secs: f32,
+    /// Clip the character gets up into from its front; `None`: the same as from its back.
+    pub get_up_clip_face_down: Option<usize>,
+    /// Joint-motor strength at the trigger: 0 limp, 1 full (a powered ragdoll).
+    pub motor_strength: f32,
+    /// "Active → limp": the strength falls to 0 at this rate per second; 0 keeps it.
+    pub limp_rate_per_sec: f32,
+    /// The pelvis follows the animation.
+    pub pin_pelvis: bool,
+    /// Partial ragdoll: only this node's body and everything below it (picked in the joint
+    /// tree); `None`: the whole body.
+    pub region: Option<usize>,
+    /// Joint-motor gains per body region.
+    pub gains: MotorGains,
+}
+
+impl Default for RagdollTuning {
+    fn default() -> Self {
+        Self {
+            ramp_rate_per_sec: RagdollRamp::DEFAULT_RATE_PER_SEC,
+            easing: Easing::Linear,
+            get_up_clip: 0,
+            get_up_secs: 1.5,
+            push_newton_secs: 0.0,
+            get_up_clip_face_down: None,
+            motor_strength: 0.0,
+            limp_rate_per_sec: 0.0,
+            pin_pelvis: false,
+            region: None,
+            gains: MotorGains::default(),
+        }
+    }
+}
+
+/// The tunables of one model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tuning {
+    /// The model-wide fields (the truth; copied into every clip's settings).
+    interpolation: Interpolation,
+    /// Per clip: what sampling reads — the model-wide fields plus that clip's per-channel
+    /// overrides (stored only here).
+    clips: Vec<SampleSettings>,
+    /// The transition table: fade settings per (from clip, to clip).
+    transitions: BTreeMap<(usize, usize), FadeTuning>,
+    /// The ragdoll handoff.
+    pub ragdoll: RagdollTuning,
+}
+
+impl Tuning {
+    /// Authored settings for `model`: no override, no tuned pair, the default ramp.
+    pub fn authored(model: &Model) -> Self {
+        Self::authored_for_clips(model.clips.len())
+    }
+
+    /// Authored settings for a model with `clips` clips.
+    pub fn authored_for_clips(clips: usize) -> Self {
+        Self {
+            interpolation: Interpolation::AUTHORED,
+            clips: vec![SampleSettings::default(); clips],
+            transitions: BTreeMap::new(),
+            ragdoll: RagdollTuning::default(),
+        }
+    }
+
+    /// The model-wide interpolation settings.
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
+    }
+
+    /// Set the model-wide interpolation settings (every clip keeps its channel overrides).
+    pub fn set_interpolation(&mut self, interpolation: Interpolation) {
+        self.interpolation = interpolation;
+        for settings in &mut self.clips {
+            settings.mode = interpolation.mode;
+            settings.rotation_space = interpolation.rotation_space;
+            settings.scale_space = interpolation.scale_space;
+            settings.easing = interpolation.easing;
+        }
+    }
+
+    /// What sampling `clip` reads (authored settings for a clip index the model lacks).
+    pub fn sampling(&self, clip: usize) -> &SampleSettings {
+        static AUTHORED: std::sync::OnceLock<SampleSettings> = std::sync::OnceLock::new();
+        self.clips.get(clip).unwrap_or_else(|| AUTHORED.get_or_init(SampleSettings::default))
+    }
+
+    /// The per-channel override of `track` in `clip`, if any.
+    pub fn channel_mode(&self, clip: usize, track: usize) -> Option<InterpolationOverride> {
+        self.clips.get(clip)?.track_modes.get(track).copied().flatten()
+    }
+
+    /// Set (or with `None` clear) the override of `track` in `clip`.
+    pub fn set_channel_mode(&mut self, clip: usize, track: usize, mode: Option<InterpolationOverride>) {
+        let Some(settings) = self.clips.get_mut(clip) else { return };
+        if settings.track_modes.len() <= track {
+            if mode.is_none() {
+                return;
+            }
+            settings.track_modes.resize(track + 1, None);
+        }
+        settings.track_modes[track] = mode;
+        while settings.track_modes.last() == Some(&None) {
+            settings.track_modes.pop();
+        }
+    }
+
+    /// Every per-channel override: `(clip, track, mode)`, in clip then track order.
+    pub fn channel_modes(&self) -> impl Iterator<Item = (usize, usize, InterpolationOverride)> + '_ {
+        self.clips.iter().enumerate().flat_map(|(clip, settings)| {
+            settings.track_modes.iter().enumerate().filter_map(move |(track, mode)| mode.map(|m| (clip, track, m)))
+        })
+    }
+
+    /// Number of per-channel overrides in the model.
+    pub fn channel_override_count(&self) -> usize {
+        self.channel_modes().count()
+    }
+
+    /// Remove every per-channel override.
+    pub fn clear_channel_modes(&mut self) {
+        for settings in &mut self.clips {
+            settings.track_modes.clear();
+        }
+    }
+
+    /// Back to the file's own interpolation: no override, slerp, linear scale, linear easing,
+    /// no per-channel override (the transition table and the ragdoll stay).
+    pub fn reset_interpolation_to_authored(&mut self) {
+        self.set_interpolation(Interpolation::AUTHORED);
+        self.clear_channel_modes();
+    }
+
+    /// True when nothing about sampling differs from the file.
+    pub fn samples_as_authored(&self) -> bool {
+        self.interpolation == Interpolation::AUTHORED && self.channel_override_count() == 0
+    }
+
+    /// The tuned fade of `from → to`, if that pair was tuned.
+    pub fn transition(&self, from: usize, to: usize) -> Option<FadeTuning> {
+        self.transitions.get(&(from, to)).copied()
+    }
+
+    /// The fade `from → to` uses: the tuned one, else the defaults.
+    pub fn fade_for(&self, from: usize, to: usize) -> FadeTuning {
+        self.transition(from, to).unwrap_or_default()
+    }
+
+    /// Tune the pair `from → to` (a duration that is not finite becomes the default; it is
+    /// kept within 0–10 s).
+    pub fn set_transition(&mut self, from: usize, to: usize, fade: FadeTuning) {
+        if from >= self.clips.len() || to >= self.clips.len() {
+            return;
+        }
+        let duration_secs =
+            if fade.duration_secs.is_finite() { fade.duration_secs.clamp(0.0, 10.0) } else { DEFAULT_FADE_SECS };
+        self.transitions.insert((from, to), FadeTuning { duration_secs, ..fade });
+    }
+
+    /// Forget the pair `from → to` (it fades with the defaults again).
+    pub fn remove_transition(&mut self, from: usize, to: usize) {
+        self.transitions.remove(&(from, to));
+    }
+
+    /// The transition table, by (from, to).
+    pub fn transitions(&self) -> impl Iterator<Item = ((usize, usize), FadeTuning)> + '_ {
+        self.transitions.iter().map(|(&pair, &fade)| (pair, fade))
+    }
+
+    /// Number of clips these settings are for.
+    pub fn clip_count(&self) -> usize {
+        self.clips.len()
+    }
+}
+
+/// Undo and redo over whole [`Tuning`] values. Every change of the tuning becomes one step once
+/// it settles (a slider drag is one step, not one per frame), whichever panel made it.
+#[derive(Debug, Clone)]
+pub struct TuningHistory {
+    undo: Vec<Tuning>,
+    redo: Vec<Tuning>,
+    /// The tuning as of the last step.
+    committed: Tuning,
+}
+
+impl TuningHistory {
+    /// A history starting at `tuning`, with nothing to undo.
+    pub fn new(tuning: &Tuning) -> Self {
+        Self { undo: Vec::new(), redo: Vec::new(), committed: tuning.clone() }
+    }
+
+    /// Record `current` as a step if it differs from the last one and `settled` (no drag in
+    /// progress). Call once per frame.
+    pub fn commit(&mut self, current: &Tuning, settled: bool) {
+        if settled && *current != self.committed {
+            let previous = std::mem::replace(&mut self.committed, current.clone());
+            self.undo.push(previous);
+            if self.undo.len() > MAX_UNDO {
+                self.undo.remove(0);
+            }
+            self.redo.clear();
+        }
+    }
+
+    /// Step back: `current` becomes the tuning before the last change. False when there is
+    /// nothing to undo.
+    pub fn undo(&mut self, current: &mut Tuning) -> bool {
+        self.commit(current, true);
+        let Some(previous) = self.undo.pop() else { return false };
+        self.redo.push(std::mem::replace(current, previous.clone()));
+        self.committed = previous;
+        true
+    }
+
+    /// Step forward again after an undo. False when there is nothing to redo.
+    pub fn redo(&mut self, current: &mut Tuning) -> bool {
+        if *current != self.committed {
+            // A new change after the undo: it is the newest step, nothing to redo.
+            self.commit(current, true);
+            return false;
+        }
+        let Some(next) = self.redo.pop() else { return false };
+        self.undo.push(std::mem::replace(current, next.clone()));
+        self.committed = next;
+        true
+    }
+
+    /// Steps that can be undone.
+    pub fn undo_steps(&self) -> usize {
+        self.undo.len()
+    }
+
+    /// Steps that can be redone.
+    pub fn redo_steps(&self) -> usize {
+        self.redo.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn channel_overrides_live_in_their_clip_and_survive_model_wide_changes() {
+        let mut tuning = Tuning::authored_for_clips(3);
+        tuning.set_channel_mode(1, 4, Some(InterpolationOverride::Step));
+        tuning.set_interpolation(Interpolation { mode: InterpolationOverride::Linear, ..Interpolation::AUTHORED });
+        assert_eq!(tuning.sampling(1).mode, InterpolationOverride::Linear);
+        assert_eq!(tuning.sampling(1).track_modes, vec![None, None, None, None, Some(InterpolationOverride::Step)]);
+        assert!(tuning.sampling(0).track_modes.is_empty());
+        assert_eq!(tuning.channel_modes().collect::<Vec<_>>(), vec![(1, 4, InterpolationOverride::Step)]);
+        tuning.set_channel_mode(1, 4, None);
+        assert!(tuning.sampling(1).track_modes.is_empty(), "trailing empty entries are trimmed");
+        assert_eq!(tuning.sampling(7), &SampleSettings::default(), "unknown clips sample as authored");
+    }
+
+    #[test]
+    fn untuned_pairs_fade_with_the_defaults() {
+        let mut tuning = Tuning::authored_for_clips(3);
+        assert_eq!(tuning.fade_for(0, 1), FadeTuning { duration_secs: 0.3, easing: Easing::Smoothstep });
+        tuning.set_transition(0, 1, FadeTuning { duration_secs: f32::NAN, easing: Easing::Linear });
+        assert_eq!(tuning.fade_for(0, 1).duration_secs, DEFAULT_FADE_SECS);
+        tuning.set_transition(0, 9, FadeTuning::default());
+        assert_eq!(tuning.transitions().count(), 1, "pairs of clips the model lacks are refused");
+        tuning.remove_transition(0, 1);
+        assert_eq!(tuning.transition(0, 1), None);
+    }
+
+    #[test]
+    fn undo_and_redo_step_through_settled_changes() {
+        let mut tuning = Tuning::authored_for_clips(2);
+        let mut history = TuningHistory::new(&tuning);
+        let original = tuning.clone();
+        // A drag: many frames, one step.
+        for rate in [6.0, 7.0, 8.0] {
+            tuning.ragdoll.ramp_rate_per_sec = rate;
+            history.commit(&tuning, false);
+        }
+        history.commit(&tuning, true);
+        let dragged = tuning.clone();
+        tuning.set_channel_mode(0, 2, Some(InterpolationOverride::Cubic));
+        history.commit(&tuning, true);
+        assert_eq!(history.undo_steps(), 2);
+        assert!(history.undo(&mut tuning));
+        assert_eq!(tuning, dragged);
+        assert!(history.undo(&mut tuning));
+        assert_eq!(tuning, original);
+        assert!(!history.undo(&mut tuning), "nothing left to undo");
+        assert!(history.redo(&mut tuning));
+        assert_eq!(tuning, dragged);
+        // A new change drops what could be redone.
+        tuning.ragdoll.push_newton_secs = 3.0;
+        assert!(!history.redo(&mut tuning));
+        assert_eq!(history.redo_steps(), 0);
+        assert!(history.undo(&mut tuning));
+        assert_eq!(tuning, dragged);
+    }
+}

@@ -1,0 +1,783 @@
+//! [`Viewer`]: the whole interactive viewer — the model on screen and the parts that own the
+//! rest (playback, tuning and its history, profile, selection, compare, ragdoll, crowd,
+//! overlays, the frame output) and the panels — with the one `ui` that lays them out, the
+//! keyboard shortcuts, and the operations that span parts (fades, handoffs, opening models).
+//!
+//! A frame: [`Viewer::advance`] (time), [`Viewer::ui`] (input, panels, actions; ends by
+//! computing the [`FrameOutput`] once), then the renderer reads the frame output.
+
+use std::path::{Path, PathBuf};
+
+use anim::Model;
+use anim::ragdoll::Placement;
+use glam::Vec3;
+
+use crate::physics::Phase;
+use crate::profile::{ModelIdentity, RecentFiles, ViewerSettings, recent_files_path, viewer_settings_path};
+
+use super::compare::Compare;
+use super::crossfade::{CrossFadeAction, CrossFadePanel};
+use super::crowd::CrowdPanel;
+use super::curves::CurvesPanel;
+use super::file_menu::{FileAction, FileMenu, PathPurpose};
+use super::frame::FrameOutput;
+use super::joints::JointsPanel;
+use super::loading::{LoadJob, LoadStage};
+use super::overlays::Overlays;
+use super::playback::Playback;
+use super::profiles::{ProfileAction, ProfileStore};
+use super::ragdoll::{RagdollAction, RagdollView};
+use super::selection::Selection;
+use super::tuning::{Tuning, TuningHistory};
+use super::viewport::ViewportPanel;
+
+/// Seconds before the ragdoll handoff at which the animation is sampled for body velocities.
+const HANDOFF_VELOCITY_SECS: f32 = 1.0 / 60.0;
+/// Side panel width limits, in points.
+const SIDE_PANEL_WIDTH: std::ops::RangeInclusive<f32> = 300.0..=900.0;
+
+/// Where the model on screen came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSource {
+    /// Shown in the window: the file's path, or "built-in character".
+    pub label: String,
+    /// The file, when there is one.
+    pub path: Option<PathBuf>,
+}
+
+impl ModelSource {
+    /// The built-in character.
+    pub fn built_in() -> Self {
+        Self { label: "built-in character".to_owned(), path: None }
+    }
+
+    /// A file.
+    pub fn file(path: &Path) -> Self {
+        Self { label: path.display().to_string(), path: Some(path.to_path_buf()) }
+    }
+
+    /// The file name without extension (identity of unnamed rigs), if there is a file.
+    fn stem(&self) -> Option<String> {
+        self.path.as_ref().and_then(|p| p.file_stem()).map(|s| s.to_string_lossy().into_owned())
+    }
+
+    /// The short name for titles: the file name, or the label.
+    pub fn short_name(&self) -> String {
+        self.path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| self.label.clone(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+/// The whole viewer.
+#[derive(Debug)]
+pub struct Viewer {
+    /// The model on screen.
+    pub model: Model,
+    /// Where it came from.
+    pub source: ModelSource,
+    /// Bumped whenever `model` is replaced (the GPU side re-uploads, caches refresh).
+    pub model_generation: u64,
+    /// Clip, time, transport and fades.
+    pub playback: Playback,
+    /// The model's tunables (saved in its profile).
+    pub tuning: Tuning,
+    /// Undo and redo over the tuning.
+    pub history: TuningHistory,
+    /// The model's tuning profile.
+    pub profile: ProfileStore,
+    /// Selected joint and channel.
+    pub selection: Selection,
+    /// The compare view.
+    pub compare: Compare,
+    /// The ragdoll.
+    pub ragdoll: RagdollView,
+    /// Crowd mode.
+    pub crowd: CrowdPanel,
+    /// Skeleton and Stats overlays.
+    pub overlays: Overlays,
+    /// This frame's poses and matrices.
+    pub frame: FrameOutput,
+    /// A model loading in the background (the current one stays until it is ready).
+    pub loading: Option<LoadJob>,
+    /// Last error (a failed load, a GPU problem), shown until dismissed: a full sentence.
+    pub error: Option<String>,
+    /// The 3D view and its camera.
+    pub viewport: ViewportPanel,
+    /// File menu and path field.
+    pub file: FileMenu,
+    /// Cross-fade panel.
+    pub crossfade: CrossFadePanel,
+    /// Joint tree.
+    pub joints: JointsPanel,
+    /// Curves.
+    pub curves: CurvesPanel,
+    /// Width of the side panel (remembered between runs in `viewer.json`).
+    pub side_panel_width: f32,
+    saved_side_panel_width: f32,
+    config_dir: Option<PathBuf>,
+    quit_requested: bool,
+}
+
+impl Viewer {
+    /// A viewer on `model` playing its first clip, with no profiles folder (nothing is saved).
+    pub fn new(model: Model, source: ModelSource) -> Self {
+        let identity = ModelIdentity::of(&model, source.stem().as_deref());
+        let (profile, tuning) = ProfileStore::open(None, &model, identity, &source.label);
+        let playback = Playback::new(&model);
+        let selection = Selection::first_animated(&model, playback.clip());
+        let width = ViewerSettings::default().side_panel_width;
+        let mut viewer = Self {
+            history: TuningHistory::new(&tuning),
+            frame: FrameOutput::new(&model),
+            crossfade: CrossFadePanel::for_clips(model.clips.len()),
+            playback,
+            tuning,
+            profile,
+            selection,
+            compare: Compare::default(),
+            ragdoll: RagdollView::default(),
+            crowd: CrowdPanel::default(),
+            overlays: Overlays::default(),
+            loading: None,
+            error: None,
+            viewport: ViewportPanel::default(),
+            file: FileMenu::default(),
+            joints: JointsPanel::default(),
+            curves: CurvesPanel::default(),
+            side_panel_width: width,
+            saved_side_panel_width: width,
+            config_dir: None,
+            quit_requested: false,
+            model_generation: 0,
+            source,
+            model,
+        };
+        viewer.file.export_name = viewer.profile.identity().name.clone();
+        viewer.frame_camera();
+        viewer.compute_frame();
+        viewer
+    }
+
+    /// Keep profiles in `dir` (`~/.config/animtune/profiles`), File ▸ Recent and the viewer
+    /// settings beside it; loads this model's profile now.
+    #[must_use]
+    pub fn with_config_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.config_dir = dir;
+        if let Some(dir) = &self.config_dir {
+            self.file.recent = RecentFiles::load(&recent_files_path(dir));
+            let settings = ViewerSettings::load(&viewer_settings_path(dir));
+            self.side_panel_width = settings.side_panel_width.clamp(*SIDE_PANEL_WIDTH.start(), *SIDE_PANEL_WIDTH.end());
+            self.saved_side_panel_width = self.side_panel_width;
+        }
+        let identity = self.profile.identity().clone();
+        let (profile, tuning) = ProfileStore::open(self.config_dir.clone(), &self.model, identity, &self.source.label);
+        self.profile = profile;
+        self.set_tuning_after_open(tuning);
+        self
+    }
+
+    /// The profiles folder, if any.
+    pub fn config_dir(&self) -> Option<&Path> {
+        self.config_dir.as_deref()
+    }
+
+    /// Display names of the model's clips.
+    pub fn clip_names(&self) -> Vec<String> {
+        self.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
+    }
+
+    /// True once File ▸ Quit or Ctrl+Q asked to close (the shell saves and exits).
+    pub fn quit_requested(&self) -> bool {
+        self.quit_requested
+    }
+
+    // ---- Models ----
+
+    /// Open `model` from `source`. A model of the same identity as the one on screen (the same
+    /// rig, e.g. the built-in character and `assets/mannequin.glb`, or a re-export) keeps the
+    /// viewer's state ([`Self::replace_model_keeping_state`]); another model starts fresh with
+    /// its own profile, or with authored settings when it has none.
+    pub fn open_model(&mut self, model: Model, source: ModelSource) {
+        let identity = ModelIdentity::of(&model, source.stem().as_deref());
+        if identity == *self.profile.identity() {
+            self.replace_model_keeping_state(model, source);
+        } else {
+            self.switch_model(model, source, identity);
+        }
+    }
+
+    /// Another model: save this one's profile, then everything model-specific starts over
+    /// from the new model's profile (nothing leaks from the previous model).
+    fn switch_model(&mut self, model: Model, source: ModelSource, identity: ModelIdentity) {
+        self.save_profile(true);
+        let (profile, tuning) = ProfileStore::open(self.config_dir.clone(), &model, identity, &source.label);
+        self.profile = profile;
+        self.playback = Playback::new(&model);
+        self.selection = Selection::first_animated(&model, self.playback.clip());
+        self.ragdoll = self.ragdoll.for_new_model();
+        self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
+        self.frame = FrameOutput::new(&model);
+        self.crossfade = CrossFadePanel::for_clips(model.clips.len());
+        self.model = model;
+        self.source = source;
+        self.model_generation += 1;
+        self.error = None;
+        self.file.export_name = self.profile.identity().name.clone();
+        self.set_tuning_after_open(tuning);
+        self.frame_camera();
+    }
+
+    /// Put `model` (the same identity as the one on screen: a reload or re-export of the same
+    /// rig) on screen and carry the state over: the tuning (through the profile's names, so
+    /// clips and channels are matched by name), the clip and time, the selection, the camera,
+    /// compare, overlays and crowd size. This is the operation hot reload builds on.
+    pub fn replace_model_keeping_state(&mut self, model: Model, source: ModelSource) {
+        let profile = self.profile.profile_of(&self.tuning, &self.model);
+        let (tuning, _) = profile.to_tuning(&model);
+        let clip_name = self.playback.clip().map(|c| self.playback.clip_name(c).to_owned());
+        let (time, playing, speed, looping) =
+            (self.playback.time_secs(), self.playback.playing, self.playback.speed, self.playback.looping);
+        let joint_name = self.selection.joint.map(|n| crate::profile::node_display_name(&self.model, n));
+        let mut playback = Playback::new(&model);
+        if let Some(clip) =
+            clip_name.and_then(|name| model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name))
+        {
+            playback.select_clip(clip);
+            playback.seek(time);
+        }
+        (playback.playing, playback.speed, playback.looping) = (playing, speed, looping);
+        let joint = joint_name
+            .and_then(|name| (0..model.nodes.len()).find(|&n| crate::profile::node_display_name(&model, n) == name));
+        self.selection = match joint {
+            Some(joint) => Selection { joint: Some(joint), ..self.selection },
+            None => Selection::first_animated(&model, playback.clip()),
+        };
+        self.playback = playback;
+        self.ragdoll = self.ragdoll.for_new_model();
+        self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
+        self.frame = FrameOutput::new(&model);
+        if self.crossfade.to_clip >= model.clips.len() {
+            self.crossfade = CrossFadePanel::for_clips(model.clips.len());
+        }
+        self.model = model;
+        self.source = source;
+        self.model_generation += 1;
+        self.error = None;
+        // The undo steps refer to the old model's clips and tracks: the history starts here.
+        self.tuning = tuning;
+        self.history = TuningHistory::new(&self.tuning);
+        self.compute_frame();
+    }
+
+    fn set_tuning_after_open(&mut self, tuning: Tuning) {
+        self.tuning = tuning;
+        self.history = TuningHistory::new(&self.tuning);
+        self.compute_frame();
+    }
+
+    /// Start loading `path` in the background (replacing a load in progress); the current
+    /// model stays until [`Self::poll_loading`] finds the new one ready. On failure the current
+    /// model stays and the error is shown.
+    pub fn load(&mut self, path: &Path) {
+        if let Some(job) = self.loading.take() {
+            job.cancel();
+        }
+        self.loading = Some(LoadJob::start(path, anim::import::Limits::default()));
+    }
+
+    /// Apply a finished background load. Returns true when the model changed.
+    pub fn poll_loading(&mut self) -> bool {
+        let Some(outcome) = self.loading.as_ref().and_then(LoadJob::poll) else { return false };
+        self.finish_loading(outcome)
+    }
+
+    /// Wait for the background load (if any) and apply it. Returns true when the model changed.
+    pub fn wait_for_loading(&mut self) -> bool {
+        let Some(outcome) = self.loading.as_ref().map(LoadJob::wait) else { return false };
+        self.finish_loading(outcome)
+    }
+
+    fn finish_loading(&mut self, outcome: Result<Model, String>) -> bool {
+        let Some(job) = self.loading.take() else { return false };
+        match outcome {
+            Ok(model) => {
+                self.open_model(model, ModelSource::file(&job.path));
+                self.file.recent.add(&job.path);
+                if let Some(dir) = &self.config_dir
+                    && let Err(error) = self.file.recent.save(&recent_files_path(dir))
+                {
+                    self.error = Some(format!("recent files not saved: {error:#}"));
+                }
+                true
+            }
+            Err(error) => {
+                self.error = Some(format!("Load failed: {error}"));
+                false
+            }
+        }
+    }
+
+    /// Open the built-in character.
+    pub fn open_built_in(&mut self) {
+        match anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None) {
+            Ok(model) => self.open_model(model, ModelSource::built_in()),
+            Err(error) => self.error = Some(format!("The built-in character did not load: {error}")),
+        }
+    }
+
+    /// Save the profile when the tuning changed (`now`: even within the half-second throttle).
+    pub fn save_profile(&mut self, now: bool) {
+        self.profile.save_if_changed(&self.tuning, &self.model, self.playback.clock_secs(), now);
+    }
+
+    /// Save the side panel width when it changed.
+    fn save_settings(&mut self) {
+        if self.side_panel_width == self.saved_side_panel_width {
+            return;
+        }
+        self.saved_side_panel_width = self.side_panel_width;
+        if let Some(dir) = &self.config_dir {
+            let settings = ViewerSettings { side_panel_width: self.side_panel_width };
+            if let Err(error) = settings.save(&viewer_settings_path(dir)) {
+                self.error = Some(format!("viewer settings not saved: {error:#}"));
+            }
+        }
+    }
+
+    /// Before the window closes: save the profile and the viewer settings.
+    pub fn save_on_exit(&mut self) {
+        self.save_profile(true);
+        self.save_settings();
+    }
+
+    // ---- Frames ----
+
+    /// Advance the viewer clock by `dt_secs` of wall time: playback, fades, crowd, and the
+    /// ragdoll weight history.
+    pub fn advance(&mut self, dt_secs: f32) {
+        self.playback.advance(dt_secs);
+        let clip_dt = if self.playback.playing { dt_secs.clamp(0.0, 0.25) * self.playback.speed } else { 0.0 };
+        self.crowd.advance(&self.model, clip_dt, self.tuning.interpolation().mode);
+        self.ragdoll.record(self.playback.clock_secs());
+    }
+
+    /// Compute this frame's output from the parts (once per frame; [`Self::ui`] calls it).
+    pub fn compute_frame(&mut self) {
+        self.frame.compute(&self.model, &mut self.playback, &self.tuning, &self.compare, &mut self.ragdoll);
+    }
+
+    /// [`Self::advance`] then [`Self::compute_frame`]: a frame without UI (tests, scripts).
+    pub fn step(&mut self, dt_secs: f32) {
+        self.advance(dt_secs);
+        self.compute_frame();
+    }
+
+    // ---- Operations that span parts ----
+
+    /// Cross-fade to the crossfade panel's target from what is on screen: the clip (or the
+    /// blend in progress) through the fader, or — while ragdolling — from the body, blending
+    /// it into the target clip started from 0. The pair's tuned fade (else the defaults).
+    pub fn trigger_fade(&mut self) {
+        let Some(current) = self.playback.clip() else { return };
+        let to = self.crossfade.to_clip;
+        if to >= self.model.clips.len() {
+            return;
+        }
+        let fade = self.tuning.fade_for(current, to);
+        if self.ragdoll.phase() == Phase::Ragdoll {
+            self.playback.play_from_start(to);
+            self.ragdoll.blend_out(&self.model, fade.duration_secs, fade.easing);
+        } else {
+            self.playback.fade_to(to, fade);
+        }
+    }
+
+    /// Hand the character to the ragdoll now: bodies start at the pose on screen with the
+    /// animation's velocity (from the clip 1/60 s earlier), the selected bone pushed away from
+    /// the camera when a push strength is set. False (with a status) when no ragdoll fits.
+    pub fn go_limp(&mut self) -> bool {
+        let placement = self.ragdoll.placement;
+        let before =
+            self.frame.animation_before(&self.model, &self.playback, &self.tuning, HANDOFF_VELOCITY_SECS, &placement);
+        let push = self.tuning.ragdoll.push_newton_secs;
+        let push = (push > 0.0).then(|| {
+            let away = -self.viewport.camera.eye_direction();
+            let horizontal = Vec3::new(away.x, 0.0, away.z).try_normalize().unwrap_or(Vec3::X);
+            (self.selection.joint.unwrap_or(0), (horizontal + Vec3::Y * 0.3).normalize() * push)
+        });
+        let shown = self.frame.shown().clone();
+        let started =
+            self.ragdoll.trigger(&self.model, &shown, &before, HANDOFF_VELOCITY_SECS, push, &self.tuning.ragdoll);
+        // The controller steps from the next frame's clip time on.
+        self.playback.take_pending_dt();
+        started
+    }
+
+    /// Get up from the ragdoll: the clip for how the body lies (face up or face down), placed
+    /// where it lies and turned the way the character will stand, restarted at 0 and blended
+    /// into through the get-up's key poses. False when not ragdolling.
+    pub fn get_up(&mut self) -> bool {
+        let (model, frame, tuning) = (&self.model, &self.frame, &self.tuning);
+        let got_up = self.ragdoll.get_up(model, &tuning.ragdoll, |clip| frame.clip_start_pose(model, clip, tuning));
+        let Some((clip, placement)) = got_up else { return false };
+        self.ragdoll.placement = placement;
+        match clip {
+            Some(clip) => self.playback.play_from_start(clip),
+            None => self.playback.playing = true,
+        }
+        true
+    }
+
+    /// Play the clips where they were authored again (undo get-up relocations).
+    pub fn reset_placement(&mut self) {
+        self.ragdoll.placement = Placement::IDENTITY;
+    }
+
+    /// Frame the camera on what is drawn now (F): the crowd, else the pose on screen (and the
+    /// compare pose) plus — while the animation drives it — the playing clip's whole motion;
+    /// a fallen ragdoll is framed where it lies.
+    pub fn frame_camera(&mut self) {
+        let bounds = match &self.crowd.crowd {
+            Some(crowd) => crowd.bounds(),
+            None => {
+                let clip_placement = (!self.ragdoll.is_active()).then_some(&self.ragdoll.placement);
+                self.frame.drawn_bounds(&self.model, &self.playback, &self.tuning, clip_placement)
+            }
+        };
+        let aspect = self.viewport.view_aspect(&self.compare);
+        self.viewport.frame_bounds(bounds, aspect);
+    }
+
+    /// Undo the last tuning change.
+    pub fn undo(&mut self) -> bool {
+        self.history.undo(&mut self.tuning)
+    }
+
+    /// Redo the last undone tuning change.
+    pub fn redo(&mut self) -> bool {
+        self.history.redo(&mut self.tuning)
+    }
+
+    /// Crowd mode on with `count` instances, or off; the camera frames the result.
+    pub fn set_crowd(&mut self, count: Option<usize>) {
+        self.crowd.set(&self.model, count, self.tuning.interpolation().mode);
+        self.frame_camera();
+    }
+
+    fn apply_file_action(&mut self, action: FileAction) {
+        match action {
+            FileAction::Open(path) => self.load(&path),
+            FileAction::OpenBuiltIn => self.open_built_in(),
+            FileAction::Export(path) => {
+                self.profile.export(&self.tuning, &self.model, &path);
+                self.file.message = None;
+            }
+            FileAction::Import(path) => {
+                if let Some((tuning, _)) = self.profile.import(&self.model, &path) {
+                    // An ordinary change: one undo step takes it back.
+                    self.tuning = tuning;
+                }
+                self.file.message = None;
+            }
+            FileAction::Quit => self.quit_requested = true,
+        }
+    }
+
+    // ---- UI ----
+
+    /// Draw the whole viewer into `ui` (the window's root), apply shortcuts and actions,
+    /// record tuning changes for undo, save the profile when it changed, and compute the frame.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.poll_loading();
+        if self.loading.is_some() {
+            ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
+        }
+        if let Some(action) = self.file.poll(ui.ctx()) {
+            self.apply_file_action(action);
+        }
+        self.dropped_files_ui(ui);
+        self.shortcuts_ui(ui);
+        egui::Panel::top("top bar").show(ui, |ui| self.top_bar_ui(ui));
+        egui::Panel::bottom("transport").show(ui, |ui| {
+            let clip = self.playback.clip().and_then(|c| self.model.clips.get(c));
+            let mut keys: Vec<f32> = clip
+                .map(|c| c.timelines().iter().flat_map(|t| t.times_secs.iter().copied()).collect())
+                .unwrap_or_default();
+            keys.sort_by(f32::total_cmp);
+            let selected = self
+                .selection
+                .track(&self.model, self.playback.clip())
+                .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
+                .map(|t| t.times_secs.clone())
+                .unwrap_or_default();
+            self.playback.transport_ui(ui, &keys, &selected);
+        });
+        let panel = egui::Panel::right("side panel")
+            .resizable(true)
+            .default_size(self.side_panel_width)
+            .size_range(SIDE_PANEL_WIDTH)
+            .show(ui, |ui| self.side_panel_ui(ui));
+        if !ui.input(|i| i.pointer.any_down()) {
+            self.side_panel_width = panel.response.rect.width().round();
+            self.save_settings();
+        }
+        egui::CentralPanel::no_frame().show(ui, |ui| {
+            let (picked, rect) = self.viewport.viewport_ui(ui, &self.model, &self.frame, &self.compare);
+            if let Some(joint) = picked {
+                self.selection.joint = Some(joint);
+            }
+            if self.overlays.stats_visible {
+                let profile = self.profile.path().map_or_else(|| "none".to_owned(), |p| p.display().to_string());
+                self.overlays.stats_ui(&ui.painter_at(rect), rect, &self.source.short_name(), &profile);
+            }
+        });
+        // A drag is one undo step, recorded when it ends.
+        let settled = !ui.input(|i| i.pointer.any_down());
+        self.history.commit(&self.tuning, settled);
+        self.save_profile(false);
+        self.compute_frame();
+    }
+
+    /// The side panel: profile, clips, interpolation, joints, curves, cross-fade, compare,
+    /// ragdoll, crowd. Wide content scrolls instead of widening the panel.
+    fn side_panel_ui(&mut self, ui: &mut egui::Ui) {
+        egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+            ui.set_max_width(ui.available_width());
+            egui::CollapsingHeader::new("Profile").default_open(true).show(ui, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    ui.label("Model:");
+                    ui.strong(self.source.short_name()).on_hover_text(&self.source.label);
+                });
+                let action = self.profile.profile_ui(ui, self.history.undo_steps(), self.history.redo_steps());
+                match action {
+                    Some(ProfileAction::Export) => self.file.request(PathPurpose::ExportProfile),
+                    Some(ProfileAction::Import) => self.file.request(PathPurpose::ImportProfile),
+                    Some(ProfileAction::Undo) => _ = self.undo(),
+                    Some(ProfileAction::Redo) => _ = self.redo(),
+                    None => {}
+                }
+            });
+            egui::CollapsingHeader::new("Clips")
+                .default_open(true)
+                .show(ui, |ui| self.playback.clips_ui(ui, &self.model));
+            egui::CollapsingHeader::new("Interpolation").default_open(true).show(ui, |ui| {
+                self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection);
+            });
+            egui::CollapsingHeader::new("Joints").default_open(false).show(ui, |ui| {
+                self.joints.joints_ui(ui, &self.model, self.playback.clip(), &mut self.selection);
+            });
+            egui::CollapsingHeader::new("Curves").default_open(true).show(ui, |ui| {
+                self.curves.curves_ui(
+                    ui,
+                    &self.model,
+                    self.model_generation,
+                    &self.tuning,
+                    &mut self.playback,
+                    &mut self.selection,
+                );
+            });
+            egui::CollapsingHeader::new("Cross-fade").default_open(true).show(ui, |ui| {
+                let names = self.clip_names();
+                let ragdolling = self.ragdoll.phase() == Phase::Ragdoll;
+                match self.crossfade.crossfade_ui(ui, &self.playback, &mut self.tuning, ragdolling, &names) {
+                    Some(CrossFadeAction::Trigger) => self.trigger_fade(),
+                    Some(CrossFadeAction::SetUp { from, to }) => {
+                        self.playback.play_from_start(from);
+                        self.crossfade.to_clip = to;
+                    }
+                    None => {}
+                }
+            });
+            egui::CollapsingHeader::new("Compare").default_open(true).show(ui, |ui| {
+                let deviation = self.frame.deviation();
+                self.compare.compare_ui(
+                    ui,
+                    &self.model,
+                    self.model_generation,
+                    self.playback.clip(),
+                    &self.tuning,
+                    deviation,
+                );
+            });
+            egui::CollapsingHeader::new("Ragdoll").default_open(true).show(ui, |ui| {
+                let names = self.clip_names();
+                let model = &self.model;
+                let node_name = |n: usize| crate::profile::node_display_name(model, n);
+                let (selected, clock) = (self.selection.joint, self.playback.clock_secs());
+                match self.ragdoll.ragdoll_ui(ui, &mut self.tuning.ragdoll, &names, node_name, selected, clock) {
+                    Some(RagdollAction::GoLimp) => _ = self.go_limp(),
+                    Some(RagdollAction::GetUp) => _ = self.get_up(),
+                    Some(RagdollAction::ResetPlacement) => self.reset_placement(),
+                    None => {}
+                }
+            });
+            egui::CollapsingHeader::new("Crowd").default_open(self.crowd.crowd.is_some()).show(ui, |ui| {
+                if self.crowd.crowd_ui(ui, &self.model, self.tuning.interpolation().mode) {
+                    self.frame_camera();
+                }
+            });
+        });
+    }
+
+    /// Menus, the path field, load progress, messages and the last error.
+    fn top_bar_ui(&mut self, ui: &mut egui::Ui) {
+        let mut file_action = None;
+        // A plain row, not a menu bar: its buttons keep their frames (the field's Load button).
+        ui.horizontal(|ui| {
+            ui.menu_button("File", |ui| file_action = self.file.menu_ui(ui));
+            ui.menu_button("Edit", |ui| {
+                let undo = egui::Button::new("Undo").shortcut_text("Ctrl+Z");
+                if ui.add_enabled(self.history.undo_steps() > 0, undo).clicked() {
+                    self.undo();
+                    ui.close();
+                }
+                let redo = egui::Button::new("Redo").shortcut_text("Ctrl+Shift+Z");
+                if ui.add_enabled(self.history.redo_steps() > 0, redo).clicked() {
+                    self.redo();
+                    ui.close();
+                }
+            });
+            ui.menu_button("View", |ui| {
+                ui.checkbox(&mut self.overlays.skeleton, "Skeleton (K)");
+                ui.checkbox(&mut self.ragdoll.show_colliders, "Ragdoll colliders");
+                ui.checkbox(&mut self.overlays.stats_visible, "Stats overlay (F3)");
+                if ui.button("Frame what is drawn (F)").clicked() {
+                    self.frame_camera();
+                    ui.close();
+                }
+            });
+            ui.separator();
+            if let Some(action) = self.file.path_field_ui(ui) {
+                file_action = Some(action);
+            }
+        });
+        if let Some(action) = file_action {
+            self.apply_file_action(action);
+        }
+        if let Some(message) = self.file.message.clone() {
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(ui.visuals().warn_fg_color, message);
+                if ui.small_button("Dismiss").clicked() {
+                    self.file.message = None;
+                }
+            });
+        }
+        if let Some(job) = &self.loading {
+            let mut cancel = false;
+            ui.horizontal(|ui| {
+                let name = job
+                    .path
+                    .file_name()
+                    .map_or_else(|| job.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+                let elapsed = job.started.elapsed().as_secs_f32();
+                match job.stage() {
+                    LoadStage::Reading(fraction) => {
+                        ui.add(egui::ProgressBar::new(fraction).desired_width(200.0).text(format!(
+                            "reading {name}: {:.0}% of {:.1} MiB",
+                            fraction * 100.0,
+                            job.total_bytes() as f64 / 1048576.0
+                        )));
+                    }
+                    LoadStage::Importing => {
+                        ui.spinner();
+                        ui.label(format!("importing {name} ({elapsed:.1} s)"));
+                    }
+                }
+                cancel = ui.small_button("Cancel").clicked();
+            });
+            if cancel && let Some(job) = self.loading.take() {
+                job.cancel();
+            }
+        }
+        if let Some(error) = self.error.clone() {
+            ui.horizontal_wrapped(|ui| {
+                ui.colored_label(ui.visuals().error_fg_color, error);
+                if ui.small_button("Dismiss").clicked() {
+                    self.error = None;
+                }
+            });
+        }
+    }
+
+    /// Open a file dropped on the window; say "drop to open" while one hovers.
+    fn dropped_files_ui(&mut self, ui: &mut egui::Ui) {
+        let (hovered, dropped) = ui
+            .input(|i| (!i.raw.hovered_files.is_empty(), i.raw.dropped_files.first().map(|f| f.path().to_path_buf())));
+        if let Some(path) = dropped {
+            self.load(&path);
+        }
+        if hovered {
+            let painter =
+                ui.ctx().layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("drop overlay")));
+            let screen = ui.ctx().content_rect();
+            painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
+            painter.text(
+                screen.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop a .glb or .gltf to open it",
+                egui::FontId::proportional(24.0),
+                egui::Color32::WHITE,
+            );
+        }
+    }
+
+    /// Ctrl+O, Ctrl+Q always; Ctrl+Z, Ctrl+Shift+Z, Space, ←/→, Home/End, F, T, K, R, G and F3
+    /// unless a text field has the keyboard.
+    fn shortcuts_ui(&mut self, ui: &mut egui::Ui) {
+        let command = egui::Modifiers::COMMAND;
+        let consume = |ui: &mut egui::Ui, modifiers: egui::Modifiers, key: egui::Key| {
+            ui.input_mut(|i| i.consume_key(modifiers, key))
+        };
+        if consume(ui, command, egui::Key::Q) {
+            self.quit_requested = true;
+        }
+        if consume(ui, command, egui::Key::O) {
+            self.file.request(PathPurpose::OpenModel);
+        }
+        if ui.ctx().text_edit_focused() {
+            return;
+        }
+        if consume(ui, command | egui::Modifiers::SHIFT, egui::Key::Z) || consume(ui, command, egui::Key::Y) {
+            self.redo();
+        }
+        if consume(ui, command, egui::Key::Z) {
+            self.undo();
+        }
+        let none = egui::Modifiers::NONE;
+        if consume(ui, none, egui::Key::Space) {
+            self.playback.toggle_play();
+        }
+        if consume(ui, none, egui::Key::ArrowLeft) {
+            self.playback.step_frames(-1);
+        }
+        if consume(ui, none, egui::Key::ArrowRight) {
+            self.playback.step_frames(1);
+        }
+        if consume(ui, none, egui::Key::Home) {
+            self.playback.go_to_start();
+        }
+        if consume(ui, none, egui::Key::End) {
+            self.playback.go_to_end();
+        }
+        if consume(ui, none, egui::Key::F) {
+            self.frame_camera();
+        }
+        if consume(ui, none, egui::Key::T) {
+            self.trigger_fade();
+        }
+        if consume(ui, none, egui::Key::K) {
+            self.overlays.skeleton = !self.overlays.skeleton;
+        }
+        if consume(ui, none, egui::Key::R) {
+            self.go_limp();
+        }
+        if consume(ui, none, egui::Key::G) {
+            self.get_up();
+        }
+        if consume(ui, none, egui::Key::F3) {
+            self.overlays.stats_visible = !self.overlays.stats_visible;
+        }
+    }
+}
