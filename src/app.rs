@@ -48,7 +48,8 @@ pub struct ViewerOptions {
     #[arg(long, value_name = "SECS")]
     pub exit_after: Option<f64>,
     /// On exit, write frame statistics to this JSON file: frames, CPU ms per frame (median,
-    /// p95), resident memory (after the warm-up, at the end, peak), model and profile.
+    /// p95), resident memory (after the warm-up, at the end, peak), model and profile, hot
+    /// reloads (`reloads`, `failed_reloads`) and the clips of the model on screen (`clips`).
     #[arg(long, value_name = "FILE.json")]
     pub stats_out: Option<std::path::PathBuf>,
     /// Seconds before frames and memory count in the statistics (default 10, at most half of
@@ -163,7 +164,11 @@ impl App {
         self.viewer.save_on_exit();
         if let Some(path) = &self.stats_out {
             let profile = self.viewer.profile.path().map(|p| p.display().to_string());
-            let report = self.viewer.overlays.stats.report(Instant::now(), self.viewer.source.label.clone(), profile);
+            let mut report =
+                self.viewer.overlays.stats.report(Instant::now(), self.viewer.source.label.clone(), profile);
+            report.reloads = self.viewer.hot_reload.reloads;
+            report.failed_reloads = self.viewer.hot_reload.failed_reloads;
+            report.clips = self.viewer.clip_names();
             let written = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from).and_then(|json| {
                 std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
             });

@@ -23,6 +23,7 @@
 //! | [`overlays`] | skeleton toggle, Stats overlay | egui, [`stats`] |
 //! | [`stats`] | frame statistics (CPU ms per frame, RSS) for the overlay and `--stats-out` | serde |
 //! | [`file_menu`] | File menu, path field, native dialogs with a path-field fallback, File ▸ Recent | egui, rfd |
+//! | [`hot_reload`] | [`hot_reload::HotReload`]: the open file watched, reloads in the background, counts; toggle and status line | egui, `crate::watch`, [`loading`] |
 //! | [`loading`] | background model loading with progress (std threads; no egui) | anim |
 //! | [`gpu_bridge`] | the only egui ↔ renderer bridge: renders the frame output into a texture egui shows | `egui_wgpu`, render |
 //!
@@ -35,6 +36,7 @@ pub mod curves;
 pub mod file_menu;
 pub mod frame;
 pub mod gpu_bridge;
+pub mod hot_reload;
 pub mod interpolation;
 pub mod joints;
 pub mod loading;

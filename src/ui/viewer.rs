@@ -21,6 +21,7 @@ use super::crowd::CrowdPanel;
 use super::curves::CurvesPanel;
 use super::file_menu::{FileAction, FileMenu, PathPurpose};
 use super::frame::FrameOutput;
+use super::hot_reload::HotReload;
 use super::joints::JointsPanel;
 use super::loading::{LoadJob, LoadStage};
 use super::overlays::Overlays;
@@ -101,6 +102,8 @@ pub struct Viewer {
     pub frame: FrameOutput,
     /// A model loading in the background (the current one stays until it is ready).
     pub loading: Option<LoadJob>,
+    /// The open file watched and reloaded when it changes.
+    pub hot_reload: HotReload,
     /// Last error (a failed load, a GPU problem), shown until dismissed: a full sentence.
     pub error: Option<String>,
     /// The 3D view and its camera.
@@ -141,6 +144,7 @@ impl Viewer {
             crowd: CrowdPanel::default(),
             overlays: Overlays::default(),
             loading: None,
+            hot_reload: HotReload::default(),
             error: None,
             viewport: ViewportPanel::default(),
             file: FileMenu::default(),
@@ -319,6 +323,30 @@ impl Viewer {
         }
     }
 
+    /// Watch the file on screen (when hot reload is on) and apply a finished reload: a model
+    /// that loaded replaces the one on screen keeping the state; one that did not leaves the
+    /// model on screen with the error shown. Returns true when a reload is pending (the UI
+    /// should come back soon).
+    pub fn poll_hot_reload(&mut self) -> bool {
+        self.hot_reload.sync(self.source.path.as_deref());
+        let mut pending = false;
+        match self.hot_reload.poll(std::time::Instant::now(), &mut pending) {
+            Some(Ok(model)) => {
+                let source = self.source.clone();
+                self.replace_model_keeping_state(model, source);
+                self.hot_reload.rewatch();
+            }
+            Some(Err(error)) => {
+                self.error = Some(format!(
+                    "Reload of {} failed; the model on screen is kept (the next complete save loads): {error}",
+                    self.source.short_name()
+                ));
+            }
+            None => {}
+        }
+        pending
+    }
+
     /// Open the built-in character.
     pub fn open_built_in(&mut self) {
         match anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None) {
@@ -491,7 +519,8 @@ impl Viewer {
     /// record tuning changes for undo, save the profile when it changed, and compute the frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.poll_loading();
-        if self.loading.is_some() {
+        let reload_pending = self.poll_hot_reload();
+        if self.loading.is_some() || reload_pending {
             ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
         }
         if let Some(action) = self.file.poll(ui.ctx()) {
@@ -652,6 +681,8 @@ impl Viewer {
             if let Some(action) = self.file.path_field_ui(ui) {
                 file_action = Some(action);
             }
+            ui.separator();
+            self.hot_reload.hot_reload_ui(ui);
         });
         if let Some(action) = file_action {
             self.apply_file_action(action);

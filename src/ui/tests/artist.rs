@@ -1,0 +1,127 @@
+//! Issue #18 in the viewer: hot reload with the real file watcher (a changed export swapped in
+//! with the state kept; a truncated write keeps the model on screen with the error shown; the
+//! next complete write loads), the A/B view's changed joints, Bake to file, and the
+//! open-into-state start-up flags.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anim::InterpolationOverride;
+use devtools::gltf::Doc;
+use egui_kittest::Harness;
+use serde_json::json;
+
+use super::{node, whole};
+use crate::ui::compare::{CompareLayout, CompareModes};
+use crate::ui::{ModelSource, Viewer};
+
+/// The built-in character with clip `clip`'s rotation channels of `joints` replaced by a
+/// still 30° turn about X (a "new export" of that clip).
+pub(super) fn character_with_changed_joints(clip: &str, joints: &[&str]) -> Vec<u8> {
+    let mut doc = Doc::from_glb(crate::mannequin::DEFAULT_MODEL_GLB).expect("the built-in GLB");
+    let nodes = doc.json["nodes"].clone();
+    let animations = doc.json["animations"].as_array().expect("animations").clone();
+    let a = animations.iter().position(|a| a["name"] == clip).expect("the clip");
+    let q = glam::Quat::from_rotation_x(30f32.to_radians()).to_array();
+    for joint in joints {
+        let node = nodes.as_array().expect("nodes").iter().position(|n| n["name"] == *joint).expect("the joint");
+        let channels = animations[a]["channels"].as_array().expect("channels");
+        let channel = channels
+            .iter()
+            .position(|c| c["target"]["node"] == node && c["target"]["path"] == "rotation")
+            .expect("a rotation channel");
+        let sampler = doc.sampler(&[0.0, 0.5], &[q, q].concat(), "VEC4", "LINEAR");
+        let samplers = doc.json["animations"][a]["samplers"].as_array_mut().expect("samplers");
+        samplers.push(sampler);
+        let index = samplers.len() - 1;
+        doc.json["animations"][a]["channels"][channel]["sampler"] = json!(index);
+    }
+    doc.json["buffers"][0]["byteLength"] = json!(doc.bin.len());
+    doc.to_glb()
+}
+
+/// Run frames (sleeping between them: the watcher and the loader run on their own threads)
+/// until `done` or 10 s passed.
+fn run_until(harness: &mut Harness<'static, Viewer>, what: &str, done: impl Fn(&Viewer) -> bool) {
+    let start = Instant::now();
+    while !done(harness.state()) {
+        assert!(start.elapsed() < Duration::from_secs(10), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(30));
+        harness.step();
+    }
+    harness.run();
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}
+
+#[test]
+fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_broken_write() {
+    let dir = std::env::temp_dir().join(format!("animtune-hot-reload-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("character.glb");
+    write(&path, crate::mannequin::DEFAULT_MODEL_GLB);
+    let model = decode::load_path(&path, &anim::import::Limits::default()).expect("loads");
+    let mut viewer = Viewer::new(model, ModelSource::file(&path));
+    viewer.hot_reload.set_debounce(Duration::from_millis(100));
+    // The state a user has built up.
+    let wave = viewer.clip_names().iter().position(|n| n == "Wave").expect("Wave");
+    viewer.playback.select_clip(wave);
+    viewer.playback.seek(1.2);
+    viewer.playback.playing = false;
+    let hand = node(&viewer, "Hand.L");
+    viewer.selection.joint = Some(hand);
+    viewer.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
+    let mut interpolation = viewer.tuning.interpolation();
+    interpolation.mode = InterpolationOverride::Linear;
+    viewer.tuning.set_interpolation(interpolation);
+    viewer.tuning.ragdoll.ramp_rate_per_sec = 0.75;
+    viewer.viewport.camera.yaw_rad = 1.1;
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    let camera = harness.state().viewport.camera;
+    let before = harness.state().model.clone();
+    let generation = harness.state().model_generation;
+    assert!(harness.state().hot_reload.status().contains("watching character.glb"));
+
+    // A new export with Wave changed at two joints.
+    let changed = character_with_changed_joints("Wave", &["LowerArm.L", "Foot.L"]);
+    write(&path, &changed);
+    run_until(&mut harness, "the reload", |v| v.hot_reload.reloads == 1);
+    let v = harness.state();
+    assert_eq!(v.model_generation, generation + 1, "swapped in");
+    assert_ne!(v.model.clips[wave], before.clips[wave], "the new Wave is on screen");
+    assert_eq!(v.model.clips[0], before.clips[0], "the other clips as they were");
+    assert_eq!(v.playback.clip(), Some(wave), "clip kept");
+    assert!((v.playback.time_secs() - 1.2).abs() < 1e-6, "time kept: {}", v.playback.time_secs());
+    assert_eq!(v.selection.joint, Some(hand), "joint kept");
+    assert_eq!(v.viewport.camera, camera, "camera kept");
+    let modes = v.compare.active().expect("compare kept");
+    assert_eq!((modes.layout, modes.heatmap), (CompareLayout::Ghost, true));
+    assert_eq!(v.tuning.interpolation().mode, InterpolationOverride::Linear, "tuning kept");
+    assert!((v.tuning.ragdoll.ramp_rate_per_sec - 0.75).abs() < 1e-6, "ragdoll settings kept");
+    assert!(v.error.is_none());
+    assert!(v.hot_reload.status().contains("1 reloads") || v.hot_reload.status().contains("reloaded"));
+    let swapped = v.model.clone();
+
+    // An export caught half written.
+    write(&path, &changed[..changed.len() / 2]);
+    run_until(&mut harness, "the failed reload", |v| v.hot_reload.failed_reloads == 1);
+    let v = harness.state();
+    assert_eq!(v.model_generation, generation + 1, "the model on screen stays");
+    assert_eq!(v.model, swapped);
+    let error = v.error.clone().expect("the error is shown");
+    assert!(error.contains("character.glb") && error.contains("kept"), "{error}");
+    assert!(v.hot_reload.status().contains("1 failed"), "{}", v.hot_reload.status());
+    assert_eq!(v.playback.clip(), Some(wave));
+
+    // The export finished: it loads.
+    write(&path, crate::mannequin::DEFAULT_MODEL_GLB);
+    run_until(&mut harness, "the second reload", |v| v.hot_reload.reloads == 2);
+    let v = harness.state();
+    assert_eq!(v.model.clips[wave], before.clips[wave]);
+    assert!(v.error.is_none(), "a good reload clears the error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
