@@ -32,6 +32,27 @@ pub struct ViewerOptions {
     /// Paint the compare deviation on the mesh.
     #[arg(long)]
     pub heatmap: bool,
+    /// Start at this clip time in seconds, paused: the frame to show someone.
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub time: Option<f32>,
+    /// Select this joint (node name or index): its curves, channel override and highlight.
+    #[arg(long, value_name = "NAME_OR_INDEX")]
+    pub joint: Option<String>,
+    /// The selected joint's channel shown in the curves: translation, rotation, scale or
+    /// weights.
+    #[arg(long, value_name = "CHANNEL")]
+    pub channel: Option<String>,
+    /// Open the side panel at this section: profile, clips, interpolation, joints, curves,
+    /// cross-fade, compare, ragdoll or crowd.
+    #[arg(long, value_name = "PANEL", value_parser = crate::ui::Panel::from_name)]
+    pub panel: Option<crate::ui::Panel>,
+    /// Sample every clip with this mode: authored, step, linear or cubic (a tuning change like
+    /// one made in the panel: saved in the model's profile, undone with Ctrl+Z).
+    #[arg(long, value_name = "MODE")]
+    pub interpolation: Option<anim::InterpolationOverride>,
+    /// Do not watch the open file for changes (hot reload is on by default).
+    #[arg(long)]
+    pub no_hot_reload: bool,
     /// Show the skeleton overlay.
     #[arg(long)]
     pub skeleton: bool,
@@ -59,6 +80,17 @@ pub struct ViewerOptions {
 }
 
 impl ViewerOptions {
+    /// True when an option names something of the model (a clip, joint, time…): the model must
+    /// be loaded before the options apply.
+    pub fn needs_model(&self) -> bool {
+        self.clip.is_some()
+            || self.crowd.is_some()
+            || self.time.is_some()
+            || self.joint.is_some()
+            || self.channel.is_some()
+            || self.interpolation.is_some()
+    }
+
     /// Apply the options to `viewer` (after its model is loaded).
     ///
     /// # Errors
@@ -68,6 +100,30 @@ impl ViewerOptions {
             let clip = crate::cli::find_clip(&viewer.model, clip)?;
             viewer.playback.select_clip(clip.index());
         }
+        if let Some(time) = self.time {
+            anyhow::ensure!(time.is_finite(), "--time takes a number of seconds");
+            viewer.playback.seek(time);
+            viewer.playback.playing = false;
+        }
+        if let Some(joint) = &self.joint {
+            viewer.selection.joint = Some(crate::cli::render::find_node(&viewer.model, joint)?);
+        }
+        if let Some(channel) = &self.channel {
+            viewer.selection.property = match channel.as_str() {
+                "translation" => anim::Property::Translation,
+                "rotation" => anim::Property::Rotation,
+                "scale" => anim::Property::Scale,
+                "weights" => anim::Property::Weights,
+                other => anyhow::bail!("unknown channel \"{other}\" (translation, rotation, scale or weights)"),
+            };
+        }
+        if let Some(mode) = self.interpolation {
+            let mut interpolation = viewer.tuning.interpolation();
+            interpolation.mode = mode;
+            viewer.tuning.set_interpolation(interpolation);
+        }
+        viewer.focus_panel = self.panel.or(viewer.focus_panel);
+        viewer.hot_reload.enabled = !self.no_hot_reload;
         if let Some(compare) = &self.compare {
             let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;
             let parse = |m: &str| m.trim().parse::<anim::InterpolationOverride>().map_err(anyhow::Error::msg);
@@ -124,7 +180,7 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
         // Loads in the background while the window opens; a clip chosen on the command line
         // needs the model first.
         viewer.load(path);
-        if options.clip.is_some() || options.crowd.is_some() {
+        if options.needs_model() {
             viewer.wait_for_loading();
         }
     }
@@ -493,5 +549,71 @@ impl ApplicationHandler for App {
         }
         let wake = self.exit_at.map_or(self.next_repaint, |at| at.min(self.next_repaint));
         event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use super::ViewerOptions;
+    use crate::ui::compare::{CompareLayout, CompareModes};
+    use crate::ui::{ModelSource, Panel, Viewer};
+
+    /// The viewer's part of the command line.
+    #[derive(Debug, clap::Parser)]
+    struct Line {
+        model: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        view: ViewerOptions,
+    }
+
+    fn viewer() -> Viewer {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        Viewer::new(model, ModelSource::built_in())
+    }
+
+    #[test]
+    fn a_copied_command_line_opens_the_same_view() {
+        let mut shown = viewer();
+        let wave = shown.clip_names().iter().position(|n| n == "Wave").expect("Wave");
+        shown.playback.select_clip(wave);
+        shown.playback.seek(1.25);
+        shown.selection.joint = shown.model.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L"));
+        shown.selection.property = anim::Property::Translation;
+        let mut interpolation = shown.tuning.interpolation();
+        interpolation.mode = anim::InterpolationOverride::Step;
+        shown.tuning.set_interpolation(interpolation);
+        shown.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
+        shown.overlays.skeleton = true;
+        let line = shown.command_line(Some(Panel::Curves));
+        assert!(line.starts_with("animtune --clip Wave --time 1.250 --joint Hand.L --channel translation"), "{line}");
+
+        let parsed = Line::try_parse_from(line.split(' ')).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let mut opened = viewer();
+        parsed.view.apply(&mut opened).expect("applies");
+        assert_eq!(opened.playback.clip(), Some(wave));
+        assert!((opened.playback.time_secs() - 1.25).abs() < 1e-3);
+        assert!(!opened.playback.playing, "--time shows that frame");
+        assert_eq!(opened.selection, shown.selection);
+        assert_eq!(opened.tuning.interpolation().mode, anim::InterpolationOverride::Step);
+        assert_eq!(opened.compare.active(), shown.compare.active());
+        assert!(opened.overlays.skeleton);
+        assert_eq!(opened.focus_panel, Some(Panel::Curves));
+    }
+
+    #[test]
+    fn open_into_state_flags_name_what_is_wrong() {
+        for (args, expected) in [
+            (&["animtune", "--joint", "Tail"][..], "node \"Tail\" not found"),
+            (&["animtune", "--channel", "colour"][..], "unknown channel \"colour\""),
+            (&["animtune", "--clip", "Swim"][..], "clip \"Swim\" not found"),
+        ] {
+            let parsed = Line::try_parse_from(args).expect("parses");
+            let error = parsed.view.apply(&mut viewer()).map(|()| ()).unwrap_err().to_string();
+            assert!(error.contains(expected), "{args:?}: {error}");
+        }
+        let error = Line::try_parse_from(["animtune", "--panel", "physics"]).map(|_| ()).unwrap_err().to_string();
+        assert!(error.contains("unknown panel \"physics\"") && error.contains("curves"), "{error}");
     }
 }

@@ -52,7 +52,7 @@ pub mod tuning;
 pub mod viewer;
 pub mod viewport;
 
-pub use viewer::{ModelSource, Viewer};
+pub use viewer::{ModelSource, Panel, Viewer};
 
 /// Colours of the components x, y, z, w (the legend uses the same).
 pub const COMPONENT_COLORS: [egui::Color32; 4] = [

@@ -37,6 +37,89 @@ const HANDOFF_VELOCITY_SECS: f32 = 1.0 / 60.0;
 /// Side panel width limits, in points.
 const SIDE_PANEL_WIDTH: std::ops::RangeInclusive<f32> = 300.0..=900.0;
 
+/// A section of the side panel, for opening the viewer on it (`--panel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    /// Profile (model, tuning profile, undo/redo).
+    Profile,
+    /// Clips.
+    Clips,
+    /// Interpolation (overrides, spaces, easing, Bake to file).
+    Interpolation,
+    /// The joint tree.
+    Joints,
+    /// Curves.
+    Curves,
+    /// Cross-fade.
+    CrossFade,
+    /// Compare (two modes, or two files).
+    Compare,
+    /// Ragdoll.
+    Ragdoll,
+    /// Crowd.
+    Crowd,
+}
+
+impl Panel {
+    /// Every section, in the side panel's order.
+    pub const ALL: [Self; 9] = [
+        Self::Profile,
+        Self::Clips,
+        Self::Interpolation,
+        Self::Joints,
+        Self::Curves,
+        Self::CrossFade,
+        Self::Compare,
+        Self::Ragdoll,
+        Self::Crowd,
+    ];
+
+    /// Its name on the command line (`curves`, `cross-fade`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Profile => "profile",
+            Self::Clips => "clips",
+            Self::Interpolation => "interpolation",
+            Self::Joints => "joints",
+            Self::Curves => "curves",
+            Self::CrossFade => "cross-fade",
+            Self::Compare => "compare",
+            Self::Ragdoll => "ragdoll",
+            Self::Crowd => "crowd",
+        }
+    }
+
+    /// The section called `name`.
+    ///
+    /// # Errors
+    /// An unknown name, with the known ones listed.
+    pub fn from_name(name: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+            format!("unknown panel \"{name}\" (expected one of: {})", names.join(", "))
+        })
+    }
+}
+
+/// A collapsible section of the side panel: open (and scrolled to) when it is `focus`.
+fn section(
+    ui: &mut egui::Ui,
+    focus: Option<Panel>,
+    panel: Panel,
+    title: &str,
+    default_open: bool,
+    add_contents: impl FnOnce(&mut egui::Ui),
+) {
+    let mut header = egui::CollapsingHeader::new(title).default_open(default_open);
+    if focus == Some(panel) {
+        header = header.open(Some(true));
+    }
+    let response = header.show(ui, add_contents);
+    if focus == Some(panel) {
+        response.header_response.scroll_to_me(Some(egui::Align::TOP));
+    }
+}
+
 /// Where the model on screen came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelSource {
@@ -118,6 +201,8 @@ pub struct Viewer {
     pub curves: CurvesPanel,
     /// Width of the side panel (remembered between runs in `viewer.json`).
     pub side_panel_width: f32,
+    /// The side panel section to open and scroll to on the next frame (`--panel`).
+    pub focus_panel: Option<Panel>,
     saved_side_panel_width: f32,
     config_dir: Option<PathBuf>,
     quit_requested: bool,
@@ -151,6 +236,7 @@ impl Viewer {
             joints: JointsPanel::default(),
             curves: CurvesPanel::default(),
             side_panel_width: width,
+            focus_panel: None,
             saved_side_panel_width: width,
             config_dir: None,
             quit_requested: false,
@@ -345,6 +431,52 @@ impl Viewer {
             None => {}
         }
         pending
+    }
+
+    /// The command line that opens the viewer on what is on screen now: the file, clip, time,
+    /// joint and channel, the interpolation override, compare, skeleton, and `panel` when given
+    /// ("Copy command line" sends it to a colleague).
+    pub fn command_line(&self, panel: Option<Panel>) -> String {
+        let quote = |text: &str| {
+            if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,+".contains(c)) {
+                text.to_owned()
+            } else {
+                format!("'{}'", text.replace('\'', "'\\''"))
+            }
+        };
+        let mut words = vec!["animtune".to_owned()];
+        if let Some(path) = &self.source.path {
+            let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            words.push(quote(&absolute.display().to_string()));
+        }
+        if let Some(clip) = self.playback.clip() {
+            words.extend(["--clip".to_owned(), quote(self.playback.clip_name(clip))]);
+            words.extend(["--time".to_owned(), format!("{:.3}", self.playback.time_secs())]);
+        }
+        if let Some(joint) = self.selection.joint {
+            words.extend(["--joint".to_owned(), quote(&crate::profile::node_display_name(&self.model, joint))]);
+            words.extend(["--channel".to_owned(), self.selection.property.gltf_name().to_owned()]);
+        }
+        let mode = self.tuning.interpolation().mode;
+        if mode != anim::InterpolationOverride::Authored {
+            words.extend(["--interpolation".to_owned(), mode.name().to_owned()]);
+        }
+        if let Some(modes) = self.compare.active() {
+            words.extend(["--compare".to_owned(), format!("{},{}", modes.left.name(), modes.right.name())]);
+            if modes.layout == super::compare::CompareLayout::Ghost {
+                words.push("--ghost".to_owned());
+            }
+            if modes.heatmap {
+                words.push("--heatmap".to_owned());
+            }
+        }
+        if self.overlays.skeleton {
+            words.push("--skeleton".to_owned());
+        }
+        if let Some(panel) = panel {
+            words.extend(["--panel".to_owned(), panel.name().to_owned()]);
+        }
+        words.join(" ")
     }
 
     /// Open the built-in character.
@@ -572,9 +704,10 @@ impl Viewer {
     /// The side panel: profile, clips, interpolation, joints, curves, cross-fade, compare,
     /// ragdoll, crowd. Wide content scrolls instead of widening the panel.
     fn side_panel_ui(&mut self, ui: &mut egui::Ui) {
+        let focus = self.focus_panel.take();
         egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
             ui.set_max_width(ui.available_width());
-            egui::CollapsingHeader::new("Profile").default_open(true).show(ui, |ui| {
+            section(ui, focus, Panel::Profile, "Profile", true, |ui| {
                 ui.horizontal_wrapped(|ui| {
                     ui.label("Model:");
                     ui.strong(self.source.short_name()).on_hover_text(&self.source.label);
@@ -588,16 +721,14 @@ impl Viewer {
                     None => {}
                 }
             });
-            egui::CollapsingHeader::new("Clips")
-                .default_open(true)
-                .show(ui, |ui| self.playback.clips_ui(ui, &self.model));
-            egui::CollapsingHeader::new("Interpolation").default_open(true).show(ui, |ui| {
+            section(ui, focus, Panel::Clips, "Clips", true, |ui| self.playback.clips_ui(ui, &self.model));
+            section(ui, focus, Panel::Interpolation, "Interpolation", true, |ui| {
                 self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection);
             });
-            egui::CollapsingHeader::new("Joints").default_open(false).show(ui, |ui| {
+            section(ui, focus, Panel::Joints, "Joints", false, |ui| {
                 self.joints.joints_ui(ui, &self.model, self.playback.clip(), &mut self.selection);
             });
-            egui::CollapsingHeader::new("Curves").default_open(true).show(ui, |ui| {
+            section(ui, focus, Panel::Curves, "Curves", true, |ui| {
                 self.curves.curves_ui(
                     ui,
                     &self.model,
@@ -607,7 +738,7 @@ impl Viewer {
                     &mut self.selection,
                 );
             });
-            egui::CollapsingHeader::new("Cross-fade").default_open(true).show(ui, |ui| {
+            section(ui, focus, Panel::CrossFade, "Cross-fade", true, |ui| {
                 let names = self.clip_names();
                 let ragdolling = self.ragdoll.phase() == Phase::Ragdoll;
                 match self.crossfade.crossfade_ui(ui, &self.playback, &mut self.tuning, ragdolling, &names) {
@@ -619,7 +750,7 @@ impl Viewer {
                     None => {}
                 }
             });
-            egui::CollapsingHeader::new("Compare").default_open(true).show(ui, |ui| {
+            section(ui, focus, Panel::Compare, "Compare", true, |ui| {
                 let deviation = self.frame.deviation();
                 self.compare.compare_ui(
                     ui,
@@ -630,7 +761,7 @@ impl Viewer {
                     deviation,
                 );
             });
-            egui::CollapsingHeader::new("Ragdoll").default_open(true).show(ui, |ui| {
+            section(ui, focus, Panel::Ragdoll, "Ragdoll", true, |ui| {
                 let names = self.clip_names();
                 let model = &self.model;
                 let node_name = |n: usize| crate::profile::node_display_name(model, n);
@@ -642,7 +773,8 @@ impl Viewer {
                     None => {}
                 }
             });
-            egui::CollapsingHeader::new("Crowd").default_open(self.crowd.crowd.is_some()).show(ui, |ui| {
+            let crowd_open = self.crowd.crowd.is_some();
+            section(ui, focus, Panel::Crowd, "Crowd", crowd_open, |ui| {
                 if self.crowd.crowd_ui(ui, &self.model, self.tuning.interpolation().mode) {
                     self.frame_camera();
                 }
@@ -674,6 +806,20 @@ impl Viewer {
                 ui.checkbox(&mut self.overlays.stats_visible, "Stats overlay (F3)");
                 if ui.button("Frame what is drawn (F)").clicked() {
                     self.frame_camera();
+                    ui.close();
+                }
+                ui.separator();
+                if ui
+                    .button("Copy command line")
+                    .on_hover_text(
+                        "A command line that opens animtune on this file, clip, time, joint and view: send it to \
+                         a colleague to show them what you see",
+                    )
+                    .clicked()
+                {
+                    let line = self.command_line(Some(Panel::Curves));
+                    ui.ctx().copy_text(line.clone());
+                    self.file.message = Some(format!("Copied: {line}"));
                     ui.close();
                 }
             });
