@@ -610,7 +610,7 @@ mod tests {
             (&["animtune", "--clip", "Swim"][..], "clip \"Swim\" not found"),
         ] {
             let parsed = Line::try_parse_from(args).expect("parses");
-            let error = parsed.view.apply(&mut viewer()).map(|()| ()).unwrap_err().to_string();
+            let error = parsed.view.apply(&mut viewer()).unwrap_err().to_string();
             assert!(error.contains(expected), "{args:?}: {error}");
         }
         let error = Line::try_parse_from(["animtune", "--panel", "physics"]).map(|_| ()).unwrap_err().to_string();
