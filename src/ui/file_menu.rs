@@ -22,6 +22,8 @@ pub enum PathPurpose {
     ExportProfile,
     /// Apply a tuning profile to this model.
     ImportProfile,
+    /// Write the clip baked as it is sampled now (Interpolation ▸ Bake to file…).
+    BakeClip,
 }
 
 impl PathPurpose {
@@ -30,6 +32,7 @@ impl PathPurpose {
             Self::OpenModel => "Load",
             Self::ExportProfile => "Export",
             Self::ImportProfile => "Import",
+            Self::BakeClip => "Bake",
         }
     }
 
@@ -38,6 +41,7 @@ impl PathPurpose {
             Self::OpenModel => "path/to/model.glb",
             Self::ExportProfile => "path/to/profile.animtune.json",
             Self::ImportProfile => "path/to/profile.json",
+            Self::BakeClip => "path/to/baked.glb",
         }
     }
 }
@@ -53,6 +57,8 @@ pub enum FileAction {
     Export(PathBuf),
     /// Import the profile in this file.
     Import(PathBuf),
+    /// Bake the playing clip as it is sampled now into this `.glb`.
+    Bake(PathBuf),
     /// Save and close the window.
     Quit,
 }
@@ -89,6 +95,8 @@ pub struct FileMenu {
     pub dialogs: Dialogs,
     /// Suggested name for exports (the model's identity name).
     pub export_name: String,
+    /// Suggested file name for Bake to file (set by the viewer before it asks).
+    pub bake_name: String,
     pending: Option<PendingDialog>,
     focus_field: bool,
 }
@@ -102,6 +110,7 @@ impl Default for FileMenu {
             recent: RecentFiles::default(),
             dialogs: Dialogs::Native,
             export_name: "model".to_owned(),
+            bake_name: "baked.glb".to_owned(),
             pending: None,
             focus_field: false,
         }
@@ -156,12 +165,17 @@ impl FileMenu {
         if purpose == PathPurpose::ExportProfile {
             self.path = default_export_path(&self.export_name);
         }
+        if purpose == PathPurpose::BakeClip {
+            self.path =
+                std::path::absolute(&self.bake_name).map_or(self.bake_name.clone(), |p| p.display().to_string());
+        }
         if let Some(why) = self.dialog_unavailable() {
             self.fall_back(purpose, &why);
             return;
         }
         let (sender, result) = mpsc::channel();
         let export_name = format!("{}.animtune.json", self.export_name);
+        let bake_name = self.bake_name.clone();
         let spawned = std::thread::Builder::new().name("file dialog".to_owned()).spawn(move || {
             let picked = match purpose {
                 PathPurpose::OpenModel => rfd::FileDialog::new()
@@ -179,6 +193,11 @@ impl FileMenu {
                     .add_filter("tuning profile", &["json"])
                     .add_filter("all files", &["*"])
                     .pick_file(),
+                PathPurpose::BakeClip => rfd::FileDialog::new()
+                    .set_title("Bake the clip as shown into a copy of the model")
+                    .set_file_name(bake_name)
+                    .add_filter("glTF binary", &["glb"])
+                    .save_file(),
             };
             let _ = sender.send(picked);
         });
@@ -212,6 +231,7 @@ impl FileMenu {
             PathPurpose::OpenModel => "type the model's path and press Enter",
             PathPurpose::ExportProfile => "edit the path and press Enter to export",
             PathPurpose::ImportProfile => "type the profile's path and press Enter to import",
+            PathPurpose::BakeClip => "edit the path and press Enter to bake",
         };
         self.message = Some(format!("{why}: {what}"));
     }
@@ -251,6 +271,7 @@ impl FileMenu {
             PathPurpose::OpenModel => FileAction::Open(path),
             PathPurpose::ExportProfile => FileAction::Export(path),
             PathPurpose::ImportProfile => FileAction::Import(path),
+            PathPurpose::BakeClip => FileAction::Bake(path),
         }
     }
 

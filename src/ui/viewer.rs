@@ -479,6 +479,47 @@ impl Viewer {
         words.join(" ")
     }
 
+    /// `MODEL-CLIP-MODE.glb`: the suggested name of a baked copy.
+    fn bake_file_name(&self) -> String {
+        let stem = self.source.stem().unwrap_or_else(|| "character".to_owned());
+        let clip = self.playback.clip().map_or_else(String::new, |c| self.playback.clip_name(c).to_owned());
+        let mode = self.tuning.interpolation().mode.name();
+        let clean =
+            |t: &str| t.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect::<String>();
+        format!("{}-{}-{}.glb", clean(&stem), clean(&clip), mode)
+    }
+
+    /// Bake the playing clip as it is sampled now (the override, channel overrides, spaces and
+    /// easing: [`crate::bake`]) into a copy of the model's file at `path`: exactly where glTF's
+    /// modes can say it, else resampled at 60 fps. Returns what was done, for the status.
+    ///
+    /// # Errors
+    /// No clip, a source file that cannot be read or rewritten, or `path` not writable.
+    pub fn bake_to(&self, path: &Path) -> anyhow::Result<String> {
+        use anyhow::Context as _;
+        let clip = self.playback.clip().context("no clip is playing")?;
+        let settings = self.tuning.sampling(clip).clone();
+        let source = match &self.source.path {
+            Some(file) => std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?,
+            None => crate::mannequin::DEFAULT_MODEL_GLB.to_vec(),
+        };
+        let base_dir = self.source.path.as_deref().and_then(Path::parent);
+        let clip_id = anim::ClipId::from_index(clip);
+        let exact = anim::bake::bake_clip(&self.model.clips[clip], &settings).is_ok();
+        let resample = (!exact).then_some(60.0);
+        let limits = anim::import::Limits::default();
+        let baked = crate::bake::bake(&self.model, (&source, base_dir), clip_id, &settings, resample, &limits)?;
+        std::fs::write(path, &baked.glb).with_context(|| format!("cannot write {}", path.display()))?;
+        let how =
+            if exact { "keys converted exactly" } else { "resampled at 60 fps (spaces or easing glTF cannot hold)" };
+        Ok(format!(
+            "Baked \"{}\" into {} ({how}); read back, largest difference {:.1e}",
+            self.playback.clip_name(clip),
+            path.display(),
+            baked.deviation.max()
+        ))
+    }
+
     /// Open the built-in character.
     pub fn open_built_in(&mut self) {
         match anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None) {
@@ -641,6 +682,10 @@ impl Viewer {
                 }
                 self.file.message = None;
             }
+            FileAction::Bake(path) => match self.bake_to(&path) {
+                Ok(message) => self.file.message = Some(message),
+                Err(error) => self.error = Some(format!("Bake to {} failed: {error:#}", path.display())),
+            },
             FileAction::Quit => self.quit_requested = true,
         }
     }
@@ -723,7 +768,10 @@ impl Viewer {
             });
             section(ui, focus, Panel::Clips, "Clips", true, |ui| self.playback.clips_ui(ui, &self.model));
             section(ui, focus, Panel::Interpolation, "Interpolation", true, |ui| {
-                self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection);
+                if self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection) {
+                    self.file.bake_name = self.bake_file_name();
+                    self.file.request(PathPurpose::BakeClip);
+                }
             });
             section(ui, focus, Panel::Joints, "Joints", false, |ui| {
                 self.joints.joints_ui(ui, &self.model, self.playback.clip(), &mut self.selection);

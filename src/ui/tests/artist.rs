@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anim::InterpolationOverride;
 use devtools::gltf::Doc;
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
 use serde_json::json;
 
 use super::{node, whole};
@@ -123,5 +124,49 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     let v = harness.state();
     assert_eq!(v.model.clips[wave], before.clips[wave]);
     assert!(v.error.is_none(), "a good reload clears the error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bake_to_file_writes_the_clip_as_the_viewer_shows_it() {
+    let mut viewer = super::viewer();
+    viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
+    let walk = super::clip(&viewer, "Walk");
+    viewer.playback.select_clip(walk);
+    let mut interpolation = viewer.tuning.interpolation();
+    interpolation.mode = InterpolationOverride::Linear;
+    viewer.tuning.set_interpolation(interpolation);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("Bake to file…").click();
+    harness.run();
+    let v = harness.state();
+    assert_eq!(v.file.purpose, crate::ui::file_menu::PathPurpose::BakeClip);
+    assert!(v.file.path.ends_with("character-Walk-linear.glb"), "{}", v.file.path);
+    let dir = std::env::temp_dir().join(format!("animtune-bake-ui-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("walk-linear.glb");
+    harness.state_mut().file.path = out.display().to_string();
+    harness.run();
+    harness.get_by_label("Bake").click();
+    harness.run();
+    let message = harness.state().file.message.clone().unwrap_or_default();
+    assert!(
+        message.contains("Baked \"Walk\"") && message.contains("exactly"),
+        "{message:?} {:?}",
+        harness.state().error
+    );
+    // Played as authored, the baked Walk is what the viewer showed with LINEAR.
+    let baked = anim::import::load_path(&out).expect("the baked file loads");
+    let shown = &harness.state().model;
+    let settings = anim::SampleSettings::with_mode(InterpolationOverride::Linear);
+    let times: Vec<f32> = (0..=100).map(|i| i as f32 * 0.011).collect();
+    let d = anim::bake::compare_clips(
+        (&shown.clips[walk], &settings),
+        (&baked.clips[walk], &anim::SampleSettings::AUTHORED),
+        &shown.rest_pose(),
+        &times,
+    );
+    assert!(d.max() < 1e-4, "{d:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
