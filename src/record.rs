@@ -132,6 +132,11 @@ pub fn gif_delays_cs(frames: usize, fps: u32) -> Vec<u16> {
     (0..frames as u64).map(|i| u16::try_from(at(i + 1) - at(i)).unwrap_or(u16::MAX)).collect()
 }
 
+/// True when `ffmpeg` runs from the `PATH` (MP4 recordings need it).
+pub fn ffmpeg_available() -> bool {
+    find_ffmpeg().is_ok()
+}
+
 /// `ffmpeg` on the `PATH`, or an error saying what to do instead.
 fn find_ffmpeg() -> anyhow::Result<()> {
     match Command::new("ffmpeg").arg("-version").stdout(Stdio::null()).stderr(Stdio::null()).status() {

@@ -24,6 +24,8 @@ pub enum PathPurpose {
     ImportProfile,
     /// Write the clip baked as it is sampled now (Interpolation ▸ Bake to file…).
     BakeClip,
+    /// Where a recording goes (Record ▸ Record clip…).
+    RecordClip,
 }
 
 impl PathPurpose {
@@ -33,6 +35,7 @@ impl PathPurpose {
             Self::ExportProfile => "Export",
             Self::ImportProfile => "Import",
             Self::BakeClip => "Bake",
+            Self::RecordClip => "Record",
         }
     }
 
@@ -42,6 +45,7 @@ impl PathPurpose {
             Self::ExportProfile => "path/to/profile.animtune.json",
             Self::ImportProfile => "path/to/profile.json",
             Self::BakeClip => "path/to/baked.glb",
+            Self::RecordClip => "path/to/clip.gif, .mp4 or folder/",
         }
     }
 }
@@ -59,6 +63,8 @@ pub enum FileAction {
     Import(PathBuf),
     /// Bake the playing clip as it is sampled now into this `.glb`.
     Bake(PathBuf),
+    /// Record the playing clip into this GIF, MP4 or folder.
+    Record(PathBuf),
     /// Save and close the window.
     Quit,
 }
@@ -97,6 +103,8 @@ pub struct FileMenu {
     pub export_name: String,
     /// Suggested file name for Bake to file (set by the viewer before it asks).
     pub bake_name: String,
+    /// Suggested output of Record clip (a name ending in `/` is a folder).
+    pub record_name: String,
     pending: Option<PendingDialog>,
     focus_field: bool,
 }
@@ -111,6 +119,7 @@ impl Default for FileMenu {
             dialogs: Dialogs::Native,
             export_name: "model".to_owned(),
             bake_name: "baked.glb".to_owned(),
+            record_name: "clip.gif".to_owned(),
             pending: None,
             focus_field: false,
         }
@@ -165,9 +174,17 @@ impl FileMenu {
         if purpose == PathPurpose::ExportProfile {
             self.path = default_export_path(&self.export_name);
         }
-        if purpose == PathPurpose::BakeClip {
-            self.path =
-                std::path::absolute(&self.bake_name).map_or(self.bake_name.clone(), |p| p.display().to_string());
+        let suggested = match purpose {
+            PathPurpose::BakeClip => Some(&self.bake_name),
+            PathPurpose::RecordClip => Some(&self.record_name),
+            _ => None,
+        };
+        if let Some(name) = suggested {
+            let mut path = std::path::absolute(name).map_or_else(|_| name.clone(), |p| p.display().to_string());
+            if name.ends_with('/') && !path.ends_with('/') {
+                path.push('/');
+            }
+            self.path = path;
         }
         if let Some(why) = self.dialog_unavailable() {
             self.fall_back(purpose, &why);
@@ -176,6 +193,7 @@ impl FileMenu {
         let (sender, result) = mpsc::channel();
         let export_name = format!("{}.animtune.json", self.export_name);
         let bake_name = self.bake_name.clone();
+        let record_name = self.record_name.clone();
         let spawned = std::thread::Builder::new().name("file dialog".to_owned()).spawn(move || {
             let picked = match purpose {
                 PathPurpose::OpenModel => rfd::FileDialog::new()
@@ -197,6 +215,14 @@ impl FileMenu {
                     .set_title("Bake the clip as shown into a copy of the model")
                     .set_file_name(bake_name)
                     .add_filter("glTF binary", &["glb"])
+                    .save_file(),
+                PathPurpose::RecordClip if record_name.ends_with('/') => {
+                    rfd::FileDialog::new().set_title("Record the clip's frames into a folder").pick_folder()
+                }
+                PathPurpose::RecordClip => rfd::FileDialog::new()
+                    .set_title("Record the clip")
+                    .set_file_name(record_name)
+                    .add_filter("GIF or MP4", &["gif", "mp4"])
                     .save_file(),
             };
             let _ = sender.send(picked);
@@ -232,6 +258,7 @@ impl FileMenu {
             PathPurpose::ExportProfile => "edit the path and press Enter to export",
             PathPurpose::ImportProfile => "type the profile's path and press Enter to import",
             PathPurpose::BakeClip => "edit the path and press Enter to bake",
+            PathPurpose::RecordClip => "edit the path (.gif, .mp4 or a folder/) and press Enter to record",
         };
         self.message = Some(format!("{why}: {what}"));
     }
@@ -272,6 +299,7 @@ impl FileMenu {
             PathPurpose::ExportProfile => FileAction::Export(path),
             PathPurpose::ImportProfile => FileAction::Import(path),
             PathPurpose::BakeClip => FileAction::Bake(path),
+            PathPurpose::RecordClip => FileAction::Record(path),
         }
     }
 

@@ -24,6 +24,7 @@
 //! | [`stats`] | frame statistics (CPU ms per frame, RSS) for the overlay and `--stats-out` | serde |
 //! | [`file_menu`] | File menu, path field, native dialogs with a path-field fallback, File ▸ Recent | egui, rfd |
 //! | [`hot_reload`] | [`hot_reload::HotReload`]: the open file watched, reloads in the background, counts; toggle and status line | egui, `crate::watch`, [`loading`] |
+//! | [`recorder`] | [`recorder::RecordPanel`]: Record clip — options, the recording on its own thread, progress | egui, `crate::record`, render (shot) |
 //! | [`loading`] | background model loading with progress (std threads; no egui) | anim |
 //! | [`gpu_bridge`] | the only egui ↔ renderer bridge: renders the frame output into a texture egui shows | `egui_wgpu`, render |
 //!
@@ -45,6 +46,7 @@ pub mod playback;
 pub mod pointer_curves;
 pub mod profiles;
 pub mod ragdoll;
+pub mod recorder;
 pub mod sampling;
 pub mod selection;
 pub mod stats;

@@ -28,6 +28,7 @@ use super::overlays::Overlays;
 use super::playback::Playback;
 use super::profiles::{ProfileAction, ProfileStore};
 use super::ragdoll::{RagdollAction, RagdollView};
+use super::recorder::{RecordPanel, ViewState};
 use super::selection::Selection;
 use super::tuning::{Tuning, TuningHistory};
 use super::viewport::ViewportPanel;
@@ -58,11 +59,13 @@ pub enum Panel {
     Ragdoll,
     /// Crowd.
     Crowd,
+    /// Record clip.
+    Record,
 }
 
 impl Panel {
     /// Every section, in the side panel's order.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::Profile,
         Self::Clips,
         Self::Interpolation,
@@ -72,6 +75,7 @@ impl Panel {
         Self::Compare,
         Self::Ragdoll,
         Self::Crowd,
+        Self::Record,
     ];
 
     /// Its name on the command line (`curves`, `cross-fade`, …).
@@ -86,6 +90,7 @@ impl Panel {
             Self::Compare => "compare",
             Self::Ragdoll => "ragdoll",
             Self::Crowd => "crowd",
+            Self::Record => "record",
         }
     }
 
@@ -187,6 +192,8 @@ pub struct Viewer {
     pub loading: Option<LoadJob>,
     /// The open file watched and reloaded when it changes.
     pub hot_reload: HotReload,
+    /// Record clip.
+    pub recorder: RecordPanel,
     /// Last error (a failed load, a GPU problem), shown until dismissed: a full sentence.
     pub error: Option<String>,
     /// The 3D view and its camera.
@@ -230,6 +237,7 @@ impl Viewer {
             overlays: Overlays::default(),
             loading: None,
             hot_reload: HotReload::default(),
+            recorder: RecordPanel::default(),
             error: None,
             viewport: ViewportPanel::default(),
             file: FileMenu::default(),
@@ -520,6 +528,34 @@ impl Viewer {
         ))
     }
 
+    /// Start recording the playing clip as the view shows it into `path` (a GIF, an MP4 or a
+    /// folder of PNGs); progress in the Record section, the outcome in the status.
+    pub fn record_to(&mut self, path: &Path) {
+        let Some(clip) = self.playback.clip() else {
+            self.error = Some("Record: no clip is playing".to_owned());
+            return;
+        };
+        let view = ViewState {
+            clip,
+            settings: self.tuning.sampling(clip),
+            compare: self.compare.active(),
+            skeleton: self.overlays.skeleton.then_some(self.selection.joint),
+        };
+        if let Err(error) = self.recorder.start(&self.model, view, path) {
+            self.error = Some(format!("Record: {error:#}"));
+        }
+    }
+
+    /// Apply a finished recording; true while one runs.
+    fn poll_recording(&mut self) -> bool {
+        match self.recorder.poll() {
+            Some(Ok(message)) => self.file.message = Some(message),
+            Some(Err(error)) => self.error = Some(format!("Recording failed: {error}")),
+            None => {}
+        }
+        self.recorder.job.is_some()
+    }
+
     /// Open the built-in character.
     pub fn open_built_in(&mut self) {
         match anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None) {
@@ -686,6 +722,7 @@ impl Viewer {
                 Ok(message) => self.file.message = Some(message),
                 Err(error) => self.error = Some(format!("Bake to {} failed: {error:#}", path.display())),
             },
+            FileAction::Record(path) => self.record_to(&path),
             FileAction::Quit => self.quit_requested = true,
         }
     }
@@ -697,7 +734,8 @@ impl Viewer {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.poll_loading();
         let reload_pending = self.poll_hot_reload();
-        if self.loading.is_some() || reload_pending {
+        let recording = self.poll_recording();
+        if self.loading.is_some() || reload_pending || recording {
             ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
         }
         if let Some(action) = self.file.poll(ui.ctx()) {
@@ -819,6 +857,18 @@ impl Viewer {
                     Some(RagdollAction::GetUp) => _ = self.get_up(),
                     Some(RagdollAction::ResetPlacement) => self.reset_placement(),
                     None => {}
+                }
+            });
+            section(ui, focus, Panel::Record, "Record clip", false, |ui| {
+                let clip = self.playback.clip().map(|c| (self.playback.clip_name(c), self.model.clips[c].end_secs()));
+                if self.recorder.record_ui(ui, clip) {
+                    let name = format!(
+                        "{}-{}",
+                        self.source.stem().unwrap_or_else(|| "character".to_owned()),
+                        clip.map_or("rest", |(n, _)| n)
+                    );
+                    self.file.record_name = self.recorder.suggested_name(&name);
+                    self.file.request(PathPurpose::RecordClip);
                 }
             });
             let crowd_open = self.crowd.crowd.is_some();

@@ -170,3 +170,42 @@ fn bake_to_file_writes_the_clip_as_the_viewer_shows_it() {
     assert!(d.max() < 1e-4, "{d:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn record_clip_writes_the_frames_with_a_progress_bar() {
+    if crate::render::GpuContext::new_headless().is_err() {
+        devtools::ci::skip("no GPU adapter for the recording (install mesa-vulkan-drivers for lavapipe)");
+        return;
+    }
+    let mut viewer = super::viewer();
+    viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
+    viewer.playback.select_clip(super::clip(&viewer, "Walk"));
+    viewer.recorder.kind = crate::record::OutputKind::PngSequence;
+    (viewer.recorder.width, viewer.recorder.height, viewer.recorder.fps) = (96, 64, 10);
+    viewer.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
+    viewer.focus_panel = Some(crate::ui::Panel::Record);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("Record \"Walk\"…").click();
+    harness.run();
+    assert!(
+        harness.state().file.path.ends_with("character-Walk-frames/"),
+        "{:?} {:?} {:?}",
+        harness.state().file.path,
+        harness.state().file.purpose,
+        harness.state().file.message
+    );
+    let dir = std::env::temp_dir().join(format!("animtune-record-ui-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    harness.state_mut().file.path = format!("{}/", dir.display());
+    harness.run();
+    harness.get_by_label("Record").click();
+    harness.step();
+    assert!(harness.state().recorder.job.is_some(), "recording: {:?}", harness.state().error);
+    run_until(&mut harness, "the recording", |v| v.recorder.job.is_none());
+    let message = harness.state().file.message.clone().unwrap_or_default();
+    assert!(message.contains("Recorded 11 frames"), "{message:?} {:?}", harness.state().error);
+    let frames = std::fs::read_dir(&dir).expect("the folder").count();
+    assert_eq!(frames, 11, "Walk is 1.1 s: 11 frames at 10 fps");
+    let _ = std::fs::remove_dir_all(&dir);
+}
