@@ -50,6 +50,10 @@ pub struct ViewerOptions {
     /// one made in the panel: saved in the model's profile, undone with Ctrl+Z).
     #[arg(long, value_name = "MODE")]
     pub interpolation: Option<anim::InterpolationOverride>,
+    /// Open this second file beside the model (A/B): the same clip and time in both, the
+    /// joints that differ listed and painted.
+    #[arg(long, value_name = "FILE")]
+    pub ab: Option<std::path::PathBuf>,
     /// Do not watch the open file for changes (hot reload is on by default).
     #[arg(long)]
     pub no_hot_reload: bool,
@@ -89,6 +93,7 @@ impl ViewerOptions {
             || self.joint.is_some()
             || self.channel.is_some()
             || self.interpolation.is_some()
+            || self.ab.is_some()
     }
 
     /// Apply the options to `viewer` (after its model is loaded).
@@ -121,6 +126,11 @@ impl ViewerOptions {
             let mut interpolation = viewer.tuning.interpolation();
             interpolation.mode = mode;
             viewer.tuning.set_interpolation(interpolation);
+        }
+        if let Some(path) = &self.ab {
+            let second = crate::cli::load_model(path)?;
+            viewer.ab.set_second(&viewer.model, path, second);
+            viewer.focus_panel = viewer.focus_panel.or(Some(crate::ui::Panel::Compare));
         }
         viewer.focus_panel = self.panel.or(viewer.focus_panel);
         viewer.hot_reload.enabled = !self.no_hot_reload;

@@ -26,6 +26,8 @@ pub enum PathPurpose {
     BakeClip,
     /// Where a recording goes (Record ▸ Record clip…).
     RecordClip,
+    /// A second model to compare with the one on screen (A/B).
+    OpenSecond,
 }
 
 impl PathPurpose {
@@ -36,6 +38,7 @@ impl PathPurpose {
             Self::ImportProfile => "Import",
             Self::BakeClip => "Bake",
             Self::RecordClip => "Record",
+            Self::OpenSecond => "Open B",
         }
     }
 
@@ -46,6 +49,7 @@ impl PathPurpose {
             Self::ImportProfile => "path/to/profile.json",
             Self::BakeClip => "path/to/baked.glb",
             Self::RecordClip => "path/to/clip.gif, .mp4 or folder/",
+            Self::OpenSecond => "path/to/previous-export.glb",
         }
     }
 }
@@ -65,6 +69,8 @@ pub enum FileAction {
     Bake(PathBuf),
     /// Record the playing clip into this GIF, MP4 or folder.
     Record(PathBuf),
+    /// Open this model as B beside the one on screen.
+    OpenSecond(PathBuf),
     /// Save and close the window.
     Quit,
 }
@@ -216,6 +222,11 @@ impl FileMenu {
                     .set_file_name(bake_name)
                     .add_filter("glTF binary", &["glb"])
                     .save_file(),
+                PathPurpose::OpenSecond => rfd::FileDialog::new()
+                    .set_title("Open a second glTF model to compare (B)")
+                    .add_filter("glTF", &["glb", "gltf"])
+                    .add_filter("all files", &["*"])
+                    .pick_file(),
                 PathPurpose::RecordClip if record_name.ends_with('/') => {
                     rfd::FileDialog::new().set_title("Record the clip's frames into a folder").pick_folder()
                 }
@@ -259,6 +270,7 @@ impl FileMenu {
             PathPurpose::ImportProfile => "type the profile's path and press Enter to import",
             PathPurpose::BakeClip => "edit the path and press Enter to bake",
             PathPurpose::RecordClip => "edit the path (.gif, .mp4 or a folder/) and press Enter to record",
+            PathPurpose::OpenSecond => "type the path of the model to compare (B) and press Enter",
         };
         self.message = Some(format!("{why}: {what}"));
     }
@@ -300,6 +312,7 @@ impl FileMenu {
             PathPurpose::ImportProfile => FileAction::Import(path),
             PathPurpose::BakeClip => FileAction::Bake(path),
             PathPurpose::RecordClip => FileAction::Record(path),
+            PathPurpose::OpenSecond => FileAction::OpenSecond(path),
         }
     }
 

@@ -16,6 +16,7 @@
 //! | [`pointer_curves`] | the clip's `KHR_animation_pointer` property tracks, plotted in the Curves panel | egui, `egui_plot`, anim |
 //! | [`crossfade`] | Cross-fade panel: target clip, the pair's fade, trigger, weight plot, transition table | egui, `egui_plot`, [`tuning`] |
 //! | [`compare`] | [`compare::Compare`]: two modes side by side or ghosted, heatmap, deviation now and clip-wide | egui, [`sampling`] |
+//! | [`ab_view`] | [`ab_view::AbView`]: a second file (B) beside the model on screen: loaded in the background, joints matched by name, the changed joints over the clip, heat on A | egui, `crate::ab`, [`compare`], [`loading`] |
 //! | [`ragdoll`] | [`ragdoll::RagdollView`]: controller, placement, colliders, history; Ragdoll panel | egui, `egui_plot`, physics |
 //! | [`crowd`] | Crowd panel and the crowd | egui, `crate::crowd` |
 //! | [`joints`] | the node hierarchy as a tree; selects a joint | egui |
@@ -30,6 +31,7 @@
 //!
 //! The window shell is `crate::app` (winit).
 
+pub mod ab_view;
 pub mod compare;
 pub mod crossfade;
 pub mod crowd;

@@ -15,6 +15,7 @@ use glam::Vec3;
 use crate::physics::Phase;
 use crate::profile::{ModelIdentity, RecentFiles, ViewerSettings, recent_files_path, viewer_settings_path};
 
+use super::ab_view::AbView;
 use super::compare::Compare;
 use super::crossfade::{CrossFadeAction, CrossFadePanel};
 use super::crowd::CrowdPanel;
@@ -180,6 +181,8 @@ pub struct Viewer {
     pub selection: Selection,
     /// The compare view.
     pub compare: Compare,
+    /// A second file beside the model on screen (A/B).
+    pub ab: AbView,
     /// The ragdoll.
     pub ragdoll: RagdollView,
     /// Crowd mode.
@@ -232,6 +235,7 @@ impl Viewer {
             profile,
             selection,
             compare: Compare::default(),
+            ab: AbView::default(),
             ragdoll: RagdollView::default(),
             crowd: CrowdPanel::default(),
             overlays: Overlays::default(),
@@ -318,6 +322,7 @@ impl Viewer {
         self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
         self.frame = FrameOutput::new(&model);
         self.crossfade = CrossFadePanel::for_clips(model.clips.len());
+        self.ab.a_changed(&model);
         self.model = model;
         self.source = source;
         self.model_generation += 1;
@@ -359,6 +364,7 @@ impl Viewer {
         if self.crossfade.to_clip >= model.clips.len() {
             self.crossfade = CrossFadePanel::for_clips(model.clips.len());
         }
+        self.ab.a_changed(&model);
         self.model = model;
         self.source = source;
         self.model_generation += 1;
@@ -480,6 +486,10 @@ impl Viewer {
         }
         if self.overlays.skeleton {
             words.push("--skeleton".to_owned());
+        }
+        if let Some(file) = self.ab.file.as_ref().filter(|_| self.ab.active()) {
+            let absolute = std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone());
+            words.extend(["--ab".to_owned(), quote(&absolute.display().to_string())]);
         }
         if let Some(panel) = panel {
             words.extend(["--panel".to_owned(), panel.name().to_owned()]);
@@ -603,6 +613,9 @@ impl Viewer {
     /// Compute this frame's output from the parts (once per frame; [`Self::ui`] calls it).
     pub fn compute_frame(&mut self) {
         self.frame.compute(&self.model, &mut self.playback, &self.tuning, &self.compare, &mut self.ragdoll);
+        let clip = self.playback.clip();
+        let settings = clip.map_or_else(|| self.tuning.sampling(usize::MAX), |c| self.tuning.sampling(c));
+        self.ab.compute(&self.model, clip, self.playback.time_secs(), settings);
     }
 
     /// [`Self::advance`] then [`Self::compute_frame`]: a frame without UI (tests, scripts).
@@ -683,8 +696,38 @@ impl Viewer {
                 self.frame.drawn_bounds(&self.model, &self.playback, &self.tuning, clip_placement)
             }
         };
-        let aspect = self.viewport.view_aspect(&self.compare);
+        let aspect = self.viewport.view_aspect(self.split_view());
         self.viewport.frame_bounds(bounds, aspect);
+    }
+
+    /// True when the 3D view shows two views side by side: A | B while the A/B view is on,
+    /// else the two compared modes.
+    pub fn split_view(&self) -> bool {
+        if self.ab.active() { self.ab.is_split() } else { self.compare.is_split() }
+    }
+
+    /// The 3D view's labels: A | B, or the two compared modes.
+    pub fn view_labels(&self) -> super::viewport::ViewLabels {
+        use super::compare::CompareLayout;
+        use super::viewport::ViewLabels;
+        if let Some(file) = self.ab.file.as_ref().filter(|_| self.ab.active()) {
+            let b = file
+                .path
+                .file_name()
+                .map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            let a = self.source.short_name();
+            return match self.ab.layout {
+                CompareLayout::Split => ViewLabels::Split([format!("A: {a}"), format!("B: {b}")]),
+                CompareLayout::Ghost => ViewLabels::Overlay(format!("A: {a} (solid) / B: {b} (ghost)")),
+            };
+        }
+        match self.compare.active() {
+            Some(modes) if modes.layout == CompareLayout::Split => {
+                ViewLabels::Split([modes.left.name().to_owned(), modes.right.name().to_owned()])
+            }
+            Some(modes) => ViewLabels::Overlay(format!("solid: {} / ghost: {}", modes.left.name(), modes.right.name())),
+            None => ViewLabels::One,
+        }
     }
 
     /// Undo the last tuning change.
@@ -723,6 +766,7 @@ impl Viewer {
                 Err(error) => self.error = Some(format!("Bake to {} failed: {error:#}", path.display())),
             },
             FileAction::Record(path) => self.record_to(&path),
+            FileAction::OpenSecond(path) => self.ab.load(&path),
             FileAction::Quit => self.quit_requested = true,
         }
     }
@@ -735,6 +779,10 @@ impl Viewer {
         self.poll_loading();
         let reload_pending = self.poll_hot_reload();
         let recording = self.poll_recording();
+        if self.ab.poll_loading(&self.model) {
+            self.frame_camera();
+        }
+        let recording = recording || self.ab.loading.is_some();
         if self.loading.is_some() || reload_pending || recording {
             ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
         }
@@ -768,7 +816,8 @@ impl Viewer {
             self.save_settings();
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
-            let (picked, rect) = self.viewport.viewport_ui(ui, &self.model, &self.frame, &self.compare);
+            let labels = self.view_labels();
+            let (picked, rect) = self.viewport.viewport_ui(ui, &self.model, &self.frame, &labels);
             if let Some(joint) = picked {
                 self.selection.joint = Some(joint);
             }
@@ -846,6 +895,16 @@ impl Viewer {
                     &self.tuning,
                     deviation,
                 );
+                ui.separator();
+                ui.strong("A/B: two files");
+                let clip = self.playback.clip();
+                let settings = clip.map_or_else(|| self.tuning.sampling(usize::MAX), |c| self.tuning.sampling(c));
+                if self.ab.ab_ui(ui, &self.model, self.model_generation, clip, settings) {
+                    self.file.request(PathPurpose::OpenSecond);
+                }
+                if self.ab.active() && self.compare.enabled {
+                    ui.weak("A | B is shown instead of the two modes while both are on.");
+                }
             });
             section(ui, focus, Panel::Ragdoll, "Ragdoll", true, |ui| {
                 let names = self.clip_names();

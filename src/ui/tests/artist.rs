@@ -209,3 +209,48 @@ fn record_clip_writes_the_frames_with_a_progress_bar() {
     assert_eq!(frames, 11, "Walk is 1.1 s: 11 frames at 10 fps");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_b_finds_exactly_the_joints_a_new_export_changed() {
+    let dir = std::env::temp_dir().join(format!("animtune-ab-ui-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let b_path = dir.join("character-new.glb");
+    write(&b_path, &character_with_changed_joints("Run", &["LowerArm.L", "Foot.L"]));
+    let mut viewer = super::viewer();
+    viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
+    let run = super::clip(&viewer, "Run");
+    viewer.playback.select_clip(run);
+    viewer.playback.seek(0.3);
+    viewer.playback.playing = false;
+    viewer.focus_panel = Some(crate::ui::Panel::Compare);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("Open B…").click();
+    harness.run();
+    harness.state_mut().file.path = b_path.display().to_string();
+    harness.run();
+    harness.get_by_label("Open B").click();
+    run_until(&mut harness, "B to load", |v| v.ab.active());
+    // The panel names exactly the two changed joints.
+    harness.get_by_label_contains("\"Run\": 2 joint(s) differ over the clip");
+    harness.get_by_label_contains("LowerArm.L: ");
+    harness.get_by_label_contains("Foot.L: ");
+    harness.get_by_label_contains("21 joints matched by name");
+    // Heat on A: the joints below the changed ones moved (Hand.L, Toes.L); the others did not.
+    let v = harness.state();
+    let heat = v.ab.heat();
+    assert!(heat[node(v, "Hand.L")] > 0.5 && heat[node(v, "Toes.L")] > 0.5, "{heat:?}");
+    assert!(heat[node(v, "Head")] < 1e-3 && heat[node(v, "Hand.R")] < 1e-3, "{heat:?}");
+    assert!(v.split_view());
+    assert_eq!(
+        v.view_labels(),
+        crate::ui::viewport::ViewLabels::Split(["A: built-in character".to_owned(), "B: character-new.glb".to_owned()])
+    );
+    // Another clip: nothing differs.
+    let walk = super::clip(harness.state(), "Walk");
+    harness.state_mut().playback.select_clip(walk);
+    harness.run();
+    harness.get_by_label_contains("\"Walk\": no joint differs between A and B");
+    let _ = std::fs::remove_dir_all(&dir);
+}
