@@ -16,6 +16,16 @@ use crate::ab::{AbCompare, JointDeviation, model_size, same_clip};
 /// What a list of changed joints was computed for: A's model generation and the clip.
 type ChangedKey = (u64, Option<usize>);
 
+/// A joint whose own transform differs between A and B, and how far that moves the joints
+/// below it (where it shows).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangedJoint {
+    /// The joint over the clip (worst of each figure).
+    pub deviation: JointDeviation,
+    /// Largest model-space distance of the joint or any joint below it over the clip.
+    pub moves_below: f32,
+}
+
 /// The second file.
 #[derive(Debug)]
 pub struct SecondFile {
@@ -27,7 +37,7 @@ pub struct SecondFile {
     pub generation: u64,
     compare: AbCompare,
     /// A's model generation and clip the joint list was computed for, and the list.
-    changed: Option<(ChangedKey, Vec<JointDeviation>)>,
+    changed: Option<(ChangedKey, Vec<ChangedJoint>)>,
     size: f32,
 }
 
@@ -169,7 +179,7 @@ impl AbView {
         a_generation: u64,
         clip: Option<usize>,
         settings: &SampleSettings,
-    ) -> Vec<JointDeviation> {
+    ) -> Vec<ChangedJoint> {
         let Some(file) = &mut self.file else { return Vec::new() };
         let key = (a_generation, clip);
         if let Some((cached, list)) = &file.changed
@@ -181,13 +191,30 @@ impl AbView {
         let clip_b = clip_a.and_then(|c| same_clip(a, c, &file.model));
         let samples =
             clip.and_then(|c| a.clips.get(c)).map_or(2, |c| ((c.duration_secs() * 60.0) as usize).clamp(30, 600));
-        let mut list: Vec<JointDeviation> = file
-            .compare
-            .worst_over_clip((a, clip_a), (&file.model, clip_b), settings, samples)
-            .into_iter()
+        let worst = file.compare.worst_over_clip((a, clip_a), (&file.model, clip_b), settings, samples);
+        let mut moved = vec![0.0_f32; a.nodes.len()];
+        for d in &worst {
+            if let Some(m) = moved.get_mut(d.node_a) {
+                *m = d.model_distance;
+            }
+        }
+        let moves_below = |node: usize| {
+            let mut most = moved.get(node).copied().unwrap_or(0.0);
+            let mut stack = vec![anim::NodeId::from_index(node)];
+            while let Some(n) = stack.pop() {
+                for &child in a.hierarchy.children(n) {
+                    most = most.max(moved.get(child.index()).copied().unwrap_or(0.0));
+                    stack.push(child);
+                }
+            }
+            most
+        };
+        let mut list: Vec<ChangedJoint> = worst
+            .iter()
             .filter(|d| d.changed(file.size))
+            .map(|d| ChangedJoint { moves_below: moves_below(d.node_a), deviation: d.clone() })
             .collect();
-        list.sort_by(|x, y| y.local_angle_rad.total_cmp(&x.local_angle_rad));
+        list.sort_by(|x, y| y.deviation.local_angle_rad.total_cmp(&x.deviation.local_angle_rad));
         file.changed = Some((key, list.clone()));
         list
     }
@@ -278,17 +305,32 @@ impl AbView {
                     ui.label(format!("\"{name}\": no joint differs between A and B"));
                 } else {
                     ui.label(format!("\"{name}\": {} joint(s) differ over the clip:", changed.len()));
-                    for d in changed.iter().take(12) {
-                        let t = (d.model_distance / self.heat_full_scale.max(1e-6)).min(1.0);
-                        ui.horizontal(|ui| {
+                    for c in changed.iter().take(12) {
+                        let d = &c.deviation;
+                        let t = (c.moves_below / self.heat_full_scale.max(1e-6)).min(1.0);
+                        let mut what = Vec::new();
+                        if d.local_angle_rad > crate::ab::CHANGED_ANGLE_RAD {
+                            what.push(format!("{:.1}°", d.local_angle_rad.to_degrees()));
+                        }
+                        if d.local_translation > 1e-5 {
+                            what.push(format!("{:.2} cm", d.local_translation * 100.0));
+                        }
+                        if d.local_scale > crate::ab::CHANGED_RELATIVE {
+                            what.push(format!("scale {:.3}", d.local_scale));
+                        }
+                        ui.horizontal_wrapped(|ui| {
                             let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
                             ui.painter().rect_filled(rect, 2.0, heat_color32(t));
                             ui.label(format!(
-                                "{}: {:.2}°, {:.2} cm moved",
+                                "{}: {} off; the joints below it up to {:.1} cm away",
                                 d.name,
-                                d.local_angle_rad.to_degrees(),
-                                d.model_distance * 100.0
-                            ));
+                                what.join(", "),
+                                c.moves_below * 100.0
+                            ))
+                            .on_hover_text(
+                                "The joint's own rotation (translation, scale) differs by this much at its worst \
+                                 in the clip; the joints below it end up this far from where A has them",
+                            );
                         });
                     }
                     if changed.len() > 12 {
