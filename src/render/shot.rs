@@ -89,6 +89,13 @@ pub fn framed_camera(model: &Model, clip: Option<ClipId>, settings: &[SampleSett
     camera
 }
 
+/// The heat of a joint `distance` (model units) away from its other pose: `distance /
+/// full_scale` clamped to `[0, 1]`; a non-finite distance is full heat. The viewer's compare
+/// and A/B heatmaps and the recordings' all paint this.
+pub fn heat_of(distance: f32, full_scale: f32) -> f32 {
+    if distance.is_finite() { (distance / full_scale.max(1e-6)).min(1.0) } else { 1.0 }
+}
+
 /// Per-joint deviation heat between two poses of `model`: each node's model-space distance
 /// over `full_scale`, clamped to `[0, 1]` (non-finite distances are full heat), into `heat`.
 /// `scratch` holds the caller-owned buffers.
@@ -105,12 +112,14 @@ pub fn deviation_heat(
     scratch.b.resize(n, Affine3A::IDENTITY);
     model.hierarchy.local_to_model(a, &mut scratch.locals, &mut scratch.a);
     model.hierarchy.local_to_model(b, &mut scratch.locals, &mut scratch.b);
-    let scale = full_scale.max(1e-6);
     heat.clear();
-    heat.extend(scratch.a.iter().zip(&scratch.b).map(|(a, b)| {
-        let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
-        if distance.is_finite() { (distance / scale).min(1.0) } else { 1.0 }
-    }));
+    heat.extend(
+        scratch
+            .a
+            .iter()
+            .zip(&scratch.b)
+            .map(|(a, b)| heat_of(Vec3::from(a.translation).distance(Vec3::from(b.translation)), full_scale)),
+    );
 }
 
 /// Reusable buffers of [`deviation_heat`].

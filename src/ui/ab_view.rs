@@ -151,10 +151,9 @@ impl AbView {
         let deviations = file.compare.evaluate((a, clip_a), (&file.model, clip_b), time_secs, settings);
         if self.heatmap {
             self.heat.resize(a.nodes.len(), 0.0);
-            let scale = self.heat_full_scale.max(1e-6);
             for d in deviations {
                 if let Some(h) = self.heat.get_mut(d.node_a) {
-                    *h = if d.model_distance.is_finite() { (d.model_distance / scale).min(1.0) } else { 1.0 };
+                    *h = crate::render::shot::heat_of(d.model_distance, self.heat_full_scale);
                 }
             }
         }
@@ -307,7 +306,7 @@ impl AbView {
                     ui.label(format!("\"{name}\": {} joint(s) differ over the clip:", changed.len()));
                     for c in changed.iter().take(12) {
                         let d = &c.deviation;
-                        let t = (c.moves_below / self.heat_full_scale.max(1e-6)).min(1.0);
+                        let t = crate::render::shot::heat_of(c.moves_below, self.heat_full_scale);
                         let mut what = Vec::new();
                         if d.local_angle_rad > crate::ab::CHANGED_ANGLE_RAD {
                             what.push(format!("{:.1}°", d.local_angle_rad.to_degrees()));

@@ -116,10 +116,9 @@ impl FrameOutput {
             model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.compare_model_from_node);
             self.deviation = Some(deviation(&self.model_from_node, &self.compare_model_from_node));
             if let Some(modes) = compare.active().filter(|m| m.heatmap) {
-                let scale = modes.heat_full_scale.max(1e-6);
                 self.joint_heat.extend(self.model_from_node.iter().zip(&self.compare_model_from_node).map(|(a, b)| {
                     let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
-                    if distance.is_finite() { (distance / scale).min(1.0) } else { 1.0 }
+                    crate::render::shot::heat_of(distance, modes.heat_full_scale)
                 }));
             }
         }
