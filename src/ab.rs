@@ -272,25 +272,10 @@ mod tests {
     /// rotation channels get new samplers); everything else as it was.
     fn with_changed_joints(clip: &str, joints: &[&str]) -> Model {
         let mut doc = Doc::from_glb(&character()).unwrap();
-        let nodes = doc.json["nodes"].clone();
-        let animations = doc.json["animations"].as_array().unwrap().clone();
-        let a = animations.iter().position(|a| a["name"] == clip).unwrap();
         let q = glam::Quat::from_rotation_x(30f32.to_radians()).to_array();
         for joint in joints {
-            let node = nodes.as_array().unwrap().iter().position(|n| n["name"] == *joint).unwrap();
-            let channel = animations[a]["channels"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .position(|c| c["target"]["node"] == node && c["target"]["path"] == "rotation")
-                .unwrap();
-            let sampler = doc.sampler(&[0.0, 0.5], &[q, q].concat(), "VEC4", "LINEAR");
-            let samplers = doc.json["animations"][a]["samplers"].as_array_mut().unwrap();
-            samplers.push(sampler);
-            let index = samplers.len() - 1;
-            doc.json["animations"][a]["channels"][channel]["sampler"] = json!(index);
+            doc.replace_channel_keys(clip, joint, "rotation", (&[0.0, 0.5], &[q, q].concat(), "LINEAR"));
         }
-        doc.json["buffers"][0]["byteLength"] = json!(doc.bin.len());
         anim::import::load_slice(&doc.to_glb(), None).unwrap()
     }
 

@@ -209,6 +209,45 @@ impl Doc {
         self.push("animations", animation)
     }
 
+    /// Give the channel of animation `animation` (by name) that animates `path` of the node
+    /// named `node` a new sampler over `times` and `values` (a "new export" of one channel);
+    /// the old sampler stays, unused by it. The buffer's `byteLength` follows the new data.
+    ///
+    /// # Panics
+    /// When the animation, the node or such a channel does not exist.
+    pub fn replace_channel_keys(
+        &mut self,
+        animation: &str,
+        node: &str,
+        path: &str,
+        (times, values, interpolation): (&[f32], &[f32], &str),
+    ) {
+        let node_index = self.json["nodes"].as_array().and_then(|n| n.iter().position(|n| n["name"] == node));
+        let node_index = node_index.unwrap_or_else(|| panic!("no node \"{node}\""));
+        let animations = self.json["animations"].as_array().cloned().unwrap_or_default();
+        let a = animations.iter().position(|a| a["name"] == animation);
+        let a = a.unwrap_or_else(|| panic!("no animation \"{animation}\""));
+        let channel = animations[a]["channels"]
+            .as_array()
+            .and_then(|c| c.iter().position(|c| c["target"]["node"] == node_index && c["target"]["path"] == path));
+        let channel = channel.unwrap_or_else(|| panic!("{animation} has no {path} channel for {node}"));
+        let ty = match path {
+            "rotation" => "VEC4",
+            "weights" => "SCALAR",
+            _ => "VEC3",
+        };
+        let sampler = self.sampler(times, values, ty, interpolation);
+        let samplers = &mut self.json["animations"][a]["samplers"];
+        let index = samplers.as_array().map_or(0, Vec::len);
+        if let Some(samplers) = samplers.as_array_mut() {
+            samplers.push(sampler);
+        }
+        self.json["animations"][a]["channels"][channel]["sampler"] = json!(index);
+        if self.json.get("buffers").is_some() {
+            self.json["buffers"][0]["byteLength"] = json!(self.bin.len());
+        }
+    }
+
     /// Put every scene's roots under one new root node scaled by `scale` (how centimetre
     /// exports arrive: x0.01); node indices of the original stay valid. Returns the new node.
     pub fn wrap_in_scaled_root(&mut self, scale: f32) -> usize {

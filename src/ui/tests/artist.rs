@@ -10,7 +10,6 @@ use anim::InterpolationOverride;
 use devtools::gltf::Doc;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use serde_json::json;
 
 use super::{node, whole};
 use crate::ui::compare::{CompareLayout, CompareModes};
@@ -20,24 +19,10 @@ use crate::ui::{ModelSource, Viewer};
 /// still 30° turn about X (a "new export" of that clip).
 pub(super) fn character_with_changed_joints(clip: &str, joints: &[&str]) -> Vec<u8> {
     let mut doc = Doc::from_glb(crate::mannequin::DEFAULT_MODEL_GLB).expect("the built-in GLB");
-    let nodes = doc.json["nodes"].clone();
-    let animations = doc.json["animations"].as_array().expect("animations").clone();
-    let a = animations.iter().position(|a| a["name"] == clip).expect("the clip");
     let q = glam::Quat::from_rotation_x(30f32.to_radians()).to_array();
     for joint in joints {
-        let node = nodes.as_array().expect("nodes").iter().position(|n| n["name"] == *joint).expect("the joint");
-        let channels = animations[a]["channels"].as_array().expect("channels");
-        let channel = channels
-            .iter()
-            .position(|c| c["target"]["node"] == node && c["target"]["path"] == "rotation")
-            .expect("a rotation channel");
-        let sampler = doc.sampler(&[0.0, 0.5], &[q, q].concat(), "VEC4", "LINEAR");
-        let samplers = doc.json["animations"][a]["samplers"].as_array_mut().expect("samplers");
-        samplers.push(sampler);
-        let index = samplers.len() - 1;
-        doc.json["animations"][a]["channels"][channel]["sampler"] = json!(index);
+        doc.replace_channel_keys(clip, joint, "rotation", (&[0.0, 0.5], &[q, q].concat(), "LINEAR"));
     }
-    doc.json["buffers"][0]["byteLength"] = json!(doc.bin.len());
     doc.to_glb()
 }
 
