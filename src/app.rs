@@ -26,7 +26,7 @@ pub struct ViewerOptions {
     /// Start in compare mode with these two interpolation modes, e.g. `linear,cubic`.
     #[arg(long, value_name = "LEFT,RIGHT")]
     pub compare: Option<String>,
-    /// Compare as a ghost overlay instead of side by side.
+    /// Compare (two modes, or A/B with `--ab`) as a ghost overlay instead of side by side.
     #[arg(long)]
     pub ghost: bool,
     /// Paint the compare deviation on the mesh.
@@ -130,6 +130,9 @@ impl ViewerOptions {
         if let Some(path) = &self.ab {
             let second = crate::cli::load_model(path)?;
             viewer.ab.set_second(&viewer.model, path, second);
+            if self.ghost {
+                viewer.ab.layout = crate::ui::compare::CompareLayout::Ghost;
+            }
             viewer.focus_panel = viewer.focus_panel.or(Some(crate::ui::Panel::Compare));
         }
         viewer.focus_panel = self.panel.or(viewer.focus_panel);

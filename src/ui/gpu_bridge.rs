@@ -189,7 +189,12 @@ impl ViewportRenderer {
                     lines: &[],
                 };
                 let a_views = [view(viewports[0], vec![a], true, viewer.selection.joint)];
-                let b_instance = if split { InstanceDesc::solid(b_pose) } else { InstanceDesc::ghost(b_pose) };
+                // B's ghost in white: the heat ramp on A is blue where nothing changed.
+                let b_instance = if split {
+                    InstanceDesc::solid(b_pose)
+                } else {
+                    InstanceDesc { tint: [0.95, 0.95, 0.95, 0.7], ..InstanceDesc::ghost(b_pose) }
+                };
                 let b_views = [view(*viewports.last().unwrap_or(&viewports[0]), vec![b_instance], split, None)];
                 let layers = [
                     Layer { model: &viewer.model, gpu: gpu_model, views: &a_views },

@@ -490,6 +490,10 @@ impl Viewer {
         if let Some(file) = self.ab.file.as_ref().filter(|_| self.ab.active()) {
             let absolute = std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone());
             words.extend(["--ab".to_owned(), quote(&absolute.display().to_string())]);
+            let ghost = self.ab.layout == super::compare::CompareLayout::Ghost;
+            if ghost && !words.iter().any(|w| w == "--ghost") {
+                words.push("--ghost".to_owned());
+            }
         }
         if let Some(panel) = panel {
             words.extend(["--panel".to_owned(), panel.name().to_owned()]);
