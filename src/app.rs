@@ -198,7 +198,11 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
         }
     }
     options.apply(&mut viewer)?;
-    let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
+    let event_loop = EventLoop::<Wake>::with_user_event().build().context("cannot open a window (no display?)")?;
+    // A save of the open file wakes the loop, so the reload shows within the debounce time even
+    // while the window is idle.
+    let proxy = event_loop.create_proxy();
+    viewer.hot_reload.set_waker(move || _ = proxy.send_event(Wake));
     let exit_at = options.exit_after.map(|secs| Instant::now() + Duration::from_secs_f64(secs));
     let mut app = App {
         viewer,
@@ -214,6 +218,10 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
         None => Ok(()),
     }
 }
+
+/// The user event that wakes the event loop: a watched file changed (hot reload).
+#[derive(Debug, Clone, Copy)]
+struct Wake;
 
 /// The winit application: the viewer plus the window once it exists.
 struct App {
@@ -495,7 +503,13 @@ impl WindowState {
     }
 }
 
-impl ApplicationHandler for App {
+impl ApplicationHandler<Wake> for App {
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, _wake: Wake) {
+        if let Some(window) = self.window.as_ref() {
+            window.window.request_redraw();
+        }
+    }
+
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.window.is_some() {
             return;
