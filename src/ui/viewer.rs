@@ -21,7 +21,7 @@ use super::crossfade::{CrossFadeAction, CrossFadePanel};
 use super::crowd::CrowdPanel;
 use super::curves::CurvesPanel;
 use super::file_menu::{FileAction, FileMenu, PathPurpose};
-use super::frame::FrameOutput;
+use super::frame::{FrameOutput, ViewClick};
 use super::hot_reload::HotReload;
 use super::joints::JointsPanel;
 use super::loading::{LoadJob, LoadStage};
@@ -447,6 +447,26 @@ impl Viewer {
         pending
     }
 
+    /// The joint a click in the 3D view selects: in B's half of a side-by-side A/B view, B's
+    /// joint there as B is posed (A's node of the same name); elsewhere the joint drawn there
+    /// (A, or the compare pose in its half).
+    pub fn pick_joint_at(&self, click: ViewClick) -> Option<usize> {
+        /// How near a click must be to a joint, in pixels.
+        const PICK_RADIUS_PX: f32 = 14.0;
+        if click.right_view && self.ab.is_split() {
+            return self.ab.pick_joint_in_b(&self.viewport.camera, click, PICK_RADIUS_PX);
+        }
+        let camera = &self.viewport.camera;
+        self.frame.pick_joint(
+            &self.model,
+            camera,
+            click.position_px,
+            click.view_size_px,
+            PICK_RADIUS_PX,
+            click.right_view,
+        )
+    }
+
     /// The command line that opens the viewer on what is on screen now: the file, clip, time,
     /// joint and channel, the interpolation override, compare, skeleton, and `panel` when given
     /// ("Copy command line" sends it to a colleague).
@@ -821,8 +841,8 @@ impl Viewer {
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let labels = self.view_labels();
-            let (picked, rect) = self.viewport.viewport_ui(ui, &self.model, &self.frame, &labels);
-            if let Some(joint) = picked {
+            let (click, rect) = self.viewport.viewport_ui(ui, &labels);
+            if let Some(joint) = click.and_then(|click| self.pick_joint_at(click)) {
                 self.selection.joint = Some(joint);
             }
             if self.overlays.stats_visible {
