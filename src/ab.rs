@@ -155,6 +155,16 @@ impl AbCompare {
         &self.pose_b
     }
 
+    /// B's model-space matrices at the last evaluated time (where B's joints are drawn).
+    pub fn model_from_node_b(&self) -> &[Affine3A] {
+        &self.model_b
+    }
+
+    /// A's node matched by name with B's node `node_b`, if any.
+    pub fn node_a_of(&self, node_b: usize) -> Option<usize> {
+        self.joints.pairs.iter().find(|(_, b, _)| b.index() == node_b).map(|(a, _, _)| a.index())
+    }
+
     /// Sample A's clip `clip_a` and B's `clip_b` at `time_secs` with `settings` (from each
     /// model's rest pose; no clip: the rest pose) and measure every matched joint. The models
     /// must be those given to [`Self::new`].

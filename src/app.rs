@@ -17,6 +17,18 @@ use crate::render::device::device_descriptor;
 use crate::ui::gpu_bridge::ViewerGpu;
 use crate::ui::{ModelSource, Viewer};
 
+/// The viewer's command line (what `animtune` without a command takes, and what View ▸ Copy
+/// command line writes): the model and the start-up flags.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ViewerLine {
+    /// Without a command: open this .glb or .gltf in the interactive viewer (default: the
+    /// built-in character).
+    pub model: Option<std::path::PathBuf>,
+    /// How the viewer starts.
+    #[command(flatten)]
+    pub view: ViewerOptions,
+}
+
 /// How the viewer starts (command-line flags; everything can be changed in the window).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ViewerOptions {
@@ -43,7 +55,7 @@ pub struct ViewerOptions {
     #[arg(long, value_name = "CHANNEL")]
     pub channel: Option<String>,
     /// Open the side panel at this section: profile, clips, interpolation, joints, curves,
-    /// cross-fade, compare, ragdoll or crowd.
+    /// cross-fade, compare, ragdoll, crowd or record.
     #[arg(long, value_name = "PANEL", value_parser = crate::ui::Panel::from_name)]
     pub panel: Option<crate::ui::Panel>,
     /// Sample every clip with this mode: authored, step, linear or cubic (a tuning change like
@@ -198,7 +210,11 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
         }
     }
     options.apply(&mut viewer)?;
-    let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
+    let event_loop = EventLoop::<Wake>::with_user_event().build().context("cannot open a window (no display?)")?;
+    // A save of the open file wakes the loop, so the reload shows within the debounce time even
+    // while the window is idle.
+    let proxy = event_loop.create_proxy();
+    viewer.hot_reload.set_waker(move || _ = proxy.send_event(Wake));
     let exit_at = options.exit_after.map(|secs| Instant::now() + Duration::from_secs_f64(secs));
     let mut app = App {
         viewer,
@@ -214,6 +230,10 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
         None => Ok(()),
     }
 }
+
+/// The user event that wakes the event loop: a watched file changed (hot reload).
+#[derive(Debug, Clone, Copy)]
+struct Wake;
 
 /// The winit application: the viewer plus the window once it exists.
 struct App {
@@ -495,7 +515,13 @@ impl WindowState {
     }
 }
 
-impl ApplicationHandler for App {
+impl ApplicationHandler<Wake> for App {
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, _wake: Wake) {
+        if let Some(window) = self.window.as_ref() {
+            window.window.request_redraw();
+        }
+    }
+
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.window.is_some() {
             return;
@@ -569,16 +595,49 @@ impl ApplicationHandler for App {
 mod tests {
     use clap::Parser as _;
 
-    use super::ViewerOptions;
     use crate::ui::compare::{CompareLayout, CompareModes};
     use crate::ui::{ModelSource, Panel, Viewer};
 
-    /// The viewer's part of the command line.
+    /// The viewer's command line as the binary parses it ([`super::ViewerLine`], flattened
+    /// into `main`'s arguments).
     #[derive(Debug, clap::Parser)]
     struct Line {
-        model: Option<std::path::PathBuf>,
         #[command(flatten)]
-        view: ViewerOptions,
+        line: super::ViewerLine,
+    }
+
+    impl std::ops::Deref for Line {
+        type Target = super::ViewerLine;
+        fn deref(&self) -> &super::ViewerLine {
+            &self.line
+        }
+    }
+
+    /// `line` split into words as a POSIX shell splits it (the copied line is pasted into one).
+    fn shell_words(line: &str) -> Vec<String> {
+        let script = format!("set -- {line}; for word in \"$@\"; do printf '%s\\0' \"$word\"; done");
+        let out = std::process::Command::new("sh").args(["-c", &script]).output().expect("sh runs");
+        assert!(out.status.success(), "{line}: {}", String::from_utf8_lossy(&out.stderr));
+        let words = String::from_utf8(out.stdout).expect("UTF-8");
+        words.split_terminator('\0').map(str::to_owned).collect()
+    }
+
+    /// The viewer a copied command line opens (its options applied, one frame drawn).
+    fn open(line: &str) -> egui_kittest::Harness<'static, Viewer> {
+        let parsed = Line::try_parse_from(shell_words(line)).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert!(parsed.model.is_none(), "{line}");
+        let mut opened = viewer();
+        parsed.view.apply(&mut opened).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let mut harness = whole(opened);
+        harness.run();
+        harness
+    }
+
+    /// A harness showing the whole viewer.
+    fn whole(viewer: Viewer) -> egui_kittest::Harness<'static, Viewer> {
+        egui_kittest::Harness::builder()
+            .with_size([1280.0, 900.0])
+            .build_ui_state(|ui, v: &mut Viewer| v.ui(ui), viewer)
     }
 
     fn viewer() -> Viewer {
@@ -599,10 +658,11 @@ mod tests {
         shown.tuning.set_interpolation(interpolation);
         shown.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
         shown.overlays.skeleton = true;
-        let line = shown.command_line(Some(Panel::Curves));
+        shown.panel_in_view = Some(Panel::Curves);
+        let line = shown.command_line();
         assert!(line.starts_with("animtune --clip Wave --time 1.250 --joint Hand.L --channel translation"), "{line}");
 
-        let parsed = Line::try_parse_from(line.split(' ')).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let parsed = Line::try_parse_from(shell_words(&line)).unwrap_or_else(|e| panic!("{line}: {e}"));
         let mut opened = viewer();
         parsed.view.apply(&mut opened).expect("applies");
         assert_eq!(opened.playback.clip(), Some(wave));
@@ -613,6 +673,44 @@ mod tests {
         assert_eq!(opened.compare.active(), shown.compare.active());
         assert!(opened.overlays.skeleton);
         assert_eq!(opened.focus_panel, Some(Panel::Curves));
+    }
+
+    #[test]
+    fn copy_command_line_names_only_the_panel_the_user_is_at_and_round_trips() {
+        use egui_kittest::kittest::Queryable as _;
+        // Nothing specific: the panel as it opens, no --panel.
+        let mut harness = whole(viewer());
+        harness.run();
+        assert_eq!(harness.state().panel_in_view, None);
+        let line = harness.state().command_line();
+        assert!(!line.contains("--panel"), "{line}");
+        assert_eq!(open(&line).state().panel_in_view, None);
+
+        // The user opened the joint tree (closed by default): --panel joints, which opens it.
+        harness.get_by_label("Joints").click();
+        harness.run();
+        let line = harness.state().command_line();
+        assert!(line.ends_with("--panel joints"), "{line}");
+        let opened = open(&line);
+        assert_eq!(opened.state().panel_in_view, Some(Panel::Joints), "{line}");
+        harness.get_by_label("Joints").click();
+        harness.run();
+        assert_eq!(harness.state().panel_in_view, None, "closed again");
+
+        // The user scrolled the side panel down to a section: that one.
+        harness.get_by_label("Record clip").scroll_to_me();
+        harness.run();
+        let at = harness.state().panel_in_view.expect("scrolled to a section");
+        assert!(!matches!(at, Panel::Profile | Panel::Clips), "{at:?}");
+        let line = harness.state().command_line();
+        assert!(line.ends_with(&format!("--panel {}", at.name())), "{line}");
+        let opened = open(&line);
+        assert_eq!(opened.state().panel_in_view, Some(at), "{line}");
+        // A path with a space in it survives the shell.
+        let mut shown = viewer();
+        shown.source = crate::ui::ModelSource::file(std::path::Path::new("/tmp/my exports/it's.glb"));
+        let parsed = Line::try_parse_from(shell_words(&shown.command_line())).expect("parses");
+        assert_eq!(parsed.model.as_deref(), Some(std::path::Path::new("/tmp/my exports/it's.glb")));
     }
 
     #[test]

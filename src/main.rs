@@ -13,11 +13,8 @@ use clap::{Parser, Subcommand};
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Without a command: open this .glb or .gltf in the interactive viewer (default: the
-    /// built-in character).
-    model: Option<PathBuf>,
     #[command(flatten)]
-    view: animtune::app::ViewerOptions,
+    viewer: animtune::app::ViewerLine,
 }
 
 #[derive(Debug, Subcommand)]
@@ -169,7 +166,7 @@ fn run(command: Command) -> anyhow::Result<String> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let Some(command) = args.command else {
-        return match animtune::app::run(args.model.as_deref(), &args.view) {
+        return match animtune::app::run(args.viewer.model.as_deref(), &args.viewer.view) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("error: {error:#}");

@@ -10,8 +10,10 @@ use std::path::{Path, PathBuf};
 use anim::{ClipId, Model, SampleSettings, SoaPose};
 
 use super::compare::{CompareLayout, heat_color32};
+use super::frame::{ViewClick, pick_nearest_joint};
 use super::loading::LoadJob;
 use crate::ab::{AbCompare, JointDeviation, model_size, same_clip};
+use crate::render::OrbitCamera;
 
 /// What a list of changed joints was computed for: A's model generation and the clip.
 type ChangedKey = (u64, Option<usize>);
@@ -162,6 +164,22 @@ impl AbView {
     /// Heat per node of A (empty when off).
     pub fn heat(&self) -> &[f32] {
         &self.heat
+    }
+
+    /// A click in B's view (the right-hand half, side by side): the joint of B nearest to it
+    /// as B is posed now (only joints A has too), as A's node matched by name.
+    pub fn pick_joint_in_b(&self, camera: &OrbitCamera, click: ViewClick, radius_px: f32) -> Option<usize> {
+        let file = self.file.as_ref().filter(|_| self.enabled)?;
+        let matrices = file.compare.model_from_node_b();
+        let accept = |node: usize| file.compare.node_a_of(node).is_some();
+        let node_b = pick_nearest_joint(&file.model, matrices, camera, click, radius_px, accept)?;
+        file.compare.node_a_of(node_b)
+    }
+
+    /// B's model and where its nodes are now (model space), when A/B is on.
+    pub fn b_model_from_node(&self) -> Option<(&Model, &[glam::Affine3A])> {
+        let file = self.file.as_ref().filter(|_| self.enabled)?;
+        Some((&file.model, file.compare.model_from_node_b()))
     }
 
     /// B's model and pose to draw, when A/B is on.

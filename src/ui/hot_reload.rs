@@ -6,6 +6,7 @@
 //! write loads. Counts for the status line and `--stats-out`.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anim::Model;
@@ -32,6 +33,18 @@ pub struct HotReload {
     watch_error: Option<String>,
     job: Option<LoadJob>,
     debounce: Duration,
+    /// Wakes the window's event loop when a watched file changes (given by the window shell).
+    waker: Option<Waker>,
+}
+
+/// A callback that wakes the window (called on the watcher's thread).
+#[derive(Clone)]
+struct Waker(Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for Waker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Waker")
+    }
 }
 
 impl Default for HotReload {
@@ -47,6 +60,7 @@ impl Default for HotReload {
             watch_error: None,
             job: None,
             debounce: crate::watch::DEBOUNCE,
+            waker: None,
         }
     }
 }
@@ -63,7 +77,13 @@ impl HotReload {
         self.watch_error = None;
         self.watched = wanted.map(Path::to_path_buf);
         if let Some(path) = wanted {
-            match ModelWatch::with_debounce(path, self.debounce, || {}) {
+            let waker = self.waker.clone();
+            let wake = move || {
+                if let Some(Waker(wake)) = &waker {
+                    wake();
+                }
+            };
+            match ModelWatch::with_debounce(path, self.debounce, wake) {
                 Ok(watch) => self.watch = Some(watch),
                 Err(error) => self.watch_error = Some(format!("cannot watch {}: {error}", path.display())),
             }
@@ -74,6 +94,15 @@ impl HotReload {
     /// default); takes effect on the next watch.
     pub fn set_debounce(&mut self, debounce: Duration) {
         self.debounce = debounce;
+        self.watched = None;
+        self.watch = None;
+    }
+
+    /// Call `wake` (on the watcher's thread) whenever a watched file changes, so that a window
+    /// idle in its event loop wakes up and polls: the reload then shows within the debounce
+    /// time instead of at the next idle repaint. Takes effect on the next watch.
+    pub fn set_waker(&mut self, wake: impl Fn() + Send + Sync + 'static) {
+        self.waker = Some(Waker(Arc::new(wake)));
         self.watched = None;
         self.watch = None;
     }
@@ -154,5 +183,40 @@ fn ago(elapsed: Duration) -> String {
         s @ 2..=119 => format!("{s} s ago"),
         s @ 120..=7199 => format!("{} min ago", s / 60),
         s => format!("{} h ago", s / 3600),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[test]
+    fn a_save_wakes_the_window_without_a_repaint() {
+        let dir = std::env::temp_dir().join(format!("animtune-hot-reload-wake-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("character.glb");
+        std::fs::write(&path, crate::mannequin::DEFAULT_MODEL_GLB).expect("written");
+        let woken = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&woken);
+        let mut hot_reload = HotReload::default();
+        hot_reload.set_debounce(Duration::from_secs(1));
+        hot_reload.set_waker(move || _ = count.fetch_add(1, Ordering::SeqCst));
+        hot_reload.sync(Some(&path));
+        assert_eq!(woken.load(Ordering::SeqCst), 0);
+        std::fs::write(&path, crate::mannequin::DEFAULT_MODEL_GLB).expect("saved again");
+        // Nothing polls the viewer here: only the watcher can say the file changed.
+        let start = Instant::now();
+        while woken.load(Ordering::SeqCst) == 0 {
+            assert!(start.elapsed() < Duration::from_secs(5), "the save did not wake the window");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        // Woken, the window polls: the reload starts once the files settled.
+        let mut pending = false;
+        assert!(hot_reload.poll(Instant::now(), &mut pending).is_none());
+        assert!(pending, "a settling change keeps the window polling");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -21,7 +21,7 @@ use super::crossfade::{CrossFadeAction, CrossFadePanel};
 use super::crowd::CrowdPanel;
 use super::curves::CurvesPanel;
 use super::file_menu::{FileAction, FileMenu, PathPurpose};
-use super::frame::FrameOutput;
+use super::frame::{FrameOutput, ViewClick};
 use super::hot_reload::HotReload;
 use super::joints::JointsPanel;
 use super::loading::{LoadJob, LoadStage};
@@ -107,10 +107,20 @@ impl Panel {
     }
 }
 
-/// A collapsible section of the side panel: open (and scrolled to) when it is `focus`.
+/// A section of the side panel as it was drawn: open or not, and where its header starts.
+#[derive(Debug, Clone, Copy)]
+struct SectionShown {
+    panel: Panel,
+    open: bool,
+    default_open: bool,
+    header_top: f32,
+}
+
+/// A collapsible section of the side panel: open (and scrolled to) when it is `focus`; what was
+/// drawn is added to `shown`.
 fn section(
     ui: &mut egui::Ui,
-    focus: Option<Panel>,
+    (focus, shown): (Option<Panel>, &mut Vec<SectionShown>),
     panel: Panel,
     title: &str,
     default_open: bool,
@@ -124,6 +134,36 @@ fn section(
     if focus == Some(panel) {
         response.header_response.scroll_to_me(Some(egui::Align::TOP));
     }
+    shown.push(SectionShown {
+        panel,
+        open: response.body_response.is_some(),
+        default_open,
+        header_top: response.header_response.rect.top(),
+    });
+}
+
+/// The section the user is at, for `--panel`: when the side panel is scrolled, the open section
+/// at the top of its view (the last header at or above the view's top; scrolled to the end, where
+/// `--panel` cannot bring a header to the top, the first header in view); else a section closed
+/// by default that the user opened; else none (nothing specific: the panel as it opens).
+fn panel_in_view(shown: &[SectionShown], scroll: &egui::scroll_area::ScrollAreaOutput<()>) -> Option<Panel> {
+    /// A header this close to the view's top counts as at the top (item spacing).
+    const SLACK_PX: f32 = 8.0;
+    let offset = scroll.state.clamped_offset().y;
+    let view_top = scroll.inner_rect.top();
+    let at_end = offset >= scroll.content_size.y - scroll.inner_rect.height() - 1.0;
+    let top = if at_end {
+        shown.iter().find(|s| s.header_top >= view_top - SLACK_PX)
+    } else {
+        shown.iter().rev().find(|s| s.header_top <= view_top + SLACK_PX)
+    };
+    if offset > 0.5
+        && let Some(top) = top
+        && top.open
+    {
+        return Some(top.panel);
+    }
+    shown.iter().find(|s| s.open && !s.default_open).map(|s| s.panel)
 }
 
 /// Where the model on screen came from.
@@ -213,6 +253,9 @@ pub struct Viewer {
     pub side_panel_width: f32,
     /// The side panel section to open and scroll to on the next frame (`--panel`).
     pub focus_panel: Option<Panel>,
+    /// The side panel section the user is at (scrolled to, or opened), as of the last frame:
+    /// the `--panel` of View ▸ Copy command line.
+    pub panel_in_view: Option<Panel>,
     saved_side_panel_width: f32,
     config_dir: Option<PathBuf>,
     quit_requested: bool,
@@ -249,6 +292,7 @@ impl Viewer {
             curves: CurvesPanel::default(),
             side_panel_width: width,
             focus_panel: None,
+            panel_in_view: None,
             saved_side_panel_width: width,
             config_dir: None,
             quit_requested: false,
@@ -447,10 +491,31 @@ impl Viewer {
         pending
     }
 
+    /// The joint a click in the 3D view selects: in B's half of a side-by-side A/B view, B's
+    /// joint there as B is posed (A's node of the same name); elsewhere the joint drawn there
+    /// (A, or the compare pose in its half).
+    pub fn pick_joint_at(&self, click: ViewClick) -> Option<usize> {
+        /// How near a click must be to a joint, in pixels.
+        const PICK_RADIUS_PX: f32 = 14.0;
+        if click.right_view && self.ab.is_split() {
+            return self.ab.pick_joint_in_b(&self.viewport.camera, click, PICK_RADIUS_PX);
+        }
+        let camera = &self.viewport.camera;
+        self.frame.pick_joint(
+            &self.model,
+            camera,
+            click.position_px,
+            click.view_size_px,
+            PICK_RADIUS_PX,
+            click.right_view,
+        )
+    }
+
     /// The command line that opens the viewer on what is on screen now: the file, clip, time,
-    /// joint and channel, the interpolation override, compare, skeleton, and `panel` when given
-    /// ("Copy command line" sends it to a colleague).
-    pub fn command_line(&self, panel: Option<Panel>) -> String {
+    /// joint and channel, the interpolation override, compare, skeleton, A/B, and the side panel
+    /// section the user is at when there is one ([`Self::panel_in_view`]; "Copy command line"
+    /// sends it to a colleague).
+    pub fn command_line(&self) -> String {
         let quote = |text: &str| {
             if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,+".contains(c)) {
                 text.to_owned()
@@ -495,7 +560,7 @@ impl Viewer {
                 words.push("--ghost".to_owned());
             }
         }
-        if let Some(panel) = panel {
+        if let Some(panel) = self.focus_panel.or(self.panel_in_view) {
             words.extend(["--panel".to_owned(), panel.name().to_owned()]);
         }
         words.join(" ")
@@ -821,8 +886,8 @@ impl Viewer {
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let labels = self.view_labels();
-            let (picked, rect) = self.viewport.viewport_ui(ui, &self.model, &self.frame, &labels);
-            if let Some(joint) = picked {
+            let (click, rect) = self.viewport.viewport_ui(ui, &labels);
+            if let Some(joint) = click.and_then(|click| self.pick_joint_at(click)) {
                 self.selection.joint = Some(joint);
             }
             if self.overlays.stats_visible {
@@ -841,9 +906,10 @@ impl Viewer {
     /// ragdoll, crowd. Wide content scrolls instead of widening the panel.
     fn side_panel_ui(&mut self, ui: &mut egui::Ui) {
         let focus = self.focus_panel.take();
-        egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+        let mut shown = Vec::with_capacity(Panel::ALL.len());
+        let scroll = egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
             ui.set_max_width(ui.available_width());
-            section(ui, focus, Panel::Profile, "Profile", true, |ui| {
+            section(ui, (focus, &mut shown), Panel::Profile, "Profile", true, |ui| {
                 ui.horizontal_wrapped(|ui| {
                     ui.label("Model:");
                     ui.strong(self.source.short_name()).on_hover_text(&self.source.label);
@@ -857,17 +923,17 @@ impl Viewer {
                     None => {}
                 }
             });
-            section(ui, focus, Panel::Clips, "Clips", true, |ui| self.playback.clips_ui(ui, &self.model));
-            section(ui, focus, Panel::Interpolation, "Interpolation", true, |ui| {
+            section(ui, (focus, &mut shown), Panel::Clips, "Clips", true, |ui| self.playback.clips_ui(ui, &self.model));
+            section(ui, (focus, &mut shown), Panel::Interpolation, "Interpolation", true, |ui| {
                 if self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection) {
                     self.file.bake_name = self.bake_file_name();
                     self.file.request(PathPurpose::BakeClip);
                 }
             });
-            section(ui, focus, Panel::Joints, "Joints", false, |ui| {
+            section(ui, (focus, &mut shown), Panel::Joints, "Joints", false, |ui| {
                 self.joints.joints_ui(ui, &self.model, self.playback.clip(), &mut self.selection);
             });
-            section(ui, focus, Panel::Curves, "Curves", true, |ui| {
+            section(ui, (focus, &mut shown), Panel::Curves, "Curves", true, |ui| {
                 self.curves.curves_ui(
                     ui,
                     &self.model,
@@ -877,7 +943,7 @@ impl Viewer {
                     &mut self.selection,
                 );
             });
-            section(ui, focus, Panel::CrossFade, "Cross-fade", true, |ui| {
+            section(ui, (focus, &mut shown), Panel::CrossFade, "Cross-fade", true, |ui| {
                 let names = self.clip_names();
                 let ragdolling = self.ragdoll.phase() == Phase::Ragdoll;
                 match self.crossfade.crossfade_ui(ui, &self.playback, &mut self.tuning, ragdolling, &names) {
@@ -889,7 +955,7 @@ impl Viewer {
                     None => {}
                 }
             });
-            section(ui, focus, Panel::Compare, "Compare", true, |ui| {
+            section(ui, (focus, &mut shown), Panel::Compare, "Compare", true, |ui| {
                 let deviation = self.frame.deviation();
                 self.compare.compare_ui(
                     ui,
@@ -910,7 +976,7 @@ impl Viewer {
                     ui.weak("A | B is shown instead of the two modes while both are on.");
                 }
             });
-            section(ui, focus, Panel::Ragdoll, "Ragdoll", true, |ui| {
+            section(ui, (focus, &mut shown), Panel::Ragdoll, "Ragdoll", true, |ui| {
                 let names = self.clip_names();
                 let model = &self.model;
                 let node_name = |n: usize| crate::profile::node_display_name(model, n);
@@ -922,7 +988,7 @@ impl Viewer {
                     None => {}
                 }
             });
-            section(ui, focus, Panel::Record, "Record clip", false, |ui| {
+            section(ui, (focus, &mut shown), Panel::Record, "Record clip", false, |ui| {
                 let clip = self.playback.clip().map(|c| (self.playback.clip_name(c), self.model.clips[c].end_secs()));
                 if self.recorder.record_ui(ui, clip) {
                     let name = format!(
@@ -935,12 +1001,13 @@ impl Viewer {
                 }
             });
             let crowd_open = self.crowd.crowd.is_some();
-            section(ui, focus, Panel::Crowd, "Crowd", crowd_open, |ui| {
+            section(ui, (focus, &mut shown), Panel::Crowd, "Crowd", crowd_open, |ui| {
                 if self.crowd.crowd_ui(ui, &self.model, self.tuning.interpolation().mode) {
                     self.frame_camera();
                 }
             });
         });
+        self.panel_in_view = panel_in_view(&shown, &scroll);
     }
 
     /// Menus, the path field, load progress, messages and the last error.
@@ -978,7 +1045,7 @@ impl Viewer {
                     )
                     .clicked()
                 {
-                    let line = self.command_line(Some(Panel::Curves));
+                    let line = self.command_line();
                     ui.ctx().copy_text(line.clone());
                     self.file.message = Some(format!("Copied: {line}"));
                     ui.close();

@@ -1,12 +1,10 @@
 //! The 3D view widget: shows the frame the GPU bridge rendered, owns the orbit camera, turns
-//! mouse input into camera moves and clicks into joint picks (on the frame output's matrices:
-//! what was drawn).
-
-use anim::Model;
+//! mouse input into camera moves and clicks into [`ViewClick`]s (which half of a split view, where),
+//! from which the viewer picks the joint drawn there.
 
 use crate::render::{Aabb, OrbitCamera};
 
-use super::frame::FrameOutput;
+use super::frame::ViewClick;
 
 /// What the 3D view shows, for its labels and clicks: one view, two side by side, or one with a
 /// ghost over it.
@@ -60,15 +58,9 @@ impl ViewportPanel {
     }
 
     /// Fill the available space with the 3D view and handle orbit (left drag), pan (middle drag
-    /// or shift + left drag) and zoom (wheel). Returns the joint picked by a click, if any, and
-    /// the view's rect (for overlays).
-    pub fn viewport_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &Model,
-        frame: &FrameOutput,
-        labels: &ViewLabels,
-    ) -> (Option<usize>, egui::Rect) {
+    /// or shift + left drag) and zoom (wheel). Returns a click (to pick a joint with; the
+    /// viewer knows what each half shows), if any, and the view's rect (for overlays).
+    pub fn viewport_ui(&mut self, ui: &mut egui::Ui, labels: &ViewLabels) -> (Option<ViewClick>, egui::Rect) {
         let split = matches!(labels, ViewLabels::Split(_));
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
         let pixels_per_point = ui.ctx().pixels_per_point();
@@ -116,7 +108,7 @@ impl ViewportPanel {
             egui::Color32::from_gray(170),
         );
 
-        let mut picked = None;
+        let mut click = None;
         if response.clicked()
             && let Some(pointer) = response.interact_pointer_pos()
         {
@@ -126,8 +118,11 @@ impl ViewportPanel {
             if right_view {
                 local.x -= view_width;
             }
-            let view = glam::Vec2::new(view_width, rect.height());
-            picked = frame.pick_joint(model, &self.camera, glam::Vec2::new(local.x, local.y), view, 14.0, right_view);
+            click = Some(ViewClick {
+                position_px: glam::Vec2::new(local.x, local.y),
+                view_size_px: glam::Vec2::new(view_width, rect.height()),
+                right_view,
+            });
         }
         let delta = response.drag_delta();
         let shift = ui.input(|i| i.modifiers.shift);
@@ -145,6 +140,6 @@ impl ViewportPanel {
                 self.camera.zoom((-scroll * 0.002).exp());
             }
         }
-        (picked, rect)
+        (click, rect)
     }
 }

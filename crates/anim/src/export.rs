@@ -129,7 +129,10 @@ impl Bin {
 /// gets a new sampler over new accessors (float key times with `min`/`max`, float values laid
 /// out as glTF wants for the track's interpolation). Channels no track names (material
 /// pointers, channels for other extensions) keep their samplers; samplers no channel uses any
-/// more are dropped, their accessors stay. Everything else is kept as it was: every buffer with
+/// more are dropped, and with them the accessors, buffer views and binary-chunk bytes only they
+/// used (every reference renumbered: meshes, skins, animations, sparse accessors, images,
+/// Draco and GPU-instancing extensions, animation pointers), so a file baked again does not
+/// grow. Everything else is kept as it was: every buffer with
 /// data goes into the GLB's binary chunk at a 16-byte-aligned offset (buffer views and
 /// `EXT_meshopt_compression` views are moved with it, so compressed data stays intact), meshopt
 /// fallback buffers without data stay buffers without data, and images in external files are
@@ -290,6 +293,13 @@ pub fn replace_clip(
         .and_then(|a| a.get_mut(animation))
         .ok_or_else(|| doc_error(format!("animation {animation} does not exist")))?;
     let old_samplers = target.get("samplers").and_then(Value::as_array).cloned().unwrap_or_default();
+    // The accessors the old samplers read: dropped below when nothing reads them any more.
+    let old_keys: Vec<usize> = old_samplers
+        .iter()
+        .flat_map(|sampler| ["input", "output"].map(|key| sampler.get(key).and_then(Value::as_u64)))
+        .flatten()
+        .map(|index| index as usize)
+        .collect();
     let Some(channels) = target.get_mut("channels").and_then(Value::as_array_mut) else {
         return Err(doc_error(format!("animation {animation} has no channels")));
     };
@@ -331,6 +341,9 @@ pub fn replace_clip(
     } else {
         root["bufferViews"] = Value::Array(bin.views);
     }
+    if renumbering_is_safe(&root) {
+        drop_unused(&mut root, &mut bin.bytes, &old_keys).map_err(doc_error)?;
+    }
     new_buffers[0] = json!({"byteLength": bin.bytes.len()});
     root["buffers"] = Value::Array(new_buffers);
     pack_glb(to_sorted_json(&root).as_bytes(), &bin.bytes)
@@ -343,6 +356,244 @@ fn remap_view(view: &mut Value, buffer_map: &[(usize, usize)]) -> Result<(), Str
     let offset = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
     view["buffer"] = json!(new_buffer);
     view["byteOffset"] = json!(base + offset);
+    Ok(())
+}
+
+/// Extensions whose references to accessors and buffer views [`for_each_accessor_ref`] and
+/// [`for_each_view_ref`] know (or that have none). A file using another extension could refer
+/// to them where those do not look: nothing is dropped from it.
+const KNOWN_EXTENSIONS: &[&str] = &[
+    "KHR_animation_pointer",
+    "KHR_draco_mesh_compression",
+    "EXT_meshopt_compression",
+    "KHR_meshopt_compression",
+    "EXT_mesh_gpu_instancing",
+    "KHR_mesh_quantization",
+    "KHR_texture_transform",
+    "KHR_texture_basisu",
+    "EXT_texture_webp",
+    "EXT_texture_avif",
+    "KHR_lights_punctual",
+    "KHR_node_visibility",
+    "KHR_xmp_json_ld",
+    "KHR_materials_variants",
+];
+
+/// True when every extension the file uses is one whose references are known.
+fn renumbering_is_safe(root: &Value) -> bool {
+    let used = root.get("extensionsUsed").and_then(Value::as_array).into_iter().flatten();
+    used.filter_map(Value::as_str).all(|name| name.starts_with("KHR_materials_") || KNOWN_EXTENSIONS.contains(&name))
+}
+
+/// `value`, an index, replaced by `f(index)`.
+fn visit_index(value: Option<&mut Value>, f: &mut dyn FnMut(usize) -> usize) {
+    if let Some(value) = value
+        && let Some(index) = value.as_u64()
+    {
+        *value = json!(f(index as usize));
+    }
+}
+
+/// Every object's values (an `attributes` map, a morph target), as indices.
+fn visit_map(value: Option<&mut Value>, f: &mut dyn FnMut(usize) -> usize) {
+    for value in value.and_then(Value::as_object_mut).into_iter().flat_map(|m| m.values_mut()) {
+        visit_index(Some(value), f);
+    }
+}
+
+/// The items of array `key` of `value`.
+fn items<'a>(value: &'a mut Value, key: &str) -> impl Iterator<Item = &'a mut Value> {
+    value.get_mut(key).and_then(Value::as_array_mut).into_iter().flatten()
+}
+
+/// Animation pointers into `/{collection}/N/…`: `N` replaced by `f(N)`.
+fn visit_pointers(root: &mut Value, collection: &str, f: &mut dyn FnMut(usize) -> usize) {
+    let prefix = format!("/{collection}/");
+    for animation in items(root, "animations") {
+        for channel in items(animation, "channels") {
+            let Some(pointer) = channel.pointer_mut("/target/extensions/KHR_animation_pointer/pointer") else {
+                continue;
+            };
+            let Some(rest) = pointer.as_str().and_then(|p| p.strip_prefix(&prefix)) else { continue };
+            let (index, tail) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            if let Ok(index) = index.parse::<usize>() {
+                *pointer = json!(format!("{prefix}{}{tail}", f(index)));
+            }
+        }
+    }
+}
+
+/// Every reference to an accessor in the document, as `f(index)` → its new index.
+fn for_each_accessor_ref(root: &mut Value, f: &mut dyn FnMut(usize) -> usize) {
+    for mesh in items(root, "meshes") {
+        for primitive in items(mesh, "primitives") {
+            visit_map(primitive.get_mut("attributes"), f);
+            visit_index(primitive.get_mut("indices"), f);
+            for target in items(primitive, "targets") {
+                visit_map(Some(target), f);
+            }
+        }
+    }
+    for skin in items(root, "skins") {
+        visit_index(skin.get_mut("inverseBindMatrices"), f);
+    }
+    for animation in items(root, "animations") {
+        for sampler in items(animation, "samplers") {
+            visit_index(sampler.get_mut("input"), f);
+            visit_index(sampler.get_mut("output"), f);
+        }
+    }
+    for node in items(root, "nodes") {
+        visit_map(node.pointer_mut("/extensions/EXT_mesh_gpu_instancing/attributes"), f);
+    }
+    visit_pointers(root, "accessors", f);
+}
+
+/// Every reference to a buffer view in the document, as `f(index)` → its new index.
+fn for_each_view_ref(root: &mut Value, f: &mut dyn FnMut(usize) -> usize) {
+    for accessor in items(root, "accessors") {
+        visit_index(accessor.get_mut("bufferView"), f);
+        visit_index(accessor.pointer_mut("/sparse/indices/bufferView"), f);
+        visit_index(accessor.pointer_mut("/sparse/values/bufferView"), f);
+    }
+    for image in items(root, "images") {
+        visit_index(image.get_mut("bufferView"), f);
+    }
+    for mesh in items(root, "meshes") {
+        for primitive in items(mesh, "primitives") {
+            visit_index(primitive.pointer_mut("/extensions/KHR_draco_mesh_compression/bufferView"), f);
+        }
+    }
+    visit_pointers(root, "bufferViews", f);
+}
+
+/// Remove the items of array `key` that `drop` marks, and renumber references with `refs`.
+fn remove_items(
+    root: &mut Value,
+    key: &str,
+    drop: &[bool],
+    refs: fn(&mut Value, &mut dyn FnMut(usize) -> usize),
+) -> Vec<Value> {
+    let mut new_index = Vec::with_capacity(drop.len());
+    let mut next = 0;
+    for &gone in drop {
+        new_index.push(next);
+        next += usize::from(!gone);
+    }
+    refs(root, &mut |i| new_index.get(i).copied().unwrap_or(i));
+    let Some(list) = root.get_mut(key).and_then(Value::as_array_mut) else { return Vec::new() };
+    let mut removed = Vec::new();
+    let mut i = 0;
+    list.retain_mut(|item| {
+        let keep = !drop.get(i).copied().unwrap_or(false);
+        i += 1;
+        if !keep {
+            removed.push(std::mem::take(item));
+        }
+        keep
+    });
+    removed
+}
+
+/// Which items of array `key` the document refers to (`refs`).
+fn referenced(root: &mut Value, key: &str, refs: fn(&mut Value, &mut dyn FnMut(usize) -> usize)) -> Vec<bool> {
+    let count = root.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+    let mut used = vec![false; count];
+    refs(root, &mut |i| {
+        if let Some(u) = used.get_mut(i) {
+            *u = true;
+        }
+        i
+    });
+    used
+}
+
+/// Drop the accessors of `candidates` nothing refers to any more, then the buffer views only
+/// they used, then the bytes of `bin` (buffer 0) no remaining view covers; every reference is
+/// renumbered and every view moved keeps its offset modulo 16 (so its alignment).
+fn drop_unused(root: &mut Value, bin: &mut Vec<u8>, candidates: &[usize]) -> Result<(), String> {
+    let used = referenced(root, "accessors", for_each_accessor_ref);
+    let mut drop_accessor = vec![false; used.len()];
+    for &c in candidates {
+        if let Some(false) = used.get(c) {
+            drop_accessor[c] = true;
+        }
+    }
+    if !drop_accessor.contains(&true) {
+        return Ok(());
+    }
+    let removed = remove_items(root, "accessors", &drop_accessor, for_each_accessor_ref);
+    let view_candidates: Vec<usize> = removed
+        .iter()
+        .flat_map(|a| ["/bufferView", "/sparse/indices/bufferView", "/sparse/values/bufferView"].map(|p| a.pointer(p)))
+        .flatten()
+        .filter_map(Value::as_u64)
+        .map(|v| v as usize)
+        .collect();
+    let used = referenced(root, "bufferViews", for_each_view_ref);
+    let mut drop_view = vec![false; used.len()];
+    for c in view_candidates {
+        if let Some(false) = used.get(c) {
+            drop_view[c] = true;
+        }
+    }
+    remove_items(root, "bufferViews", &drop_view, for_each_view_ref);
+
+    // The bytes of buffer 0 that views (and meshopt's compressed views) still cover.
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    let in_bin = |view: &Value| -> Result<Option<(usize, usize)>, String> {
+        if view.get("buffer").and_then(Value::as_u64) != Some(0) {
+            return Ok(None);
+        }
+        let start = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let length = view.get("byteLength").and_then(Value::as_u64).ok_or("a buffer view has no byteLength")? as usize;
+        let end = start.checked_add(length).filter(|&e| e <= bin.len()).ok_or("a buffer view lies past its buffer")?;
+        Ok(Some((start, end)))
+    };
+    for view in root.get("bufferViews").and_then(Value::as_array).into_iter().flatten() {
+        ranges.extend(in_bin(view)?);
+        for name in MESHOPT_EXTENSIONS {
+            if let Some(compressed) = view.pointer(&format!("/extensions/{name}")) {
+                ranges.extend(in_bin(compressed)?);
+            }
+        }
+    }
+    ranges.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::new();
+    for (start, end) in ranges {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    // Each kept range moved down to the next offset with its old offset modulo 16.
+    let mut compact = Vec::with_capacity(bin.len());
+    let mut moves = Vec::with_capacity(merged.len());
+    for &(start, end) in &merged {
+        let mut at = compact.len();
+        at += (start % 16 + 16 - at % 16) % 16;
+        compact.resize(at, 0);
+        compact.extend_from_slice(&bin[start..end]);
+        moves.push((start, end, at));
+    }
+    let moved = |offset: usize| {
+        moves.iter().find(|&&(s, e, _)| offset >= s && offset <= e).map_or(offset, |&(s, _, at)| at + offset - s)
+    };
+    let relocate = |view: &mut Value| {
+        if view.get("buffer").and_then(Value::as_u64) == Some(0) {
+            let offset = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+            view["byteOffset"] = json!(moved(offset));
+        }
+    };
+    for view in items(root, "bufferViews") {
+        relocate(view);
+        for name in MESHOPT_EXTENSIONS {
+            if let Some(compressed) = view.pointer_mut(&format!("/extensions/{name}")) {
+                relocate(compressed);
+            }
+        }
+    }
+    *bin = compact;
     Ok(())
 }
 
@@ -364,5 +615,78 @@ mod tests {
     fn sorted_json_is_independent_of_insertion_order() {
         let a = json!({"b": 1, "a": [true, null, {"d": 2.5, "c": "x"}]});
         assert_eq!(to_sorted_json(&a), r#"{"a":[true,null,{"c":"x","d":2.5}],"b":1}"#);
+    }
+
+    #[test]
+    fn replaced_keys_go_with_their_views_and_bytes_and_every_reference_is_renumbered() {
+        // A file after its animation got new samplers (accessors 5 and 6 on views 6 and 7): the
+        // old keys (accessors 0 and 1 on views 0 and 1) come first, so everything after them moves.
+        let view = |offset: usize, length: usize| json!({"buffer": 0, "byteOffset": offset, "byteLength": length});
+        let mut root = json!({
+            "extensionsUsed": ["EXT_meshopt_compression", "EXT_mesh_gpu_instancing", "KHR_animation_pointer"],
+            "bufferViews": [
+                view(0, 8), view(8, 16), view(32, 12), view(48, 4), view(52, 8),
+                {"buffer": 1, "byteLength": 16, "extensions": {"EXT_meshopt_compression": view(60, 4)}},
+                view(64, 8), view(72, 8),
+            ],
+            "accessors": [
+                {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR"},
+                {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC2"},
+                {"bufferView": 2, "componentType": 5126, "count": 1, "type": "VEC3"},
+                {"componentType": 5126, "count": 1, "type": "VEC3",
+                 "sparse": {"count": 1, "indices": {"bufferView": 3, "componentType": 5125}, "values": {"bufferView": 2}}},
+                {"bufferView": 5, "componentType": 5126, "count": 1, "type": "VEC3"},
+                {"bufferView": 6, "componentType": 5126, "count": 2, "type": "SCALAR"},
+                {"bufferView": 7, "componentType": 5126, "count": 2, "type": "SCALAR"},
+            ],
+            "images": [{"bufferView": 4, "mimeType": "image/png"}],
+            "meshes": [{"primitives": [{"attributes": {"POSITION": 2}, "targets": [{"POSITION": 4}]}]}],
+            "nodes": [{"mesh": 0, "extensions": {"EXT_mesh_gpu_instancing": {"attributes": {"TRANSLATION": 3}}}}],
+            "animations": [{
+                "samplers": [{"input": 5, "output": 6}],
+                "channels": [{"sampler": 0, "target": {"path": "pointer", "extensions":
+                    {"KHR_animation_pointer": {"pointer": "/accessors/6/max"}}}}],
+            }],
+        });
+        assert!(renumbering_is_safe(&root));
+        let mut bin: Vec<u8> = (0..80).collect();
+        drop_unused(&mut root, &mut bin, &[0, 1]).expect("drops");
+
+        let accessors = root["accessors"].as_array().expect("accessors");
+        assert_eq!(accessors.len(), 5);
+        assert_eq!(
+            root["meshes"][0]["primitives"][0],
+            json!({"attributes": {"POSITION": 0}, "targets": [{"POSITION": 2}]})
+        );
+        assert_eq!(root["nodes"][0]["extensions"]["EXT_mesh_gpu_instancing"]["attributes"]["TRANSLATION"], 1);
+        assert_eq!(root["animations"][0]["samplers"][0], json!({"input": 3, "output": 4}));
+        assert_eq!(
+            root["animations"][0]["channels"][0]["target"]["extensions"]["KHR_animation_pointer"]["pointer"],
+            "/accessors/4/max"
+        );
+        assert_eq!(accessors[1]["sparse"]["indices"]["bufferView"], 1);
+        assert_eq!(accessors[1]["sparse"]["values"]["bufferView"], 0);
+        assert_eq!(root["images"][0]["bufferView"], 2);
+        let views = root["bufferViews"].as_array().expect("views");
+        assert_eq!(views.len(), 6);
+        assert_eq!([accessors[0]["bufferView"].clone(), accessors[2]["bufferView"].clone()], [json!(0), json!(3)]);
+        assert_eq!([accessors[3]["bufferView"].clone(), accessors[4]["bufferView"].clone()], [json!(4), json!(5)]);
+        // The old keys' 24 bytes are gone; what is kept sits at its old offset modulo 16, and each
+        // view still reads its own bytes.
+        assert_eq!(bin.len(), 48);
+        let bytes_of = |v: &Value| {
+            let offset = v["byteOffset"].as_u64().expect("offset") as usize;
+            assert_eq!(offset % 4, 0);
+            bin[offset..offset + v["byteLength"].as_u64().expect("length") as usize].to_vec()
+        };
+        assert_eq!(bytes_of(&views[0]), (32..44).collect::<Vec<u8>>());
+        assert_eq!(bytes_of(&views[2]), (52..60).collect::<Vec<u8>>());
+        assert_eq!(bytes_of(&views[3]["extensions"]["EXT_meshopt_compression"]), (60..64).collect::<Vec<u8>>());
+        assert_eq!(views[3]["buffer"], 1, "the fallback buffer's view keeps its place");
+        assert_eq!(bytes_of(&views[5]), (72..80).collect::<Vec<u8>>());
+
+        // An extension whose references are not known: nothing is dropped.
+        root["extensionsUsed"] = json!(["VENDOR_refers_to_views"]);
+        assert!(!renumbering_is_safe(&root));
     }
 }

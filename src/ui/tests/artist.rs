@@ -239,3 +239,48 @@ fn a_b_finds_exactly_the_joints_a_new_export_changed() {
     harness.get_by_label_contains("\"Walk\": no joint differs between A and B");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_click_in_b_half_picks_the_joint_b_shows_there() {
+    let dir = std::env::temp_dir().join(format!("animtune-ab-pick-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // B: Run with the left upper arm turned 90° (the arm below it elsewhere than in A).
+    let mut doc = Doc::from_glb(crate::mannequin::DEFAULT_MODEL_GLB).expect("the built-in GLB");
+    let q = glam::Quat::from_rotation_x(90f32.to_radians()).to_array();
+    doc.replace_channel_keys("Run", "UpperArm.L", "rotation", (&[0.0, 0.5], &[q, q].concat(), "LINEAR"));
+    let b_path = dir.join("character-new.glb");
+    write(&b_path, &doc.to_glb());
+    let mut viewer = super::viewer();
+    viewer.playback.select_clip(super::clip(&viewer, "Run"));
+    viewer.playback.seek(0.3);
+    viewer.playback.playing = false;
+    let b = decode::load_path(&b_path, &anim::import::Limits::default()).expect("B loads");
+    let a_model = viewer.model.clone();
+    viewer.ab.set_second(&a_model, &b_path, b);
+    viewer.compute_frame();
+    viewer.frame_camera();
+    assert!(viewer.ab.is_split());
+
+    // Where Hand.L is drawn in each half of a 1280 × 900 view.
+    let half = glam::Vec2::new(640.0, 900.0);
+    let camera = viewer.viewport.camera;
+    let hand = node(&viewer, "Hand.L");
+    let (b_model, b_matrices) = viewer.ab.b_model_from_node().expect("B is posed");
+    let b_hand = b_model.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L")).expect("B's Hand.L");
+    let at = |m: &glam::Affine3A| {
+        crate::ui::frame::screen_position(&camera, half, glam::Vec3::from(m.translation)).expect("in view").0
+    };
+    let in_b = at(&b_matrices[b_hand]);
+    let in_a = at(&viewer.frame.model_from_node()[hand]);
+    assert!(in_b.distance(in_a) > 40.0, "B's hand is elsewhere: A {in_a}, B {in_b}");
+
+    let click = |position_px, right_view| crate::ui::frame::ViewClick { position_px, view_size_px: half, right_view };
+    // Clicking B's hand in B's half selects A's Hand.L; clicking where A's hand is, in B's half,
+    // does not (B's arm is not there).
+    assert_eq!(viewer.pick_joint_at(click(in_b, true)), Some(hand));
+    assert_ne!(viewer.pick_joint_at(click(in_a, true)), Some(hand));
+    // A's half picks by A's pose.
+    assert_eq!(viewer.pick_joint_at(click(in_a, false)), Some(hand));
+    let _ = std::fs::remove_dir_all(&dir);
+}
