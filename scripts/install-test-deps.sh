@@ -134,3 +134,28 @@ if ! command -v xvfb-run >/dev/null 2>&1 || ! command -v xauth >/dev/null 2>&1 \
         echo "== apt-get not found: install Xvfb, xauth, xdotool and imagemagick for the viewer smoke test" >&2
     fi
 fi
+
+# ffmpeg (and ffprobe) for the MP4 recording test (tests/record.rs): `animtune record --out
+# FILE.mp4` pipes frames to ffmpeg, and the test reads the frame count and duration back with
+# ffprobe. Installed with apt-get only when missing, and only as root or with passwordless sudo
+# (about 25 s with --no-install-recommends). Without it the MP4 part is skipped locally and fails
+# under CI=true.
+if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+        APT_AS=""
+        if [ "$(id -u)" != "0" ]; then
+            if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then APT_AS="sudo -n"; else APT_AS="none"; fi
+        fi
+        if [ "$APT_AS" != "none" ]; then
+            echo "== installing ffmpeg (MP4 recording test)"
+            $APT_AS apt-get update -qq >/dev/null \
+                && DEBIAN_FRONTEND=noninteractive $APT_AS apt-get install -y -qq --no-install-recommends \
+                    ffmpeg >/dev/null \
+                || echo "== could not install ffmpeg" >&2
+        else
+            echo "== no root/sudo: install ffmpeg for the MP4 recording test" >&2
+        fi
+    else
+        echo "== apt-get not found: install ffmpeg for the MP4 recording test" >&2
+    fi
+fi

@@ -46,3 +46,14 @@ shot viewer-fade "wait:1.2 t" 0.15 14 -- --clip Wave
 shot viewer-ragdoll "r wait:2.5 f" 1 30 -- --clip Run --colliders
 shot viewer-heatmap "space" 0.5 25 -- --clip Wave --compare linear,cubic --ghost --heatmap
 shot viewer-crowd "wait:8" 1 0 -- --crowd 25 --stats
+
+# A/B: the built-in character against a "new export" whose Run changed at two joints.
+AB=$(mktemp -d)
+cp assets/mannequin.glb "$AB/character.glb"
+python3 scripts/ab-variant.py assets/mannequin.glb "$AB/character-new.glb" Run LowerArm.L,Foot.L
+shot viewer-ab "" 0.5 0 -- "$AB/character.glb" --clip Run --time 0.45 --ab "$AB/character-new.glb" --skeleton
+# Hot reload: the open file overwritten by a half-written export; the model stays, the error shows.
+cp assets/mannequin.glb "$AB/reload.glb"
+(sleep 9; head -c 600000 assets/mannequin.glb > "$AB/reload.glb") &
+shot viewer-hot-reload "wait:4" 0.5 0 -- "$AB/reload.glb" --clip Run --time 0.3 --joint LowerArm.L --panel curves
+rm -rf "$AB"

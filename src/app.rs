@@ -17,6 +17,18 @@ use crate::render::device::device_descriptor;
 use crate::ui::gpu_bridge::ViewerGpu;
 use crate::ui::{ModelSource, Viewer};
 
+/// The viewer's command line (what `animtune` without a command takes, and what View ▸ Copy
+/// command line writes): the model and the start-up flags.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ViewerLine {
+    /// Without a command: open this .glb or .gltf in the interactive viewer (default: the
+    /// built-in character).
+    pub model: Option<std::path::PathBuf>,
+    /// How the viewer starts.
+    #[command(flatten)]
+    pub view: ViewerOptions,
+}
+
 /// How the viewer starts (command-line flags; everything can be changed in the window).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ViewerOptions {
@@ -26,12 +38,37 @@ pub struct ViewerOptions {
     /// Start in compare mode with these two interpolation modes, e.g. `linear,cubic`.
     #[arg(long, value_name = "LEFT,RIGHT")]
     pub compare: Option<String>,
-    /// Compare as a ghost overlay instead of side by side.
+    /// Compare (two modes, or A/B with `--ab`) as a ghost overlay instead of side by side.
     #[arg(long)]
     pub ghost: bool,
     /// Paint the compare deviation on the mesh.
     #[arg(long)]
     pub heatmap: bool,
+    /// Start at this clip time in seconds, paused: the frame to show someone.
+    #[arg(long, value_name = "SECS", allow_negative_numbers = true)]
+    pub time: Option<f32>,
+    /// Select this joint (node name or index): its curves, channel override and highlight.
+    #[arg(long, value_name = "NAME_OR_INDEX")]
+    pub joint: Option<String>,
+    /// The selected joint's channel shown in the curves: translation, rotation, scale or
+    /// weights.
+    #[arg(long, value_name = "CHANNEL")]
+    pub channel: Option<String>,
+    /// Open the side panel at this section: profile, clips, interpolation, joints, curves,
+    /// cross-fade, compare, ragdoll, crowd or record.
+    #[arg(long, value_name = "PANEL", value_parser = crate::ui::Panel::from_name)]
+    pub panel: Option<crate::ui::Panel>,
+    /// Sample every clip with this mode: authored, step, linear or cubic (a tuning change like
+    /// one made in the panel: saved in the model's profile, undone with Ctrl+Z).
+    #[arg(long, value_name = "MODE")]
+    pub interpolation: Option<anim::InterpolationOverride>,
+    /// Open this second file beside the model (A/B): the same clip and time in both, the
+    /// joints that differ listed and painted.
+    #[arg(long, value_name = "FILE")]
+    pub ab: Option<std::path::PathBuf>,
+    /// Do not watch the open file for changes (hot reload is on by default).
+    #[arg(long)]
+    pub no_hot_reload: bool,
     /// Show the skeleton overlay.
     #[arg(long)]
     pub skeleton: bool,
@@ -48,7 +85,8 @@ pub struct ViewerOptions {
     #[arg(long, value_name = "SECS")]
     pub exit_after: Option<f64>,
     /// On exit, write frame statistics to this JSON file: frames, CPU ms per frame (median,
-    /// p95), resident memory (after the warm-up, at the end, peak), model and profile.
+    /// p95), resident memory (after the warm-up, at the end, peak), model and profile, hot
+    /// reloads (`reloads`, `failed_reloads`) and the clips of the model on screen (`clips`).
     #[arg(long, value_name = "FILE.json")]
     pub stats_out: Option<std::path::PathBuf>,
     /// Seconds before frames and memory count in the statistics (default 10, at most half of
@@ -58,6 +96,18 @@ pub struct ViewerOptions {
 }
 
 impl ViewerOptions {
+    /// True when an option names something of the model (a clip, joint, time…): the model must
+    /// be loaded before the options apply.
+    pub fn needs_model(&self) -> bool {
+        self.clip.is_some()
+            || self.crowd.is_some()
+            || self.time.is_some()
+            || self.joint.is_some()
+            || self.channel.is_some()
+            || self.interpolation.is_some()
+            || self.ab.is_some()
+    }
+
     /// Apply the options to `viewer` (after its model is loaded).
     ///
     /// # Errors
@@ -67,6 +117,38 @@ impl ViewerOptions {
             let clip = crate::cli::find_clip(&viewer.model, clip)?;
             viewer.playback.select_clip(clip.index());
         }
+        if let Some(time) = self.time {
+            anyhow::ensure!(time.is_finite(), "--time takes a number of seconds");
+            viewer.playback.seek(time);
+            viewer.playback.playing = false;
+        }
+        if let Some(joint) = &self.joint {
+            viewer.selection.joint = Some(crate::cli::render::find_node(&viewer.model, joint)?);
+        }
+        if let Some(channel) = &self.channel {
+            viewer.selection.property = match channel.as_str() {
+                "translation" => anim::Property::Translation,
+                "rotation" => anim::Property::Rotation,
+                "scale" => anim::Property::Scale,
+                "weights" => anim::Property::Weights,
+                other => anyhow::bail!("unknown channel \"{other}\" (translation, rotation, scale or weights)"),
+            };
+        }
+        if let Some(mode) = self.interpolation {
+            let mut interpolation = viewer.tuning.interpolation();
+            interpolation.mode = mode;
+            viewer.tuning.set_interpolation(interpolation);
+        }
+        if let Some(path) = &self.ab {
+            let second = crate::cli::load_model(path)?;
+            viewer.ab.set_second(&viewer.model, path, second);
+            if self.ghost {
+                viewer.ab.layout = crate::ui::compare::CompareLayout::Ghost;
+            }
+            viewer.focus_panel = viewer.focus_panel.or(Some(crate::ui::Panel::Compare));
+        }
+        viewer.focus_panel = self.panel.or(viewer.focus_panel);
+        viewer.hot_reload.enabled = !self.no_hot_reload;
         if let Some(compare) = &self.compare {
             let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;
             let parse = |m: &str| m.trim().parse::<anim::InterpolationOverride>().map_err(anyhow::Error::msg);
@@ -123,12 +205,16 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
         // Loads in the background while the window opens; a clip chosen on the command line
         // needs the model first.
         viewer.load(path);
-        if options.clip.is_some() || options.crowd.is_some() {
+        if options.needs_model() {
             viewer.wait_for_loading();
         }
     }
     options.apply(&mut viewer)?;
-    let event_loop = EventLoop::new().context("cannot open a window (no display?)")?;
+    let event_loop = EventLoop::<Wake>::with_user_event().build().context("cannot open a window (no display?)")?;
+    // A save of the open file wakes the loop, so the reload shows within the debounce time even
+    // while the window is idle.
+    let proxy = event_loop.create_proxy();
+    viewer.hot_reload.set_waker(move || _ = proxy.send_event(Wake));
     let exit_at = options.exit_after.map(|secs| Instant::now() + Duration::from_secs_f64(secs));
     let mut app = App {
         viewer,
@@ -144,6 +230,10 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
         None => Ok(()),
     }
 }
+
+/// The user event that wakes the event loop: a watched file changed (hot reload).
+#[derive(Debug, Clone, Copy)]
+struct Wake;
 
 /// The winit application: the viewer plus the window once it exists.
 struct App {
@@ -163,7 +253,11 @@ impl App {
         self.viewer.save_on_exit();
         if let Some(path) = &self.stats_out {
             let profile = self.viewer.profile.path().map(|p| p.display().to_string());
-            let report = self.viewer.overlays.stats.report(Instant::now(), self.viewer.source.label.clone(), profile);
+            let mut report =
+                self.viewer.overlays.stats.report(Instant::now(), self.viewer.source.label.clone(), profile);
+            report.reloads = self.viewer.hot_reload.reloads;
+            report.failed_reloads = self.viewer.hot_reload.failed_reloads;
+            report.clips = self.viewer.clip_names();
             let written = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from).and_then(|json| {
                 std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
             });
@@ -421,7 +515,13 @@ impl WindowState {
     }
 }
 
-impl ApplicationHandler for App {
+impl ApplicationHandler<Wake> for App {
+    fn user_event(&mut self, _event_loop: &ActiveEventLoop, _wake: Wake) {
+        if let Some(window) = self.window.as_ref() {
+            window.window.request_redraw();
+        }
+    }
+
     fn resumed(&mut self, event_loop: &ActiveEventLoop) {
         if self.window.is_some() {
             return;
@@ -488,5 +588,143 @@ impl ApplicationHandler for App {
         }
         let wake = self.exit_at.map_or(self.next_repaint, |at| at.min(self.next_repaint));
         event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser as _;
+
+    use crate::ui::compare::{CompareLayout, CompareModes};
+    use crate::ui::{ModelSource, Panel, Viewer};
+
+    /// The viewer's command line as the binary parses it ([`super::ViewerLine`], flattened
+    /// into `main`'s arguments).
+    #[derive(Debug, clap::Parser)]
+    struct Line {
+        #[command(flatten)]
+        line: super::ViewerLine,
+    }
+
+    impl std::ops::Deref for Line {
+        type Target = super::ViewerLine;
+        fn deref(&self) -> &super::ViewerLine {
+            &self.line
+        }
+    }
+
+    /// `line` split into words as a POSIX shell splits it (the copied line is pasted into one).
+    fn shell_words(line: &str) -> Vec<String> {
+        let script = format!("set -- {line}; for word in \"$@\"; do printf '%s\\0' \"$word\"; done");
+        let out = std::process::Command::new("sh").args(["-c", &script]).output().expect("sh runs");
+        assert!(out.status.success(), "{line}: {}", String::from_utf8_lossy(&out.stderr));
+        let words = String::from_utf8(out.stdout).expect("UTF-8");
+        words.split_terminator('\0').map(str::to_owned).collect()
+    }
+
+    /// The viewer a copied command line opens (its options applied, one frame drawn).
+    fn open(line: &str) -> egui_kittest::Harness<'static, Viewer> {
+        let parsed = Line::try_parse_from(shell_words(line)).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert!(parsed.model.is_none(), "{line}");
+        let mut opened = viewer();
+        parsed.view.apply(&mut opened).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let mut harness = whole(opened);
+        harness.run();
+        harness
+    }
+
+    /// A harness showing the whole viewer.
+    fn whole(viewer: Viewer) -> egui_kittest::Harness<'static, Viewer> {
+        egui_kittest::Harness::builder()
+            .with_size([1280.0, 900.0])
+            .build_ui_state(|ui, v: &mut Viewer| v.ui(ui), viewer)
+    }
+
+    fn viewer() -> Viewer {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        Viewer::new(model, ModelSource::built_in())
+    }
+
+    #[test]
+    fn a_copied_command_line_opens_the_same_view() {
+        let mut shown = viewer();
+        let wave = shown.clip_names().iter().position(|n| n == "Wave").expect("Wave");
+        shown.playback.select_clip(wave);
+        shown.playback.seek(1.25);
+        shown.selection.joint = shown.model.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L"));
+        shown.selection.property = anim::Property::Translation;
+        let mut interpolation = shown.tuning.interpolation();
+        interpolation.mode = anim::InterpolationOverride::Step;
+        shown.tuning.set_interpolation(interpolation);
+        shown.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
+        shown.overlays.skeleton = true;
+        shown.panel_in_view = Some(Panel::Curves);
+        let line = shown.command_line();
+        assert!(line.starts_with("animtune --clip Wave --time 1.250 --joint Hand.L --channel translation"), "{line}");
+
+        let parsed = Line::try_parse_from(shell_words(&line)).unwrap_or_else(|e| panic!("{line}: {e}"));
+        let mut opened = viewer();
+        parsed.view.apply(&mut opened).expect("applies");
+        assert_eq!(opened.playback.clip(), Some(wave));
+        assert!((opened.playback.time_secs() - 1.25).abs() < 1e-3);
+        assert!(!opened.playback.playing, "--time shows that frame");
+        assert_eq!(opened.selection, shown.selection);
+        assert_eq!(opened.tuning.interpolation().mode, anim::InterpolationOverride::Step);
+        assert_eq!(opened.compare.active(), shown.compare.active());
+        assert!(opened.overlays.skeleton);
+        assert_eq!(opened.focus_panel, Some(Panel::Curves));
+    }
+
+    #[test]
+    fn copy_command_line_names_only_the_panel_the_user_is_at_and_round_trips() {
+        use egui_kittest::kittest::Queryable as _;
+        // Nothing specific: the panel as it opens, no --panel.
+        let mut harness = whole(viewer());
+        harness.run();
+        assert_eq!(harness.state().panel_in_view, None);
+        let line = harness.state().command_line();
+        assert!(!line.contains("--panel"), "{line}");
+        assert_eq!(open(&line).state().panel_in_view, None);
+
+        // The user opened the joint tree (closed by default): --panel joints, which opens it.
+        harness.get_by_label("Joints").click();
+        harness.run();
+        let line = harness.state().command_line();
+        assert!(line.ends_with("--panel joints"), "{line}");
+        let opened = open(&line);
+        assert_eq!(opened.state().panel_in_view, Some(Panel::Joints), "{line}");
+        harness.get_by_label("Joints").click();
+        harness.run();
+        assert_eq!(harness.state().panel_in_view, None, "closed again");
+
+        // The user scrolled the side panel down to a section: that one.
+        harness.get_by_label("Record clip").scroll_to_me();
+        harness.run();
+        let at = harness.state().panel_in_view.expect("scrolled to a section");
+        assert!(!matches!(at, Panel::Profile | Panel::Clips), "{at:?}");
+        let line = harness.state().command_line();
+        assert!(line.ends_with(&format!("--panel {}", at.name())), "{line}");
+        let opened = open(&line);
+        assert_eq!(opened.state().panel_in_view, Some(at), "{line}");
+        // A path with a space in it survives the shell.
+        let mut shown = viewer();
+        shown.source = crate::ui::ModelSource::file(std::path::Path::new("/tmp/my exports/it's.glb"));
+        let parsed = Line::try_parse_from(shell_words(&shown.command_line())).expect("parses");
+        assert_eq!(parsed.model.as_deref(), Some(std::path::Path::new("/tmp/my exports/it's.glb")));
+    }
+
+    #[test]
+    fn open_into_state_flags_name_what_is_wrong() {
+        for (args, expected) in [
+            (&["animtune", "--joint", "Tail"][..], "node \"Tail\" not found"),
+            (&["animtune", "--channel", "colour"][..], "unknown channel \"colour\""),
+            (&["animtune", "--clip", "Swim"][..], "clip \"Swim\" not found"),
+        ] {
+            let parsed = Line::try_parse_from(args).expect("parses");
+            let error = parsed.view.apply(&mut viewer()).unwrap_err().to_string();
+            assert!(error.contains(expected), "{args:?}: {error}");
+        }
+        let error = Line::try_parse_from(["animtune", "--panel", "physics"]).map(|_| ()).unwrap_err().to_string();
+        assert!(error.contains("unknown panel \"physics\"") && error.contains("curves"), "{error}");
     }
 }

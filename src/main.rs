@@ -13,11 +13,8 @@ use clap::{Parser, Subcommand};
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Without a command: open this .glb or .gltf in the interactive viewer (default: the
-    /// built-in character).
-    model: Option<PathBuf>,
     #[command(flatten)]
-    view: animtune::app::ViewerOptions,
+    viewer: animtune::app::ViewerLine,
 }
 
 #[derive(Debug, Subcommand)]
@@ -80,6 +77,11 @@ enum Command {
     /// velocity jump, joint acceleration, foot slide, pop, root drift; or every tuned pair of
     /// the model's profile (--table), or export the table for an engine (--export).
     Transition(Box<cli::transition::TransitionArgs>),
+    /// Record a clip headless as an animated GIF, a folder of PNG frames or an MP4 (ffmpeg).
+    Record(Box<cli::record::RecordArgs>),
+    /// Write a copy of a model whose clip, as authored, samples what an interpolation override
+    /// shows (the rest of the file kept); read it back and report the largest difference.
+    Bake(Box<cli::bake::BakeArgs>),
     /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
     /// non-finite value or resident-memory growth.
     Soak(cli::soak::SoakArgs),
@@ -149,6 +151,8 @@ fn run(command: Command) -> anyhow::Result<String> {
             })
         }
         Command::Render(render) => cli::render::run(&render),
+        Command::Bake(bake) => cli::bake::run(&bake),
+        Command::Record(record) => cli::record::run(&record),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
         Command::Transition(transition) => cli::transition::run(&transition),
         Command::Soak(soak) => {
@@ -167,7 +171,7 @@ fn run(command: Command) -> anyhow::Result<String> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let Some(command) = args.command else {
-        return match animtune::app::run(args.model.as_deref(), &args.view) {
+        return match animtune::app::run(args.viewer.model.as_deref(), &args.viewer.view) {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("error: {error:#}");

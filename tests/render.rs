@@ -783,3 +783,63 @@ fn ground_never_hides_a_model_below_the_origin() {
     assert!(total > 1500, "the mannequin covers the view ({total})");
     assert!(same as f64 >= 0.97 * total as f64, "the ground hides the body: {same} of {total} pixels unchanged");
 }
+
+/// Two models in one frame (`Renderer::render_layers`, the A/B view): a second layer in the
+/// right half leaves the first layer's left half untouched, and a second layer's ghost over the
+/// first layer's solid model is depth-tested against it (the same pose as a ghost hides behind
+/// the solid model; another pose shows).
+#[test]
+fn layers_draw_a_second_model_beside_or_over_the_first() {
+    let (Some(ctx), Some(a)) = (gpu(), mannequin()) else { return };
+    let b = a.clone();
+    let (width, height) = (240, 120);
+    let walk = clip_index(&a, "Walk");
+    let pose_a = sample_pose(&a, Some(walk), 0.2, InterpolationOverride::Authored);
+    let pose_b = sample_pose(&b, Some(walk), 0.75, InterpolationOverride::Authored);
+    let mut renderer = Renderer::new(&ctx.device);
+    renderer.clear_color = MASK_CLEAR;
+    let (gpu_a, gpu_b) = (renderer.upload(&ctx, &a).expect("upload"), renderer.upload(&ctx, &b).expect("upload"));
+    let halves = Viewport::split_horizontally(width, height, 2);
+    let camera = framed_camera(&a, Some(walk), &[InterpolationOverride::Authored], halves[0].aspect());
+    let view = |viewport, instances| ViewDesc {
+        viewport,
+        camera,
+        instances,
+        ground: false,
+        skeleton: false,
+        selected_joint: None,
+        lines: &[],
+    };
+    let target = animtune::render::RenderTarget::new(&ctx.device, width, height).expect("target");
+    let mut draw = |layers: &[animtune::render::Layer<'_>]| {
+        renderer.render_layers(&ctx, layers, &target);
+        animtune::render::readback::read_rgba8(&ctx.device, &ctx.queue, target.texture()).expect("readback")
+    };
+    let left = [view(halves[0], vec![InstanceDesc::solid(&pose_a)])];
+    let right = [view(halves[1], vec![InstanceDesc::solid(&pose_b)])];
+    let layer = |model, gpu, views| animtune::render::Layer { model, gpu, views };
+    let only_a = draw(&[layer(&a, &gpu_a, &left)]);
+    let both = draw(&[layer(&a, &gpu_a, &left), layer(&b, &gpu_b, &right)]);
+    let covered = |image: &image::RgbaImage, x0: u32, x1: u32| {
+        image.enumerate_pixels().filter(|(x, _, p)| (x0..x1).contains(x) && p.0 != [255, 0, 255, 255]).count()
+    };
+    let half = halves[1].x;
+    assert!(covered(&only_a, 0, half) > 300 && covered(&only_a, half, width) == 0);
+    assert!(covered(&both, half, width) > 300, "the second layer is drawn");
+    let left_changed =
+        only_a.enumerate_pixels().filter(|(x, y, p)| *x < half && **p != *both.get_pixel(*x, *y)).count();
+    assert_eq!(left_changed, 0, "the second layer left the first layer's half alone");
+
+    // Ghost over solid, one viewport.
+    let whole = Viewport { x: 0, y: 0, width, height };
+    let solid = [view(whole, vec![InstanceDesc::solid(&pose_a)])];
+    let same_ghost = [view(whole, vec![InstanceDesc::ghost(&pose_a)])];
+    let other_ghost = [view(whole, vec![InstanceDesc::ghost(&pose_b)])];
+    let plain = draw(&[layer(&a, &gpu_a, &solid)]);
+    let hidden = draw(&[layer(&a, &gpu_a, &solid), layer(&b, &gpu_b, &same_ghost)]);
+    let shown = draw(&[layer(&a, &gpu_a, &solid), layer(&b, &gpu_b, &other_ghost)]);
+    let changed = |x: &image::RgbaImage| plain.pixels().zip(x.pixels()).filter(|(p, q)| p != q).count();
+    println!("ghost of the same pose changes {} pixels, of another pose {}", changed(&hidden), changed(&shown));
+    assert!(changed(&hidden) < 40, "a coincident ghost hides behind the solid model: {}", changed(&hidden));
+    assert!(changed(&shown) > 300, "another pose's ghost shows: {}", changed(&shown));
+}

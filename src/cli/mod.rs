@@ -1,9 +1,11 @@
 //! The headless commands: each builds a serializable report from the core, printed as text or
 //! JSON by `main.rs`.
 
+pub mod bake;
 pub mod bench;
 pub mod info;
 pub mod ragdoll;
+pub mod record;
 pub mod render;
 pub mod sample;
 pub mod soak;

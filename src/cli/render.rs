@@ -6,10 +6,8 @@ use std::path::PathBuf;
 use anim::{ClipCursor, ClipId, InterpolationOverride, Model, SampleSettings, SoaPose};
 use anyhow::Context as _;
 
-use crate::render::animated::AnimatedProperties;
-use crate::render::framing::animated_bounds;
-use crate::render::text::{draw_label, text_width};
-use crate::render::{GpuContext, InstanceDesc, OrbitCamera, Renderer, ViewDesc, Viewport};
+use crate::render::shot::{Shot, ShotSpec};
+use crate::render::{GpuContext, OrbitCamera};
 
 /// Arguments of `animtune render`.
 #[derive(Debug, Clone, clap::Args)]
@@ -101,13 +99,8 @@ pub fn sample_pose(model: &Model, clip: Option<ClipId>, time_secs: f32, mode: In
 /// A camera framing the model's animated bounds over the clip (sampled at 16 times with every
 /// given mode) for a viewport of `aspect`.
 pub fn framed_camera(model: &Model, clip: Option<ClipId>, modes: &[InterpolationOverride], aspect: f32) -> OrbitCamera {
-    let mut bounds = crate::render::Aabb::EMPTY;
-    for &mode in modes {
-        bounds.union(&animated_bounds(model, clip, &SampleSettings::with_mode(mode), 16));
-    }
-    let mut camera = OrbitCamera { yaw_rad: 0.6, pitch_rad: 0.22, ..OrbitCamera::default() };
-    camera.frame(&bounds, aspect, 1.15);
-    camera
+    let settings: Vec<SampleSettings> = modes.iter().map(|&m| SampleSettings::with_mode(m)).collect();
+    crate::render::shot::framed_camera(model, clip, &settings, aspect)
 }
 
 /// Render what `args` asks for into an image (labels included).
@@ -121,63 +114,20 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
     };
     let time_secs = args.time.unwrap_or_else(|| clip.and_then(|c| model.clip(c)).map_or(0.0, |c| c.end_secs() * 0.5));
     let (width, height) = args.size;
-    let modes: Vec<InterpolationOverride> = match args.compare {
-        Some((a, b)) => vec![a, b],
-        None => vec![args.interpolation],
+    let spec = ShotSpec {
+        settings: SampleSettings::with_mode(args.interpolation),
+        compare: args.compare,
+        ghost_at_secs: args.ghost,
+        skeleton: args.skeleton,
+        selected_joint: args.joint.as_deref().map(|j| find_node(model, j)).transpose()?,
+        ground: !args.no_ground,
+        ..ShotSpec::new(clip, width, height)
     };
-    let viewports = Viewport::split_horizontally(width, height, modes.len() as u32);
-    let camera = framed_camera(model, clip, &modes, viewports[0].aspect());
-    let poses: Vec<SoaPose> = modes.iter().map(|&m| sample_pose(model, clip, time_secs, m)).collect();
-    let ghost = args.ghost.map(|t| sample_pose(model, clip, t, modes[0]));
-    let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
-
-    // Animated materials and visibility (KHR_animation_pointer) at the same times.
-    let properties = AnimatedProperties::sample(model, clip, time_secs);
-    let ghost_properties = args.ghost.map(|t| AnimatedProperties::sample(model, clip, t));
-    let mut renderer = Renderer::new(&ctx.device);
-    let gpu = renderer.upload(ctx, model)?;
-    let views: Vec<ViewDesc<'_>> = viewports
-        .iter()
-        .zip(&poses)
-        .map(|(&viewport, pose)| {
-            let mut instances = vec![InstanceDesc { properties: Some(&properties), ..InstanceDesc::solid(pose) }];
-            if let Some(ghost) = &ghost {
-                instances.push(InstanceDesc { properties: ghost_properties.as_ref(), ..InstanceDesc::ghost(ghost) });
-            }
-            ViewDesc {
-                viewport,
-                camera,
-                instances,
-                ground: !args.no_ground,
-                skeleton: args.skeleton || selected_joint.is_some(),
-                selected_joint,
-                lines: &[],
-            }
-        })
-        .collect();
-    let mut image = renderer.render_to_image(ctx, model, &gpu, &views, width, height)?;
-
-    let scale = if height >= 400 { 2 } else { 1 };
-    let clip_label = match clip {
+    let footer = match clip {
         Some(c) => format!("{} T={time_secs:.2}S", model.clips[c.index()].display_name(c.index())),
         None => "REST POSE".to_owned(),
     };
-    for (viewport, mode) in viewports.iter().zip(&modes) {
-        if args.compare.is_some() {
-            draw_label(&mut image, viewport.x + 6 * scale, viewport.y + 6 * scale, mode.name(), scale, [255; 4]);
-        }
-    }
-    if args.compare.is_some() {
-        for viewport in viewports.iter().skip(1) {
-            for y in 0..height {
-                image.put_pixel(viewport.x.min(width - 1), y, image::Rgba([20, 20, 24, 255]));
-            }
-        }
-    }
-    let label_width = text_width(&clip_label, scale) + 4 * scale;
-    let x = width.saturating_sub(label_width + 6 * scale);
-    draw_label(&mut image, x, height.saturating_sub(13 * scale), &clip_label, scale, [220, 220, 220, 255]);
-    Ok(image)
+    Ok(Shot::new(ctx, model, spec)?.render(ctx, model, time_secs, &footer)?)
 }
 
 /// Run `animtune render`: write the PNG and return a one-line summary.

@@ -25,12 +25,13 @@ pub mod mesh;
 pub mod overlay;
 pub mod readback;
 pub mod renderer;
+pub mod shot;
 pub mod text;
 
 pub use camera::{Aabb, OrbitCamera};
 pub use device::{DeviceHealth, GpuContext};
 pub use mesh::{GpuMesh, GpuModel};
-pub use renderer::{CrowdView, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport};
+pub use renderer::{CrowdView, InstanceDesc, Layer, RenderTarget, Renderer, ViewDesc, Viewport};
 
 /// Errors of the renderer.
 #[derive(Debug, thiserror::Error)]

@@ -52,6 +52,17 @@ impl Viewport {
     }
 }
 
+/// One model's views in a frame of several models ([`Renderer::render_layers`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Layer<'a> {
+    /// The model.
+    pub model: &'a Model,
+    /// Its upload.
+    pub gpu: &'a GpuModel,
+    /// What to draw of it.
+    pub views: &'a [ViewDesc<'a>],
+}
+
 /// Many posed copies of one model in one viewport, drawn with GPU instancing.
 #[derive(Debug, Clone, Copy)]
 pub struct CrowdView<'a> {
@@ -515,7 +526,19 @@ impl Renderer {
         target: &RenderTarget,
     ) {
         self.prepare(model, gpu, views);
-        self.submit(ctx, gpu, target);
+        self.submit(ctx, gpu, target, (true, true));
+    }
+
+    /// Draw several models into `target` in one frame, each layer over the ones before (the
+    /// target cleared before the first; depth kept between layers, so a later layer's ghost
+    /// blends over an earlier layer's solid model): two files side by side or one as a ghost
+    /// over the other. Each layer's views are drawn as [`Self::render`] draws them; leave the
+    /// ground out of a later layer's view that covers an earlier one's.
+    pub fn render_layers(&mut self, ctx: &GpuContext, layers: &[Layer<'_>], target: &RenderTarget) {
+        for (i, layer) in layers.iter().enumerate() {
+            self.prepare(layer.model, layer.gpu, layer.views);
+            self.submit(ctx, layer.gpu, target, (i == 0, i + 1 == layers.len()));
+        }
     }
 
     /// Draw a crowd: one instanced draw per skinned primitive for all of `crowd`'s instances
@@ -530,11 +553,14 @@ impl Renderer {
         target: &RenderTarget,
     ) {
         self.prepare_crowd(model, gpu, crowd);
-        self.submit(ctx, gpu, target);
+        self.submit(ctx, gpu, target, (true, true));
     }
 
     /// Upload the prepared frame and encode its passes.
-    fn submit(&mut self, ctx: &GpuContext, gpu: &GpuModel, target: &RenderTarget) {
+    /// Upload the prepared frame and draw it; `(first, last)`: whether this pass clears the
+    /// target, and whether later passes still need its multisampled colour and depth.
+    fn submit(&mut self, ctx: &GpuContext, gpu: &GpuModel, target: &RenderTarget, (first, last): (bool, bool)) {
+        let keep = if last { wgpu::StoreOp::Discard } else { wgpu::StoreOp::Store };
         self.palette_upload.clear();
         self.palette_upload.extend(self.palette_data.iter().map(Mat4::to_cols_array));
         let (device, queue) = (&ctx.device, &ctx.queue);
@@ -577,13 +603,16 @@ impl Renderer {
                     depth_slice: None,
                     resolve_target: Some(&target.resolve_view),
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(self.clear_color),
-                        store: wgpu::StoreOp::Discard,
+                        load: if first { wgpu::LoadOp::Clear(self.clear_color) } else { wgpu::LoadOp::Load },
+                        store: keep,
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: &target.depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(1.0), store: wgpu::StoreOp::Discard }),
+                    depth_ops: Some(wgpu::Operations {
+                        load: if first { wgpu::LoadOp::Clear(1.0) } else { wgpu::LoadOp::Load },
+                        store: keep,
+                    }),
                     stencil_ops: None,
                 }),
                 timestamp_writes: None,

@@ -14,6 +14,12 @@ use super::tuning::Tuning;
 
 /// Samples per curve.
 const SAMPLES: usize = 300;
+/// Least half-height of the velocity plot: units per second, degrees per second.
+const MIN_VELOCITY_SPAN_UNITS: f64 = 0.01;
+const MIN_VELOCITY_SPAN_DEG: f64 = 1.0;
+/// Least half-height of the acceleration plot: units per second², degrees per second².
+const MIN_ACCELERATION_SPAN_UNITS: f64 = 0.2;
+const MIN_ACCELERATION_SPAN_DEG: f64 = 20.0;
 
 /// What the curve plot was given (kept for tests and readouts).
 #[derive(Debug, Clone, PartialEq)]
@@ -295,7 +301,10 @@ impl CurvesPanel {
         let units = if data.angles { "deg" } else { "units" };
         if self.show_velocity {
             ui.label(format!("velocity ({units}/s): {}", velocity_caption(data.primary_interpolation)));
-            let plot = Plot::new("velocity plot").height(120.0).allow_scroll(false);
+            // A channel that barely moves fits its float noise (1e-7) to the plot's height; the
+            // axes span at least what a visible motion would (`MIN_*_SPAN`).
+            let floor = if data.angles { MIN_VELOCITY_SPAN_DEG } else { MIN_VELOCITY_SPAN_UNITS };
+            let plot = Plot::new("velocity plot").height(120.0).allow_scroll(false).include_y(-floor).include_y(floor);
             let plot = if std::mem::take(&mut self.fit.pending[1]) { plot.reset() } else { plot };
             let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {
@@ -316,7 +325,9 @@ impl CurvesPanel {
         }
         if self.show_acceleration {
             ui.label(format!("acceleration ({units}/s², solid curve): spikes where the velocity jumps"));
-            let plot = Plot::new("acceleration plot").height(110.0).allow_scroll(false);
+            let floor = if data.angles { MIN_ACCELERATION_SPAN_DEG } else { MIN_ACCELERATION_SPAN_UNITS };
+            let plot =
+                Plot::new("acceleration plot").height(110.0).allow_scroll(false).include_y(-floor).include_y(floor);
             let plot = if std::mem::take(&mut self.fit.pending[2]) { plot.reset() } else { plot };
             let response = plot.show(ui, |plot_ui| {
                 for (c, name) in data.component_names.iter().enumerate() {

@@ -22,6 +22,12 @@ pub enum PathPurpose {
     ExportProfile,
     /// Apply a tuning profile to this model.
     ImportProfile,
+    /// Write the clip baked as it is sampled now (Interpolation ▸ Bake to file…).
+    BakeClip,
+    /// Where a recording goes (Record ▸ Record clip…).
+    RecordClip,
+    /// A second model to compare with the one on screen (A/B).
+    OpenSecond,
 }
 
 impl PathPurpose {
@@ -30,6 +36,9 @@ impl PathPurpose {
             Self::OpenModel => "Load",
             Self::ExportProfile => "Export",
             Self::ImportProfile => "Import",
+            Self::BakeClip => "Bake",
+            Self::RecordClip => "Record",
+            Self::OpenSecond => "Open B",
         }
     }
 
@@ -38,6 +47,9 @@ impl PathPurpose {
             Self::OpenModel => "path/to/model.glb",
             Self::ExportProfile => "path/to/profile.animtune.json",
             Self::ImportProfile => "path/to/profile.json",
+            Self::BakeClip => "path/to/baked.glb",
+            Self::RecordClip => "path/to/clip.gif, .mp4 or folder/",
+            Self::OpenSecond => "path/to/previous-export.glb",
         }
     }
 }
@@ -53,6 +65,12 @@ pub enum FileAction {
     Export(PathBuf),
     /// Import the profile in this file.
     Import(PathBuf),
+    /// Bake the playing clip as it is sampled now into this `.glb`.
+    Bake(PathBuf),
+    /// Record the playing clip into this GIF, MP4 or folder.
+    Record(PathBuf),
+    /// Open this model as B beside the one on screen.
+    OpenSecond(PathBuf),
     /// Save and close the window.
     Quit,
 }
@@ -89,6 +107,10 @@ pub struct FileMenu {
     pub dialogs: Dialogs,
     /// Suggested name for exports (the model's identity name).
     pub export_name: String,
+    /// Suggested file name for Bake to file (set by the viewer before it asks).
+    pub bake_name: String,
+    /// Suggested output of Record clip (a name ending in `/` is a folder).
+    pub record_name: String,
     pending: Option<PendingDialog>,
     focus_field: bool,
 }
@@ -102,6 +124,8 @@ impl Default for FileMenu {
             recent: RecentFiles::default(),
             dialogs: Dialogs::Native,
             export_name: "model".to_owned(),
+            bake_name: "baked.glb".to_owned(),
+            record_name: "clip.gif".to_owned(),
             pending: None,
             focus_field: false,
         }
@@ -156,12 +180,26 @@ impl FileMenu {
         if purpose == PathPurpose::ExportProfile {
             self.path = default_export_path(&self.export_name);
         }
+        let suggested = match purpose {
+            PathPurpose::BakeClip => Some(&self.bake_name),
+            PathPurpose::RecordClip => Some(&self.record_name),
+            _ => None,
+        };
+        if let Some(name) = suggested {
+            let mut path = std::path::absolute(name).map_or_else(|_| name.clone(), |p| p.display().to_string());
+            if name.ends_with('/') && !path.ends_with('/') {
+                path.push('/');
+            }
+            self.path = path;
+        }
         if let Some(why) = self.dialog_unavailable() {
             self.fall_back(purpose, &why);
             return;
         }
         let (sender, result) = mpsc::channel();
         let export_name = format!("{}.animtune.json", self.export_name);
+        let bake_name = self.bake_name.clone();
+        let record_name = self.record_name.clone();
         let spawned = std::thread::Builder::new().name("file dialog".to_owned()).spawn(move || {
             let picked = match purpose {
                 PathPurpose::OpenModel => rfd::FileDialog::new()
@@ -179,6 +217,24 @@ impl FileMenu {
                     .add_filter("tuning profile", &["json"])
                     .add_filter("all files", &["*"])
                     .pick_file(),
+                PathPurpose::BakeClip => rfd::FileDialog::new()
+                    .set_title("Bake the clip as shown into a copy of the model")
+                    .set_file_name(bake_name)
+                    .add_filter("glTF binary", &["glb"])
+                    .save_file(),
+                PathPurpose::OpenSecond => rfd::FileDialog::new()
+                    .set_title("Open a second glTF model to compare (B)")
+                    .add_filter("glTF", &["glb", "gltf"])
+                    .add_filter("all files", &["*"])
+                    .pick_file(),
+                PathPurpose::RecordClip if record_name.ends_with('/') => {
+                    rfd::FileDialog::new().set_title("Record the clip's frames into a folder").pick_folder()
+                }
+                PathPurpose::RecordClip => rfd::FileDialog::new()
+                    .set_title("Record the clip")
+                    .set_file_name(record_name)
+                    .add_filter("GIF or MP4", &["gif", "mp4"])
+                    .save_file(),
             };
             let _ = sender.send(picked);
         });
@@ -212,6 +268,9 @@ impl FileMenu {
             PathPurpose::OpenModel => "type the model's path and press Enter",
             PathPurpose::ExportProfile => "edit the path and press Enter to export",
             PathPurpose::ImportProfile => "type the profile's path and press Enter to import",
+            PathPurpose::BakeClip => "edit the path and press Enter to bake",
+            PathPurpose::RecordClip => "edit the path (.gif, .mp4 or a folder/) and press Enter to record",
+            PathPurpose::OpenSecond => "type the path of the model to compare (B) and press Enter",
         };
         self.message = Some(format!("{why}: {what}"));
     }
@@ -251,6 +310,9 @@ impl FileMenu {
             PathPurpose::OpenModel => FileAction::Open(path),
             PathPurpose::ExportProfile => FileAction::Export(path),
             PathPurpose::ImportProfile => FileAction::Import(path),
+            PathPurpose::BakeClip => FileAction::Bake(path),
+            PathPurpose::RecordClip => FileAction::Record(path),
+            PathPurpose::OpenSecond => FileAction::OpenSecond(path),
         }
     }
 

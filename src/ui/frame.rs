@@ -158,10 +158,9 @@ impl FrameOutput {
             model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.compare_model_from_node);
             self.deviation = Some(deviation(&self.model_from_node, &self.compare_model_from_node));
             if let Some(modes) = compare.active().filter(|m| m.heatmap) {
-                let scale = modes.heat_full_scale.max(1e-6);
                 self.joint_heat.extend(self.model_from_node.iter().zip(&self.compare_model_from_node).map(|(a, b)| {
                     let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
-                    if distance.is_finite() { (distance / scale).min(1.0) } else { 1.0 }
+                    crate::render::shot::heat_of(distance, modes.heat_full_scale)
                 }));
             }
         }
@@ -308,33 +307,10 @@ impl FrameOutput {
         radius_px: f32,
         right_view: bool,
     ) -> Option<usize> {
-        if view_size_px.x <= 0.0 || view_size_px.y <= 0.0 {
-            return None;
-        }
         let matrices =
             if right_view && self.compare.is_some() { &self.compare_model_from_node } else { &self.model_from_node };
-        let mut candidates = crate::render::overlay::joint_nodes(model);
-        if candidates.is_empty() {
-            candidates = (0..model.nodes.len()).collect();
-        }
-        let clip_from_world = camera.clip_from_world(view_size_px.x / view_size_px.y);
-        let mut best: Option<(f32, usize)> = None;
-        for node in candidates {
-            let Some(m) = matrices.get(node) else { continue };
-            let clip = clip_from_world * Vec3::from(m.translation).extend(1.0);
-            if clip.w <= 1e-6 {
-                continue;
-            }
-            let ndc = Vec2::new(clip.x, clip.y) / clip.w;
-            let screen = Vec2::new((ndc.x + 1.0) * 0.5 * view_size_px.x, (1.0 - ndc.y) * 0.5 * view_size_px.y);
-            let distance = screen.distance(position_px);
-            // Ties (a joint hidden behind another on screen): the one nearer the camera wins.
-            let key = distance + clip.w * 1e-4;
-            if distance <= radius_px && best.is_none_or(|(d, _)| key < d) {
-                best = Some((key, node));
-            }
-        }
-        best.map(|(_, node)| node)
+        let view = ViewClick { position_px, view_size_px, right_view };
+        pick_nearest_joint(model, matrices, camera, view, radius_px, |_| true)
     }
 
     /// Bounds of what is drawn now: the pose on screen (and the compare pose), plus — while the
@@ -380,4 +356,62 @@ impl FrameOutput {
         }
         bounds
     }
+}
+
+/// A click in the 3D view: where (in the view it fell in, origin top left), that view's size,
+/// and whether it is the right-hand half of a split view.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ViewClick {
+    /// The click in its view, in pixels from the top left.
+    pub position_px: Vec2,
+    /// The size of the view it fell in, in pixels.
+    pub view_size_px: Vec2,
+    /// The right-hand half of a split view (the compare pose, or B of A/B).
+    pub right_view: bool,
+}
+
+/// Where the point `world` shows in a view of `view_size_px` (origin top left), with the
+/// camera's depth of it; `None` behind the camera or for an empty view.
+pub fn screen_position(camera: &OrbitCamera, view_size_px: Vec2, world: Vec3) -> Option<(Vec2, f32)> {
+    if view_size_px.x <= 0.0 || view_size_px.y <= 0.0 {
+        return None;
+    }
+    let clip = camera.clip_from_world(view_size_px.x / view_size_px.y) * world.extend(1.0);
+    if clip.w <= 1e-6 {
+        return None;
+    }
+    let ndc = Vec2::new(clip.x, clip.y) / clip.w;
+    Some((Vec2::new((ndc.x + 1.0) * 0.5 * view_size_px.x, (1.0 - ndc.y) * 0.5 * view_size_px.y), clip.w))
+}
+
+/// The joint of `model` posed by `model_from_node` nearest to `click` on screen, if one lies
+/// within `radius_px`; only joints `accept` takes count. Joints are the skins' joints (every
+/// node for a model without skins). The one picking rule of the viewer (A, the compare pose
+/// and A/B's B).
+pub fn pick_nearest_joint(
+    model: &Model,
+    model_from_node: &[Affine3A],
+    camera: &OrbitCamera,
+    click: ViewClick,
+    radius_px: f32,
+    accept: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let mut candidates = crate::render::overlay::joint_nodes(model);
+    if candidates.is_empty() {
+        candidates = (0..model.nodes.len()).collect();
+    }
+    let mut best: Option<(f32, usize)> = None;
+    for node in candidates.into_iter().filter(|&n| accept(n)) {
+        let Some(m) = model_from_node.get(node) else { continue };
+        let Some((screen, depth)) = screen_position(camera, click.view_size_px, Vec3::from(m.translation)) else {
+            continue;
+        };
+        let distance = screen.distance(click.position_px);
+        // Ties (a joint hidden behind another on screen): the one nearer the camera wins.
+        let key = distance + depth * 1e-4;
+        if distance <= radius_px && best.is_none_or(|(d, _)| key < d) {
+            best = Some((key, node));
+        }
+    }
+    best.map(|(_, node)| node)
 }

@@ -3,7 +3,7 @@
 //! [`super::viewport::ViewportPanel`] shows.
 
 use crate::render::{
-    CrowdView, DeviceHealth, GpuContext, GpuModel, InstanceDesc, RenderTarget, Renderer, ViewDesc, Viewport,
+    CrowdView, DeviceHealth, GpuContext, GpuModel, InstanceDesc, Layer, RenderTarget, Renderer, ViewDesc, Viewport,
 };
 
 use super::Viewer;
@@ -62,6 +62,8 @@ pub struct ViewportRenderer {
     renderer: Renderer,
     gpu_model: Option<GpuModel>,
     uploaded_generation: Option<u64>,
+    /// The A/B view's second model and the generation it was uploaded for.
+    second: Option<(u64, GpuModel)>,
     target: Option<RenderTarget>,
     texture: Option<egui::TextureId>,
     gamma_view: bool,
@@ -77,6 +79,7 @@ impl ViewportRenderer {
             renderer: Renderer::new(&gpu.device),
             gpu_model: None,
             uploaded_generation: None,
+            second: None,
             target: None,
             texture: None,
             gamma_view,
@@ -155,6 +158,52 @@ impl ViewportRenderer {
             return self.texture;
         }
         let frame = &viewer.frame;
+        if let Some((b_model, b_pose, b_generation)) = viewer.ab.b_pose() {
+            if self.second.as_ref().is_none_or(|(g, _)| *g != b_generation) {
+                match self.renderer.upload(gpu, b_model) {
+                    Ok(uploaded) => self.second = Some((b_generation, uploaded)),
+                    Err(error) => {
+                        self.second = None;
+                        self.error = Some(format!("B: {error}"));
+                    }
+                }
+            }
+            if let Some((_, b_gpu)) = &self.second {
+                let heat = (!viewer.ab.heat().is_empty()).then_some(viewer.ab.heat());
+                let a = InstanceDesc {
+                    joint_heat: heat,
+                    model_from_node: Some(frame.model_from_node()),
+                    properties: frame.properties(),
+                    ..InstanceDesc::solid(frame.shown())
+                };
+                let split = viewer.ab.is_split();
+                let viewports = Viewport::split_horizontally(width, height, if split { 2 } else { 1 });
+                let skeleton = viewer.overlays.skeleton;
+                let view = |viewport, instances, ground, selected: Option<usize>| ViewDesc {
+                    viewport,
+                    camera,
+                    instances,
+                    ground,
+                    skeleton,
+                    selected_joint: skeleton.then_some(selected).flatten(),
+                    lines: &[],
+                };
+                let a_views = [view(viewports[0], vec![a], true, viewer.selection.joint)];
+                // B's ghost in white: the heat ramp on A is blue where nothing changed.
+                let b_instance = if split {
+                    InstanceDesc::solid(b_pose)
+                } else {
+                    InstanceDesc { tint: [0.95, 0.95, 0.95, 0.7], ..InstanceDesc::ghost(b_pose) }
+                };
+                let b_views = [view(*viewports.last().unwrap_or(&viewports[0]), vec![b_instance], split, None)];
+                let layers = [
+                    Layer { model: &viewer.model, gpu: gpu_model, views: &a_views },
+                    Layer { model: b_model, gpu: b_gpu, views: &b_views },
+                ];
+                self.renderer.render_layers(gpu, &layers, target);
+                return self.texture;
+            }
+        }
         let heat = (!frame.joint_heat().is_empty()).then_some(frame.joint_heat());
         let properties = frame.properties();
         let shown = InstanceDesc {

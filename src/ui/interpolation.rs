@@ -13,7 +13,14 @@ use super::tuning::Tuning;
 /// The Interpolation panel is the tuning's own: its settings live in [`Tuning`].
 impl Tuning {
     /// The selectors, the channel override and the readout; changes apply to the next frame.
-    pub fn interpolation_ui(&mut self, ui: &mut egui::Ui, model: &Model, playback: &Playback, selection: &Selection) {
+    /// Returns true when "Bake to file…" was clicked (the viewer asks where).
+    pub fn interpolation_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &Model,
+        playback: &Playback,
+        selection: &Selection,
+    ) -> bool {
         let tuning = self;
         let mut settings = tuning.interpolation();
         let mut changed = enum_combo(
@@ -64,9 +71,19 @@ impl Tuning {
             }
             ui.weak(if authored { "sampling as authored" } else { "sampling differs from the file" });
         });
+        let bake = ui
+            .add_enabled(!tuning.samples_as_authored() && playback.clip().is_some(), egui::Button::new("Bake to file…"))
+            .on_hover_text(
+                "Write a copy of the model whose clip, played by any glTF viewer, looks as it does here: the \
+                 override (and channel overrides) as glTF keys; spaces and easing glTF cannot express are resampled \
+                 at 60 fps. The rest of the file is kept.",
+            )
+            .on_disabled_hover_text("Choose an override first: the clip already plays as authored")
+            .clicked();
         colour_space_strip_ui(ui);
         ui.weak("Spaces and easing apply where the mode is LINEAR.");
         wrong_space_readout_ui(ui, model, tuning, playback);
+        bake
     }
 }
 

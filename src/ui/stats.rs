@@ -69,6 +69,12 @@ pub struct StatsReport {
     pub measured_secs: f64,
     /// Frames (all, warm-up included) per second of the whole run.
     pub frames_per_sec: f64,
+    /// Models swapped in by hot reload.
+    pub reloads: u64,
+    /// Hot reloads that did not load (the model on screen was kept).
+    pub failed_reloads: u64,
+    /// The clips of the model on screen at the end.
+    pub clips: Vec<String>,
 }
 
 /// Frame times in a fixed histogram (0.01 ms buckets below 100 ms, then 1 ms up to 10 s).
@@ -235,6 +241,9 @@ impl FrameStats {
             warmup_secs: self.warmup.as_secs_f64(),
             measured_secs: self.warm_since.map_or(0.0, |t| now.duration_since(t).as_secs_f64()),
             frames_per_sec: if elapsed > 0.0 { self.all_frames as f64 / elapsed } else { 0.0 },
+            reloads: 0,
+            failed_reloads: 0,
+            clips: Vec::new(),
         }
     }
 }

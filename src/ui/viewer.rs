@@ -15,18 +15,21 @@ use glam::Vec3;
 use crate::physics::Phase;
 use crate::profile::{ModelIdentity, RecentFiles, ViewerSettings, recent_files_path, viewer_settings_path};
 
+use super::ab_view::AbView;
 use super::compare::Compare;
 use super::crossfade::{CrossFadeAction, CrossFadePanel};
 use super::crowd::CrowdPanel;
 use super::curves::CurvesPanel;
 use super::file_menu::{FileAction, FileMenu, PathPurpose};
-use super::frame::FrameOutput;
+use super::frame::{FrameOutput, ViewClick};
+use super::hot_reload::HotReload;
 use super::joints::JointsPanel;
 use super::loading::{LoadJob, LoadStage};
 use super::overlays::Overlays;
 use super::playback::Playback;
 use super::profiles::{ProfileAction, ProfileStore};
 use super::ragdoll::{RagdollAction, RagdollView};
+use super::recorder::{RecordPanel, ViewState};
 use super::selection::Selection;
 use super::tuning::{Tuning, TuningHistory};
 use super::viewport::ViewportPanel;
@@ -35,6 +38,133 @@ use super::viewport::ViewportPanel;
 const HANDOFF_VELOCITY_SECS: f32 = 1.0 / 60.0;
 /// Side panel width limits, in points.
 const SIDE_PANEL_WIDTH: std::ops::RangeInclusive<f32> = 300.0..=900.0;
+
+/// A section of the side panel, for opening the viewer on it (`--panel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    /// Profile (model, tuning profile, undo/redo).
+    Profile,
+    /// Clips.
+    Clips,
+    /// Interpolation (overrides, spaces, easing, Bake to file).
+    Interpolation,
+    /// The joint tree.
+    Joints,
+    /// Curves.
+    Curves,
+    /// Cross-fade.
+    CrossFade,
+    /// Compare (two modes, or two files).
+    Compare,
+    /// Ragdoll.
+    Ragdoll,
+    /// Crowd.
+    Crowd,
+    /// Record clip.
+    Record,
+}
+
+impl Panel {
+    /// Every section, in the side panel's order.
+    pub const ALL: [Self; 10] = [
+        Self::Profile,
+        Self::Clips,
+        Self::Interpolation,
+        Self::Joints,
+        Self::Curves,
+        Self::CrossFade,
+        Self::Compare,
+        Self::Ragdoll,
+        Self::Crowd,
+        Self::Record,
+    ];
+
+    /// Its name on the command line (`curves`, `cross-fade`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Profile => "profile",
+            Self::Clips => "clips",
+            Self::Interpolation => "interpolation",
+            Self::Joints => "joints",
+            Self::Curves => "curves",
+            Self::CrossFade => "cross-fade",
+            Self::Compare => "compare",
+            Self::Ragdoll => "ragdoll",
+            Self::Crowd => "crowd",
+            Self::Record => "record",
+        }
+    }
+
+    /// The section called `name`.
+    ///
+    /// # Errors
+    /// An unknown name, with the known ones listed.
+    pub fn from_name(name: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+            format!("unknown panel \"{name}\" (expected one of: {})", names.join(", "))
+        })
+    }
+}
+
+/// A section of the side panel as it was drawn: open or not, and where its header starts.
+#[derive(Debug, Clone, Copy)]
+struct SectionShown {
+    panel: Panel,
+    open: bool,
+    default_open: bool,
+    header_top: f32,
+}
+
+/// A collapsible section of the side panel: open (and scrolled to) when it is `focus`; what was
+/// drawn is added to `shown`.
+fn section(
+    ui: &mut egui::Ui,
+    (focus, shown): (Option<Panel>, &mut Vec<SectionShown>),
+    panel: Panel,
+    title: &str,
+    default_open: bool,
+    add_contents: impl FnOnce(&mut egui::Ui),
+) {
+    let mut header = egui::CollapsingHeader::new(title).default_open(default_open);
+    if focus == Some(panel) {
+        header = header.open(Some(true));
+    }
+    let response = header.show(ui, add_contents);
+    if focus == Some(panel) {
+        response.header_response.scroll_to_me(Some(egui::Align::TOP));
+    }
+    shown.push(SectionShown {
+        panel,
+        open: response.body_response.is_some(),
+        default_open,
+        header_top: response.header_response.rect.top(),
+    });
+}
+
+/// The section the user is at, for `--panel`: when the side panel is scrolled, the open section
+/// at the top of its view (the last header at or above the view's top; scrolled to the end, where
+/// `--panel` cannot bring a header to the top, the first header in view); else a section closed
+/// by default that the user opened; else none (nothing specific: the panel as it opens).
+fn panel_in_view(shown: &[SectionShown], scroll: &egui::scroll_area::ScrollAreaOutput<()>) -> Option<Panel> {
+    /// A header this close to the view's top counts as at the top (item spacing).
+    const SLACK_PX: f32 = 8.0;
+    let offset = scroll.state.clamped_offset().y;
+    let view_top = scroll.inner_rect.top();
+    let at_end = offset >= scroll.content_size.y - scroll.inner_rect.height() - 1.0;
+    let top = if at_end {
+        shown.iter().find(|s| s.header_top >= view_top - SLACK_PX)
+    } else {
+        shown.iter().rev().find(|s| s.header_top <= view_top + SLACK_PX)
+    };
+    if offset > 0.5
+        && let Some(top) = top
+        && top.open
+    {
+        return Some(top.panel);
+    }
+    shown.iter().find(|s| s.open && !s.default_open).map(|s| s.panel)
+}
 
 /// Where the model on screen came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +221,8 @@ pub struct Viewer {
     pub selection: Selection,
     /// The compare view.
     pub compare: Compare,
+    /// A second file beside the model on screen (A/B).
+    pub ab: AbView,
     /// The ragdoll.
     pub ragdoll: RagdollView,
     /// Crowd mode.
@@ -101,6 +233,10 @@ pub struct Viewer {
     pub frame: FrameOutput,
     /// A model loading in the background (the current one stays until it is ready).
     pub loading: Option<LoadJob>,
+    /// The open file watched and reloaded when it changes.
+    pub hot_reload: HotReload,
+    /// Record clip.
+    pub recorder: RecordPanel,
     /// Last error (a failed load, a GPU problem), shown until dismissed: a full sentence.
     pub error: Option<String>,
     /// The 3D view and its camera.
@@ -115,6 +251,11 @@ pub struct Viewer {
     pub curves: CurvesPanel,
     /// Width of the side panel (remembered between runs in `viewer.json`).
     pub side_panel_width: f32,
+    /// The side panel section to open and scroll to on the next frame (`--panel`).
+    pub focus_panel: Option<Panel>,
+    /// The side panel section the user is at (scrolled to, or opened), as of the last frame:
+    /// the `--panel` of View ▸ Copy command line.
+    pub panel_in_view: Option<Panel>,
     saved_side_panel_width: f32,
     config_dir: Option<PathBuf>,
     quit_requested: bool,
@@ -137,16 +278,21 @@ impl Viewer {
             profile,
             selection,
             compare: Compare::default(),
+            ab: AbView::default(),
             ragdoll: RagdollView::default(),
             crowd: CrowdPanel::default(),
             overlays: Overlays::default(),
             loading: None,
+            hot_reload: HotReload::default(),
+            recorder: RecordPanel::default(),
             error: None,
             viewport: ViewportPanel::default(),
             file: FileMenu::default(),
             joints: JointsPanel::default(),
             curves: CurvesPanel::default(),
             side_panel_width: width,
+            focus_panel: None,
+            panel_in_view: None,
             saved_side_panel_width: width,
             config_dir: None,
             quit_requested: false,
@@ -220,6 +366,7 @@ impl Viewer {
         self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
         self.frame = FrameOutput::new(&model);
         self.crossfade = CrossFadePanel::for_clips(model.clips.len());
+        self.ab.a_changed(&model);
         self.model = model;
         self.source = source;
         self.model_generation += 1;
@@ -261,6 +408,7 @@ impl Viewer {
         if self.crossfade.to_clip >= model.clips.len() {
             self.crossfade = CrossFadePanel::for_clips(model.clips.len());
         }
+        self.ab.a_changed(&model);
         self.model = model;
         self.source = source;
         self.model_generation += 1;
@@ -319,6 +467,174 @@ impl Viewer {
         }
     }
 
+    /// Watch the file on screen (when hot reload is on) and apply a finished reload: a model
+    /// that loaded replaces the one on screen keeping the state; one that did not leaves the
+    /// model on screen with the error shown. Returns true when a reload is pending (the UI
+    /// should come back soon).
+    pub fn poll_hot_reload(&mut self) -> bool {
+        self.hot_reload.sync(self.source.path.as_deref());
+        let mut pending = false;
+        match self.hot_reload.poll(std::time::Instant::now(), &mut pending) {
+            Some(Ok(model)) => {
+                let source = self.source.clone();
+                self.replace_model_keeping_state(model, source);
+                self.hot_reload.rewatch();
+            }
+            Some(Err(error)) => {
+                self.error = Some(format!(
+                    "Reload of {} failed; the model on screen is kept (the next complete save loads): {error}",
+                    self.source.short_name()
+                ));
+            }
+            None => {}
+        }
+        pending
+    }
+
+    /// The joint a click in the 3D view selects: in B's half of a side-by-side A/B view, B's
+    /// joint there as B is posed (A's node of the same name); elsewhere the joint drawn there
+    /// (A, or the compare pose in its half).
+    pub fn pick_joint_at(&self, click: ViewClick) -> Option<usize> {
+        /// How near a click must be to a joint, in pixels.
+        const PICK_RADIUS_PX: f32 = 14.0;
+        if click.right_view && self.ab.is_split() {
+            return self.ab.pick_joint_in_b(&self.viewport.camera, click, PICK_RADIUS_PX);
+        }
+        let camera = &self.viewport.camera;
+        self.frame.pick_joint(
+            &self.model,
+            camera,
+            click.position_px,
+            click.view_size_px,
+            PICK_RADIUS_PX,
+            click.right_view,
+        )
+    }
+
+    /// The command line that opens the viewer on what is on screen now: the file, clip, time,
+    /// joint and channel, the interpolation override, compare, skeleton, A/B, and the side panel
+    /// section the user is at when there is one ([`Self::panel_in_view`]; "Copy command line"
+    /// sends it to a colleague).
+    pub fn command_line(&self) -> String {
+        let quote = |text: &str| {
+            if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,+".contains(c)) {
+                text.to_owned()
+            } else {
+                format!("'{}'", text.replace('\'', "'\\''"))
+            }
+        };
+        let mut words = vec!["animtune".to_owned()];
+        if let Some(path) = &self.source.path {
+            let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            words.push(quote(&absolute.display().to_string()));
+        }
+        if let Some(clip) = self.playback.clip() {
+            words.extend(["--clip".to_owned(), quote(self.playback.clip_name(clip))]);
+            words.extend(["--time".to_owned(), format!("{:.3}", self.playback.time_secs())]);
+        }
+        if let Some(joint) = self.selection.joint {
+            words.extend(["--joint".to_owned(), quote(&crate::profile::node_display_name(&self.model, joint))]);
+            words.extend(["--channel".to_owned(), self.selection.property.gltf_name().to_owned()]);
+        }
+        let mode = self.tuning.interpolation().mode;
+        if mode != anim::InterpolationOverride::Authored {
+            words.extend(["--interpolation".to_owned(), mode.name().to_owned()]);
+        }
+        if let Some(modes) = self.compare.active() {
+            words.extend(["--compare".to_owned(), format!("{},{}", modes.left.name(), modes.right.name())]);
+            if modes.layout == super::compare::CompareLayout::Ghost {
+                words.push("--ghost".to_owned());
+            }
+            if modes.heatmap {
+                words.push("--heatmap".to_owned());
+            }
+        }
+        if self.overlays.skeleton {
+            words.push("--skeleton".to_owned());
+        }
+        if let Some(file) = self.ab.file.as_ref().filter(|_| self.ab.active()) {
+            let absolute = std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone());
+            words.extend(["--ab".to_owned(), quote(&absolute.display().to_string())]);
+            let ghost = self.ab.layout == super::compare::CompareLayout::Ghost;
+            if ghost && !words.iter().any(|w| w == "--ghost") {
+                words.push("--ghost".to_owned());
+            }
+        }
+        if let Some(panel) = self.focus_panel.or(self.panel_in_view) {
+            words.extend(["--panel".to_owned(), panel.name().to_owned()]);
+        }
+        words.join(" ")
+    }
+
+    /// `MODEL-CLIP-MODE.glb`: the suggested name of a baked copy.
+    fn bake_file_name(&self) -> String {
+        let stem = self.source.stem().unwrap_or_else(|| "character".to_owned());
+        let clip = self.playback.clip().map_or_else(String::new, |c| self.playback.clip_name(c).to_owned());
+        let mode = self.tuning.interpolation().mode.name();
+        let clean =
+            |t: &str| t.chars().map(|c| if c.is_alphanumeric() || c == '-' { c } else { '_' }).collect::<String>();
+        format!("{}-{}-{}.glb", clean(&stem), clean(&clip), mode)
+    }
+
+    /// Bake the playing clip as it is sampled now (the override, channel overrides, spaces and
+    /// easing: [`crate::bake`]) into a copy of the model's file at `path`: exactly where glTF's
+    /// modes can say it, else resampled at 60 fps. Returns what was done, for the status.
+    ///
+    /// # Errors
+    /// No clip, a source file that cannot be read or rewritten, or `path` not writable.
+    pub fn bake_to(&self, path: &Path) -> anyhow::Result<String> {
+        use anyhow::Context as _;
+        let clip = self.playback.clip().context("no clip is playing")?;
+        let settings = self.tuning.sampling(clip).clone();
+        let source = match &self.source.path {
+            Some(file) => std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?,
+            None => crate::mannequin::DEFAULT_MODEL_GLB.to_vec(),
+        };
+        let base_dir = self.source.path.as_deref().and_then(Path::parent);
+        let clip_id = anim::ClipId::from_index(clip);
+        let exact = anim::bake::bake_clip(&self.model.clips[clip], &settings).is_ok();
+        let resample = (!exact).then_some(60.0);
+        let limits = anim::import::Limits::default();
+        let baked = crate::bake::bake(&self.model, (&source, base_dir), clip_id, &settings, resample, &limits)?;
+        std::fs::write(path, &baked.glb).with_context(|| format!("cannot write {}", path.display()))?;
+        let how =
+            if exact { "keys converted exactly" } else { "resampled at 60 fps (spaces or easing glTF cannot hold)" };
+        Ok(format!(
+            "Baked \"{}\" into {} ({how}); read back, largest difference {:.1e}",
+            self.playback.clip_name(clip),
+            path.display(),
+            baked.deviation.max()
+        ))
+    }
+
+    /// Start recording the playing clip as the view shows it into `path` (a GIF, an MP4 or a
+    /// folder of PNGs); progress in the Record section, the outcome in the status.
+    pub fn record_to(&mut self, path: &Path) {
+        let Some(clip) = self.playback.clip() else {
+            self.error = Some("Record: no clip is playing".to_owned());
+            return;
+        };
+        let view = ViewState {
+            clip,
+            settings: self.tuning.sampling(clip),
+            compare: self.compare.active(),
+            skeleton: self.overlays.skeleton.then_some(self.selection.joint),
+        };
+        if let Err(error) = self.recorder.start(&self.model, view, path) {
+            self.error = Some(format!("Record: {error:#}"));
+        }
+    }
+
+    /// Apply a finished recording; true while one runs.
+    fn poll_recording(&mut self) -> bool {
+        match self.recorder.poll() {
+            Some(Ok(message)) => self.file.message = Some(message),
+            Some(Err(error)) => self.error = Some(format!("Recording failed: {error}")),
+            None => {}
+        }
+        self.recorder.job.is_some()
+    }
+
     /// Open the built-in character.
     pub fn open_built_in(&mut self) {
         match anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None) {
@@ -374,6 +690,9 @@ impl Viewer {
         self.frame.trajectory = self.overlays.trajectory;
         self.frame.compute(&self.model, &mut self.playback, &self.tuning, &self.compare, &mut self.ragdoll);
         self.compare.kinds.record(self.frame.model_from_node(), self.frame.compare_model_from_node());
+        let clip = self.playback.clip();
+        let settings = clip.map_or_else(|| self.tuning.sampling(usize::MAX), |c| self.tuning.sampling(c));
+        self.ab.compute(&self.model, clip, self.playback.time_secs(), settings);
     }
 
     /// The cross-fade panel's measured quality of `from → to` as tuned (this transition, and a
@@ -474,8 +793,41 @@ impl Viewer {
                 self.frame.drawn_bounds(&self.model, &self.playback, &self.tuning, clip_placement)
             }
         };
-        let aspect = self.viewport.view_aspect(&self.compare);
+        let aspect = self.viewport.view_aspect(self.split_view());
         self.viewport.frame_bounds(bounds, aspect);
+    }
+
+    /// True when the 3D view shows two views side by side: A | B while the A/B view is on,
+    /// else the two compared modes.
+    pub fn split_view(&self) -> bool {
+        if self.ab.active() { self.ab.is_split() } else { self.compare.is_split() }
+    }
+
+    /// The 3D view's labels: A | B, or the two compared modes.
+    pub fn view_labels(&self) -> super::viewport::ViewLabels {
+        use super::compare::CompareLayout;
+        use super::viewport::ViewLabels;
+        if let Some(file) = self.ab.file.as_ref().filter(|_| self.ab.active()) {
+            let b = file
+                .path
+                .file_name()
+                .map_or_else(|| file.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            let a = self.source.short_name();
+            return match self.ab.layout {
+                CompareLayout::Split => ViewLabels::Split([format!("A: {a}"), format!("B: {b}")]),
+                CompareLayout::Ghost => ViewLabels::Overlay(format!("A: {a} (solid) / B: {b} (ghost)")),
+            };
+        }
+        if let Some([left, right]) = self.compare.kinds.labels() {
+            return ViewLabels::Split([left.to_owned(), right.to_owned()]);
+        }
+        match self.compare.active() {
+            Some(modes) if modes.layout == CompareLayout::Split => {
+                ViewLabels::Split([modes.left.name().to_owned(), modes.right.name().to_owned()])
+            }
+            Some(modes) => ViewLabels::Overlay(format!("solid: {} / ghost: {}", modes.left.name(), modes.right.name())),
+            None => ViewLabels::One,
+        }
     }
 
     /// Undo the last tuning change.
@@ -509,6 +861,12 @@ impl Viewer {
                 }
                 self.file.message = None;
             }
+            FileAction::Bake(path) => match self.bake_to(&path) {
+                Ok(message) => self.file.message = Some(message),
+                Err(error) => self.error = Some(format!("Bake to {} failed: {error:#}", path.display())),
+            },
+            FileAction::Record(path) => self.record_to(&path),
+            FileAction::OpenSecond(path) => self.ab.load(&path),
             FileAction::Quit => self.quit_requested = true,
         }
     }
@@ -519,7 +877,13 @@ impl Viewer {
     /// record tuning changes for undo, save the profile when it changed, and compute the frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.poll_loading();
-        if self.loading.is_some() {
+        let reload_pending = self.poll_hot_reload();
+        let recording = self.poll_recording();
+        if self.ab.poll_loading(&self.model) {
+            self.frame_camera();
+        }
+        let recording = recording || self.ab.loading.is_some();
+        if self.loading.is_some() || reload_pending || recording {
             ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
         }
         if let Some(action) = self.file.poll(ui.ctx()) {
@@ -569,8 +933,9 @@ impl Viewer {
             self.save_settings();
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
-            let (picked, rect) = self.viewport.viewport_ui(ui, &self.model, &self.frame, &self.compare);
-            if let Some(joint) = picked {
+            let labels = self.view_labels();
+            let (click, rect) = self.viewport.viewport_ui(ui, &labels);
+            if let Some(joint) = click.and_then(|click| self.pick_joint_at(click)) {
                 self.selection.joint = Some(joint);
             }
             if self.overlays.stats_visible {
@@ -588,9 +953,11 @@ impl Viewer {
     /// The side panel: profile, clips, interpolation, joints, curves, cross-fade, compare,
     /// ragdoll, crowd. Wide content scrolls instead of widening the panel.
     fn side_panel_ui(&mut self, ui: &mut egui::Ui) {
-        egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+        let focus = self.focus_panel.take();
+        let mut shown = Vec::with_capacity(Panel::ALL.len());
+        let scroll = egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
             ui.set_max_width(ui.available_width());
-            egui::CollapsingHeader::new("Profile").default_open(true).show(ui, |ui| {
+            section(ui, (focus, &mut shown), Panel::Profile, "Profile", true, |ui| {
                 ui.horizontal_wrapped(|ui| {
                     ui.label("Model:");
                     ui.strong(self.source.short_name()).on_hover_text(&self.source.label);
@@ -604,16 +971,17 @@ impl Viewer {
                     None => {}
                 }
             });
-            egui::CollapsingHeader::new("Clips")
-                .default_open(true)
-                .show(ui, |ui| self.playback.clips_ui(ui, &self.model));
-            egui::CollapsingHeader::new("Interpolation").default_open(true).show(ui, |ui| {
-                self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection);
+            section(ui, (focus, &mut shown), Panel::Clips, "Clips", true, |ui| self.playback.clips_ui(ui, &self.model));
+            section(ui, (focus, &mut shown), Panel::Interpolation, "Interpolation", true, |ui| {
+                if self.tuning.interpolation_ui(ui, &self.model, &self.playback, &self.selection) {
+                    self.file.bake_name = self.bake_file_name();
+                    self.file.request(PathPurpose::BakeClip);
+                }
             });
-            egui::CollapsingHeader::new("Joints").default_open(false).show(ui, |ui| {
+            section(ui, (focus, &mut shown), Panel::Joints, "Joints", false, |ui| {
                 self.joints.joints_ui(ui, &self.model, self.playback.clip(), &mut self.selection);
             });
-            egui::CollapsingHeader::new("Curves").default_open(true).show(ui, |ui| {
+            section(ui, (focus, &mut shown), Panel::Curves, "Curves", true, |ui| {
                 self.curves.curves_ui(
                     ui,
                     &self.model,
@@ -623,7 +991,7 @@ impl Viewer {
                     &mut self.selection,
                 );
             });
-            egui::CollapsingHeader::new("Cross-fade").default_open(true).show(ui, |ui| {
+            section(ui, (focus, &mut shown), Panel::CrossFade, "Cross-fade", true, |ui| {
                 let names = self.clip_names();
                 let ragdolling = self.ragdoll.phase() == Phase::Ragdoll;
                 match self.crossfade.crossfade_ui(ui, &self.playback, &self.model, &mut self.tuning, ragdolling, &names)
@@ -636,7 +1004,7 @@ impl Viewer {
                     None => {}
                 }
             });
-            egui::CollapsingHeader::new("Compare").default_open(true).show(ui, |ui| {
+            section(ui, (focus, &mut shown), Panel::Compare, "Compare", true, |ui| {
                 let deviation = self.frame.deviation();
                 self.compare.compare_ui(
                     ui,
@@ -646,6 +1014,16 @@ impl Viewer {
                     &self.tuning,
                     deviation,
                 );
+                ui.separator();
+                ui.strong("A/B: two files");
+                let clip = self.playback.clip();
+                let settings = clip.map_or_else(|| self.tuning.sampling(usize::MAX), |c| self.tuning.sampling(c));
+                if self.ab.ab_ui(ui, &self.model, self.model_generation, clip, settings) {
+                    self.file.request(PathPurpose::OpenSecond);
+                }
+                if self.ab.active() && self.compare.enabled {
+                    ui.weak("A | B is shown instead of the two modes while both are on.");
+                }
             });
             egui::CollapsingHeader::new("Compare transition kinds").default_open(false).show(ui, |ui| {
                 let from = self.playback.clip().unwrap_or(0);
@@ -655,7 +1033,7 @@ impl Viewer {
                 let source_secs = self.model.clips.get(from).map_or(0.0, anim::Clip::end_secs);
                 self.compare.kinds.kinds_ui(ui, &pair, source_secs);
             });
-            egui::CollapsingHeader::new("Ragdoll").default_open(true).show(ui, |ui| {
+            section(ui, (focus, &mut shown), Panel::Ragdoll, "Ragdoll", true, |ui| {
                 let names = self.clip_names();
                 let model = &self.model;
                 let node_name = |n: usize| crate::profile::node_display_name(model, n);
@@ -667,12 +1045,26 @@ impl Viewer {
                     None => {}
                 }
             });
-            egui::CollapsingHeader::new("Crowd").default_open(self.crowd.crowd.is_some()).show(ui, |ui| {
+            section(ui, (focus, &mut shown), Panel::Record, "Record clip", false, |ui| {
+                let clip = self.playback.clip().map(|c| (self.playback.clip_name(c), self.model.clips[c].end_secs()));
+                if self.recorder.record_ui(ui, clip) {
+                    let name = format!(
+                        "{}-{}",
+                        self.source.stem().unwrap_or_else(|| "character".to_owned()),
+                        clip.map_or("rest", |(n, _)| n)
+                    );
+                    self.file.record_name = self.recorder.suggested_name(&name);
+                    self.file.request(PathPurpose::RecordClip);
+                }
+            });
+            let crowd_open = self.crowd.crowd.is_some();
+            section(ui, (focus, &mut shown), Panel::Crowd, "Crowd", crowd_open, |ui| {
                 if self.crowd.crowd_ui(ui, &self.model, self.tuning.interpolation().mode) {
                     self.frame_camera();
                 }
             });
         });
+        self.panel_in_view = panel_in_view(&shown, &scroll);
     }
 
     /// Menus, the path field, load progress, messages and the last error.
@@ -703,11 +1095,27 @@ impl Viewer {
                     self.frame_camera();
                     ui.close();
                 }
+                ui.separator();
+                if ui
+                    .button("Copy command line")
+                    .on_hover_text(
+                        "A command line that opens animtune on this file, clip, time, joint and view: send it to \
+                         a colleague to show them what you see",
+                    )
+                    .clicked()
+                {
+                    let line = self.command_line();
+                    ui.ctx().copy_text(line.clone());
+                    self.file.message = Some(format!("Copied: {line}"));
+                    ui.close();
+                }
             });
             ui.separator();
             if let Some(action) = self.file.path_field_ui(ui) {
                 file_action = Some(action);
             }
+            ui.separator();
+            self.hot_reload.hot_reload_ui(ui);
         });
         if let Some(action) = file_action {
             self.apply_file_action(action);

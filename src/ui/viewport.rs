@@ -1,13 +1,22 @@
 //! The 3D view widget: shows the frame the GPU bridge rendered, owns the orbit camera, turns
-//! mouse input into camera moves and clicks into joint picks (on the frame output's matrices:
-//! what was drawn).
-
-use anim::Model;
+//! mouse input into camera moves and clicks into [`ViewClick`]s (which half of a split view, where),
+//! from which the viewer picks the joint drawn there.
 
 use crate::render::{Aabb, OrbitCamera};
 
-use super::compare::{Compare, CompareLayout};
-use super::frame::FrameOutput;
+use super::frame::ViewClick;
+
+/// What the 3D view shows, for its labels and clicks: one view, two side by side, or one with a
+/// ghost over it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewLabels {
+    /// One view, no label.
+    One,
+    /// Two views side by side, named.
+    Split([String; 2]),
+    /// One view with a second pose over it, described.
+    Overlay(String),
+}
 
 /// The 3D view in the central panel.
 #[derive(Debug, Default)]
@@ -43,21 +52,16 @@ impl ViewportPanel {
         self.camera = camera;
     }
 
-    /// Aspect of one view: half the width when compare splits the view.
-    pub fn view_aspect(&self, compare: &Compare) -> f32 {
-        if compare.is_split() { self.aspect() * 0.5 } else { self.aspect() }
+    /// Aspect of one view: half the width when the view is split (two modes or two files).
+    pub fn view_aspect(&self, split: bool) -> f32 {
+        if split { self.aspect() * 0.5 } else { self.aspect() }
     }
 
     /// Fill the available space with the 3D view and handle orbit (left drag), pan (middle drag
-    /// or shift + left drag) and zoom (wheel). Returns the joint picked by a click, if any, and
-    /// the view's rect (for overlays).
-    pub fn viewport_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &Model,
-        frame: &FrameOutput,
-        compare: &Compare,
-    ) -> (Option<usize>, egui::Rect) {
+    /// or shift + left drag) and zoom (wheel). Returns a click (to pick a joint with; the
+    /// viewer knows what each half shows), if any, and the view's rect (for overlays).
+    pub fn viewport_ui(&mut self, ui: &mut egui::Ui, labels: &ViewLabels) -> (Option<ViewClick>, egui::Rect) {
+        let split = matches!(labels, ViewLabels::Split(_));
         let (rect, response) = ui.allocate_exact_size(ui.available_size(), egui::Sense::click_and_drag());
         let pixels_per_point = ui.ctx().pixels_per_point();
         self.size_pixels =
@@ -79,31 +83,21 @@ impl ViewportPanel {
                 );
             }
         }
-        if let Some(labels) = compare.kinds.labels() {
-            let half = rect.width() * 0.5;
-            let font = egui::FontId::proportional(15.0);
-            for (i, label) in labels.into_iter().enumerate() {
-                let at = rect.left_top() + egui::vec2(half * i as f32 + 8.0, 8.0);
-                painter.text(at, egui::Align2::LEFT_TOP, label, font.clone(), egui::Color32::WHITE);
-            }
-            painter.vline(rect.center().x, rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
-        }
-        match compare.active() {
-            Some(modes) if modes.layout == CompareLayout::Split => {
+        match labels {
+            ViewLabels::Split(names) => {
                 let half = rect.width() * 0.5;
                 let font = egui::FontId::proportional(15.0);
-                for (i, mode) in [modes.left, modes.right].into_iter().enumerate() {
+                for (i, name) in names.iter().enumerate() {
                     let at = rect.left_top() + egui::vec2(half * i as f32 + 8.0, 8.0);
-                    painter.text(at, egui::Align2::LEFT_TOP, mode.name(), font.clone(), egui::Color32::WHITE);
+                    painter.text(at, egui::Align2::LEFT_TOP, name, font.clone(), egui::Color32::WHITE);
                 }
                 painter.vline(rect.center().x, rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
             }
-            Some(modes) => {
-                let label = format!("solid: {} / ghost: {}", modes.left.name(), modes.right.name());
+            ViewLabels::Overlay(label) => {
                 let at = rect.left_top() + egui::vec2(8.0, 8.0);
                 painter.text(at, egui::Align2::LEFT_TOP, label, egui::FontId::proportional(15.0), egui::Color32::WHITE);
             }
-            None => {}
+            ViewLabels::One => {}
         }
         let hint = "click: select joint · drag: orbit · shift/middle drag: pan · wheel: zoom · F: frame · K: skeleton · F3: stats";
         painter.text(
@@ -114,19 +108,21 @@ impl ViewportPanel {
             egui::Color32::from_gray(170),
         );
 
-        let mut picked = None;
+        let mut click = None;
         if response.clicked()
             && let Some(pointer) = response.interact_pointer_pos()
         {
-            let split = compare.is_split();
             let view_width = if split { rect.width() * 0.5 } else { rect.width() };
             let mut local = pointer - rect.left_top();
             let right_view = split && local.x >= view_width;
             if right_view {
                 local.x -= view_width;
             }
-            let view = glam::Vec2::new(view_width, rect.height());
-            picked = frame.pick_joint(model, &self.camera, glam::Vec2::new(local.x, local.y), view, 14.0, right_view);
+            click = Some(ViewClick {
+                position_px: glam::Vec2::new(local.x, local.y),
+                view_size_px: glam::Vec2::new(view_width, rect.height()),
+                right_view,
+            });
         }
         let delta = response.drag_delta();
         let shift = ui.input(|i| i.modifiers.shift);
@@ -144,6 +140,6 @@ impl ViewportPanel {
                 self.camera.zoom((-scroll * 0.002).exp());
             }
         }
-        (picked, rect)
+        (click, rect)
     }
 }

@@ -117,20 +117,34 @@ impl RawClip {
         Ok(Clip { raw: self, start_secs, end_secs, groups, weight_tracks })
     }
 
-    /// A copy with every track converted to `mode`: key values kept, CUBICSPLINE tangents
-    /// dropped for STEP/LINEAR, and automatic (Catmull-Rom, spacing-aware) tangents baked for
-    /// CUBICSPLINE — the same curves as sampling with the matching
-    /// [`crate::InterpolationOverride`]. Rotation keys are put on one hemisphere along each track
-    /// first, so baked cubic segments never need a sign flip.
+    /// A copy with every track converted to `mode`: see [`Self::with_modes`].
     ///
     /// # Errors
     /// When the clip does not validate (see [`Self::validate`]).
     pub fn with_interpolation(&self, mode: Interpolation) -> Result<Self, ClipError> {
+        self.with_modes(|_, _| mode)
+    }
+
+    /// A copy with each track converted to the mode `mode_of` gives it — the same curves as
+    /// sampling with the matching [`crate::InterpolationOverride`]: a track already in its mode
+    /// is kept as it is (CUBICSPLINE keeps its authored tangents); otherwise key values are
+    /// kept, CUBICSPLINE tangents dropped for STEP/LINEAR, and automatic (Catmull-Rom,
+    /// spacing-aware) tangents baked for CUBICSPLINE. Rotation keys are put on one hemisphere
+    /// along each converted track first, so baked cubic segments never need a sign flip.
+    ///
+    /// # Errors
+    /// When the clip does not validate (see [`Self::validate`]).
+    pub fn with_modes(&self, mode_of: impl Fn(TrackId, &Track) -> Interpolation) -> Result<Self, ClipError> {
         self.validate()?;
         let tracks = self
             .tracks
             .iter()
-            .map(|track| {
+            .enumerate()
+            .map(|(i, track)| {
+                let mode = mode_of(TrackId::from_index(i), track);
+                if mode == track.interpolation {
+                    return track.clone();
+                }
                 let timeline = &self.timelines[track.timeline];
                 let n = timeline.times_secs.len();
                 let stride = if track.interpolation == Interpolation::CubicSpline { 3 } else { 1 };

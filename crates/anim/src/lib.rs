@@ -18,6 +18,10 @@
 //!   clip is played after a get-up (the physics itself lives in the application).
 //! * [`workload`]: W64, the in-memory benchmark skeleton and clips; [`rng`]: the seeded stream.
 //!
+//! * [`bake`]: a clip sampled with an override baked into keys (exactly, or resampled), and the
+//!   deviation between two samplings.
+//! * [`export`]: the GLB writer and [`export::replace_clip`], which writes a file back with one
+//!   clip's keys replaced (`animtune bake`).
 //! * [`pointer`]: `KHR_animation_pointer` property tracks (materials, texture transforms,
 //!   visibility).
 //!
@@ -28,9 +32,11 @@
 //! GPU, UI or physics. Compressed data (meshopt, Draco) is decoded through the
 //! [`import::Decoder`] seam by a decoder crate the application passes in.
 
+pub mod bake;
 pub mod clip;
 pub mod crossfade;
 pub mod error;
+pub mod export;
 pub mod hierarchy;
 pub mod ids;
 pub mod import;

@@ -209,6 +209,45 @@ impl Doc {
         self.push("animations", animation)
     }
 
+    /// Give the channel of animation `animation` (by name) that animates `path` of the node
+    /// named `node` a new sampler over `times` and `values` (a "new export" of one channel);
+    /// the old sampler stays, unused by it. The buffer's `byteLength` follows the new data.
+    ///
+    /// # Panics
+    /// When the animation, the node or such a channel does not exist.
+    pub fn replace_channel_keys(
+        &mut self,
+        animation: &str,
+        node: &str,
+        path: &str,
+        (times, values, interpolation): (&[f32], &[f32], &str),
+    ) {
+        let node_index = self.json["nodes"].as_array().and_then(|n| n.iter().position(|n| n["name"] == node));
+        let node_index = node_index.unwrap_or_else(|| panic!("no node \"{node}\""));
+        let animations = self.json["animations"].as_array().cloned().unwrap_or_default();
+        let a = animations.iter().position(|a| a["name"] == animation);
+        let a = a.unwrap_or_else(|| panic!("no animation \"{animation}\""));
+        let channel = animations[a]["channels"]
+            .as_array()
+            .and_then(|c| c.iter().position(|c| c["target"]["node"] == node_index && c["target"]["path"] == path));
+        let channel = channel.unwrap_or_else(|| panic!("{animation} has no {path} channel for {node}"));
+        let ty = match path {
+            "rotation" => "VEC4",
+            "weights" => "SCALAR",
+            _ => "VEC3",
+        };
+        let sampler = self.sampler(times, values, ty, interpolation);
+        let samplers = &mut self.json["animations"][a]["samplers"];
+        let index = samplers.as_array().map_or(0, Vec::len);
+        if let Some(samplers) = samplers.as_array_mut() {
+            samplers.push(sampler);
+        }
+        self.json["animations"][a]["channels"][channel]["sampler"] = json!(index);
+        if self.json.get("buffers").is_some() {
+            self.json["buffers"][0]["byteLength"] = json!(self.bin.len());
+        }
+    }
+
     /// Put every scene's roots under one new root node scaled by `scale` (how centimetre
     /// exports arrive: x0.01); node indices of the original stay valid. Returns the new node.
     pub fn wrap_in_scaled_root(&mut self, scale: f32) -> usize {
@@ -285,33 +324,12 @@ pub fn f32_bytes(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// A GLB container of `json` and `bin`: the JSON chunk padded with spaces, the BIN chunk (left
-/// out when `bin` is empty) with zeros, to 4 bytes.
+/// A GLB container of `json` and `bin` ([`anim::export::pack_glb`], the one GLB writer).
 ///
 /// # Panics
 /// When the container would exceed 4 GiB.
 pub fn pack_glb(json: &[u8], bin: &[u8]) -> Vec<u8> {
-    let pad = |len: usize| (4 - len % 4) % 4;
-    let json_len = json.len() + pad(json.len());
-    let bin_len = bin.len() + pad(bin.len());
-    let total = 12 + 8 + json_len + if bin.is_empty() { 0 } else { 8 + bin_len };
-    let u32_le =
-        |v: usize| u32::try_from(v).unwrap_or_else(|_| panic!("a GLB fits in 4 GiB ({v} bytes)")).to_le_bytes();
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2_u32.to_le_bytes());
-    out.extend_from_slice(&u32_le(total));
-    out.extend_from_slice(&u32_le(json_len));
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(json);
-    out.resize(out.len() + pad(json.len()), b' ');
-    if !bin.is_empty() {
-        out.extend_from_slice(&u32_le(bin_len));
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(bin);
-        out.resize(out.len() + pad(bin.len()), 0);
-    }
-    out
+    anim::export::pack_glb(json, bin).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The JSON document and the BIN chunk (empty when there is none) of a GLB container.
@@ -353,44 +371,7 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// JSON text with object keys sorted (compact), whatever `serde_json`'s map order features are:
-/// generated files must be byte-identical however the generator was built.
-pub fn to_sorted_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_sorted(value, &mut out);
-    out
-}
-
-fn write_sorted(value: &Value, out: &mut String) {
-    match value {
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_sorted(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_sorted(&Value::String(key.clone()), out);
-                out.push(':');
-                write_sorted(&map[key], out);
-            }
-            out.push('}');
-        }
-        // Scalars have one serialization.
-        other => out.push_str(&other.to_string()),
-    }
-}
+pub use anim::export::to_sorted_json;
 
 #[cfg(test)]
 mod tests {

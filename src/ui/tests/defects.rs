@@ -244,6 +244,28 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
     }
 }
 
+/// A channel that barely moves (LowerArm.L's rotation in Wave changes by float noise only) does
+/// not blow its noise up to the plot's height: the velocity and acceleration axes keep a floor.
+#[test]
+fn plots_of_a_still_channel_do_not_magnify_noise() {
+    let mut viewer = viewer();
+    viewer.playback.select_clip(clip(&viewer, "Wave"));
+    viewer.playback.playing = false;
+    viewer.selection.joint = Some(node(&viewer, "LowerArm.L"));
+    viewer.curves.show_acceleration = true;
+    let mut harness = whole(viewer, [1280.0, 1600.0]);
+    harness.run();
+    harness.run();
+    let viewer = harness.state();
+    let data = viewer.curves.last.as_ref().expect("data");
+    let largest = data.primary_velocity.iter().flatten().fold(0.0f64, |m, p| m.max(p[1].abs()));
+    assert!(largest < 1e-3, "the channel is still: {largest} units/s");
+    let velocity = viewer.curves.bounds[1].expect("velocity plot");
+    assert!(velocity.height() >= 0.02 * 0.99, "velocity axis spans {} units/s", velocity.height());
+    let acceleration = viewer.curves.bounds[2].expect("acceleration plot");
+    assert!(acceleration.height() >= 0.4 * 0.99, "acceleration axis spans {} units/s²", acceleration.height());
+}
+
 // ---- 6. File actions say what happened ----
 
 /// Issue #13 defect 6: File ▸ Open… and Ctrl+O did nothing without a dialog; Export wrote into

@@ -7,6 +7,7 @@ use egui_kittest::Harness;
 
 use super::{ModelSource, Viewer};
 
+mod artist;
 mod defects;
 mod features;
 mod panels;

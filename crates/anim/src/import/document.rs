@@ -39,14 +39,14 @@ pub(super) fn bad_value(object: &ObjectRef, field: &'static str, reason: impl In
 
 /// The most bytes a URI may yield, and what that limit is called in errors.
 #[derive(Clone, Copy)]
-struct ByteLimit {
-    what: &'static str,
-    limit: u64,
+pub(crate) struct ByteLimit {
+    pub(crate) what: &'static str,
+    pub(crate) limit: u64,
 }
 
 /// Read the bytes a `uri` names: a data URI or a file beside the model, refusing more than
 /// `max` bytes before reading or decoding them.
-fn read_uri(
+pub(crate) fn read_uri(
     uri: &str,
     object: &ObjectRef,
     base_dir: Option<&Path>,

@@ -18,6 +18,10 @@ mod json;
 mod pointers;
 mod uri;
 
+pub(crate) use document::{ByteLimit, read_uri};
+pub(crate) use extensions::MESHOPT_EXTENSIONS;
+pub(crate) use glb::{is_glb, split as split_glb};
+
 pub use decoder::{
     DecodedDraco, Decoder, DracoAttribute, DracoComponent, DracoPrimitive, ImageSize, MeshoptFilter, MeshoptMode,
     MeshoptView, NoDecoder,
@@ -136,6 +140,39 @@ pub fn load_slice_with(
     } else {
         Err(ImportError::NotGltf(describe_start(bytes)))
     }
+}
+
+/// The files beside the model that the glTF at `path` reads (its buffers' and images' relative
+/// URIs, resolved as the importer resolves them: inside the model's folder only), the model
+/// itself first: what a viewer watches to reload the model when any of them changes. A file
+/// that does not read as glTF yields just itself.
+pub fn external_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = vec![path.to_path_buf()];
+    let Ok(bytes) = std::fs::read(path) else { return files };
+    let json = if glb::is_glb(&bytes) {
+        match glb::split(&bytes) {
+            Ok((json, _)) => json,
+            Err(_) => return files,
+        }
+    } else {
+        &bytes[..]
+    };
+    let Ok(root) = serde_json::from_slice::<serde_json::Value>(json) else { return files };
+    let base_dir = path.parent().unwrap_or_else(|| Path::new("."));
+    for key in ["buffers", "images"] {
+        for item in root.get(key).and_then(serde_json::Value::as_array).into_iter().flatten() {
+            let Some(uri) = item.get("uri").and_then(serde_json::Value::as_str) else { continue };
+            if uri.starts_with("data:") {
+                continue;
+            }
+            if let Ok(file) = uri::resolve_relative(base_dir, uri)
+                && !files.contains(&file)
+            {
+                files.push(file);
+            }
+        }
+    }
+    files
 }
 
 /// True when the first character that is not white space (after an optional UTF-8 byte order
