@@ -343,7 +343,8 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     model.nodes[arm].name = Some(long.to_owned());
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     viewer.selection.joint = Some(arm);
-    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    // Tall enough that the whole side panel, Ragdoll included, is on screen.
+    let mut harness = whole(viewer, [1280.0, 3600.0]);
     harness.run();
     let width = harness.state().side_panel_width;
     harness.get_by_label("override").click();
