@@ -72,6 +72,9 @@ pub struct ViewerOptions {
     /// Show the skeleton overlay.
     #[arg(long)]
     pub skeleton: bool,
+    /// Show the root's trajectory on the ground (View ▸ Trajectory).
+    #[arg(long)]
+    pub trajectory: bool,
     /// Show the ragdoll colliders.
     #[arg(long)]
     pub colliders: bool,
@@ -179,6 +182,7 @@ impl ViewerOptions {
             anyhow::ensure!(secs.is_finite() && secs >= 0.0, "--stats-warmup takes a number of seconds >= 0");
         }
         viewer.overlays.skeleton |= self.skeleton;
+        viewer.overlays.trajectory |= self.trajectory;
         viewer.overlays.stats_visible |= self.stats;
         viewer.ragdoll.show_colliders |= self.colliders;
         viewer.compute_frame();

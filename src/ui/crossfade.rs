@@ -165,6 +165,19 @@ impl CrossFadePanel {
                 "A fade always starts from what is on screen: the playing clip, a blend in progress, or the ragdoll",
             );
         });
+        let clip_name = playback.clip_name(current);
+        let mut root_motion = tuning.root_motion(clip_name);
+        if enum_combo(
+            ui,
+            &format!("root motion of {clip_name}"),
+            &mut root_motion,
+            &RootMotion::ALL,
+            |m| root_motion_label(m).to_owned(),
+            "As authored: the root moves as the file moves it. In place: the root stays at its anchor \
+             horizontally (through loops and fades; its motion is what a game applies to the character)",
+        ) {
+            tuning.set_root_motion(clip_name, root_motion);
+        }
         super::clip_combo(ui, "to", &mut self.to_clip, clip_names, "Clip the next fade goes to (T triggers)");
         let to = self.to_clip;
         let pair = format!("{} -> {}", playback.clip_name(current), playback.clip_name(to));
@@ -252,6 +265,14 @@ impl CrossFadePanel {
         super::weight_history_ui(ui, "fade weights", &fade_series(playback), FADE_HISTORY_SECS);
         transition_table_ui(ui, tuning, clip_names, &mut action);
         action
+    }
+}
+
+/// A root-motion mode's name in the panel.
+fn root_motion_label(mode: RootMotion) -> &'static str {
+    match mode {
+        RootMotion::Authored => "as authored",
+        RootMotion::InPlace => "in place",
     }
 }
 

@@ -7,7 +7,7 @@
 //! (the ragdoll's own physics aside), so a change of the core's pose type touches two files.
 
 use anim::ragdoll::Placement;
-use anim::{ClipId, LocalMatrices, Model, SampleSettings, SoaPose};
+use anim::{ClipId, LocalMatrices, Model, RootMotion, SampleSettings, SoaPose};
 use glam::{Affine3A, Vec2, Vec3};
 
 use crate::render::animated::AnimatedProperties;
@@ -118,6 +118,8 @@ impl FrameOutput {
     ) {
         let clip = playback.clip();
         let time_secs = playback.time_secs();
+        let in_place = clip.is_some_and(|c| tuning.root_motion(playback.clip_name(c)) == RootMotion::InPlace);
+        playback.sync_root_motion(model, in_place);
         if let Some((left, right)) = compare.kinds.poses() {
             // Two transition kinds side by side: each view its own replay.
             self.animated.copy_from(left);
@@ -128,6 +130,8 @@ impl FrameOutput {
             sample_into(model, &self.rest, clip, time_secs, &left, &mut self.cursor, &mut self.animated);
             let pose = self.compare.get_or_insert_with(|| self.rest.clone());
             sample_into(model, &self.rest, clip, time_secs, &right, &mut self.compare_cursor, pose);
+            playback.fader().place_root(&mut self.animated);
+            playback.fader().place_root(pose);
         } else {
             self.compare = None;
             if playback.is_fading() {
@@ -137,6 +141,8 @@ impl FrameOutput {
             } else {
                 let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
                 sample_into(model, &self.rest, clip, time_secs, settings, &mut self.cursor, &mut self.animated);
+                // In place: the root held at the fader's anchor, as a fade holds it.
+                playback.fader().place_root(&mut self.animated);
             }
         }
         ragdoll.placement.apply(&model.hierarchy, &mut self.animated);
@@ -282,6 +288,7 @@ impl FrameOutput {
         let clip = playback.clip();
         let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
         sample_into(model, &self.rest, clip, time, settings, &mut None, &mut before);
+        playback.fader().place_root(&mut before);
         placement.apply(&model.hierarchy, &mut before);
         before
     }

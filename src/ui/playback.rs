@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use anim::crossfade::MAX_LAYERS;
-use anim::{Clip, ClipId, CrossFader, FootContact, Model, Property, SampleSettings, TransitionKind};
+use anim::{Clip, ClipId, CrossFader, FootContact, Model, Property, RootMotion, SampleSettings, TransitionKind};
 
 use super::tuning::FadeTuning;
 
@@ -187,6 +187,20 @@ impl Playback {
             parts.insert(0, format!("earlier blend {:.0}%", snapshot * 100.0));
         }
         format!("blend: {}", parts.join(" + "))
+    }
+
+    /// Hold the root in place (the fader's root motion on, in place) while the clip on screen is
+    /// `in_place`; as authored, root motion off (the clip as the file moves it). A fade that
+    /// started in place stays so until it ends. The anchor is taken when root motion turns on
+    /// and serves the fades and the clip played alone alike ([`CrossFader::place_root`]), so
+    /// neither a fade's start nor its end moves the root. Allocates only when it turns on.
+    pub fn sync_root_motion(&mut self, model: &Model, in_place: bool) {
+        let on = self.fader.root_motion().is_some();
+        if in_place && !on {
+            self.fader.set_root_motion(model, Some(RootMotion::InPlace));
+        } else if !in_place && on && !self.fader.is_fading() {
+            self.fader.set_root_motion(model, None);
+        }
     }
 
     /// Switch to `clip` at time 0 (no fade).

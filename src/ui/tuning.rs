@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use anim::ragdoll::RagdollRamp;
 use anim::{
-    Easing, InterpolationOverride, Model, OffsetDecay, RotationSpace, SampleSettings, ScaleSpace, Transition,
-    TransitionKind,
+    Easing, InterpolationOverride, Model, OffsetDecay, RootMotion, RotationSpace, SampleSettings, ScaleSpace,
+    Transition, TransitionKind,
 };
 
 use crate::physics::MotorGains;
@@ -301,6 +301,26 @@ impl Tuning {
     /// True when nothing about sampling differs from the file.
     pub fn samples_as_authored(&self) -> bool {
         self.interpolation == Interpolation::AUTHORED && self.channel_override_count() == 0
+    }
+
+    /// The root motion of the clip named `clip` (display name): as the profile stores it, as
+    /// authored when absent or unreadable. Allocates nothing.
+    pub fn root_motion(&self, clip: &str) -> RootMotion {
+        self.clip_extras
+            .root_motion
+            .iter()
+            .find(|r| r.clip == clip)
+            .and_then(|r| r.mode.parse().ok())
+            .unwrap_or_default()
+    }
+
+    /// Set the root motion of the clip named `clip` (as authored is stored as no entry).
+    pub fn set_root_motion(&mut self, clip: &str, mode: RootMotion) {
+        let entries = &mut self.clip_extras.root_motion;
+        entries.retain(|r| r.clip != clip);
+        if mode != RootMotion::Authored {
+            entries.push(ClipRootMotion { clip: clip.to_owned(), mode: mode.name().to_owned() });
+        }
     }
 
     /// The tuned fade of `from → to`, if that pair was tuned.

@@ -552,6 +552,9 @@ impl Viewer {
         if self.overlays.skeleton {
             words.push("--skeleton".to_owned());
         }
+        if self.overlays.trajectory {
+            words.push("--trajectory".to_owned());
+        }
         if let Some(file) = self.ab.file.as_ref().filter(|_| self.ab.active()) {
             let absolute = std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone());
             words.extend(["--ab".to_owned(), quote(&absolute.display().to_string())]);

@@ -242,6 +242,17 @@ impl RootState {
     fn horizontal(&self, v: Vec3) -> Vec3 {
         v - self.up * v.dot(self.up)
     }
+
+    /// The root of `pose` moved horizontally to where the mode shows it.
+    fn place(&self, pose: &mut SoaPose) {
+        if let Some(local) = pose.get(self.node) {
+            let shown = match self.mode {
+                RootMotion::InPlace => self.anchor,
+                RootMotion::Authored => self.anchor + self.offset,
+            };
+            pose.set_translation(self.node, local.translation - self.horizontal(local.translation) + shown);
+        }
+    }
 }
 
 /// Plays one clip at a time and transitions to another on request (cross-fade, inertialization,
@@ -449,6 +460,16 @@ impl CrossFader {
     /// The horizontal position the root is anchored to (zero without root motion).
     pub fn root_anchor(&self) -> Vec3 {
         self.root.as_ref().map_or(Vec3::ZERO, |r| r.anchor)
+    }
+
+    /// Put the root of `pose` where root motion shows it: horizontally at the anchor (in place)
+    /// or at anchor + character offset (as authored), its vertical motion kept — what
+    /// [`Self::evaluate`] does to its own output, for a pose sampled elsewhere (a viewer playing
+    /// one clip without fading). Nothing without root motion. Allocates nothing.
+    pub fn place_root(&self, pose: &mut SoaPose) {
+        if let Some(root) = &self.root {
+            root.place(pose);
+        }
     }
 
     /// The horizontal part of `v` (in the root's parent frame; `v` itself without root motion).
@@ -882,14 +903,8 @@ impl CrossFader {
             }
             self.offset_now.apply_to(&mut self.output, 1.0);
         }
-        if let Some(root) = &self.root
-            && let Some(local) = self.output.get(root.node)
-        {
-            let shown = match root.mode {
-                RootMotion::InPlace => root.anchor,
-                RootMotion::Authored => root.anchor + root.offset,
-            };
-            self.output.set_translation(root.node, local.translation - root.horizontal(local.translation) + shown);
+        if let Some(root) = &self.root {
+            root.place(&mut self.output);
         }
         self.evaluated = true;
         &self.output

@@ -1,7 +1,7 @@
 //! Transition kinds in the cross-fade panel: chosen per pair, measured live, used by the
 //! viewer's trigger (from the pose on screen), and kept in the profile.
 
-use anim::{Easing, OffsetDecay, TransitionKind};
+use anim::{Easing, OffsetDecay, RootMotion, TransitionKind};
 use egui_kittest::kittest::Queryable as _;
 
 use super::{clip, viewer, whole};
@@ -190,4 +190,85 @@ fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
     harness.run();
     harness.get_by_label("compare two transition kinds");
     harness.get_by_label("left kind");
+}
+
+/// The root's horizontal model-space distance from the fader's anchor now (the built-in
+/// character's root, Hips, has no parent: its parent frame is model space).
+fn root_off_anchor(viewer: &crate::ui::Viewer, root: anim::NodeId) -> f32 {
+    let p = viewer.frame.node_position(root.index()).expect("root");
+    let anchor = viewer.playback.fader().root_anchor();
+    glam::Vec2::new(p.x - anchor.x, p.z - anchor.z).length()
+}
+
+#[test]
+fn an_in_place_clip_holds_its_root_through_loops_and_fades_and_as_authored_moves_as_before() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    let root = anim::crossfade::root_motion_node(&viewer.model).expect("a root");
+    assert!(viewer.model.hierarchy.parent(root).is_none());
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.3, Easing::Smoothstep));
+    // As authored: the hips sway from side to side as the file moves them, root motion off.
+    let mut authored = (f32::MAX, f32::MIN);
+    for _ in 0..60 {
+        viewer.step(1.0 / 60.0);
+        let x = viewer.frame.node_position(root.index()).expect("root").x;
+        authored = (authored.0.min(x), authored.1.max(x));
+    }
+    assert!(viewer.playback.fader().root_motion().is_none());
+    assert!(authored.1 - authored.0 > 0.01, "as authored the root sways {authored:?}");
+    // In place: Walk over 2 loops, then Walk → Run (Run in place too) and on after the fade.
+    viewer.tuning.set_root_motion("Walk", RootMotion::InPlace);
+    viewer.tuning.set_root_motion("Run", RootMotion::InPlace);
+    let loops = (2.0 * viewer.playback.duration_secs() * 60.0).ceil() as usize;
+    let mut worst = 0.0f32;
+    for _ in 0..loops {
+        viewer.step(1.0 / 60.0);
+        worst = worst.max(root_off_anchor(&viewer, root));
+    }
+    assert_eq!(viewer.playback.fader().root_motion().map(|(m, _)| m), Some(RootMotion::InPlace));
+    viewer.trigger_fade();
+    let mut faded = false;
+    for _ in 0..60 {
+        viewer.step(1.0 / 60.0);
+        faded |= viewer.playback.is_fading();
+        worst = worst.max(root_off_anchor(&viewer, root));
+    }
+    assert!(faded && !viewer.playback.is_fading(), "the fade ran and ended");
+    assert_eq!(viewer.playback.clip(), Some(run));
+    assert!(worst < 1e-3, "the root left its anchor by {worst} m");
+    // Back to as authored once the fade is over: the clip as the file moves it.
+    viewer.tuning.set_root_motion("Run", RootMotion::Authored);
+    viewer.step(1.0 / 60.0);
+    assert!(viewer.playback.fader().root_motion().is_none());
+}
+
+#[test]
+fn root_motion_is_set_in_the_crossfade_panel_undone_and_kept_in_the_profile() {
+    let mut viewer = viewer();
+    let walk = clip(&viewer, "Walk");
+    viewer.playback.select_clip(walk);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("root motion of Walk").click();
+    harness.run();
+    harness.get_by_label("in place").click();
+    harness.run();
+    assert_eq!(harness.state().tuning.root_motion("Walk"), RootMotion::InPlace);
+    assert_eq!(harness.state().tuning.root_motion("Run"), RootMotion::Authored);
+    // Saved by clip name and read back.
+    let viewer = harness.state_mut();
+    let profile = viewer.profile.profile_of(&viewer.tuning, &viewer.model);
+    assert_eq!(profile.root_motion.len(), 1);
+    let json = serde_json::to_string(&profile).expect("json");
+    assert!(json.contains("in-place"), "{json}");
+    let back: crate::profile::TuningProfile = serde_json::from_str(&json).expect("parse");
+    let (tuning, fit) = back.to_tuning(&viewer.model);
+    assert!(fit.skipped.is_empty(), "{fit:?}");
+    assert_eq!(tuning.root_motion("Walk"), RootMotion::InPlace);
+    assert_eq!(tuning.clip_extras, viewer.tuning.clip_extras);
+    // Undoable like any tuning.
+    assert!(viewer.undo());
+    assert_eq!(viewer.tuning.root_motion("Walk"), RootMotion::Authored);
 }

@@ -1,0 +1,46 @@
+//! The viewer's frame path (advance, then compute the frame: sampling or the fader, root
+//! motion, local→model, overlays) allocates nothing, as authored and with root motion in place,
+//! playing a clip and through a fade: a global counting allocator around many `Viewer::step`s.
+#![allow(clippy::unwrap_used)]
+
+use anim::RootMotion;
+use animtune::ui::{ModelSource, Viewer};
+use devtools::alloc::{CountingAllocator, allocations_on_this_thread};
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+#[test]
+fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
+    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
+    let mut viewer = Viewer::new(model, ModelSource::built_in());
+    let names = viewer.clip_names();
+    let walk = names.iter().position(|n| n == "Walk").unwrap();
+    let run = names.iter().position(|n| n == "Run").unwrap();
+    viewer.overlays.trajectory = true;
+    for mode in RootMotion::ALL {
+        viewer.tuning.set_root_motion("Walk", mode);
+        viewer.tuning.set_root_motion("Run", mode);
+        viewer.playback.select_clip(walk);
+        viewer.crossfade.to_clip = run;
+        // Warm-up: the trail, the fade history and the clip's path reach their working sizes.
+        for _ in 0..400 {
+            viewer.step(1.0 / 60.0);
+        }
+        let playing = allocations_on_this_thread(|| {
+            for _ in 0..120 {
+                viewer.step(1.0 / 60.0);
+            }
+        });
+        viewer.trigger_fade();
+        viewer.step(1.0 / 60.0);
+        assert!(viewer.playback.is_fading(), "{mode:?}");
+        let fading = allocations_on_this_thread(|| {
+            for _ in 0..10 {
+                viewer.step(1.0 / 60.0);
+            }
+        });
+        assert!(viewer.playback.is_fading(), "{mode:?}: still fading while counted");
+        assert_eq!((playing, fading), (0, 0), "{mode:?}: allocations playing, fading");
+    }
+}
