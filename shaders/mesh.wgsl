@@ -22,6 +22,9 @@ struct DrawUniforms {
     // KHR_texture_transform of the base colour texture: two rows of a 2x3 matrix (w unused).
     uv_transform: array<vec4<f32>, 2>,
     tint: vec4<f32>,
+    // rgb: emitted light (emissiveFactor × emissiveStrength), added to the lit colour;
+    // w: alphaCutoff, read when alpha_mask is 1.
+    emissive: vec4<f32>,
     palette_offset: u32,
     joint_count: u32,
     influences: u32,
@@ -34,7 +37,8 @@ struct DrawUniforms {
     // Crowds: per-instance strides into the palette and the morph weights.
     palette_stride: u32,
     weights_stride: u32,
-    padding0: u32,
+    // 1: alphaMode MASK (discard below the cutoff, opaque above); 0: alpha as given.
+    alpha_mask: u32,
 };
 
 @group(0) @binding(0) var<uniform> view: ViewUniforms;
@@ -203,7 +207,14 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     let rim = pow(1.0 - max(dot(n, to_eye), 0.0), 3.0) * 0.08;
 
     var rgb = base.rgb * (ambient + view.light_color.rgb * diffuse) + view.light_color.rgb * specular + vec3<f32>(rim);
+    rgb = rgb + draw.emissive.rgb;
     rgb = mix(rgb, draw.tint.rgb * (0.35 + 0.65 * diffuse), draw.tint.a);
     rgb = mix(rgb, heat_color(in.heat) * (0.4 + 0.6 * diffuse), 0.85 * factor(draw.heat != 0u));
-    return vec4<f32>(rgb, base.a * draw.opacity);
+    // alphaMode MASK: the cutoff is a factor (0 when not masking, and alpha is never below 0), so
+    // the discard depends on the texel and vertex alpha, never on the uniforms alone.
+    let masked = draw.alpha_mask != 0u;
+    if (base.a < draw.emissive.w * factor(masked)) {
+        discard;
+    }
+    return vec4<f32>(rgb, select(base.a, 1.0, masked) * draw.opacity);
 }

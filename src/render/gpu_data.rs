@@ -78,6 +78,9 @@ pub struct DrawUniforms {
     pub uv_transform: [[f32; 4]; 2],
     /// Tint colour (linear RGB) mixed in by `tint[3]` (ghost poses).
     pub tint: [f32; 4],
+    /// Emitted light added to the lit colour, linear RGB (`emissiveFactor` ×
+    /// `emissiveStrength`); `[3]`: the `alphaCutoff` of a MASK material (read when `alpha_mask`).
+    pub emissive: [f32; 4],
     /// First palette entry of this node's skin for this instance.
     pub palette_offset: u32,
     /// Joint count of the skin (influences at or beyond it are ignored).
@@ -101,8 +104,9 @@ pub struct DrawUniforms {
     pub palette_stride: u32,
     /// Crowds: morph weights per instance.
     pub weights_stride: u32,
-    /// Padding to a 16-byte multiple.
-    pub padding: u32,
+    /// 1: alpha mode MASK (fragments with alpha below `emissive[3]` are discarded, the rest are
+    /// opaque); 0: alpha as given.
+    pub alpha_mask: u32,
 }
 
 /// One vertex of the screen-space overlay (skeleton lines and joint dots), already in clip space.
@@ -123,5 +127,5 @@ pub struct OverlayVertex {
 
 const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
-const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 240);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 256);
 const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

@@ -5,6 +5,7 @@ use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt as _;
 
 use crate::render::RenderError;
+use crate::render::animated::emissive_uniform;
 use crate::render::camera::Aabb;
 use crate::render::framing::{CpuPoser, drawn_nodes, ground_height, is_triangle_mode, triangle_list_indices};
 use crate::render::gpu_data::{GpuVertex, UV_IDENTITY};
@@ -45,6 +46,11 @@ pub struct GpuMaterial {
     /// `KHR_texture_transform` of the base colour texture as two rows of a 2×3 matrix
     /// (identity without one), applied to the texture coordinates in the shader.
     pub uv_transform: [[f32; 4]; 2],
+    /// Emitted light (linear RGB, factor × strength) and alpha cutoff, as
+    /// [`crate::render::gpu_data::DrawUniforms::emissive`].
+    pub emissive: [f32; 4],
+    /// 1 for alpha mode MASK, else 0 ([`crate::render::gpu_data::DrawUniforms::alpha_mask`]).
+    pub alpha_mask: u32,
     /// Base colour texture (sRGB) and sampler; a white texel when the material has none.
     pub bind_group: wgpu::BindGroup,
 }
@@ -150,12 +156,16 @@ impl GpuModel {
             materials.push(GpuMaterial {
                 base_color: material.base_color_factor,
                 uv_transform,
+                emissive: emissive_uniform(material.emissive_factor, material.emissive_strength, material.alpha_cutoff),
+                alpha_mask: u32::from(material.alpha_mode == anim::AlphaMode::Mask),
                 bind_group: material_bind_group(device, material_layout, view, &sampler),
             });
         }
         materials.push(GpuMaterial {
             base_color: Vec4::ONE,
             uv_transform: UV_IDENTITY,
+            emissive: [0.0; 4],
+            alpha_mask: 0,
             bind_group: material_bind_group(device, material_layout, &white, &sampler),
         });
 

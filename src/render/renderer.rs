@@ -763,18 +763,24 @@ impl Renderer {
                     let skin = node.skin.filter(|&s| s < model.skins.len());
                     let influences = if skin.is_some() { primitive.influences } else { 0 };
                     let material = gpu.materials.get(primitive.material);
+                    // This frame's animated values of a model material (not of the default one).
+                    let animated = instance.properties.filter(|_| primitive.material < model.materials.len());
                     let uniforms = DrawUniforms {
                         world_from_mesh: world_from_mesh.to_cols_array_2d(),
                         normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
-                        base_color: match (instance.properties, primitive.material < model.materials.len()) {
-                            (Some(p), true) => p.base_color[primitive.material].to_array(),
-                            _ => material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                        base_color: match animated {
+                            Some(p) => p.base_color[primitive.material].to_array(),
+                            None => material.map_or([1.0; 4], |m| m.base_color.to_array()),
                         },
-                        uv_transform: match (instance.properties, primitive.material < model.materials.len()) {
-                            (Some(p), true) => p.uv_rows(primitive.material),
-                            _ => material.map_or(UV_IDENTITY, |m| m.uv_transform),
+                        uv_transform: match animated {
+                            Some(p) => p.uv_rows(primitive.material),
+                            None => material.map_or(UV_IDENTITY, |m| m.uv_transform),
                         },
                         tint: instance.tint,
+                        emissive: match animated {
+                            Some(p) => p.emissive_uniform(primitive.material),
+                            None => material.map_or([0.0; 4], |m| m.emissive),
+                        },
                         palette_offset: palette_base + skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                         joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
                         influences,
@@ -786,7 +792,7 @@ impl Renderer {
                         heat: u32::from(instance.joint_heat.is_some() && skin.is_some()),
                         palette_stride: 0,
                         weights_stride: 0,
-                        padding: 0,
+                        alpha_mask: material.map_or(0, |m| m.alpha_mask),
                     };
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms));
@@ -841,6 +847,7 @@ impl Renderer {
                 base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
                 uv_transform: material.map_or(UV_IDENTITY, |m| m.uv_transform),
                 tint: [0.0; 4],
+                emissive: material.map_or([0.0; 4], |m| m.emissive),
                 palette_offset: skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                 joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
                 influences: if skinned { primitive.influences } else { 0 },
@@ -852,7 +859,7 @@ impl Renderer {
                 heat: 0,
                 palette_stride: if skinned { crowd.palette_stride } else { 0 },
                 weights_stride: if skinned { weights_stride as u32 } else { 0 },
-                padding: 0,
+                alpha_mask: material.map_or(0, |m| m.alpha_mask),
             };
             if skin.is_some() && primitive.influences > 0 {
                 let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;

@@ -62,8 +62,8 @@ pub use hierarchy::{Hierarchy, HierarchyError, LocalMatrices};
 pub use ids::{ClipId, NodeId, TrackId};
 pub use interp::{Easing, RotationSpace, ScaleSpace};
 pub use model::{
-    ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene,
-    TextureRef, TextureTransform,
+    AlphaMode, ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive,
+    PrimitiveMode, Scene, TextureRef, TextureTransform,
 };
 pub use pointer::{PointerTarget, PointerTrack};
 pub use pose::{NodePose, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};

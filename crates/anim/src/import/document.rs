@@ -21,7 +21,8 @@ use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
 use crate::hierarchy::{Hierarchy, HierarchyError};
 use crate::ids::NodeId;
 use crate::model::{
-    Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, TextureRef, TextureTransform,
+    AlphaMode, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, TextureRef,
+    TextureTransform,
 };
 use crate::pointer::PointerTrack;
 use crate::pose::Transform;
@@ -439,8 +440,32 @@ impl Builder<'_> {
                 material.metallic_factor = opt_f32(pbr, &object, "metallicFactor")?.unwrap_or(1.0);
                 material.roughness_factor = opt_f32(pbr, &object, "roughnessFactor")?.unwrap_or(1.0);
             }
+            if let Some(f) = opt_floats::<3>(value, &object, "emissiveFactor")? {
+                self.check_magnitude(&object, "emissiveFactor", None, &f, 3)?;
+                material.emissive_factor = Vec3::from(f);
+            }
+            if let Some(ext) = extension(value, "KHR_materials_emissive_strength")
+                && let Some(strength) = opt_f32(ext, &object, "emissiveStrength")?
+            {
+                if strength < 0.0 {
+                    return Err(bad_value(&object, "emissiveStrength", "must not be negative"));
+                }
+                self.check_magnitude(&object, "emissiveStrength", None, &[strength], 1)?;
+                material.emissive_strength = strength;
+            }
             material.double_sided = get(value, "doubleSided").and_then(Value::as_bool).unwrap_or(false);
-            material.alpha_blend = opt_str(value, &object, "alphaMode")? == Some("BLEND");
+            material.alpha_mode = match opt_str(value, &object, "alphaMode")? {
+                None | Some("OPAQUE") => AlphaMode::Opaque,
+                Some("MASK") => AlphaMode::Mask,
+                Some("BLEND") => AlphaMode::Blend,
+                Some(_) => return Err(bad_value(&object, "alphaMode", "must be OPAQUE, MASK or BLEND")),
+            };
+            if let Some(cutoff) = opt_f32(value, &object, "alphaCutoff")? {
+                if cutoff < 0.0 {
+                    return Err(bad_value(&object, "alphaCutoff", "must not be negative"));
+                }
+                material.alpha_cutoff = cutoff;
+            }
             materials.push(material);
         }
         Ok(materials)

@@ -60,15 +60,17 @@ pub(crate) fn classify(name: &str, decoder: &dyn Decoder) -> (ExtensionStatus, S
         "KHR_animation_pointer" => (
             ExtensionStatus::Applied,
             "node transform and weight pointers play as tracks; material factor, base colour texture transform \
-             and visibility pointers are sampled (sample, render); other pointers are not read"
+             and visibility pointers are sampled (sample, render); base colour, emissive, emissive strength, \
+             alpha cutoff, texture transform and visibility are drawn; other pointers are not read"
                 .to_owned(),
         ),
         "KHR_node_visibility" => {
             (ExtensionStatus::Applied, "hidden nodes and their descendants are not drawn (also animated)".to_owned())
         }
-        "KHR_materials_emissive_strength" | "KHR_materials_unlit" => {
-            (ExtensionStatus::Ignored, "appearance only: not drawn".to_owned())
+        "KHR_materials_emissive_strength" => {
+            (ExtensionStatus::Applied, "emissive strength multiplies the emissive factor (also animated)".to_owned())
         }
+        "KHR_materials_unlit" => (ExtensionStatus::Ignored, "appearance only: not drawn".to_owned()),
         _ if MESHOPT_EXTENSIONS.contains(&name) => {
             if decoder.supports(name) {
                 decoded("geometry and animation buffer views (meshopt codec and filters)")
