@@ -23,7 +23,7 @@ struct DrawUniforms {
     uv_transform: array<vec4<f32>, 2>,
     tint: vec4<f32>,
     // rgb: emitted light (emissiveFactor × emissiveStrength), added to the lit colour;
-    // w: alphaCutoff, read when alpha_mask is 1.
+    // w: alphaCutoff, read when alpha_mode is MASK.
     emissive: vec4<f32>,
     palette_offset: u32,
     joint_count: u32,
@@ -37,8 +37,9 @@ struct DrawUniforms {
     // Crowds: per-instance strides into the palette and the morph weights.
     palette_stride: u32,
     weights_stride: u32,
-    // 1: alphaMode MASK (discard below the cutoff, opaque above); 0: alpha as given.
-    alpha_mask: u32,
+    // alphaMode: 0 OPAQUE (alpha ignored), 1 MASK (discard below the cutoff, opaque above),
+    // 2 BLEND (alpha blended, drawn after the opaque draws without writing depth).
+    alpha_mode: u32,
 };
 
 @group(0) @binding(0) var<uniform> view: ViewUniforms;
@@ -210,11 +211,10 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     rgb = rgb + draw.emissive.rgb;
     rgb = mix(rgb, draw.tint.rgb * (0.35 + 0.65 * diffuse), draw.tint.a);
     rgb = mix(rgb, heat_color(in.heat) * (0.4 + 0.6 * diffuse), 0.85 * factor(draw.heat != 0u));
-    // alphaMode MASK: the cutoff is a factor (0 when not masking, and alpha is never below 0), so
+    // alphaMode MASK: the cutoff is a factor (0 unless masking, and alpha is never below 0), so
     // the discard depends on the texel and vertex alpha, never on the uniforms alone.
-    let masked = draw.alpha_mask != 0u;
-    if (base.a < draw.emissive.w * factor(masked)) {
+    if (base.a < draw.emissive.w * factor(draw.alpha_mode == 1u)) {
         discard;
     }
-    return vec4<f32>(rgb, select(base.a, 1.0, masked) * draw.opacity);
+    return vec4<f32>(rgb, select(1.0, base.a, draw.alpha_mode == 2u) * draw.opacity);
 }

@@ -392,3 +392,37 @@ fn render_cuts_out_masked_alpha_with_an_animated_cutoff() {
     assert!(low_pixels > 1000, "alpha 0.5 above the animated cutoff 0.2 is drawn: {low_pixels}");
     assert_eq!(high_pixels, 0, "alpha 0.5 below the animated cutoff 0.9 is cut out");
 }
+
+/// alphaMode OPAQUE ignores the base colour alpha (alpha 0.5 draws exactly as alpha 1); BLEND
+/// blends it over the background.
+#[test]
+fn render_ignores_alpha_when_opaque_and_blends_it_when_blend() {
+    let with = |tag: &str, mode: &str, alpha: f32| {
+        write_pointer_file_with(tag, |json| {
+            json["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = json!([1.0, 1.0, 1.0, alpha]);
+            json["materials"][0]["alphaMode"] = json!(mode);
+        })
+    };
+    let (solid, half, blend) = (with("solid", "OPAQUE", 1.0), with("half", "OPAQUE", 0.5), with("blend", "BLEND", 0.5));
+    let Some(solid) = render_png(&solid, "Hips by node", "0") else { return };
+    let (Some(half), Some(blend)) = (render_png(&half, "Hips by node", "0"), render_png(&blend, "Hips by node", "0"))
+    else {
+        return;
+    };
+    assert!(solid == half, "OPAQUE alpha 0.5 must draw as alpha 1");
+    // Distance from the background, summed over the opaque model's pixels: alpha 0.5 blended in
+    // linear light is about 0.73 of it in sRGB; 1 would be opaque.
+    let background = solid.get_pixel(0, 0).0;
+    let distance = |image: &image::RgbaImage| -> f64 {
+        let mask = solid
+            .enumerate_pixels()
+            .map(|(_, y, p)| y < 130 && p.0.iter().zip(background).any(|(a, b)| a.abs_diff(b) > 30));
+        mask.zip(image.pixels())
+            .filter(|(m, _)| *m)
+            .map(|(_, p)| p.0.iter().zip(background).take(3).map(|(a, b)| f64::from(a.abs_diff(b))).sum::<f64>())
+            .sum()
+    };
+    let ratio = distance(&blend) / distance(&solid);
+    println!("BLEND alpha 0.5: {ratio:.3} of the opaque model's distance from the background");
+    assert!(ratio > 0.4 && ratio < 0.9, "BLEND alpha 0.5 shows the background through: {ratio}");
+}

@@ -122,7 +122,7 @@ fn wgsl_structs_mirror_gpu_data_sizes_and_offsets() {
         heat,
         palette_stride,
         weights_stride,
-        alpha_mask
+        alpha_mode
     });
     assert_uniform_layout("mesh.wgsl", "DrawUniforms", &draw, size_of::<DrawUniforms>());
     let vertex = rust_layout!(GpuVertex { position, normal, texcoord, color, joints0, weights0, joints1, weights1 });

@@ -8,6 +8,13 @@ use bytemuck::{Pod, Zeroable};
 /// is at most 256 on every backend).
 pub const UNIFORM_SLOT_BYTES: u64 = 256;
 
+/// [`DrawUniforms::alpha_mode`] of `alphaMode` OPAQUE: alpha ignored (drawn opaque).
+pub const ALPHA_OPAQUE: u32 = 0;
+/// [`DrawUniforms::alpha_mode`] of `alphaMode` MASK: cut out below the cutoff, opaque above.
+pub const ALPHA_MASK: u32 = 1;
+/// [`DrawUniforms::alpha_mode`] of `alphaMode` BLEND: alpha blended.
+pub const ALPHA_BLEND: u32 = 2;
+
 /// The identity texture-coordinate transform.
 pub const UV_IDENTITY: [[f32; 4]; 2] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
 
@@ -104,9 +111,9 @@ pub struct DrawUniforms {
     pub palette_stride: u32,
     /// Crowds: morph weights per instance.
     pub weights_stride: u32,
-    /// 1: alpha mode MASK (fragments with alpha below `emissive[3]` are discarded, the rest are
-    /// opaque); 0: alpha as given.
-    pub alpha_mask: u32,
+    /// The material's alpha mode: [`ALPHA_OPAQUE`], [`ALPHA_MASK`] (fragments with alpha below
+    /// `emissive[3]` are discarded, the rest are opaque) or [`ALPHA_BLEND`].
+    pub alpha_mode: u32,
 }
 
 /// One vertex of the screen-space overlay (skeleton lines and joint dots), already in clip space.

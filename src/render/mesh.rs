@@ -8,7 +8,7 @@ use crate::render::RenderError;
 use crate::render::animated::emissive_uniform;
 use crate::render::camera::Aabb;
 use crate::render::framing::{CpuPoser, drawn_nodes, ground_height, is_triangle_mode, triangle_list_indices};
-use crate::render::gpu_data::{GpuVertex, UV_IDENTITY};
+use crate::render::gpu_data::{ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, GpuVertex, UV_IDENTITY};
 
 /// One drawable primitive on the GPU.
 #[derive(Debug)]
@@ -49,8 +49,8 @@ pub struct GpuMaterial {
     /// Emitted light (linear RGB, factor × strength) and alpha cutoff, as
     /// [`crate::render::gpu_data::DrawUniforms::emissive`].
     pub emissive: [f32; 4],
-    /// 1 for alpha mode MASK, else 0 ([`crate::render::gpu_data::DrawUniforms::alpha_mask`]).
-    pub alpha_mask: u32,
+    /// The alpha mode as [`crate::render::gpu_data::DrawUniforms::alpha_mode`].
+    pub alpha_mode: u32,
     /// Base colour texture (sRGB) and sampler; a white texel when the material has none.
     pub bind_group: wgpu::BindGroup,
 }
@@ -157,7 +157,11 @@ impl GpuModel {
                 base_color: material.base_color_factor,
                 uv_transform,
                 emissive: emissive_uniform(material.emissive_factor, material.emissive_strength, material.alpha_cutoff),
-                alpha_mask: u32::from(material.alpha_mode == anim::AlphaMode::Mask),
+                alpha_mode: match material.alpha_mode {
+                    anim::AlphaMode::Opaque => ALPHA_OPAQUE,
+                    anim::AlphaMode::Mask => ALPHA_MASK,
+                    anim::AlphaMode::Blend => ALPHA_BLEND,
+                },
                 bind_group: material_bind_group(device, material_layout, view, &sampler),
             });
         }
@@ -165,7 +169,7 @@ impl GpuModel {
             base_color: Vec4::ONE,
             uv_transform: UV_IDENTITY,
             emissive: [0.0; 4],
-            alpha_mask: 0,
+            alpha_mode: ALPHA_OPAQUE,
             bind_group: material_bind_group(device, material_layout, &white, &sampler),
         });
 
