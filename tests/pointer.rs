@@ -426,3 +426,35 @@ fn render_ignores_alpha_when_opaque_and_blends_it_when_blend() {
     println!("BLEND alpha 0.5: {ratio:.3} of the opaque model's distance from the background");
     assert!(ratio > 0.4 && ratio < 0.9, "BLEND alpha 0.5 shows the background through: {ratio}");
 }
+
+/// The emissive texture (sRGB, here two texels: red, blue) multiplies the emissive factor, read
+/// through its own `KHR_texture_transform` (the character has no texture coordinates: every
+/// vertex reads (0, 0), moved by the offset onto one texel's centre).
+#[test]
+fn render_draws_the_emissive_texture_through_its_transform() {
+    let mut png = Vec::new();
+    let texels = image::RgbaImage::from_raw(2, 1, vec![255, 0, 0, 255, 0, 0, 255, 255]).expect("2x1");
+    texels.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).expect("png");
+    let uri = format!("data:image/png;base64,{}", devtools::gltf::base64(&png));
+    let with_offset = |tag: &str, u: f32| {
+        write_pointer_file_with(tag, |json| {
+            json["images"] = json!([{"uri": uri}]);
+            json["textures"] = json!([{"source": 0}]);
+            let material = &mut json["materials"][0];
+            material["pbrMetallicRoughness"]["baseColorFactor"] = json!([0.05, 0.05, 0.05, 1.0]);
+            material["emissiveFactor"] = json!([1.0, 1.0, 1.0]);
+            material["emissiveTexture"] =
+                json!({"index": 0, "extensions": {"KHR_texture_transform": {"offset": [u, 0.5]}}});
+        })
+    };
+    let (red, blue) = (with_offset("emissive-red", 0.25), with_offset("emissive-blue", 0.75));
+    let (Some(red), Some(blue)) = (render_png(&red, "Hips by node", "0"), render_png(&blue, "Hips by node", "0"))
+    else {
+        return;
+    };
+    let ((r, red_pixels), (b, blue_pixels)) = (model_pixels(&red), model_pixels(&blue));
+    println!("red texel {r:?} over {red_pixels}, blue texel {b:?} over {blue_pixels}");
+    assert!(red_pixels > 1000 && blue_pixels > 1000, "the character is drawn");
+    assert!(r[0] > 225.0 && r[1] < 110.0 && r[2] < 110.0, "red texel emitted: {r:?}");
+    assert!(b[2] > 225.0 && b[0] < 110.0 && b[1] < 110.0, "blue texel emitted: {b:?}");
+}

@@ -109,6 +109,7 @@ fn wgsl_structs_mirror_gpu_data_sizes_and_offsets() {
         normal_from_mesh,
         base_color,
         uv_transform,
+        emissive_uv_transform,
         tint,
         emissive,
         palette_offset,

@@ -4,9 +4,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-/// Stride of one slot in a dynamic-offset uniform buffer (`min_uniform_buffer_offset_alignment`
-/// is at most 256 on every backend).
-pub const UNIFORM_SLOT_BYTES: u64 = 256;
+/// Stride of one slot in a dynamic-offset uniform buffer: a multiple of
+/// `min_uniform_buffer_offset_alignment` (at most 256 on every backend) that holds
+/// [`DrawUniforms`].
+pub const UNIFORM_SLOT_BYTES: u64 = 512;
 
 /// [`DrawUniforms::alpha_mode`] of `alphaMode` OPAQUE: alpha ignored (drawn opaque).
 pub const ALPHA_OPAQUE: u32 = 0;
@@ -83,6 +84,8 @@ pub struct DrawUniforms {
     /// Base colour texture transform (`KHR_texture_transform`): `uv' = (row0 · (u, v, 1),
     /// row1 · (u, v, 1))`; w unused.
     pub uv_transform: [[f32; 4]; 2],
+    /// Emissive texture transform, as `uv_transform`.
+    pub emissive_uv_transform: [[f32; 4]; 2],
     /// Tint colour (linear RGB) mixed in by `tint[3]` (ghost poses).
     pub tint: [f32; 4],
     /// Emitted light added to the lit colour, linear RGB (`emissiveFactor` ×
@@ -134,5 +137,6 @@ pub struct OverlayVertex {
 
 const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
-const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 256);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 288);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
 const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

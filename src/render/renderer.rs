@@ -385,25 +385,28 @@ impl Renderer {
             label: Some("draw"),
             entries: &[uniform_entry(0, both)],
         });
+        let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        // Base colour texture, sampler, emissive texture.
         let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("material"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
+                texture_entry(0),
                 wgpu::BindGroupLayoutEntry {
                     binding: 1,
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                     count: None,
                 },
+                texture_entry(2),
             ],
         });
         let shader = |label, source: &'static str| {
@@ -811,6 +814,7 @@ impl Renderer {
                             Some(p) => p.uv_rows(primitive.material),
                             None => material.map_or(UV_IDENTITY, |m| m.uv_transform),
                         },
+                        emissive_uv_transform: material.map_or(UV_IDENTITY, |m| m.emissive_uv_transform),
                         tint: instance.tint,
                         emissive: match animated {
                             Some(p) => p.emissive_uniform(primitive.material),
@@ -882,6 +886,7 @@ impl Renderer {
                 normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
                 base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
                 uv_transform: material.map_or(UV_IDENTITY, |m| m.uv_transform),
+                emissive_uv_transform: material.map_or(UV_IDENTITY, |m| m.emissive_uv_transform),
                 tint: [0.0; 4],
                 emissive: material.map_or([0.0; 4], |m| m.emissive),
                 palette_offset: skin.map_or(0, |s| gpu.skin_palette_offsets[s]),

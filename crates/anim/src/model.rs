@@ -136,6 +136,9 @@ pub struct Material {
     pub emissive_factor: Vec3,
     /// `KHR_materials_emissive_strength`: multiplies the emissive factor (1 when absent).
     pub emissive_strength: f32,
+    /// Emissive texture (sRGB, multiplies the factor): image index, texture coordinate set and
+    /// transform.
+    pub emissive_texture: Option<TextureRef>,
     /// Draw both faces.
     pub double_sided: bool,
     /// How the base colour alpha is used (`alphaMode`).
@@ -167,6 +170,7 @@ impl Default for Material {
             roughness_factor: 1.0,
             emissive_factor: Vec3::ZERO,
             emissive_strength: 1.0,
+            emissive_texture: None,
             double_sided: false,
             alpha_mode: AlphaMode::Opaque,
             alpha_cutoff: 0.5,

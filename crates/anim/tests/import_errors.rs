@@ -1166,4 +1166,8 @@ fn emissive_and_alpha_fields_are_read_and_checked() {
         m["extensions"] = json!({"KHR_materials_emissive_strength": {"emissiveStrength": -1.0}});
     };
     expect_bad_value(&broken(&negative), "emissiveStrength", "negative");
+    assert_eq!(
+        broken(&|m| m["emissiveTexture"] = json!({"index": 2})),
+        Problem::IndexOutOfRange { field: "index", index: 2, kind: "texture", count: 0 }
+    );
 }
