@@ -55,7 +55,7 @@ pub(crate) fn classify(name: &str, decoder: &dyn Decoder) -> (ExtensionStatus, S
     match name {
         "KHR_mesh_quantization" => decoded("normalized-integer attributes and keys"),
         "KHR_texture_transform" => {
-            (ExtensionStatus::Applied, "base colour texture offset, rotation and scale".to_owned())
+            (ExtensionStatus::Applied, "base colour and emissive texture offset, rotation and scale".to_owned())
         }
         "KHR_animation_pointer" => (
             ExtensionStatus::Applied,
@@ -87,14 +87,14 @@ pub(crate) fn classify(name: &str, decoder: &dyn Decoder) -> (ExtensionStatus, S
         }
         "EXT_texture_webp" => {
             if decoder.supports(name) {
-                decoded("WebP base colour images")
+                decoded("WebP base colour and emissive images")
             } else {
                 (ExtensionStatus::Ignored, "no WebP decoder: fallback image used".to_owned())
             }
         }
         "KHR_texture_basisu" => {
             if decoder.supports(name) {
-                decoded("KTX2 (Basis Universal) base colour images")
+                decoded("KTX2 (Basis Universal) base colour and emissive images")
             } else {
                 (ExtensionStatus::Ignored, "no KTX2 decoder: fallback image used, else untextured".to_owned())
             }
