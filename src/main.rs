@@ -73,6 +73,10 @@ enum Command {
     Render(cli::render::RenderArgs),
     /// Hand off from a clip to a ragdoll, simulate headless and measure the transition.
     Ragdoll(Box<cli::ragdoll::RagdollArgs>),
+    /// Transition between two clips (cross-fade, inertialization, dead blending) and measure it:
+    /// velocity jump, joint acceleration, foot slide, pop, root drift; or every tuned pair of
+    /// the model's profile (--table), or export the table for an engine (--export).
+    Transition(Box<cli::transition::TransitionArgs>),
     /// Record a clip headless as an animated GIF, a folder of PNG frames or an MP4 (ffmpeg).
     Record(Box<cli::record::RecordArgs>),
     /// Write a copy of a model whose clip, as authored, samples what an interpolation override
@@ -150,6 +154,7 @@ fn run(command: Command) -> anyhow::Result<String> {
         Command::Bake(bake) => cli::bake::run(&bake),
         Command::Record(record) => cli::record::run(&record),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
+        Command::Transition(transition) => cli::transition::run(&transition),
         Command::Soak(soak) => {
             let (report, passed) = cli::soak::run(&soak)?;
             if passed {

@@ -16,6 +16,7 @@ use anim::{Easing, InterpolationOverride, Model};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
+pub use crate::ui::tuning::{ClipMarkers, ClipRootMotion, ContactMarker};
 use crate::ui::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
 
 /// Version written in every profile (2 added `identity`; version 1 files still load).
@@ -39,6 +40,13 @@ pub struct TuningProfile {
     /// Ragdoll handoff tuning (absent in profiles of models without a ragdoll).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ragdoll: Option<RagdollProfile>,
+    /// Foot-contact markers per clip (phase sync), when found or edited; absent clips have
+    /// theirs found automatically.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<ClipMarkers>,
+    /// Root motion per clip (`authored` or `in-place`); absent clips play as authored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub root_motion: Vec<ClipRootMotion>,
 }
 
 /// The ragdoll handoff's tunables, by name.
@@ -117,6 +125,54 @@ pub struct Transition {
     pub duration_secs: f32,
     /// Easing name.
     pub easing: String,
+    /// `crossfade`, `inertialize` or `dead-blend` (profiles before transition kinds: cross-fade).
+    #[serde(default = "default_kind")]
+    pub kind: String,
+    /// Inertialization's decay curve: `quintic` or `critically-damped`.
+    #[serde(default = "default_decay")]
+    pub decay: String,
+    /// Dead blending's velocity half-life, seconds.
+    #[serde(default = "default_half_life")]
+    pub half_life_secs: f32,
+    /// `none` (the target from its start) or `phase` (at the source's phase).
+    #[serde(default = "default_sync")]
+    pub sync: String,
+    /// The target's playback speed starts matched to the source's cycle.
+    #[serde(default)]
+    pub match_speed: bool,
+}
+
+impl Transition {
+    /// A cross-fade row of `duration_secs` with `easing` (the other settings at their defaults).
+    pub fn fade(from: &str, to: &str, duration_secs: f32, easing: &str) -> Self {
+        Self {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            duration_secs,
+            easing: easing.to_owned(),
+            kind: default_kind(),
+            decay: default_decay(),
+            half_life_secs: default_half_life(),
+            sync: default_sync(),
+            match_speed: false,
+        }
+    }
+}
+
+fn default_kind() -> String {
+    anim::TransitionKind::CrossFade.name().to_owned()
+}
+
+fn default_decay() -> String {
+    anim::OffsetDecay::Quintic.name().to_owned()
+}
+
+fn default_half_life() -> f32 {
+    anim::crossfade::DEFAULT_HALF_LIFE_SECS
+}
+
+fn default_sync() -> String {
+    "none".to_owned()
 }
 
 impl TuningProfile {
@@ -282,10 +338,12 @@ impl TuningProfile {
             transitions: tuning
                 .transitions()
                 .map(|((from, to), fade)| Transition {
-                    from: clip_name(from),
-                    to: clip_name(to),
-                    duration_secs: fade.duration_secs,
-                    easing: fade.easing.name().to_owned(),
+                    kind: fade.kind.name().to_owned(),
+                    decay: fade.decay.name().to_owned(),
+                    half_life_secs: fade.half_life_secs,
+                    sync: if fade.phase_sync { "phase" } else { "none" }.to_owned(),
+                    match_speed: fade.match_speed,
+                    ..Transition::fade(&clip_name(from), &clip_name(to), fade.duration_secs, fade.easing.name())
                 })
                 .collect(),
             ragdoll: Some({
@@ -306,6 +364,8 @@ impl TuningProfile {
                     motor_damping: (r.gains.damping != defaults.damping).then_some(r.gains.damping),
                 }
             }),
+            markers: tuning.clip_extras.markers.clone(),
+            root_motion: tuning.clip_extras.root_motion.clone(),
         }
     }
 
@@ -364,7 +424,24 @@ impl TuningProfile {
         for t in &self.transitions {
             match (clip_index(&t.from), clip_index(&t.to), t.easing.parse::<Easing>()) {
                 (Some(from), Some(to), Ok(easing)) => {
-                    tuning.set_transition(from, to, FadeTuning { duration_secs: t.duration_secs, easing });
+                    let pair = format!("fade {} -> {}", t.from, t.to);
+                    let mut fade = FadeTuning::cross_fade(t.duration_secs, easing);
+                    match t.kind.parse() {
+                        Ok(kind) => fade.kind = kind,
+                        Err(_) => fit.skipped.push(format!("{pair}: kind \"{}\" unknown (a cross-fade)", t.kind)),
+                    }
+                    match t.decay.parse() {
+                        Ok(decay) => fade.decay = decay,
+                        Err(_) => fit.skipped.push(format!("{pair}: decay \"{}\" unknown", t.decay)),
+                    }
+                    match t.sync.as_str() {
+                        "none" => {}
+                        "phase" => fade.phase_sync = true,
+                        other => fit.skipped.push(format!("{pair}: sync \"{other}\" unknown")),
+                    }
+                    fade.half_life_secs = t.half_life_secs;
+                    fade.match_speed = t.match_speed;
+                    tuning.set_transition(from, to, fade);
                     fit.applied += 1;
                 }
                 (None, _, _) => {
@@ -412,6 +489,8 @@ impl TuningProfile {
                 fit.skipped.push(format!("get-up clip {}: not in this model", r.get_up_clip));
             }
         }
+        tuning.clip_extras =
+            crate::ui::tuning::ClipExtras { markers: self.markers.clone(), root_motion: self.root_motion.clone() };
         (tuning, fit)
     }
 }

@@ -175,18 +175,18 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         assert!(!watch.poll(Instant::now()), "reported before the writes settled");
-        assert!(wait_for_change(&watch, Duration::from_secs(5)));
+        assert!(wait_for_change(&watch, Duration::from_secs(30)));
         assert!(!watch.poll(Instant::now() + Duration::from_secs(1)), "reported twice");
         assert!(*woken.lock().unwrap_or_else(PoisonError::into_inner) >= 1);
 
         // The external buffer, and a file replaced by rename (how many exporters save).
         std::fs::write(dir.join("m.bin"), [1u8; 4])?;
-        assert!(wait_for_change(&watch, Duration::from_secs(5)));
+        assert!(wait_for_change(&watch, Duration::from_secs(30)));
         std::fs::write(dir.join("m.tmp"), gltf)?;
         std::thread::sleep(Duration::from_millis(150));
         let _ = watch.poll(Instant::now() + Duration::from_secs(1));
         std::fs::rename(dir.join("m.tmp"), &model)?;
-        assert!(wait_for_change(&watch, Duration::from_secs(5)));
+        assert!(wait_for_change(&watch, Duration::from_secs(30)));
 
         // Other files in the folder do not count.
         std::fs::write(dir.join("notes.txt"), "x")?;

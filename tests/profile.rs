@@ -38,7 +38,7 @@ fn tunables_are_saved_per_identity_and_loaded_automatically() {
         easing: Easing::Linear,
     });
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.tuning.set_transition(walk, run, FadeTuning { duration_secs: 0.45, easing: Easing::EaseInOutSine });
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.45, Easing::EaseInOutSine));
     viewer.save_on_exit();
 
     let path = viewer.profile.path().unwrap();
@@ -130,12 +130,7 @@ fn a_broken_profile_is_reported_kept_and_the_viewer_uses_authored_settings() {
     // Unknown names and clips are skipped and listed, not fatal.
     let mut profile = viewer.profile.profile_of(&viewer.tuning, &viewer.model);
     profile.interpolation.mode = "bogus".to_owned();
-    profile.transitions.push(animtune::profile::Transition {
-        from: "NoSuchClip".to_owned(),
-        to: "Walk".to_owned(),
-        duration_secs: f32::NAN,
-        easing: "smoothstep".to_owned(),
-    });
+    profile.transitions.push(animtune::profile::Transition::fade("NoSuchClip", "Walk", f32::NAN, "smoothstep"));
     let (tuning, fit) = profile.to_tuning(&viewer.model);
     assert_eq!(tuning.interpolation().mode, InterpolationOverride::Authored);
     assert_eq!(tuning.transitions().count(), 0);

@@ -9,6 +9,7 @@ pub mod record;
 pub mod render;
 pub mod sample;
 pub mod soak;
+pub mod transition;
 
 use std::path::Path;
 

@@ -15,15 +15,13 @@ use glam::{Affine3A, Vec3};
 use serde::Serialize;
 
 use super::Format;
+use crate::motion::{Pop, largest_distance};
 use crate::physics::getup::lowest_capsule_point;
 use crate::physics::{BodyId, Handoff, MotorGains, Phase, RagdollController, RagdollSettings, RagdollSpec, Region};
 use crate::render::framing::{CpuPoser, drawn_nodes};
 
 /// Frame rate of the output the user sees (where `pop` is measured).
 pub const FRAME_HZ: f32 = 60.0;
-
-/// Frames either side of the handoff compared by `pop`.
-const POP_FRAMES: usize = 3;
 
 /// Bodies whose capsule ends move slower than this fraction of the character's size per second
 /// are at rest.
@@ -412,11 +410,6 @@ impl<'a> Player<'a> {
     }
 }
 
-/// Largest distance between matching joints of two sets of world transforms.
-fn largest_distance(joints: &[usize], a: &[Affine3A], b: &[Affine3A]) -> f32 {
-    joints.iter().map(|&j| Vec3::from(a[j].translation).distance(b[j].translation.into())).fold(0.0, f32::max)
-}
-
 /// One frame kept for the filmstrip.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -693,12 +686,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
     }
 
     let (position_error, velocity_error) = first_step.unwrap_or((0.0, 0.0));
-    let window = |range: std::ops::RangeInclusive<usize>| {
-        range.filter_map(|k| displacement.get(k).copied()).fold(0.0f32, f32::max)
-    };
-    let before = window(handoff_frame.saturating_sub(POP_FRAMES - 1)..=handoff_frame);
-    let after = window(handoff_frame + 1..=handoff_frame + POP_FRAMES);
-    let pop = (before > 1e-6 * spec.size).then(|| after / before);
+    let Pop { pop, before, after } = Pop::measure(&displacement, handoff_frame, 1e-6 * spec.size);
     let final_height = root_height_history.last().copied().unwrap_or(0.0);
     let second_ago = root_height_history
         .len()

@@ -4,6 +4,7 @@
 use anim::{InterpolationOverride, Model, SampleSettings};
 
 use super::enum_combo;
+use super::kind_compare::KindCompare;
 use super::sampling::{ClipDeviation, PoseDeviation, clip_deviation};
 use super::tuning::Tuning;
 
@@ -61,13 +62,21 @@ pub struct Compare {
     pub enabled: bool,
     /// Modes, layout and heatmap (kept while compare is off).
     pub modes: CompareModes,
+    /// The second layout: two transition kinds side by side (when on, it replaces the modes).
+    pub kinds: KindCompare,
     clip_wide: Option<(ClipDeviationKey, Option<ClipDeviation>)>,
 }
 
 impl Compare {
     /// The modes when compare is on.
     pub fn active(&self) -> Option<CompareModes> {
-        self.enabled.then_some(self.modes)
+        (self.enabled && !self.kinds.enabled).then_some(self.modes)
+    }
+
+    /// The layout on screen: the modes' when comparing modes, side by side when comparing
+    /// transition kinds.
+    pub fn layout(&self) -> Option<CompareLayout> {
+        self.active().map(|m| m.layout).or_else(|| self.kinds.poses().map(|_| CompareLayout::Split))
     }
 
     /// Turn compare on with `modes`.

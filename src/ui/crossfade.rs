@@ -1,14 +1,21 @@
-//! The cross-fade panel: the clip to fade to, the fade of the pair (what is on screen → that
-//! clip) from the transition table, a Trigger button, the weight plot and the table itself.
+//! The cross-fade panel: the clip to fade to, the transition of the pair (what is on screen →
+//! that clip) from the transition table — kind (cross-fade, inertialization, dead blending),
+//! duration, easing, decay or half-life, phase sync, speed matching — with its measured quality
+//! (velocity jump, foot slide, acceleration, pop against a cross-fade of the same duration), a
+//! Trigger button, the weight plot and the table itself.
 //!
 //! There is no "from" setting: a fade starts from what is on screen (the playing clip, the
 //! blend in progress, or the ragdoll), and the pair tuned is (current clip → target).
 
-use anim::Easing;
+use std::collections::BTreeMap;
+
+use anim::{ClipId, Easing, FootContact, Model, OffsetDecay, RootMotion, TransitionKind};
 use egui_plot::{Line, Plot, PlotPoints};
 
+use crate::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
+
 use super::playback::{EARLIER_BLEND, FADE_HISTORY_SECS, Playback};
-use super::tuning::{FadeTuning, Tuning};
+use super::tuning::{ClipExtras, FadeTuning, Tuning};
 use super::{SERIES_COLORS, enum_combo};
 
 /// What the cross-fade panel asks the viewer to do.
@@ -26,16 +33,110 @@ pub enum CrossFadeAction {
 }
 
 /// The cross-fade panel.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct CrossFadePanel {
     /// The clip the next fade goes to.
     pub to_clip: usize,
+    /// The model's feet and scale, found on first use.
+    rig: Option<Rig>,
+    /// Foot contacts found per clip, on first use.
+    found_contacts: BTreeMap<usize, Vec<FootContact>>,
+    /// The measured quality of the pair on show: for which pair and tuning, and the reports of
+    /// its transition and of a cross-fade of the same duration.
+    measured: Option<(MeasuredKey, TransitionReport, TransitionReport)>,
 }
+
+impl std::fmt::Debug for CrossFadePanel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CrossFadePanel").field("to_clip", &self.to_clip).finish_non_exhaustive()
+    }
+}
+
+/// What a measurement depends on: the pair, its tuning and the edited markers.
+type MeasuredKey = (usize, usize, FadeTuning, ClipExtras);
+
+/// Trigger times the panel measures a pair at.
+const MEASURED_TRIGGERS: usize = 3;
 
 impl CrossFadePanel {
     /// A panel aiming at the second clip of a model with `clips` clips (the first otherwise).
     pub fn for_clips(clips: usize) -> Self {
-        Self { to_clip: usize::from(clips > 1) }
+        Self { to_clip: usize::from(clips > 1), ..Self::default() }
+    }
+
+    /// Foot contacts of `clip` with their feet's names, by time.
+    pub fn named_contacts(&mut self, model: &Model, extras: &ClipExtras, clip: usize) -> Vec<(String, f32)> {
+        let contacts = self.contacts(model, extras, clip);
+        self.rig(model).named(&contacts).into_iter().map(|c| (c.foot, c.time_secs)).collect()
+    }
+
+    /// The measured quality of `from → to` as tuned now (this transition, a cross-fade of the
+    /// same duration), measuring it if the panel has not yet.
+    pub fn measured_pair(
+        &mut self,
+        model: &Model,
+        tuning: &Tuning,
+        from: usize,
+        to: usize,
+    ) -> Option<(TransitionReport, TransitionReport)> {
+        let fade = tuning.fade_for(from, to);
+        self.measured(model, &tuning.clip_extras, from, to, fade).map(|(a, b)| (a.clone(), b.clone()))
+    }
+
+    /// The model's rig (found once).
+    fn rig(&mut self, model: &Model) -> &Rig {
+        self.rig.get_or_insert_with(|| Rig::new(model))
+    }
+
+    /// Foot contacts of `clip`: the profile's edited markers, else found (once per clip).
+    pub fn contacts(&mut self, model: &Model, extras: &ClipExtras, clip: usize) -> Vec<FootContact> {
+        let name = model.clips.get(clip).map(|c| c.display_name(clip)).unwrap_or_default();
+        let rig = self.rig.get_or_insert_with(|| Rig::new(model));
+        if let Some(stored) = extras.markers.iter().find(|m| m.clip == name) {
+            return rig.stored_contacts(stored.contacts.iter().map(|c| (c.foot.as_str(), c.time_secs)));
+        }
+        self.found_contacts.entry(clip).or_insert_with(|| rig.contacts(model, ClipId::from_index(clip))).clone()
+    }
+
+    /// The measured quality of `from → to` with `fade` (cached until the pair or its tuning
+    /// changes): this transition and a cross-fade of the same duration, each at
+    /// [`MEASURED_TRIGGERS`] trigger times over the source clip.
+    fn measured(
+        &mut self,
+        model: &Model,
+        extras: &ClipExtras,
+        from: usize,
+        to: usize,
+        fade: FadeTuning,
+    ) -> Option<(&TransitionReport, &TransitionReport)> {
+        if self
+            .measured
+            .as_ref()
+            .is_none_or(|((f, t, tuned, seen), _, _)| (*f, *t, *tuned) != (from, to, fade) || seen != extras)
+        {
+            let key = (from, to, fade, extras.clone());
+            let source = model.clips.get(from)?;
+            model.clips.get(to)?;
+            let secs = source.end_secs();
+            let times: Vec<f32> =
+                (0..MEASURED_TRIGGERS).map(|i| secs * (i as f32 + 0.5) / MEASURED_TRIGGERS as f32).collect();
+            let contacts = [self.contacts(model, extras, from), self.contacts(model, extras, to)];
+            let settings = |fade: FadeTuning| PairSettings {
+                transition: fade.transition(0.0, 0.0),
+                sync: if fade.phase_sync { Sync::Phase } else { Sync::None },
+                match_speed: fade.match_speed,
+                root_motion: RootMotion::Authored,
+                loops: 0,
+                start_secs: None,
+            };
+            let baseline = FadeTuning { kind: TransitionKind::CrossFade, ..fade };
+            let rig = self.rig(model);
+            let (a, b) = (ClipId::from_index(from), ClipId::from_index(to));
+            let this = measure(model, rig, a, b, &times, &settings(fade), Some(contacts.clone()));
+            let cross = measure(model, rig, a, b, &times, &settings(baseline), Some(contacts));
+            self.measured = Some((key, this, cross));
+        }
+        self.measured.as_ref().map(|(_, this, cross)| (this, cross))
     }
 
     /// From (what is on screen), to, the pair's duration and easing, Trigger (also T), the
@@ -44,6 +145,7 @@ impl CrossFadePanel {
         &mut self,
         ui: &mut egui::Ui,
         playback: &Playback,
+        model: &Model,
         tuning: &mut Tuning,
         ragdoll_active: bool,
         clip_names: &[String],
@@ -76,23 +178,67 @@ impl CrossFadePanel {
                 ui.weak("(restarts it with a blend)");
             }
         });
-        // The slider's value box doubles as the number field.
-        let mut changed = ui
-            .add(egui::Slider::new(&mut fade.duration_secs, 0.0..=2.0).text("duration").suffix(" s"))
-            .on_hover_text("Fade length for this pair (0: switch at once)")
-            .changed();
-        changed |= enum_combo(
+        let mut changed = enum_combo(
             ui,
-            "easing",
-            &mut fade.easing,
-            &Easing::ALL,
-            |e| e.name().to_owned(),
-            "How the weight of the clip faded to rises over the fade",
+            "kind",
+            &mut fade.kind,
+            &TransitionKind::ALL,
+            |k| kind_label(k).to_owned(),
+            "Cross-fade: blend the clips. Inertialize: switch at once and let the difference decay \
+             (keeps velocity). Dead blend: let the pose on screen coast on its velocity and fade the \
+             target in over it",
         );
-        easing_preview_ui(ui, fade.easing);
+        // The slider's value box doubles as the number field.
+        changed |= ui
+            .add(egui::Slider::new(&mut fade.duration_secs, 0.0..=2.0).text("duration").suffix(" s"))
+            .on_hover_text("Fade (or offset decay) length for this pair (0: switch at once)")
+            .changed();
+        match fade.kind {
+            TransitionKind::Inertialize => {
+                changed |= enum_combo(
+                    ui,
+                    "decay",
+                    &mut fade.decay,
+                    &OffsetDecay::ALL,
+                    |d| d.name().to_owned(),
+                    "Quintic: value, velocity and acceleration matched at the start. Critically damped: a spring",
+                );
+            }
+            TransitionKind::CrossFade | TransitionKind::DeadBlend => {
+                changed |= enum_combo(
+                    ui,
+                    "easing",
+                    &mut fade.easing,
+                    &Easing::ALL,
+                    |e| e.name().to_owned(),
+                    "How the weight of the clip faded to rises over the fade",
+                );
+                easing_preview_ui(ui, fade.easing);
+            }
+        }
+        if fade.kind == TransitionKind::DeadBlend {
+            changed |= ui
+                .add(egui::Slider::new(&mut fade.half_life_secs, 0.0..=0.5).text("half-life").suffix(" s"))
+                .on_hover_text("How fast the coasting pose's velocity dies away (it halves every half-life)")
+                .changed();
+        }
+        ui.horizontal(|ui| {
+            changed |= ui
+                .checkbox(&mut fade.phase_sync, "sync by phase")
+                .on_hover_text(
+                    "Start the target at the source's phase: the same foot at the same point of its step \
+                     (foot-contact markers), else the same fraction of the cycle",
+                )
+                .changed();
+            changed |= ui
+                .checkbox(&mut fade.match_speed, "match speed")
+                .on_hover_text("Start the target at the source's cycle rate; it reaches its own by the end")
+                .changed();
+        });
         if changed {
             tuning.set_transition(current, to, fade);
         }
+        self.quality_ui(ui, model, &tuning.clip_extras, current, to, fade);
         ui.horizontal(|ui| {
             if ui.button("Trigger").on_hover_text("Fade now (T)").clicked() {
                 action = Some(CrossFadeAction::Trigger);
@@ -106,6 +252,56 @@ impl CrossFadePanel {
         super::weight_history_ui(ui, "fade weights", &fade_series(playback), FADE_HISTORY_SECS);
         transition_table_ui(ui, tuning, clip_names, &mut action);
         action
+    }
+}
+
+/// The kind's name in the panel.
+fn kind_label(kind: TransitionKind) -> &'static str {
+    match kind {
+        TransitionKind::CrossFade => "cross-fade",
+        TransitionKind::Inertialize => "inertialize",
+        TransitionKind::DeadBlend => "dead blend",
+    }
+}
+
+impl CrossFadePanel {
+    /// The pair's measured quality beside a cross-fade of the same duration (worst of
+    /// [`MEASURED_TRIGGERS`] trigger times), recomputed whenever the pair or its tuning changes.
+    fn quality_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &Model,
+        extras: &ClipExtras,
+        from: usize,
+        to: usize,
+        fade: FadeTuning,
+    ) {
+        let Some((this, cross)) = self.measured(model, extras, from, to, fade) else { return };
+        ui.label(format!("measured ({MEASURED_TRIGGERS} triggers, worst; same as `animtune transition`):"))
+            .on_hover_text("Velocity jump: the change of joint velocity the trigger causes. Foot slide: planted feet moving over the ground during the transition. Pop: per-frame motion after the trigger over before");
+        let opt = |v: Option<f32>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"));
+        egui::Grid::new("transition quality").striped(true).show(ui, |ui| {
+            ui.label("");
+            ui.strong(kind_label(fade.kind));
+            ui.label("cross-fade");
+            ui.end_row();
+            let (a, b) = (&this.worst, &cross.worst);
+            for (name, x, y) in [
+                ("velocity jump", format!("{:.3} m/s", a.velocity_jump_mps), format!("{:.3} m/s", b.velocity_jump_mps)),
+                ("foot slide", format!("{:.3} m", a.foot_slide_m), format!("{:.3} m", b.foot_slide_m)),
+                (
+                    "max accel",
+                    format!("{:.0} m/s²", a.max_joint_accel_mps2),
+                    format!("{:.0} m/s²", b.max_joint_accel_mps2),
+                ),
+                ("pop", opt(a.pop), opt(b.pop)),
+            ] {
+                ui.label(name);
+                ui.label(x);
+                ui.label(y);
+                ui.end_row();
+            }
+        });
     }
 }
 
@@ -170,7 +366,9 @@ fn transition_table_ui(ui: &mut egui::Ui, tuning: &mut Tuning, names: &[String],
                 *action = Some(CrossFadeAction::SetUp { from, to });
             }
             ui.label(format!("{:.2} s", fade.duration_secs));
-            ui.label(fade.easing.name());
+            let detail = if fade.kind == TransitionKind::Inertialize { fade.decay.name() } else { fade.easing.name() };
+            let sync = if fade.phase_sync { ", phase" } else { "" };
+            ui.label(format!("{} ({detail}{sync})", kind_label(fade.kind)));
             if ui.small_button("Delete").on_hover_text("Forget this pair (it fades with the defaults)").clicked() {
                 delete = Some((from, to));
             }

@@ -36,13 +36,47 @@ pub struct FrameOutput {
     model_from_node: Vec<Affine3A>,
     compare_model_from_node: Vec<Affine3A>,
     joint_heat: Vec<f32>,
+    /// World-space lines over the model: collider wireframes and the root's trajectory.
     collider_lines: Vec<OverlayLine>,
+    /// Draw the root's trajectory on the ground: its path over the clip and its trail.
+    pub trajectory: bool,
+    /// The root's trail over the last [`TRAIL_FRAMES`] frames (model space), newest last.
+    trail: std::collections::VecDeque<Vec3>,
+    /// The root's path over the playing clip (model space), for which clip; and the ground
+    /// height it is drawn at (found on first use).
+    clip_path: Option<(usize, Vec<Vec3>)>,
+    ground_y: Option<f32>,
     deviation: Option<PoseDeviation>,
     /// Animated material values and node visibility (`KHR_animation_pointer`), for clips that
     /// animate them.
     properties: Option<AnimatedProperties>,
     cursor: ClipCursorSlot,
     compare_cursor: ClipCursorSlot,
+}
+
+/// Frames of the root's trail (3 s at 60 Hz).
+const TRAIL_FRAMES: usize = 180;
+
+/// Samples of the root's path over a clip.
+const PATH_SAMPLES: usize = 64;
+
+/// Where `root` goes (model space) over `clip`, sampled [`PATH_SAMPLES`] + 1 times with the
+/// clip's settings. Allocates (once per clip shown).
+fn clip_root_path(model: &Model, clip: usize, root: anim::NodeId, tuning: &Tuning) -> Vec<Vec3> {
+    let Some(c) = model.clips.get(clip) else { return Vec::new() };
+    let rest = model.rest_pose();
+    let mut pose = rest.clone();
+    let mut cursor = anim::ClipCursor::new(c);
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    (0..=PATH_SAMPLES)
+        .filter_map(|i| {
+            pose.copy_from(&rest);
+            c.sample(c.end_secs() * i as f32 / PATH_SAMPLES as f32, &mut cursor, tuning.sampling(clip), &mut pose);
+            model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
+            world.get(root.index()).map(|w| Vec3::from(w.translation))
+        })
+        .collect()
 }
 
 impl FrameOutput {
@@ -60,6 +94,10 @@ impl FrameOutput {
             compare_model_from_node: Vec::new(),
             joint_heat: Vec::new(),
             collider_lines: Vec::new(),
+            trajectory: false,
+            trail: std::collections::VecDeque::with_capacity(TRAIL_FRAMES + 1),
+            clip_path: None,
+            ground_y: None,
             deviation: None,
             properties: None,
             cursor: None,
@@ -80,7 +118,11 @@ impl FrameOutput {
     ) {
         let clip = playback.clip();
         let time_secs = playback.time_secs();
-        if let Some(modes) = compare.active() {
+        if let Some((left, right)) = compare.kinds.poses() {
+            // Two transition kinds side by side: each view its own replay.
+            self.animated.copy_from(left);
+            self.compare.get_or_insert_with(|| self.rest.clone()).copy_from(right);
+        } else if let Some(modes) = compare.active() {
             let left = SampleSettings { mode: modes.left, ..tuning.interpolation().to_settings() };
             let right = SampleSettings { mode: modes.right, ..left.clone() };
             sample_into(model, &self.rest, clip, time_secs, &left, &mut self.cursor, &mut self.animated);
@@ -129,6 +171,40 @@ impl FrameOutput {
             ragdoll.for_each_collider(model, &self.model_from_node, &tuning.ragdoll, |capsule| {
                 push_capsule_wireframe(capsule.a, capsule.b, capsule.radius, color, lines);
             });
+        }
+        self.push_trajectory(model, clip, tuning);
+    }
+
+    /// The root's trajectory on the ground: its path over the playing clip (cyan) and the trail
+    /// of where it went over the last seconds, through fades and loops (orange, fading out).
+    fn push_trajectory(&mut self, model: &Model, clip: Option<usize>, tuning: &Tuning) {
+        let Some(root) = anim::crossfade::root_motion_node(model).filter(|_| self.trajectory) else {
+            self.trail.clear();
+            return;
+        };
+        let ground = *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model));
+        let on_ground = |p: Vec3| Vec3::new(p.x, ground + 0.002, p.z);
+        if let Some(now) = self.model_from_node.get(root.index()) {
+            if self.trail.len() >= TRAIL_FRAMES {
+                self.trail.pop_front();
+            }
+            self.trail.push_back(now.translation.into());
+        }
+        if let Some(c) = clip
+            && self.clip_path.as_ref().is_none_or(|(k, _)| *k != c)
+        {
+            self.clip_path = Some((c, clip_root_path(model, c, root, tuning)));
+        }
+        let lines = &mut self.collider_lines;
+        if let Some((_, path)) = &self.clip_path {
+            for w in path.windows(2) {
+                lines.push(OverlayLine { from: on_ground(w[0]), to: on_ground(w[1]), color: [0.2, 0.85, 1.0, 1.0] });
+            }
+        }
+        let n = self.trail.len().max(1) as f32;
+        for (i, (a, b)) in self.trail.iter().zip(self.trail.iter().skip(1)).enumerate() {
+            let alpha = 0.25 + 0.75 * (i as f32 / n);
+            lines.push(OverlayLine { from: on_ground(*a), to: on_ground(*b), color: [1.0, 0.6, 0.15, alpha] });
         }
     }
 

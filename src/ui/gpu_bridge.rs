@@ -219,7 +219,7 @@ impl ViewportRenderer {
                 ..if ghost { InstanceDesc::ghost(pose) } else { InstanceDesc::solid(pose) }
             })
         };
-        let view_instances: Vec<Vec<InstanceDesc<'_>>> = match viewer.compare.active().map(|c| c.layout) {
+        let view_instances: Vec<Vec<InstanceDesc<'_>>> = match viewer.compare.layout() {
             Some(CompareLayout::Split) => {
                 [Some(shown), compared(false)].into_iter().flatten().map(|i| vec![i]).collect()
             }

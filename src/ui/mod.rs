@@ -42,6 +42,7 @@ pub mod gpu_bridge;
 pub mod hot_reload;
 pub mod interpolation;
 pub mod joints;
+pub mod kind_compare;
 pub mod loading;
 pub mod overlays;
 pub mod playback;

@@ -8,6 +8,8 @@ use super::stats::FrameStats;
 pub struct Overlays {
     /// Draw bones and joints over the mesh (K).
     pub skeleton: bool,
+    /// Draw the root's trajectory on the ground.
+    pub trajectory: bool,
     /// Show the Stats overlay (F3).
     pub stats_visible: bool,
     /// Frame statistics, recorded by the window shell every frame.
@@ -16,7 +18,12 @@ pub struct Overlays {
 
 impl Default for Overlays {
     fn default() -> Self {
-        Self { skeleton: false, stats_visible: false, stats: FrameStats::new(std::time::Duration::from_secs(10)) }
+        Self {
+            skeleton: false,
+            trajectory: false,
+            stats_visible: false,
+            stats: FrameStats::new(std::time::Duration::from_secs(10)),
+        }
     }
 }
 

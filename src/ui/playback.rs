@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use anim::crossfade::MAX_LAYERS;
-use anim::{Clip, ClipId, CrossFader, Model, Property};
+use anim::{Clip, ClipId, CrossFader, FootContact, Model, Property, SampleSettings, TransitionKind};
 
 use super::tuning::FadeTuning;
 
@@ -245,21 +245,60 @@ impl Playback {
         self.playing = true;
     }
 
-    /// Cross-fade from what is on screen (the clip at its time, or the blend in progress) to
-    /// `to` from its start, over `fade`.
-    pub fn fade_to(&mut self, to: usize, fade: FadeTuning) {
+    /// Transition from what is on screen (the clip at its time, or the blend in progress) to
+    /// `to` with `fade`'s kind: from its start, or at the source's phase (`contacts`: each
+    /// clip's foot contacts, for phase sync). Dead blending and inertialization start from the
+    /// pose on screen and its motion; `settings` are what the fader samples with.
+    pub fn fade_to(
+        &mut self,
+        model: &Model,
+        settings: &SampleSettings,
+        to: usize,
+        fade: FadeTuning,
+        contacts: &dyn Fn(usize) -> Vec<FootContact>,
+    ) {
         if to >= self.durations.len() {
             return;
         }
         if !self.fader.is_fading()
             && let Some(clip) = self.clip
         {
-            // The fader already plays the clip on screen; make sure it is at the time shown.
-            self.fader.play(ClipId::from_index(clip), self.time_secs);
+            // The fader already plays the clip on screen; make sure it is at the time shown
+            // (and, for the kinds that continue its motion, has seen it move).
+            let clip = ClipId::from_index(clip);
+            match fade.kind {
+                TransitionKind::CrossFade => self.fader.play(clip, self.time_secs),
+                TransitionKind::Inertialize => {
+                    self.fader.play(clip, self.time_secs);
+                    self.fader.evaluate(model, settings);
+                }
+                TransitionKind::DeadBlend => {
+                    let step = 1.0 / 60.0;
+                    self.fader.play(clip, self.time_secs - 2.0 * step);
+                    for _ in 0..2 {
+                        self.fader.advance(step);
+                        self.fader.evaluate(model, settings);
+                    }
+                }
+            }
         }
-        self.fader.trigger(ClipId::from_index(to), fade.duration_secs, fade.easing);
+        let source = self.fader.current_clip().index();
+        let source_secs = self.durations.get(source).copied().unwrap_or(0.0);
+        let start = if fade.phase_sync {
+            anim::synced_start_secs(
+                source_secs,
+                self.fader.current_time_secs(),
+                &contacts(source),
+                self.durations[to],
+                &contacts(to),
+                fade.duration_secs,
+            )
+        } else {
+            0.0
+        };
+        self.fader.transition(model, settings, ClipId::from_index(to), &fade.transition(start, source_secs));
         self.clip = Some(to);
-        self.time_secs = 0.0;
+        self.time_secs = start;
         self.playing = true;
     }
 
@@ -368,8 +407,16 @@ impl Playback {
     }
 
     /// Play/pause, frame steps, Home/End, speed, loop, the time readout and the timeline with
-    /// its time labels and key ticks (`selected_keys`: the selected channel's key times).
-    pub fn transport_ui(&mut self, ui: &mut egui::Ui, key_times: &[f32], selected_keys: &[f32]) {
+    /// its time labels and key ticks (`selected_keys`: the selected channel's key times) and the
+    /// clip's foot-contact markers (foot name, time), which can be dragged along it. True when a
+    /// marker was moved.
+    pub fn transport_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        key_times: &[f32],
+        selected_keys: &[f32],
+        markers: &mut [(String, f32)],
+    ) -> bool {
         ui.horizontal(|ui| {
             let label = if self.playing { "Pause" } else { "Play" };
             if ui.add_sized([56.0, 20.0], egui::Button::new(label)).on_hover_text("Space").clicked() {
@@ -419,7 +466,7 @@ impl Playback {
             }
             response.rect
         });
-        timeline_marks_ui(ui, rail.inner, duration, key_times, selected_keys);
+        timeline_marks_ui(ui, rail.inner, duration, key_times, selected_keys, markers)
     }
 }
 
@@ -462,14 +509,56 @@ impl TimelineScale {
     }
 }
 
-/// Key ticks (every key of the clip grey, the selected channel's keys highlighted) and time
-/// labels under the timeline slider whose rect is `slider`, drawn whole at both ends.
-fn timeline_marks_ui(ui: &mut egui::Ui, slider: egui::Rect, duration: f32, key_times: &[f32], selected_keys: &[f32]) {
-    let (strip, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), 24.0), egui::Sense::hover());
+/// Key ticks (every key of the clip grey, the selected channel's keys highlighted), time labels
+/// under the timeline slider whose rect is `slider`, drawn whole at both ends, and the
+/// foot-contact markers below them, draggable. True when a marker moved.
+fn timeline_marks_ui(
+    ui: &mut egui::Ui,
+    slider: egui::Rect,
+    duration: f32,
+    key_times: &[f32],
+    selected_keys: &[f32],
+    markers: &mut [(String, f32)],
+) -> bool {
+    let height = if markers.is_empty() { 24.0 } else { 40.0 };
+    let (strip, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), height), egui::Sense::hover());
     if duration <= 0.0 {
-        return;
+        return false;
     }
     let scale = TimelineScale::under(slider, duration);
+    let mut moved = false;
+    for (i, (foot, t)) in markers.iter_mut().enumerate() {
+        let center = egui::pos2(scale.x_of(*t), strip.top() + 32.0);
+        let handle = egui::Rect::from_center_size(center, egui::vec2(14.0, 14.0));
+        let response = ui
+            .interact(handle, ui.make_persistent_id(("contact marker", i)), egui::Sense::drag())
+            .on_hover_text(format!("{foot} touches down at {t:.3} s: drag to move (saved in the profile)"));
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, format!("contact {foot}")));
+        if response.dragged()
+            && let Some(pointer) = response.interact_pointer_pos()
+            && scale.x1 > scale.x0
+        {
+            *t = ((pointer.x - scale.x0) / (scale.x1 - scale.x0)).clamp(0.0, 1.0) * duration;
+            moved = true;
+        }
+        let letter = side_letter(foot);
+        let color =
+            if letter == 'L' { egui::Color32::from_rgb(90, 200, 255) } else { egui::Color32::from_rgb(255, 170, 60) };
+        let color = if response.hovered() || response.dragged() { color.gamma_multiply(1.4) } else { color };
+        let tip = egui::pos2(center.x, center.y - 7.0);
+        ui.painter().add(egui::Shape::convex_polygon(
+            vec![tip, egui::pos2(center.x - 6.0, center.y + 5.0), egui::pos2(center.x + 6.0, center.y + 5.0)],
+            color,
+            egui::Stroke::NONE,
+        ));
+        ui.painter().text(
+            egui::pos2(center.x + 8.0, center.y),
+            egui::Align2::LEFT_CENTER,
+            letter,
+            egui::FontId::proportional(10.0),
+            color,
+        );
+    }
     let painter = ui.painter().with_clip_rect(strip.expand(2.0));
     let ticks = strip.top()..=strip.top() + 7.0;
     let mut last_x = f32::NEG_INFINITY;
@@ -491,6 +580,20 @@ fn timeline_marks_ui(ui: &mut egui::Ui, slider: egui::Rect, duration: f32, key_t
         let x = scale.x_of(t);
         painter.vline(x, strip.top() + 8.0..=strip.top() + 11.0, egui::Stroke::new(1.0, text_color));
         painter.text(egui::pos2(x, strip.top() + 11.0), egui::Align2::CENTER_TOP, label, font.clone(), text_color);
+    }
+    moved
+}
+
+/// "L" or "R" for a foot named like `Foot.L`, `LeftFoot`, `foot_r`; else the name's first letter.
+fn side_letter(foot: &str) -> char {
+    let lower = foot.to_lowercase();
+    let ends = |s: &str| lower.ends_with(s) || lower.starts_with(s);
+    if lower.contains("left") || ends(".l") || ends("_l") || ends("l_") || ends("l.") {
+        'L'
+    } else if lower.contains("right") || ends(".r") || ends("_r") || ends("r_") || ends("r.") {
+        'R'
+    } else {
+        foot.chars().next().unwrap_or('?').to_ascii_uppercase()
     }
 }
 
@@ -580,7 +683,10 @@ mod tests {
         let mut playback = Playback::new(&model());
         playback.select_clip(3);
         playback.seek(1.0);
-        playback.fade_to(1, FadeTuning { duration_secs: 0.5, easing: anim::Easing::Linear });
+        let m = model();
+        playback.fade_to(&m, &SampleSettings::default(), 1, FadeTuning::cross_fade(0.5, anim::Easing::Linear), &|_| {
+            Vec::new()
+        });
         let layers = playback.fader().layers();
         assert_eq!(layers.len(), 2);
         assert_eq!(

@@ -10,7 +10,10 @@
 use std::collections::BTreeMap;
 
 use anim::ragdoll::RagdollRamp;
-use anim::{Easing, InterpolationOverride, Model, RotationSpace, SampleSettings, ScaleSpace};
+use anim::{
+    Easing, InterpolationOverride, Model, OffsetDecay, RotationSpace, SampleSettings, ScaleSpace, Transition,
+    TransitionKind,
+};
 
 use crate::physics::MotorGains;
 
@@ -55,18 +58,57 @@ impl Interpolation {
     }
 }
 
-/// The fade of one clip pair in the transition table.
+/// The transition of one clip pair in the transition table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FadeTuning {
-    /// Fade length, seconds.
+    /// Fade (or offset decay) length, seconds.
     pub duration_secs: f32,
-    /// Easing of the fade weight.
+    /// Easing of the fade weight (cross-fade, dead blending).
     pub easing: Easing,
+    /// Cross-fade, inertialization or dead blending.
+    pub kind: TransitionKind,
+    /// Decay of the inertialization offset.
+    pub decay: OffsetDecay,
+    /// Velocity half-life of dead blending's extrapolation, seconds.
+    pub half_life_secs: f32,
+    /// Start the target at the source's phase (foot-contact markers, else normalized time).
+    pub phase_sync: bool,
+    /// Start the target at the source's cycle rate.
+    pub match_speed: bool,
 }
 
 impl Default for FadeTuning {
     fn default() -> Self {
-        Self { duration_secs: DEFAULT_FADE_SECS, easing: DEFAULT_FADE_EASING }
+        Self {
+            duration_secs: DEFAULT_FADE_SECS,
+            easing: DEFAULT_FADE_EASING,
+            kind: TransitionKind::CrossFade,
+            decay: OffsetDecay::Quintic,
+            half_life_secs: anim::crossfade::DEFAULT_HALF_LIFE_SECS,
+            phase_sync: false,
+            match_speed: false,
+        }
+    }
+}
+
+impl FadeTuning {
+    /// A cross-fade of `duration_secs` with `easing`.
+    pub fn cross_fade(duration_secs: f32, easing: Easing) -> Self {
+        Self { duration_secs, easing, ..Self::default() }
+    }
+
+    /// The core's transition (target from `start_secs`; speed matched to a `source_cycle_secs`
+    /// cycle when asked).
+    pub fn transition(&self, start_secs: f32, source_cycle_secs: f32) -> Transition {
+        Transition {
+            kind: self.kind,
+            duration_secs: self.duration_secs,
+            easing: self.easing,
+            decay: self.decay,
+            half_life_secs: self.half_life_secs,
+            start_secs,
+            match_cycle_secs: if self.match_speed { source_cycle_secs } else { 0.0 },
+        }
     }
 }
 
@@ -129,6 +171,46 @@ pub struct Tuning {
     transitions: BTreeMap<(usize, usize), FadeTuning>,
     /// The ragdoll handoff.
     pub ragdoll: RagdollTuning,
+    /// Foot-contact markers and root motion per clip as the profile stores them (kept through
+    /// the viewer so a save never drops them).
+    pub clip_extras: ClipExtras,
+}
+
+/// Per-clip transition data the profile stores by clip name: edited foot-contact markers
+/// (clips without are found automatically) and root motion.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClipExtras {
+    /// Edited markers per clip.
+    pub markers: Vec<ClipMarkers>,
+    /// Root motion per clip.
+    pub root_motion: Vec<ClipRootMotion>,
+}
+
+/// The foot-contact markers of one clip.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClipMarkers {
+    /// Clip (display name).
+    pub clip: String,
+    /// Touch-downs, by time.
+    pub contacts: Vec<ContactMarker>,
+}
+
+/// One foot touching down.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ContactMarker {
+    /// The foot's node (display name).
+    pub foot: String,
+    /// Clip time, seconds.
+    pub time_secs: f32,
+}
+
+/// The root motion of one clip.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClipRootMotion {
+    /// Clip (display name).
+    pub clip: String,
+    /// `authored` or `in-place`.
+    pub mode: String,
 }
 
 impl Tuning {
@@ -144,6 +226,7 @@ impl Tuning {
             clips: vec![SampleSettings::default(); clips],
             transitions: BTreeMap::new(),
             ragdoll: RagdollTuning::default(),
+            clip_extras: ClipExtras::default(),
         }
     }
 
@@ -238,7 +321,12 @@ impl Tuning {
         }
         let duration_secs =
             if fade.duration_secs.is_finite() { fade.duration_secs.clamp(0.0, 10.0) } else { DEFAULT_FADE_SECS };
-        self.transitions.insert((from, to), FadeTuning { duration_secs, ..fade });
+        let half_life_secs = if fade.half_life_secs.is_finite() {
+            fade.half_life_secs.clamp(0.0, 2.0)
+        } else {
+            anim::crossfade::DEFAULT_HALF_LIFE_SECS
+        };
+        self.transitions.insert((from, to), FadeTuning { duration_secs, half_life_secs, ..fade });
     }
 
     /// Forget the pair `from → to` (it fades with the defaults again).
@@ -341,8 +429,8 @@ mod tests {
     #[test]
     fn untuned_pairs_fade_with_the_defaults() {
         let mut tuning = Tuning::authored_for_clips(3);
-        assert_eq!(tuning.fade_for(0, 1), FadeTuning { duration_secs: 0.3, easing: Easing::Smoothstep });
-        tuning.set_transition(0, 1, FadeTuning { duration_secs: f32::NAN, easing: Easing::Linear });
+        assert_eq!(tuning.fade_for(0, 1), FadeTuning::cross_fade(0.3, Easing::Smoothstep));
+        tuning.set_transition(0, 1, FadeTuning::cross_fade(f32::NAN, Easing::Linear));
         assert_eq!(tuning.fade_for(0, 1).duration_secs, DEFAULT_FADE_SECS);
         tuning.set_transition(0, 9, FadeTuning::default());
         assert_eq!(tuning.transitions().count(), 1, "pairs of clips the model lacks are refused");

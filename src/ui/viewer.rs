@@ -676,15 +676,38 @@ impl Viewer {
         self.playback.advance(dt_secs);
         let clip_dt = if self.playback.playing { dt_secs.clamp(0.0, 0.25) * self.playback.speed } else { 0.0 };
         self.crowd.advance(&self.model, clip_dt, self.tuning.interpolation().mode);
+        if let Some(from) = self.playback.clip() {
+            let to = self.crossfade.to_clip;
+            let fade = self.tuning.fade_for(from, to);
+            let settings = self.tuning.interpolation().to_settings();
+            self.compare.kinds.advance(&self.model, &settings, from, to, fade, clip_dt);
+        }
         self.ragdoll.record(self.playback.clock_secs());
     }
 
     /// Compute this frame's output from the parts (once per frame; [`Self::ui`] calls it).
     pub fn compute_frame(&mut self) {
+        self.frame.trajectory = self.overlays.trajectory;
         self.frame.compute(&self.model, &mut self.playback, &self.tuning, &self.compare, &mut self.ragdoll);
+        self.compare.kinds.record(self.frame.model_from_node(), self.frame.compare_model_from_node());
         let clip = self.playback.clip();
         let settings = clip.map_or_else(|| self.tuning.sampling(usize::MAX), |c| self.tuning.sampling(c));
         self.ab.compute(&self.model, clip, self.playback.time_secs(), settings);
+    }
+
+    /// The cross-fade panel's measured quality of `from → to` as tuned (this transition, and a
+    /// cross-fade of the same duration).
+    pub fn crossfade_measured(
+        &mut self,
+        from: usize,
+        to: usize,
+    ) -> Option<(crate::transitions::TransitionReport, crate::transitions::TransitionReport)> {
+        self.crossfade.measured_pair(&self.model, &self.tuning, from, to)
+    }
+
+    /// Foot contacts of `clip` as phase sync uses them (edited markers, else found).
+    pub fn crossfade_contacts(&mut self, clip: usize) -> Vec<anim::FootContact> {
+        self.crossfade.contacts(&self.model, &self.tuning.clip_extras, clip)
     }
 
     /// [`Self::advance`] then [`Self::compute_frame`]: a frame without UI (tests, scripts).
@@ -709,7 +732,12 @@ impl Viewer {
             self.playback.play_from_start(to);
             self.ragdoll.blend_out(&self.model, fade.duration_secs, fade.easing);
         } else {
-            self.playback.fade_to(to, fade);
+            let settings = self.tuning.interpolation().to_settings();
+            let source = self.playback.fader().current_clip().index();
+            let from_contacts = self.crossfade.contacts(&self.model, &self.tuning.clip_extras, source);
+            let to_contacts = self.crossfade.contacts(&self.model, &self.tuning.clip_extras, to);
+            let contacts = |clip: usize| if clip == to { to_contacts.clone() } else { from_contacts.clone() };
+            self.playback.fade_to(&self.model, &settings, to, fade, &contacts);
         }
     }
 
@@ -789,6 +817,9 @@ impl Viewer {
                 CompareLayout::Split => ViewLabels::Split([format!("A: {a}"), format!("B: {b}")]),
                 CompareLayout::Ghost => ViewLabels::Overlay(format!("A: {a} (solid) / B: {b} (ghost)")),
             };
+        }
+        if let Some([left, right]) = self.compare.kinds.labels() {
+            return ViewLabels::Split([left.to_owned(), right.to_owned()]);
         }
         match self.compare.active() {
             Some(modes) if modes.layout == CompareLayout::Split => {
@@ -873,7 +904,24 @@ impl Viewer {
                 .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
                 .map(|t| t.times_secs.clone())
                 .unwrap_or_default();
-            self.playback.transport_ui(ui, &keys, &selected);
+            // The clip's foot-contact markers (edited ones from the profile, else found),
+            // draggable on the timeline; an edit is stored in the tuning (and so the profile).
+            let mut markers = match self.playback.clip() {
+                Some(c) => self.crossfade.named_contacts(&self.model, &self.tuning.clip_extras, c),
+                None => Vec::new(),
+            };
+            if self.playback.transport_ui(ui, &keys, &selected, &mut markers)
+                && let Some(c) = self.playback.clip()
+            {
+                let name = self.model.clips[c].display_name(c);
+                let contacts = markers
+                    .into_iter()
+                    .map(|(foot, time_secs)| crate::profile::ContactMarker { foot, time_secs })
+                    .collect();
+                let extras = &mut self.tuning.clip_extras.markers;
+                extras.retain(|m| m.clip != name);
+                extras.push(crate::profile::ClipMarkers { clip: name, contacts });
+            }
         });
         let panel = egui::Panel::right("side panel")
             .resizable(true)
@@ -946,7 +994,8 @@ impl Viewer {
             section(ui, (focus, &mut shown), Panel::CrossFade, "Cross-fade", true, |ui| {
                 let names = self.clip_names();
                 let ragdolling = self.ragdoll.phase() == Phase::Ragdoll;
-                match self.crossfade.crossfade_ui(ui, &self.playback, &mut self.tuning, ragdolling, &names) {
+                match self.crossfade.crossfade_ui(ui, &self.playback, &self.model, &mut self.tuning, ragdolling, &names)
+                {
                     Some(CrossFadeAction::Trigger) => self.trigger_fade(),
                     Some(CrossFadeAction::SetUp { from, to }) => {
                         self.playback.play_from_start(from);
@@ -975,6 +1024,14 @@ impl Viewer {
                 if self.ab.active() && self.compare.enabled {
                     ui.weak("A | B is shown instead of the two modes while both are on.");
                 }
+            });
+            egui::CollapsingHeader::new("Compare transition kinds").default_open(false).show(ui, |ui| {
+                let from = self.playback.clip().unwrap_or(0);
+                let names = self.clip_names();
+                let name = |c: usize| names.get(c).map_or("?", String::as_str);
+                let pair = format!("{} -> {}", name(from), name(self.crossfade.to_clip));
+                let source_secs = self.model.clips.get(from).map_or(0.0, anim::Clip::end_secs);
+                self.compare.kinds.kinds_ui(ui, &pair, source_secs);
             });
             section(ui, (focus, &mut shown), Panel::Ragdoll, "Ragdoll", true, |ui| {
                 let names = self.clip_names();
@@ -1030,6 +1087,8 @@ impl Viewer {
             });
             ui.menu_button("View", |ui| {
                 ui.checkbox(&mut self.overlays.skeleton, "Skeleton (K)");
+                ui.checkbox(&mut self.overlays.trajectory, "Trajectory")
+                    .on_hover_text("The root's path over the clip (cyan) and its trail through fades and loops (orange), on the ground");
                 ui.checkbox(&mut self.ragdoll.show_colliders, "Ragdoll colliders");
                 ui.checkbox(&mut self.overlays.stats_visible, "Stats overlay (F3)");
                 if ui.button("Frame what is drawn (F)").clicked() {

@@ -1,23 +1,152 @@
-//! Time-based cross-fades between clips, robust to interruption and rapid re-triggering.
+//! Transitions between clips — cross-fades, inertialization and dead blending — robust to
+//! interruption and rapid re-triggering, with optional root motion (as authored or in place).
 //!
-//! The fader is a small stack of layers. Each trigger pushes a layer that fades in over
+//! The fader is a small stack of layers. Each cross-fade pushes a layer that fades in over
 //! everything beneath it: the output is `lerp(lerp(lerp(L0, L1, e1), L2, e2), …)` with `eᵢ` the
 //! eased progress of layer i's fade. So a fade triggered mid-fade starts from the current blended
 //! pose (the layers beneath keep playing and keep their own fades going), A→B→A in one frame is
 //! three layers of which the last two still weigh nothing, and a fade that completes covers the
-//! layers beneath, which are dropped. Every layer's clip advances with time. When more layers
-//! pile up than the stack holds, the current output is frozen into a snapshot that fades out
-//! under the newest layers, so nothing snaps.
+//! layers beneath, which are dropped.
+//!
+//! The other two kinds start from what is on screen, whatever produced it, which is what makes
+//! them interruption-safe:
+//! * *dead blending* freezes the shown pose with its velocity (from the last two evaluated
+//!   frames) into the snapshot under the stack, extrapolates it with that velocity decaying by a
+//!   half-life, and fades the target in over the extrapolation;
+//! * *inertialization* switches to the target at once and adds the offset between the shown pose
+//!   and the target's first pose (and between their velocities), decayed to zero over the
+//!   duration by an [`OffsetDecay`] curve that matches the offset's value and velocity at the
+//!   start; a new trigger recomputes the offset from the shown pose, old offset included.
+//!
+//! When more layers pile up than the stack holds, the current output is frozen into the snapshot
+//! (extrapolated, not held) that fades out under the newest layers, so nothing snaps.
+//!
+//! Root motion ([`RootMotion`]): the root's horizontal motion is taken from each source's
+//! velocity (its root track between the last two evaluated times, loops included), blended with
+//! the sources' weights and accumulated into a character offset, so a transition blends root
+//! velocity, never root position. In place, the root stays at its anchor and only the offset
+//! moves; as authored, the root is drawn at anchor + offset.
 
-use crate::ids::ClipId;
-use crate::interp::Easing;
+use glam::{Quat, Vec3};
+
+use crate::clip::Clip;
+use crate::hierarchy::LocalMatrices;
+use crate::ids::{ClipId, NodeId, TrackId};
+use crate::interp::{Easing, OffsetDecay, ScaleSpace, decayed_travel, impl_from_name};
 use crate::model::Model;
-use crate::pose::{SoaPose, blend_into};
-use crate::sample::{ClipCursor, SampleSettings};
+use crate::pose::{PoseDelta, SoaPose, blend_into, rotation_vector};
+use crate::sample::{ClipCursor, SampleSettings, TrackSample};
 use crate::track::Property;
 
 /// Most layers kept live before older ones are frozen into a snapshot.
 pub const MAX_LAYERS: usize = 8;
+
+/// Dead blending's default velocity half-life.
+pub const DEFAULT_HALF_LIFE_SECS: f32 = 0.1;
+
+/// Most inertialization offsets decaying at once (when more come, the two oldest are merged
+/// into one that ends when the younger would have).
+pub const MAX_OFFSETS: usize = 4;
+
+/// Shortest frame time a velocity is measured over (shorter steps keep the last velocity).
+const MIN_VELOCITY_DT_SECS: f32 = 1e-4;
+
+/// Time step of the velocities and accelerations an inertialization measures by sampling.
+const TARGET_VELOCITY_DT_SECS: f32 = 1.0 / 480.0;
+
+/// How one clip hands over to the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TransitionKind {
+    /// Blend the source into the target over the duration (any easing).
+    #[default]
+    CrossFade,
+    /// Switch to the target at once and decay the offset from the source to zero.
+    Inertialize,
+    /// Extrapolate the source from its velocities (decaying) and cross-fade to the target.
+    DeadBlend,
+}
+
+impl TransitionKind {
+    /// Every variant, for menus.
+    pub const ALL: [Self; 3] = [Self::CrossFade, Self::Inertialize, Self::DeadBlend];
+
+    /// Stable name (`crossfade`, `inertialize`, `dead-blend`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CrossFade => "crossfade",
+            Self::Inertialize => "inertialize",
+            Self::DeadBlend => "dead-blend",
+        }
+    }
+}
+
+/// What happens to the root's horizontal motion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RootMotion {
+    /// The root moves as the clips move it, accumulated from their velocities so it carries on
+    /// across loops and transitions (drawn at anchor + character offset).
+    #[default]
+    Authored,
+    /// The root stays at its anchor horizontally; its motion goes into the character offset.
+    InPlace,
+}
+
+impl RootMotion {
+    /// Every variant, for menus.
+    pub const ALL: [Self; 2] = [Self::Authored, Self::InPlace];
+
+    /// Stable name (`authored`, `in-place`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Authored => "authored",
+            Self::InPlace => "in-place",
+        }
+    }
+}
+
+impl_from_name!(TransitionKind);
+impl_from_name!(RootMotion);
+
+/// One transition request: its kind, length and the kind's parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Transition {
+    /// Cross-fade, inertialization or dead blending.
+    pub kind: TransitionKind,
+    /// Length of the fade or of the offset's decay (0: a cut).
+    pub duration_secs: f32,
+    /// Easing of the fade-in weight (cross-fade, dead blending).
+    pub easing: Easing,
+    /// Decay curve of the offset (inertialization).
+    pub decay: OffsetDecay,
+    /// Half-life of the source's velocity while it is extrapolated (dead blending).
+    pub half_life_secs: f32,
+    /// Target clip time at which the target starts (0, or a phase-synced time).
+    pub start_secs: f32,
+    /// Cycle length of the source, when the target's playback speed should start matched to
+    /// it and reach its own over the duration (0: no speed matching).
+    pub match_cycle_secs: f32,
+}
+
+impl Transition {
+    /// A transition of `kind` over `duration_secs`, linear easing, quintic decay, the default
+    /// half-life, the target from time 0, no speed matching.
+    pub fn new(kind: TransitionKind, duration_secs: f32) -> Self {
+        Self {
+            kind,
+            duration_secs,
+            easing: Easing::Linear,
+            decay: OffsetDecay::Quintic,
+            half_life_secs: DEFAULT_HALF_LIFE_SECS,
+            start_secs: 0.0,
+            match_cycle_secs: 0.0,
+        }
+    }
+
+    /// A cross-fade over `duration_secs` with `easing`.
+    pub fn cross_fade(duration_secs: f32, easing: Easing) -> Self {
+        Self { easing, ..Self::new(TransitionKind::CrossFade, duration_secs) }
+    }
+}
 
 /// One playing clip and its fade-in.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -32,30 +161,140 @@ pub struct Layer {
     pub duration_secs: f32,
     /// Easing of its fade-in weight.
     pub easing: Easing,
+    /// Playback time up to which its root motion has been accumulated.
+    pub root_time_secs: f32,
+    /// Speed matching: the source's cycle length it starts matched to (0: plays at its speed).
+    pub match_cycle_secs: f32,
+    /// Length of the speed matching (the transition's duration).
+    pub match_duration_secs: f32,
 }
 
 impl Layer {
+    /// A layer playing `clip` from `time_secs`, fading in over `duration_secs`.
+    fn new(clip: ClipId, time_secs: f32, duration_secs: f32, easing: Easing) -> Self {
+        Self {
+            clip,
+            time_secs,
+            elapsed_secs: 0.0,
+            duration_secs,
+            easing,
+            root_time_secs: time_secs,
+            match_cycle_secs: 0.0,
+            match_duration_secs: 0.0,
+        }
+    }
+
     /// Eased fade-in progress in `[0, 1]`.
     pub fn progress(&self) -> f32 {
         if self.duration_secs > 0.0 { self.easing.apply(self.elapsed_secs / self.duration_secs) } else { 1.0 }
     }
 }
 
-/// Plays one clip at a time and cross-fades to another on request. Time-based (weights change
-/// per second, never per frame); per-frame calls allocate nothing.
+/// One inertialization offset: its value, velocity and acceleration when it started, and its
+/// decay. Each trigger adds one for the change of target, so the offsets of earlier triggers
+/// keep decaying on their own clocks: under any rate of re-triggering every offset is gone by
+/// its end, and the output never drifts.
+#[derive(Debug, Clone)]
+struct Offset {
+    x: PoseDelta,
+    v: PoseDelta,
+    a: PoseDelta,
+    elapsed_secs: f32,
+    duration_secs: f32,
+    decay: OffsetDecay,
+}
+
+impl Offset {
+    /// `out += factor ·` this offset's `order`-th time derivative now (0: value).
+    fn add_into(&self, out: &mut PoseDelta, order: usize, factor: f32) {
+        let [p, q, r] = self.decay.basis_derivatives(self.elapsed_secs, self.duration_secs)[order.min(2)];
+        out.add_scaled(&self.x, p * factor);
+        out.add_scaled(&self.v, q * factor);
+        out.add_scaled(&self.a, r * factor);
+    }
+}
+
+/// The root-motion state of a fader: which node, its frame, and the character offset.
+#[derive(Debug, Clone)]
+struct RootState {
+    mode: RootMotion,
+    node: NodeId,
+    /// Unit up axis in the root's parent frame.
+    up: Vec3,
+    /// Horizontal root position the root is held at (in place) or moves from (as authored).
+    anchor: Vec3,
+    /// Per clip: its translation track of the root.
+    tracks: Vec<Option<TrackId>>,
+    /// Per clip: horizontal root travel over one loop.
+    loop_travel: Vec<Vec3>,
+    /// Accumulated horizontal root motion (the character offset), in the parent frame.
+    offset: Vec3,
+    /// Horizontal root velocity of the last evaluated frame.
+    velocity: Vec3,
+    /// Root velocity frozen with the snapshot (dead blending).
+    snapshot_velocity: Vec3,
+    /// Root velocity when the last inertialization started (fades out with its offset).
+    inertial_velocity: Vec3,
+}
+
+impl RootState {
+    /// `v` without its component along the up axis.
+    fn horizontal(&self, v: Vec3) -> Vec3 {
+        v - self.up * v.dot(self.up)
+    }
+}
+
+/// Plays one clip at a time and transitions to another on request (cross-fade, inertialization,
+/// dead blending). Time-based (weights change per second, never per frame); per-frame calls
+/// ([`Self::advance`], [`Self::evaluate`], [`Self::trigger`], [`Self::transition`]) allocate
+/// nothing.
 #[derive(Debug, Clone)]
 pub struct CrossFader {
     layers: Vec<Layer>,
-    /// A frozen pose under the layers (after a stack overflow), with its own fade-out.
+    /// A frozen pose under the layers (dead blending, or a stack overflow), extrapolated with
+    /// its velocity, fading out under the layers.
     snapshot: SoaPose,
     snapshot_active: bool,
+    snapshot_velocity: PoseDelta,
+    snapshot_elapsed_secs: f32,
+    snapshot_half_life_secs: f32,
+    /// Inertialization offsets, oldest first; the first `offset_count` are live.
+    offsets: Vec<Offset>,
+    offset_count: usize,
+    /// Scratch: the offsets' sum now, and its velocity and acceleration.
+    offset_now: PoseDelta,
+    offset_rate: PoseDelta,
+    offset_rate2: PoseDelta,
     rest: SoaPose,
     scratch: SoaPose,
+    scratch_b: SoaPose,
+    scratch_c: SoaPose,
+    /// Scratch: the output without its inertialization offsets.
+    base: SoaPose,
     output: SoaPose,
+    /// The output evaluated before `output`, `previous_dt_secs` earlier (0: none).
+    previous: SoaPose,
+    previous_dt_secs: f32,
+    /// The output evaluated before `previous`, `previous2_dt_secs` before it (0: none).
+    previous2: SoaPose,
+    previous2_dt_secs: f32,
+    /// Time advanced since the last evaluation.
+    pending_dt_secs: f32,
+    /// `output` holds an evaluated pose of the current playback.
+    evaluated: bool,
+    /// Scratch: the output's velocity and acceleration at a trigger.
+    velocity: PoseDelta,
+    acceleration: PoseDelta,
+    /// Scratch: frame-to-frame differences.
+    step_a: PoseDelta,
+    step_b: PoseDelta,
     cursors: Vec<ClipCursor>,
+    /// Per clip: its length (the loop period).
+    clip_secs: Vec<f32>,
     /// Per clip: it animates every translation, rotation and scale of the model (and there are
     /// no morph weights), so sampling it overwrites all of the rest pose it starts from.
     covers_pose: Vec<bool>,
+    root: Option<RootState>,
     /// Wrap clip times (true) or hold the last frame (false).
     pub looping: bool,
 }
@@ -84,17 +323,143 @@ impl CrossFader {
             })
             .collect();
         let mut layers = Vec::with_capacity(MAX_LAYERS + 1);
-        layers.push(Layer { clip, time_secs: 0.0, elapsed_secs: 0.0, duration_secs: 0.0, easing: Easing::Linear });
+        layers.push(Layer::new(clip, 0.0, 0.0, Easing::Linear));
+        let zeros = PoseDelta::zeros_like(&rest);
         Self {
             layers,
             snapshot: rest.clone(),
             snapshot_active: false,
+            snapshot_velocity: zeros.clone(),
+            snapshot_elapsed_secs: 0.0,
+            snapshot_half_life_secs: DEFAULT_HALF_LIFE_SECS,
+            offsets: vec![
+                Offset {
+                    x: zeros.clone(),
+                    v: zeros.clone(),
+                    a: zeros.clone(),
+                    elapsed_secs: 0.0,
+                    duration_secs: 0.0,
+                    decay: OffsetDecay::Quintic,
+                };
+                MAX_OFFSETS
+            ],
+            offset_count: 0,
+            offset_now: zeros.clone(),
+            offset_rate: zeros.clone(),
+            offset_rate2: zeros.clone(),
             scratch: rest.clone(),
+            scratch_b: rest.clone(),
+            scratch_c: rest.clone(),
+            base: rest.clone(),
             output: rest.clone(),
+            previous: rest.clone(),
+            previous_dt_secs: 0.0,
+            previous2: rest.clone(),
+            previous2_dt_secs: 0.0,
+            pending_dt_secs: 0.0,
+            evaluated: false,
+            velocity: zeros.clone(),
+            acceleration: zeros.clone(),
+            step_a: zeros.clone(),
+            step_b: zeros,
             rest,
             cursors: model.clips.iter().map(ClipCursor::new).collect(),
+            clip_secs: model.clips.iter().map(Clip::end_secs).collect(),
             covers_pose,
+            root: None,
             looping: true,
+        }
+    }
+
+    /// Turn root motion on (`Some`) or off (`None`: the root is a joint like any other, its
+    /// translation blended by position). The root is the highest node that a clip translates
+    /// (the first in node order among equals); "up" is the model's +Y seen from the root's parent
+    /// in the rest pose. The anchor is the current clip's horizontal root position now; the
+    /// character offset starts at zero. Allocates (once).
+    pub fn set_root_motion(&mut self, model: &Model, mode: Option<RootMotion>) {
+        let Some(mode) = mode else {
+            self.root = None;
+            return;
+        };
+        if let Some(root) = &mut self.root {
+            root.mode = mode;
+            return;
+        }
+        let Some(node) = root_motion_node(model) else {
+            self.root = None;
+            return;
+        };
+        let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
+        let mut locals = LocalMatrices::new(model.nodes.len());
+        model.hierarchy.local_to_model(&self.rest, &mut locals, &mut world);
+        let up = model
+            .hierarchy
+            .parent(node)
+            .and_then(|p| world.get(p.index()))
+            .and_then(|w| w.matrix3.inverse().mul_vec3(Vec3::Y).try_normalize())
+            .unwrap_or(Vec3::Y);
+        let tracks: Vec<Option<TrackId>> = model
+            .clips
+            .iter()
+            .map(|clip| {
+                clip.tracks()
+                    .iter()
+                    .position(|t| t.node == node && t.property() == Property::Translation)
+                    .map(TrackId::from_index)
+            })
+            .collect();
+        let mut root = RootState {
+            mode,
+            node,
+            up,
+            anchor: Vec3::ZERO,
+            loop_travel: vec![Vec3::ZERO; tracks.len()],
+            tracks,
+            offset: Vec3::ZERO,
+            velocity: Vec3::ZERO,
+            snapshot_velocity: Vec3::ZERO,
+            inertial_velocity: Vec3::ZERO,
+        };
+        let settings = SampleSettings::default();
+        for (index, clip) in model.clips.iter().enumerate() {
+            let at = |t: f32| root_position(model, &root.tracks, ClipId::from_index(index), t, &settings);
+            let travel = root.horizontal(at(clip.end_secs()).unwrap_or(Vec3::ZERO) - at(0.0).unwrap_or(Vec3::ZERO));
+            root.loop_travel[index] = travel;
+        }
+        let top = self.layers.last().copied();
+        let start = top
+            .and_then(|l| root_position(model, &root.tracks, l.clip, self.wrap(l.clip, l.time_secs), &settings))
+            .or_else(|| self.rest.get(node).map(|t| t.translation))
+            .unwrap_or(Vec3::ZERO);
+        root.anchor = root.horizontal(start);
+        self.root = Some(root);
+    }
+
+    /// Root motion, when on: mode, root node, anchor and character offset.
+    pub fn root_motion(&self) -> Option<(RootMotion, NodeId)> {
+        self.root.as_ref().map(|r| (r.mode, r.node))
+    }
+
+    /// The character offset: horizontal root motion accumulated since root motion was turned
+    /// on, in the root's parent frame (zero without root motion).
+    pub fn character_offset(&self) -> Vec3 {
+        self.root.as_ref().map_or(Vec3::ZERO, |r| r.offset)
+    }
+
+    /// The horizontal position the root is anchored to (zero without root motion).
+    pub fn root_anchor(&self) -> Vec3 {
+        self.root.as_ref().map_or(Vec3::ZERO, |r| r.anchor)
+    }
+
+    /// The horizontal part of `v` (in the root's parent frame; `v` itself without root motion).
+    pub fn horizontal(&self, v: Vec3) -> Vec3 {
+        self.root.as_ref().map_or(v, |r| r.horizontal(v))
+    }
+
+    /// Set the character offset (e.g. back to zero to re-centre a long walk).
+    pub fn set_character_offset(&mut self, offset: Vec3) {
+        if let Some(root) = &mut self.root {
+            root.offset = root.horizontal(offset);
         }
     }
 
@@ -102,35 +467,326 @@ impl CrossFader {
     /// `easing`. Works at any moment, including mid-fade and several times per frame; fading to
     /// the clip already playing restarts it with a fade from its current pose.
     pub fn trigger(&mut self, to_clip: ClipId, duration_secs: f32, easing: Easing) {
-        let duration_secs = if duration_secs.is_finite() { duration_secs.max(0.0) } else { 0.0 };
-        if self.layers.len() >= MAX_LAYERS {
-            // Freeze what is on screen now and fade it out under the new layer.
-            self.snapshot.copy_from(&self.output);
-            self.snapshot_active = true;
-            self.layers.clear();
-        }
-        self.layers.push(Layer { clip: to_clip, time_secs: 0.0, elapsed_secs: 0.0, duration_secs, easing });
+        self.push_fade(to_clip, &Transition::cross_fade(duration_secs, easing));
     }
 
-    /// Jump to `clip` at `time_secs` with no fade.
+    /// Start `transition` to `to_clip` (from its `start_secs`). Works at any moment, including
+    /// mid-transition of any kind and several times per frame: dead blending and
+    /// inertialization start from the pose last evaluated (call it after [`Self::evaluate`]),
+    /// with its velocity from the two last evaluated frames. `model` and `settings` sample the
+    /// target's first pose for an inertialization.
+    pub fn transition(&mut self, model: &Model, settings: &SampleSettings, to_clip: ClipId, transition: &Transition) {
+        let duration = sanitize(transition.duration_secs);
+        match transition.kind {
+            TransitionKind::CrossFade => self.push_fade(to_clip, transition),
+            _ if !self.evaluated || duration == 0.0 => {
+                // Nothing shown yet (or a cut): a plain fade (a switch at 0 s).
+                self.push_fade(to_clip, transition);
+            }
+            TransitionKind::DeadBlend => {
+                self.freeze_output(transition.half_life_secs);
+                self.layers.clear();
+                self.push_layer(to_clip, transition, duration);
+            }
+            TransitionKind::Inertialize => self.inertialize(model, settings, to_clip, transition, duration),
+        }
+    }
+
+    /// Cross-fade: a layer over the stack (freezing the output first when the stack is full).
+    fn push_fade(&mut self, to_clip: ClipId, transition: &Transition) {
+        let duration = sanitize(transition.duration_secs);
+        if self.layers.len() >= MAX_LAYERS {
+            // Freeze what is on screen now and let it coast out under the new layer.
+            self.freeze_output(DEFAULT_HALF_LIFE_SECS);
+            self.layers.clear();
+        }
+        self.push_layer(to_clip, transition, duration);
+    }
+
+    fn push_layer(&mut self, to_clip: ClipId, transition: &Transition, duration: f32) {
+        let start = if transition.start_secs.is_finite() { transition.start_secs } else { 0.0 };
+        let mut layer = Layer::new(to_clip, start, duration, transition.easing);
+        if transition.match_cycle_secs > 0.0 && transition.match_cycle_secs.is_finite() {
+            layer.match_cycle_secs = transition.match_cycle_secs;
+            layer.match_duration_secs = duration;
+        }
+        self.layers.push(layer);
+    }
+
+    /// The output's velocity and acceleration now into `self.velocity`, `self.acceleration`:
+    /// second-order backward differences of the last three evaluated frames (velocity alone from
+    /// two; zero from one).
+    fn measure_velocity(&mut self) {
+        self.velocity.clear();
+        self.acceleration.clear();
+        let dt1 = self.previous_dt_secs;
+        if !self.evaluated || dt1 < MIN_VELOCITY_DT_SECS {
+            return;
+        }
+        self.step_a.set_difference(&self.output, &self.previous, 1.0 / dt1);
+        self.velocity.copy_from(&self.step_a);
+        let dt0 = self.previous2_dt_secs;
+        if dt0 >= MIN_VELOCITY_DT_SECS {
+            // a = (v₁ − v₀) / ((dt₀ + dt₁) / 2); the velocity now is v₁ + a · dt₁ / 2.
+            self.step_b.set_difference(&self.previous, &self.previous2, 1.0 / dt0);
+            let mid = 0.5 * (dt0 + dt1);
+            self.acceleration.set_combination(&self.step_a, 1.0 / mid, &self.step_b, -1.0 / mid);
+            self.velocity.add_scaled(&self.acceleration, 0.5 * dt1);
+        }
+    }
+
+    /// Freeze the shown pose and its velocity into the snapshot, extrapolated with the velocity
+    /// decaying by `half_life_secs`. The inertialization offset is part of the shown pose, so
+    /// it ends here.
+    fn freeze_output(&mut self, half_life_secs: f32) {
+        self.measure_velocity();
+        self.snapshot.copy_from(&self.output);
+        self.snapshot_velocity.copy_from(&self.velocity);
+        self.snapshot_elapsed_secs = 0.0;
+        self.snapshot_half_life_secs = if half_life_secs.is_finite() { half_life_secs.max(0.0) } else { 0.0 };
+        self.snapshot_active = true;
+        self.offset_count = 0;
+        if let Some(root) = &mut self.root {
+            root.snapshot_velocity = root.velocity;
+            root.inertial_velocity = Vec3::ZERO;
+        }
+    }
+
+    /// Switch to `to_clip` at once and add an offset for the change of target, decaying to zero.
+    fn inertialize(
+        &mut self,
+        model: &Model,
+        settings: &SampleSettings,
+        to_clip: ClipId,
+        transition: &Transition,
+        duration: f32,
+    ) {
+        if self.offset_count == MAX_OFFSETS {
+            self.merge_oldest_offsets();
+        }
+        // The live offsets' sum X now, and its velocity and acceleration.
+        for (order, out) in
+            [&mut self.offset_now, &mut self.offset_rate, &mut self.offset_rate2].into_iter().enumerate()
+        {
+            out.clear();
+            for offset in &self.offsets[..self.offset_count] {
+                offset.add_into(out, order, 1.0);
+            }
+        }
+        // The output without the offsets (the layers and snapshot: what the new target
+        // replaces), with its velocity and acceleration from the same stack evaluated `h` and
+        // `2h` later — the motion it would make playing on (a key just ahead may change its
+        // acceleration); earlier when a clip would cross its loop point, where a travelling
+        // root jumps back. Exact motion, never the output's finite differences, so
+        // re-triggering cannot feed back into itself.
+        let h = TARGET_VELOCITY_DT_SECS;
+        let ahead_fits = self.layers.iter().all(|l| {
+            let secs = self.clip_secs(l.clip);
+            let now = self.wrap(l.clip, l.time_secs);
+            !self.looping || secs <= 0.0 || now + 2.0 * h < secs
+        });
+        let base_sign = if ahead_fits { 1.0 } else { -1.0 };
+        let mut job = LayerJob {
+            model,
+            looping: self.looping,
+            settings,
+            rest: &self.rest,
+            covers_pose: &self.covers_pose,
+            cursors: &mut self.cursors,
+        };
+        let snapshot = self.snapshot_active.then_some(Extrapolation {
+            pose: &self.snapshot,
+            velocity: &self.snapshot_velocity,
+            elapsed_secs: self.snapshot_elapsed_secs,
+            half_life_secs: self.snapshot_half_life_secs,
+        });
+        let space = settings.scale_space;
+        let stack = |job: &mut LayerJob, shift: f32, out: &mut SoaPose, tmp: &mut SoaPose| {
+            evaluate_stack(job, &self.layers, snapshot, shift, space, out, tmp);
+        };
+        stack(&mut job, 0.0, &mut self.base, &mut self.scratch);
+        stack(&mut job, base_sign * h, &mut self.scratch_b, &mut self.scratch);
+        stack(&mut job, base_sign * 2.0 * h, &mut self.scratch_c, &mut self.scratch);
+        rates_at_start(
+            base_sign,
+            h,
+            [&self.base, &self.scratch_b, &self.scratch_c],
+            [&mut self.step_a, &mut self.step_b],
+            &mut self.velocity,
+            &mut self.acceleration,
+        );
+
+        let start = if transition.start_secs.is_finite() { transition.start_secs } else { 0.0 };
+        let at = |time_secs| Layer::new(to_clip, time_secs, 0.0, Easing::Linear);
+        // The target's velocity and acceleration at its start likewise, forwards (the motion it
+        // is about to make: a key at the start may change its acceleration) unless the clip
+        // ends first (never across its loop point, where a travelling root jumps back).
+        let secs = self.clip_secs.get(to_clip.index()).copied().unwrap_or(0.0);
+        let sign = if start + 2.0 * h <= secs.max(0.0) { 1.0 } else { -1.0 };
+        job.sample(&at(start), &mut self.scratch);
+        job.sample(&at(start + sign * h), &mut self.scratch_b);
+        job.sample(&at(start + sign * 2.0 * h), &mut self.scratch_c);
+        let slot = &mut self.offsets[self.offset_count];
+        rates_at_start(
+            sign,
+            h,
+            [&self.scratch, &self.scratch_b, &self.scratch_c],
+            [&mut self.step_a, &mut self.step_b],
+            &mut slot.v,
+            &mut slot.a,
+        );
+        // Translations, scales and weights add: x₀ = base − target; v₀, a₀ = base's − target's.
+        slot.x.set_difference(&self.base, &self.scratch, 1.0);
+        for (rate, base) in [(&mut slot.v, &self.velocity), (&mut slot.a, &self.acceleration)] {
+            for (o, &b) in rate.translation.iter_mut().zip(&base.translation) {
+                *o = b - *o;
+            }
+            for (o, &b) in rate.scale.iter_mut().zip(&base.scale) {
+                *o = b - *o;
+            }
+            for (o, &b) in rate.weights.iter_mut().zip(&base.weights) {
+                *o = b - *o;
+            }
+        }
+        // Rotations compose: the output is exp(X)·target with X the offsets' sum, so the new
+        // offset makes X = log(shown · target⁻¹) and matches the shown angular velocity and
+        // acceleration through the rotation's Jacobian.
+        for node in 0..self.base.len() {
+            let id = NodeId::from_index(node);
+            let (Some(base), Some(target)) = (self.base.get(id), self.scratch.get(id)) else { break };
+            let at = |d: &PoseDelta| d.rotation.get(node).copied().unwrap_or(Vec3::ZERO);
+            let old = [at(&self.offset_now), at(&self.offset_rate), at(&self.offset_rate2)];
+            let base_rates = [at(&self.velocity), at(&self.acceleration)];
+            let target_rates = [at(&slot.v), at(&slot.a)];
+            let [x, v, a] = rotation_offset(old, base.rotation, base_rates, target.rotation, target_rates);
+            for (delta, value) in [(&mut slot.x, x), (&mut slot.v, v), (&mut slot.a, a)] {
+                if let Some(r) = delta.rotation.get_mut(node) {
+                    *r = value;
+                }
+            }
+        }
+        slot.elapsed_secs = 0.0;
+        slot.duration_secs = duration;
+        slot.decay = transition.decay;
+        if let Some(root) = &mut self.root {
+            // The root's horizontal motion is blended by velocity, not offset.
+            let i = root.node.index();
+            for delta in [&mut slot.x, &mut slot.v, &mut slot.a] {
+                if let Some(t) = delta.translation.get_mut(i) {
+                    *t -= root.horizontal(*t);
+                }
+            }
+            root.inertial_velocity = root.velocity;
+        }
+        self.offset_count += 1;
+        self.snapshot_active = false;
+        self.layers.clear();
+        self.push_layer(to_clip, &Transition { easing: Easing::Linear, ..*transition }, 0.0);
+        if let Some(top) = self.layers.last_mut() {
+            top.match_duration_secs = duration;
+        }
+    }
+
+    /// Merge the two oldest offsets into one that starts now with their summed value, velocity
+    /// and acceleration and ends when the later of them would have.
+    fn merge_oldest_offsets(&mut self) {
+        let [old, young, ..] = &self.offsets[..] else { return };
+        let end = (old.duration_secs - old.elapsed_secs).max(young.duration_secs - young.elapsed_secs);
+        let decay = young.decay;
+        for (order, out) in [&mut self.offset_now, &mut self.step_a, &mut self.step_b].into_iter().enumerate() {
+            out.clear();
+            old.add_into(out, order, 1.0);
+            young.add_into(out, order, 1.0);
+        }
+        let merged = &mut self.offsets[0];
+        merged.x.copy_from(&self.offset_now);
+        merged.v.copy_from(&self.step_a);
+        merged.a.copy_from(&self.step_b);
+        merged.elapsed_secs = 0.0;
+        merged.duration_secs = end.max(0.0);
+        merged.decay = decay;
+        self.offsets[1..self.offset_count].rotate_left(1);
+        self.offset_count -= 1;
+    }
+
+    /// Jump to `clip` at `time_secs` with no fade (the character offset stays).
     pub fn play(&mut self, clip: ClipId, time_secs: f32) {
         self.layers.clear();
         self.snapshot_active = false;
-        self.layers.push(Layer { clip, time_secs, elapsed_secs: 0.0, duration_secs: 0.0, easing: Easing::Linear });
+        self.offset_count = 0;
+        self.evaluated = false;
+        self.previous_dt_secs = 0.0;
+        self.previous2_dt_secs = 0.0;
+        self.layers.push(Layer::new(clip, time_secs, 0.0, Easing::Linear));
+        if let Some(root) = &mut self.root {
+            root.velocity = Vec3::ZERO;
+        }
+    }
+
+    /// Loop length of `clip` (0 when unknown).
+    fn clip_secs(&self, clip: ClipId) -> f32 {
+        self.clip_secs.get(clip.index()).copied().unwrap_or(0.0)
+    }
+
+    /// `time_secs` wrapped (looping) or clamped into `clip`.
+    fn wrap(&self, clip: ClipId, time_secs: f32) -> f32 {
+        wrap_time(self.clip_secs(clip), self.looping, time_secs)
     }
 
     /// Advance every layer's clip and fade by `dt_secs`, then drop layers that a completed fade
-    /// covers.
+    /// covers. A speed-matched layer plays at the source's cycle rate at first and at its own
+    /// by the end of its transition (a cross-fade's source beneath it too, so both stay in
+    /// phase).
     pub fn advance(&mut self, dt_secs: f32) {
         let dt = if dt_secs.is_finite() { dt_secs.max(0.0) } else { 0.0 };
-        for layer in &mut self.layers {
-            layer.time_secs += dt;
+        let n = self.layers.len();
+        let mut rates = [1.0f32; MAX_LAYERS + 1];
+        if let Some(top) = self.layers.last()
+            && top.match_cycle_secs > 0.0
+            && top.elapsed_secs < top.match_duration_secs
+        {
+            let own = self.clip_secs(top.clip);
+            let u = if top.match_duration_secs > 0.0 { top.elapsed_secs / top.match_duration_secs } else { 1.0 };
+            let w = if top.duration_secs > 0.0 { top.progress() } else { u };
+            let below = n.checked_sub(2).and_then(|i| self.layers.get(i)).map(|l| self.clip_secs(l.clip));
+            let source = below.filter(|&s| s > 0.0).unwrap_or(top.match_cycle_secs);
+            if own > 0.0 {
+                // Cycles per second, blended from the source's to the target's.
+                let frequency = (1.0 - w) / source + w / own;
+                rates[n - 1] = frequency * own;
+                if let (Some(s), Some(rate)) = (below.filter(|&s| s > 0.0), rates.get_mut(n.wrapping_sub(2))) {
+                    *rate = frequency * s;
+                }
+            }
+        }
+        for (layer, rate) in self.layers.iter_mut().zip(rates) {
+            layer.time_secs += dt * rate;
             layer.elapsed_secs += dt;
         }
-        if let Some(top_full) = self.layers.iter().rposition(|l| l.progress() >= 1.0) {
-            self.layers.drain(..top_full);
-            self.snapshot_active = false;
+        self.snapshot_elapsed_secs += dt;
+        let mut i = 0;
+        while i < self.offset_count {
+            let offset = &mut self.offsets[i];
+            offset.elapsed_secs += dt;
+            if offset.elapsed_secs >= offset.duration_secs {
+                self.offsets[i..self.offset_count].rotate_left(1);
+                self.offset_count -= 1;
+            } else {
+                i += 1;
+            }
         }
+        self.pending_dt_secs += dt;
+        if let Some(top_full) = self.layers.iter().rposition(|l| l.progress() >= 1.0)
+            && (top_full > 0 || self.snapshot_active)
+        {
+            self.drop_layers_below(top_full);
+        }
+    }
+
+    /// Drop the layers (and the snapshot) under layer `top_full`, their root motion included.
+    fn drop_layers_below(&mut self, top_full: usize) {
+        self.layers.drain(..top_full);
+        self.snapshot_active = false;
     }
 
     /// The clip being faded to (or playing alone).
@@ -143,9 +799,9 @@ impl CrossFader {
         self.layers.last().map_or(0.0, |l| l.time_secs)
     }
 
-    /// True while more than one source contributes.
+    /// True while more than one source contributes (or an inertialization offset decays).
     pub fn is_fading(&self) -> bool {
-        self.layers.len() > 1 || self.snapshot_active
+        self.layers.len() > 1 || self.snapshot_active || self.offset_count > 0
     }
 
     /// Live layers, oldest first.
@@ -154,7 +810,7 @@ impl CrossFader {
     }
 
     /// Effective weight of each live layer (oldest first) and of the frozen snapshot; they sum
-    /// to 1.
+    /// to 1. (An inertialization's offset is on top of these: [`Self::inertial_weight`].)
     pub fn weights(&self, out: &mut [f32; MAX_LAYERS]) -> f32 {
         let mut above = 1.0;
         for (i, layer) in self.layers.iter().enumerate().rev() {
@@ -166,11 +822,36 @@ impl CrossFader {
         if self.snapshot_active { above } else { 0.0 }
     }
 
-    /// Evaluate the blended pose at the current time: every layer sampled with `settings`
-    /// ([`crate::Clip::sample`]) and blended over the ones beneath ([`blend_into`], in
-    /// `settings.scale_space`), in blocks of eight nodes. Allocates nothing.
+    /// How much of the pose before the last inertialization is still in the output, in `[0, 1]`:
+    /// the decay curve's value basis (1 at the trigger, 0 at the end; 0 when none runs).
+    pub fn inertial_weight(&self) -> f32 {
+        let Some(newest) = self.offset_count.checked_sub(1).and_then(|i| self.offsets.get(i)) else { return 0.0 };
+        newest.decay.basis(newest.elapsed_secs, newest.duration_secs).0.clamp(0.0, 1.0)
+    }
+
+    /// Weight of the current (top) layer's clip in the output, in `[0, 1]`: its fade weight, less
+    /// what an inertialization offset still carries of the pose before it.
+    pub fn target_weight(&self) -> f32 {
+        let mut w = [0.0; MAX_LAYERS];
+        self.weights(&mut w);
+        let top = self.layers.len().checked_sub(1).map_or(1.0, |i| w[i]);
+        top * (1.0 - self.inertial_weight())
+    }
+
+    /// Evaluate the pose at the current time: the snapshot extrapolated, every layer sampled with
+    /// `settings` ([`crate::Clip::sample`]) and blended over the ones beneath ([`blend_into`], in
+    /// `settings.scale_space`), an inertialization offset added, root motion applied. Allocates
+    /// nothing.
     pub fn evaluate(&mut self, model: &Model, settings: &SampleSettings) -> &SoaPose {
-        let mut layers = self.layers.iter();
+        let dt = self.pending_dt_secs;
+        if dt > 0.0 && self.evaluated {
+            std::mem::swap(&mut self.previous2, &mut self.previous);
+            self.previous2_dt_secs = self.previous_dt_secs;
+            self.previous.copy_from(&self.output);
+            self.previous_dt_secs = dt;
+        }
+        self.pending_dt_secs = 0.0;
+        self.update_root_offset(model, settings, dt);
         let mut job = LayerJob {
             model,
             looping: self.looping,
@@ -179,24 +860,252 @@ impl CrossFader {
             covers_pose: &self.covers_pose,
             cursors: &mut self.cursors,
         };
-        if self.snapshot_active {
-            self.output.copy_from(&self.snapshot);
-        } else if let Some(bottom) = layers.next() {
-            job.sample(bottom, &mut self.output);
-        } else {
-            self.output.copy_from(&self.rest);
+        let snapshot = self.snapshot_active.then_some(Extrapolation {
+            pose: &self.snapshot,
+            velocity: &self.snapshot_velocity,
+            elapsed_secs: self.snapshot_elapsed_secs,
+            half_life_secs: self.snapshot_half_life_secs,
+        });
+        evaluate_stack(
+            &mut job,
+            &self.layers,
+            snapshot,
+            0.0,
+            settings.scale_space,
+            &mut self.output,
+            &mut self.scratch,
+        );
+        if self.offset_count > 0 {
+            self.offset_now.clear();
+            for offset in &self.offsets[..self.offset_count] {
+                offset.add_into(&mut self.offset_now, 0, 1.0);
+            }
+            self.offset_now.apply_to(&mut self.output, 1.0);
         }
-        for layer in layers {
-            job.sample(layer, &mut self.scratch);
-            blend_into(&mut self.output, &self.scratch, layer.progress(), settings.scale_space);
+        if let Some(root) = &self.root
+            && let Some(local) = self.output.get(root.node)
+        {
+            let shown = match root.mode {
+                RootMotion::InPlace => root.anchor,
+                RootMotion::Authored => root.anchor + root.offset,
+            };
+            self.output.set_translation(root.node, local.translation - root.horizontal(local.translation) + shown);
         }
+        self.evaluated = true;
         &self.output
+    }
+
+    /// Accumulate the sources' root velocities over the last `dt_secs` into the character offset.
+    fn update_root_offset(&mut self, model: &Model, settings: &SampleSettings, dt_secs: f32) {
+        let mut w = [0.0; MAX_LAYERS];
+        let snapshot_weight = self.weights(&mut w);
+        let inertial = self.inertial_weight();
+        let looping = self.looping;
+        let clip_secs = &self.clip_secs;
+        let Some(root) = &mut self.root else { return };
+        let mut delta = Vec3::ZERO;
+        for (layer, &weight) in self.layers.iter_mut().zip(&w) {
+            if weight > 0.0 {
+                let secs = clip_secs.get(layer.clip.index()).copied().unwrap_or(0.0);
+                let (from, to) = (layer.root_time_secs, layer.time_secs);
+                let at = |t: f32| root_position(model, &root.tracks, layer.clip, wrap_time(secs, looping, t), settings);
+                if let (Some(a), Some(b)) = (at(from), at(to)) {
+                    let loops = if looping && secs > 0.0 { (to / secs).floor() - (from / secs).floor() } else { 0.0 };
+                    let travel = root.loop_travel.get(layer.clip.index()).copied().unwrap_or(Vec3::ZERO);
+                    delta += weight * (root.horizontal(b - a) + travel * loops);
+                }
+            }
+            layer.root_time_secs = layer.time_secs;
+        }
+        if snapshot_weight > 0.0 && dt_secs > 0.0 {
+            // The root coasts at its velocity (not decayed: a dead blend must not stop the
+            // character) while its weight fades out.
+            delta += snapshot_weight * root.snapshot_velocity * dt_secs;
+        }
+        delta = (1.0 - inertial) * delta + inertial * root.inertial_velocity * dt_secs;
+        if delta.is_finite() {
+            root.offset += delta;
+            if dt_secs >= MIN_VELOCITY_DT_SECS {
+                root.velocity = delta / dt_secs;
+            }
+        }
     }
 
     /// The pose computed by the last [`Self::evaluate`] (the rest pose before the first).
     pub fn output(&self) -> &SoaPose {
         &self.output
     }
+}
+
+/// `J(x)·v` with `J` the left Jacobian of the rotation exponential at rotation vector `x`: the
+/// angular velocity of `exp(x(t))` when `ẋ = v`.
+fn jacobian(x: Vec3, v: Vec3) -> Vec3 {
+    let theta = x.length();
+    let (a, b) = if theta < 1e-3 {
+        (0.5 - theta * theta / 24.0, 1.0 / 6.0 - theta * theta / 120.0)
+    } else {
+        ((1.0 - theta.cos()) / (theta * theta), (theta - theta.sin()) / (theta * theta * theta))
+    };
+    let xv = x.cross(v);
+    v + a * xv + b * x.cross(xv)
+}
+
+/// `J(x)⁻¹·w`: the rate of the rotation vector `x` that turns `exp(x)` at angular velocity `w`.
+fn jacobian_inverse(x: Vec3, w: Vec3) -> Vec3 {
+    let theta = x.length();
+    let c = if theta < 1e-3 {
+        1.0 / 12.0 + theta * theta / 720.0
+    } else {
+        1.0 / (theta * theta) - (1.0 + theta.cos()) / (2.0 * theta * theta.sin())
+    };
+    let xw = x.cross(w);
+    let out = w - 0.5 * xw + c * x.cross(xw);
+    if out.is_finite() { out } else { w }
+}
+
+/// The new rotation offset of one node at an inertialization trigger: value, velocity and
+/// acceleration such that `exp(X_old + x)·target` equals the shown rotation `exp(X_old)·base` and
+/// moves with its angular velocity and acceleration. `old` is the live offsets' sum
+/// `[X, Ẋ, Ẍ]`; `*_rates` are `[ω, α]` (angular velocity and acceleration in the parent's frame).
+fn rotation_offset(
+    old: [Vec3; 3],
+    base: Quat,
+    base_rates: [Vec3; 2],
+    target: Quat,
+    target_rates: [Vec3; 2],
+) -> [Vec3; 3] {
+    let [old_x, old_v, old_a] = old;
+    let old_turn = Quat::from_scaled_axis(old_x);
+    let carried = old_turn * base_rates[0];
+    let old_spin = jacobian(old_x, old_v);
+    let shown_velocity = old_spin + carried;
+    let shown_acceleration = jacobian(old_x, old_a) + old_spin.cross(carried) + old_turn * base_rates[1];
+    let mut diff = (old_turn * base).normalize() * target.inverse();
+    if diff.w < 0.0 {
+        diff = -diff;
+    }
+    let x = rotation_vector(diff);
+    let turn = Quat::from_scaled_axis(x);
+    let target_velocity = turn * target_rates[0];
+    let spin = shown_velocity - target_velocity;
+    let v = jacobian_inverse(x, spin);
+    let a = jacobian_inverse(x, shown_acceleration - turn * target_rates[1] - spin.cross(target_velocity));
+    [x - old_x, v - old_v, a - old_a]
+}
+
+/// The snapshot under the layers, extrapolated from its velocity.
+#[derive(Clone, Copy)]
+struct Extrapolation<'a> {
+    pose: &'a SoaPose,
+    velocity: &'a PoseDelta,
+    elapsed_secs: f32,
+    half_life_secs: f32,
+}
+
+/// The layer stack (over the extrapolated snapshot, if any) evaluated `shift_secs` from now
+/// (every clip time, fade and the extrapolation shifted) into `out`; `tmp` is scratch.
+fn evaluate_stack(
+    job: &mut LayerJob,
+    layers: &[Layer],
+    snapshot: Option<Extrapolation>,
+    shift_secs: f32,
+    scale_space: ScaleSpace,
+    out: &mut SoaPose,
+    tmp: &mut SoaPose,
+) {
+    let shifted =
+        |l: &Layer| Layer { time_secs: l.time_secs + shift_secs, elapsed_secs: l.elapsed_secs + shift_secs, ..*l };
+    let mut layers = layers.iter();
+    if let Some(snapshot) = snapshot {
+        out.copy_from(snapshot.pose);
+        let travel = decayed_travel(snapshot.elapsed_secs + shift_secs, snapshot.half_life_secs);
+        snapshot.velocity.apply_to(out, travel);
+    } else if let Some(bottom) = layers.next() {
+        job.sample(&shifted(bottom), out);
+    } else {
+        out.copy_from(job.rest);
+    }
+    for layer in layers {
+        let layer = shifted(layer);
+        job.sample(&layer, tmp);
+        blend_into(out, tmp, layer.progress(), scale_space);
+    }
+}
+
+/// Velocity and acceleration at the first of three poses `h` apart (`sign` +1: later, −1:
+/// earlier), second order: `v = (3e₁ − e₂)/2`, `a = ±(e₂ − e₁)/h` with `e₁`, `e₂` the two steps
+/// (later ⊖ earlier) as rates. `steps` is scratch.
+fn rates_at_start(
+    sign: f32,
+    h: f32,
+    [p0, p1, p2]: [&SoaPose; 3],
+    [e1, e2]: [&mut PoseDelta; 2],
+    velocity: &mut PoseDelta,
+    acceleration: &mut PoseDelta,
+) {
+    if sign > 0.0 {
+        e1.set_difference(p1, p0, 1.0 / h);
+        e2.set_difference(p2, p1, 1.0 / h);
+    } else {
+        e1.set_difference(p0, p1, 1.0 / h);
+        e2.set_difference(p1, p2, 1.0 / h);
+    }
+    velocity.set_combination(e1, 1.5, e2, -0.5);
+    acceleration.set_combination(e2, sign / h, e1, -sign / h);
+}
+
+/// A duration made safe: finite and not negative (else 0).
+fn sanitize(duration_secs: f32) -> f32 {
+    if duration_secs.is_finite() { duration_secs.max(0.0) } else { 0.0 }
+}
+
+/// `time_secs` wrapped into `[0, clip_secs)` (looping) or clamped to `[0, clip_secs]`.
+fn wrap_time(clip_secs: f32, looping: bool, time_secs: f32) -> f32 {
+    if !time_secs.is_finite() || clip_secs <= 0.0 {
+        0.0
+    } else if looping {
+        time_secs.rem_euclid(clip_secs)
+    } else {
+        time_secs.clamp(0.0, clip_secs)
+    }
+}
+
+/// The root's authored translation in `clip` at `time_secs` (`None` when the clip does not
+/// translate it).
+fn root_position(
+    model: &Model,
+    tracks: &[Option<TrackId>],
+    clip: ClipId,
+    time_secs: f32,
+    settings: &SampleSettings,
+) -> Option<Vec3> {
+    let track = (*tracks.get(clip.index())?)?;
+    match model.clips.get(clip.index())?.evaluate_track(track, time_secs, settings, &mut [])? {
+        TrackSample::Vec3(v) if v.is_finite() => Some(v),
+        _ => None,
+    }
+}
+
+/// The root-motion node of `model`: the highest node (fewest ancestors) that any clip
+/// translates, the first in node order among equals.
+pub fn root_motion_node(model: &Model) -> Option<NodeId> {
+    let depth = |node: NodeId| {
+        let mut d = 0usize;
+        let mut at = node;
+        while let Some(p) = model.hierarchy.parent(at) {
+            d += 1;
+            at = p;
+            if d > model.nodes.len() {
+                break;
+            }
+        }
+        d
+    };
+    model
+        .clips
+        .iter()
+        .flat_map(|c| c.tracks().iter().filter(|t| t.property() == Property::Translation).map(|t| t.node))
+        .min_by_key(|&node| (depth(node), node.index()))
 }
 
 /// What sampling one layer needs.
@@ -221,7 +1130,7 @@ impl LayerJob<'_> {
         if !self.covers_pose.get(index).copied().unwrap_or(false) {
             out.copy_from(self.rest);
         }
-        let time = if self.looping { clip.wrap_time(layer.time_secs) } else { layer.time_secs.min(clip.end_secs()) };
+        let time = wrap_time(clip.end_secs(), self.looping, layer.time_secs);
         clip.sample(time, cursor, self.settings, out);
     }
 }

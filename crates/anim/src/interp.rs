@@ -391,6 +391,105 @@ impl Easing {
     }
 }
 
+/// How an inertialization offset decays to zero over a transition's duration. Both curves
+/// start at the offset's value with its velocity, and are linear in the offset's start value,
+/// velocity and acceleration, so `offset(t) = x₀ · p(t) + v₀ · q(t) + a₀ · r(t)` with the basis of
+/// [`OffsetDecay::basis`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OffsetDecay {
+    /// The quintic of Bollo's inertialization (GDC 2018): value, velocity and acceleration
+    /// matched at the start; value, velocity and acceleration zero at the end.
+    #[default]
+    Quintic,
+    /// A critically damped spring, `(x₀ + (v₀ + ωx₀)t)·e^(−ωt)` with `ω = 9.23 / duration`
+    /// (0.1 % left at the end, removed linearly over the duration so it ends exactly at zero);
+    /// value and velocity matched at the start (a spring's start acceleration is its own).
+    CriticallyDamped,
+}
+
+/// `ω · duration` of [`OffsetDecay::CriticallyDamped`].
+const SPRING_OMEGA_DURATIONS: f32 = 9.23;
+
+impl OffsetDecay {
+    /// Every variant, for menus.
+    pub const ALL: [Self; 2] = [Self::Quintic, Self::CriticallyDamped];
+
+    /// Stable name (`quintic`, `critically-damped`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Quintic => "quintic",
+            Self::CriticallyDamped => "critically-damped",
+        }
+    }
+
+    /// The basis `(p, q, r)` at `t_secs` into a decay of `duration_secs`: `p(0) = 1`,
+    /// `q'(0) = 1`, `r''(0) = 1` (quintic; `r = 0` for the spring), the others' value and
+    /// derivative 0 at the start; all 0 from the end on. A non-positive or non-finite duration
+    /// decays at once.
+    pub fn basis(self, t_secs: f32, duration_secs: f32) -> (f32, f32, f32) {
+        let [p, q, r] = self.basis_derivatives(t_secs, duration_secs)[0];
+        (p, q, r)
+    }
+
+    /// The basis and its first and second time derivatives: row `k` is `[p, q, r]` differentiated
+    /// `k` times (per second), so an offset's velocity and acceleration are exact at any time.
+    pub fn basis_derivatives(self, t_secs: f32, duration_secs: f32) -> [[f32; 3]; 3] {
+        if !(duration_secs > 0.0 && duration_secs.is_finite()) || t_secs >= duration_secs {
+            return [[0.0; 3]; 3];
+        }
+        let big_t = duration_secs;
+        let t = t_secs.max(0.0);
+        match self {
+            Self::Quintic => {
+                let u = t / big_t;
+                let (u2, u3, u4, u5) = (u * u, u * u * u, u * u * u * u, u * u * u * u * u);
+                [
+                    [
+                        1.0 - 10.0 * u3 + 15.0 * u4 - 6.0 * u5,
+                        big_t * (u - 6.0 * u3 + 8.0 * u4 - 3.0 * u5),
+                        0.5 * big_t * big_t * (u2 - 3.0 * u3 + 3.0 * u4 - u5),
+                    ],
+                    [
+                        (-30.0 * u2 + 60.0 * u3 - 30.0 * u4) / big_t,
+                        1.0 - 18.0 * u2 + 32.0 * u3 - 15.0 * u4,
+                        0.5 * big_t * (2.0 * u - 9.0 * u2 + 12.0 * u3 - 5.0 * u4),
+                    ],
+                    [
+                        (-60.0 * u + 180.0 * u2 - 120.0 * u3) / (big_t * big_t),
+                        (-36.0 * u + 96.0 * u2 - 60.0 * u3) / big_t,
+                        0.5 * (2.0 - 18.0 * u + 36.0 * u2 - 20.0 * u3),
+                    ],
+                ]
+            }
+            Self::CriticallyDamped => {
+                let w = SPRING_OMEGA_DURATIONS / big_t;
+                let e = (-w * t).exp();
+                let e_end = (-w * big_t).exp();
+                let p_end = (1.0 + w * big_t) * e_end;
+                let q_end = big_t * e_end;
+                let norm = 1.0 / (1.0 - p_end);
+                [
+                    [((1.0 + w * t) * e - p_end) * norm, t * e - t / big_t * q_end, 0.0],
+                    [-w * w * t * e * norm, (1.0 - w * t) * e - q_end / big_t, 0.0],
+                    [w * w * (w * t - 1.0) * e * norm, w * (w * t - 2.0) * e, 0.0],
+                ]
+            }
+        }
+    }
+}
+
+/// How far a dead-blending extrapolation has moved after `t_secs` per unit of start velocity:
+/// `∫₀ᵗ e^(−λs) ds = (1 − e^(−λt)) / λ` with `λ = ln 2 / half_life_secs` (the velocity halves
+/// every half-life). A non-positive half-life holds the pose.
+pub fn decayed_travel(t_secs: f32, half_life_secs: f32) -> f32 {
+    let valid = half_life_secs > 0.0 && half_life_secs.is_finite() && t_secs > 0.0;
+    if !valid {
+        return 0.0;
+    }
+    let lambda = std::f32::consts::LN_2 / half_life_secs;
+    (1.0 - (-lambda * t_secs.min(1e6)).exp()) / lambda
+}
+
 /// Parses the stable names of [`Easing`], [`RotationSpace`] and [`ScaleSpace`].
 macro_rules! impl_from_name {
     ($ty:ty) => {
@@ -415,3 +514,4 @@ pub(crate) use impl_from_name;
 impl_from_name!(Easing);
 impl_from_name!(RotationSpace);
 impl_from_name!(ScaleSpace);
+impl_from_name!(OffsetDecay);

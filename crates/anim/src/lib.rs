@@ -42,6 +42,7 @@ pub mod ids;
 pub mod import;
 pub mod interp;
 pub mod model;
+pub mod phase;
 pub mod pointer;
 pub mod pose;
 pub mod ragdoll;
@@ -56,17 +57,18 @@ pub mod track;
 pub mod workload;
 
 pub use clip::{Clip, ClipError, RawClip};
-pub use crossfade::{CrossFader, Layer};
+pub use crossfade::{CrossFader, Layer, RootMotion, Transition, TransitionKind};
 pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
 pub use hierarchy::{Hierarchy, HierarchyError, LocalMatrices};
 pub use ids::{ClipId, NodeId, TrackId};
-pub use interp::{Easing, RotationSpace, ScaleSpace};
+pub use interp::{Easing, OffsetDecay, RotationSpace, ScaleSpace};
 pub use model::{
     AlphaMode, ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive,
     PrimitiveMode, Scene, TextureRef, TextureTransform,
 };
+pub use phase::{FootContact, find_foot_contacts, synced_start_secs};
 pub use pointer::{PointerTarget, PointerTrack};
-pub use pose::{NodePose, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};
+pub use pose::{NodePose, PoseDelta, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};
 pub use simd8::{F8, simd_path};
 pub use skin::{PreparedSkin, Skin};

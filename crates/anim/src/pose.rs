@@ -308,6 +308,160 @@ impl From<&SoaPose> for NodePose {
     }
 }
 
+/// Per-node differences or rates of change of a pose, node-indexed: translation, rotation as a
+/// rotation vector (axis × angle, radians, in the parent's frame: `Δ = log(a · b⁻¹)` along the
+/// shortest path), scale, and morph weights. What the transition jobs need: an inertialization
+/// offset and its velocity, a pose's velocity from two frames, a dead-blending extrapolation.
+/// The caller owns it (shape fixed at creation); every operation allocates nothing.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PoseDelta {
+    /// Translation difference (or rate) per node.
+    pub translation: Vec<Vec3>,
+    /// Rotation vector per node (radians, or radians per second for a rate).
+    pub rotation: Vec<Vec3>,
+    /// Scale difference (or rate) per node.
+    pub scale: Vec<Vec3>,
+    /// Morph weight difference (or rate), as laid out in the pose.
+    pub weights: Vec<f32>,
+}
+
+impl PoseDelta {
+    /// A zero delta shaped like `pose`.
+    pub fn zeros_like(pose: &SoaPose) -> Self {
+        let n = pose.len();
+        Self {
+            translation: vec![Vec3::ZERO; n],
+            rotation: vec![Vec3::ZERO; n],
+            scale: vec![Vec3::ZERO; n],
+            weights: vec![0.0; pose.weights().len()],
+        }
+    }
+
+    /// Overwrite with `other` (allocating nothing once the shapes match).
+    pub fn copy_from(&mut self, other: &Self) {
+        self.translation.clone_from(&other.translation);
+        self.rotation.clone_from(&other.rotation);
+        self.scale.clone_from(&other.scale);
+        self.weights.clone_from(&other.weights);
+    }
+
+    /// Set every component to zero.
+    pub fn clear(&mut self) {
+        self.translation.fill(Vec3::ZERO);
+        self.rotation.fill(Vec3::ZERO);
+        self.scale.fill(Vec3::ZERO);
+        self.weights.fill(0.0);
+    }
+
+    /// `self = (a ⊖ b) · factor`: what takes `b` to `a`, scaled (`factor = 1/dt` gives the rate
+    /// of change from a pose `b` to the pose `a` one `dt` later). Nodes past the shorter shape are
+    /// left as they are.
+    pub fn set_difference(&mut self, a: &SoaPose, b: &SoaPose, factor: f32) {
+        for ((node, x), (_, y)) in a.nodes().zip(b.nodes()) {
+            let i = node.index();
+            let (Some(t), Some(r), Some(s)) =
+                (self.translation.get_mut(i), self.rotation.get_mut(i), self.scale.get_mut(i))
+            else {
+                break;
+            };
+            *t = (x.translation - y.translation) * factor;
+            let mut q = x.rotation * y.rotation.inverse();
+            if q.w < 0.0 {
+                q = -q;
+            }
+            *r = rotation_vector(q) * factor;
+            *s = (x.scale - y.scale) * factor;
+        }
+        for ((d, &x), &y) in self.weights.iter_mut().zip(a.weights()).zip(b.weights()) {
+            *d = (x - y) * factor;
+        }
+    }
+
+    /// `self = x · p + v · q`, component by component (the value of a decaying offset from its
+    /// start value `x` and start velocity `v` with the curve's two basis functions `p`, `q`).
+    pub fn set_combination(&mut self, x: &Self, p: f32, v: &Self, q: f32) {
+        let mix = |out: &mut [Vec3], a: &[Vec3], b: &[Vec3]| {
+            for ((o, &a), &b) in out.iter_mut().zip(a).zip(b) {
+                *o = a * p + b * q;
+            }
+        };
+        mix(&mut self.translation, &x.translation, &v.translation);
+        mix(&mut self.rotation, &x.rotation, &v.rotation);
+        mix(&mut self.scale, &x.scale, &v.scale);
+        for ((o, &a), &b) in self.weights.iter_mut().zip(&x.weights).zip(&v.weights) {
+            *o = a * p + b * q;
+        }
+    }
+
+    /// `self *= factor`, component by component.
+    pub fn scale(&mut self, factor: f32) {
+        for v in self.translation.iter_mut().chain(&mut self.rotation).chain(&mut self.scale) {
+            *v *= factor;
+        }
+        for w in &mut self.weights {
+            *w *= factor;
+        }
+    }
+
+    /// `self += x · factor`, component by component.
+    pub fn add_scaled(&mut self, x: &Self, factor: f32) {
+        let add = |out: &mut [Vec3], a: &[Vec3]| {
+            for (o, &a) in out.iter_mut().zip(a) {
+                *o += a * factor;
+            }
+        };
+        add(&mut self.translation, &x.translation);
+        add(&mut self.rotation, &x.rotation);
+        add(&mut self.scale, &x.scale);
+        for (o, &a) in self.weights.iter_mut().zip(&x.weights) {
+            *o += a * factor;
+        }
+    }
+
+    /// `pose = (self · factor) ⊕ pose`: translations, scales and weights added, rotations turned
+    /// by `exp(factor · rotation vector)` in the parent's frame (so `set_difference(a, b, 1)`
+    /// then `apply_to(b, 1)` gives `a`).
+    pub fn apply_to(&self, pose: &mut SoaPose, factor: f32) {
+        if factor == 0.0 {
+            return;
+        }
+        for node in 0..pose.len() {
+            let id = NodeId::from_index(node);
+            let (Some(t), Some(r), Some(s), Some(mut local)) =
+                (self.translation.get(node), self.rotation.get(node), self.scale.get(node), pose.get(id))
+            else {
+                break;
+            };
+            local.translation += *t * factor;
+            local.rotation = (Quat::from_scaled_axis(*r * factor) * local.rotation).normalize();
+            local.scale += *s * factor;
+            pose.set(id, local);
+        }
+        for (w, &d) in pose.weights_mut().iter_mut().zip(&self.weights) {
+            *w += d * factor;
+        }
+    }
+
+    /// Largest translation, rotation (radians) and scale component over the nodes, for tests and
+    /// readouts.
+    pub fn max_norms(&self) -> (f32, f32, f32) {
+        let largest = |v: &[Vec3]| v.iter().map(|x| x.length()).fold(0.0f32, f32::max);
+        (largest(&self.translation), largest(&self.rotation), largest(&self.scale))
+    }
+}
+
+/// Rotation vector (axis × angle) of a unit quaternion with `w ≥ 0`; exact near the identity.
+#[inline]
+pub(crate) fn rotation_vector(q: Quat) -> Vec3 {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let sin_half = v.length();
+    if sin_half < 1e-6 {
+        return v * 2.0;
+    }
+    let angle = 2.0 * sin_half.atan2(q.w);
+    v * (angle / sin_half)
+}
+
 /// `out = blend(a, b, weight)`: translations and morph weights lerped, rotations slerped along
 /// the shortest path, scales in `scale_space`. `weight = 0` gives `a`, `1` gives `b` (exactly).
 /// All three poses must have the same shape. Eight nodes per step; allocates nothing.

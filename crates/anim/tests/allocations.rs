@@ -48,6 +48,10 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
     let mut palette = vec![Mat4::IDENTITY; prepared.len()];
     let mut fader = CrossFader::new(&model, ClipId::from_index(0));
     let mut teaching_fader = CrossFader::new(&model, ClipId::from_index(1));
+    // Every transition kind, root motion in place, triggered often enough to fill the offset
+    // stack and the layer stack.
+    let mut kinds_fader = CrossFader::new(&model, ClipId::from_index(0));
+    kinds_fader.set_root_motion(&model, Some(anim::RootMotion::InPlace));
     let teaching = SampleSettings {
         rotation_space: anim::RotationSpace::MatrixLerp,
         mode: anim::InterpolationOverride::Cubic,
@@ -76,9 +80,17 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
             }
             teaching_fader.advance(1.0 / 60.0);
             let _ = teaching_fader.evaluate(&model, &teaching);
+            if frame % 3 == 0 {
+                let kind = anim::TransitionKind::ALL[(frame / 3) % 3];
+                let transition = anim::Transition { match_cycle_secs: 0.8, ..anim::Transition::new(kind, 0.25) };
+                kinds_fader.transition(&model, &settings, ClipId::from_index((frame / 3) % 2), &transition);
+            }
+            kinds_fader.advance(1.0 / 60.0);
+            let _ = kinds_fader.evaluate(&model, &settings);
         }
     });
     assert_eq!(allocations, 0, "per-frame calls allocated {allocations} times");
     assert!(palette.iter().all(Mat4::is_finite));
     assert!(out.is_finite() && fader.output().is_finite() && teaching_fader.output().is_finite());
+    assert!(kinds_fader.output().is_finite());
 }

@@ -38,7 +38,7 @@ fn a_fade_starts_from_the_clip_on_screen() {
         viewer.step(1.0 / 60.0); // 1.25 s: the arm is up
     }
     viewer.crossfade.to_clip = walk;
-    viewer.tuning.set_transition(wave, walk, FadeTuning { duration_secs: 2.0, easing: Easing::Smoothstep });
+    viewer.tuning.set_transition(wave, walk, FadeTuning::cross_fade(2.0, Easing::Smoothstep));
     let before = viewer.frame.model_from_node().to_vec();
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
@@ -78,8 +78,8 @@ fn a_fade_mid_fade_or_from_the_ragdoll_does_not_snap() {
     for _ in 0..60 {
         viewer.step(1.0 / 60.0);
     }
-    viewer.tuning.set_transition(wave, walk, FadeTuning { duration_secs: 1.0, easing: Easing::Linear });
-    viewer.tuning.set_transition(walk, run, FadeTuning { duration_secs: 1.0, easing: Easing::Linear });
+    viewer.tuning.set_transition(wave, walk, FadeTuning::cross_fade(1.0, Easing::Linear));
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(1.0, Easing::Linear));
     viewer.crossfade.to_clip = walk;
     viewer.trigger_fade();
     for _ in 0..30 {
@@ -343,7 +343,8 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     model.nodes[arm].name = Some(long.to_owned());
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     viewer.selection.joint = Some(arm);
-    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    // Tall enough that the whole side panel, Ragdoll included, is on screen.
+    let mut harness = whole(viewer, [1280.0, 3600.0]);
     harness.run();
     let width = harness.state().side_panel_width;
     harness.get_by_label("override").click();
@@ -446,7 +447,7 @@ fn labels_tell_the_truth() {
     assert!(harness.state().model.clips[walk].animated_nodes().contains(&anim::NodeId::from_index(plotted)));
 
     // Untuned pairs show the defaults, and T adds nothing to the table.
-    harness.state_mut().tuning.set_transition(walk, idle, FadeTuning { duration_secs: 1.5, easing: Easing::Linear });
+    harness.state_mut().tuning.set_transition(walk, idle, FadeTuning::cross_fade(1.5, Easing::Linear));
     harness.state_mut().crossfade.to_clip = run;
     harness.run();
     harness.get_by_label_contains("untuned: defaults");

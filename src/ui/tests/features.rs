@@ -23,7 +23,7 @@ fn every_tuning_change_is_undone_and_redone_with_the_keyboard() {
     harness.state_mut().tuning.ragdoll.ramp_rate_per_sec = 0.5;
     harness.run();
     // A transition table edit.
-    harness.state_mut().tuning.set_transition(0, 1, FadeTuning { duration_secs: 1.0, easing: Easing::Linear });
+    harness.state_mut().tuning.set_transition(0, 1, FadeTuning::cross_fade(1.0, Easing::Linear));
     harness.run();
     let last = harness.state().tuning.clone();
     assert_eq!(harness.state().history.undo_steps(), 3);
@@ -70,8 +70,8 @@ fn controls_that_are_not_obvious_explain_themselves() {
 fn a_row_of_the_transition_table_can_be_deleted() {
     let mut viewer = viewer();
     let (idle, walk, run) = (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.tuning.set_transition(idle, walk, FadeTuning { duration_secs: 1.0, easing: Easing::Linear });
-    viewer.tuning.set_transition(walk, run, FadeTuning { duration_secs: 0.5, easing: Easing::Smoothstep });
+    viewer.tuning.set_transition(idle, walk, FadeTuning::cross_fade(1.0, Easing::Linear));
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     harness.get_by_label("Idle -> Walk");

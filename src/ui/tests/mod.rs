@@ -11,6 +11,7 @@ mod artist;
 mod defects;
 mod features;
 mod panels;
+mod transitions;
 
 /// The built-in character in a viewer without profiles.
 fn viewer() -> Viewer {

@@ -1,0 +1,162 @@
+//! Phase sync for cyclic clips: foot-contact markers found from the feet's motion, and the
+//! target time that matches a source's phase (by markers, else by normalized time).
+
+use glam::{Affine3A, Vec3};
+
+use crate::hierarchy::LocalMatrices;
+use crate::ids::{ClipId, NodeId};
+use crate::model::Model;
+use crate::sample::{ClipCursor, SampleSettings};
+
+/// A foot touching down in a clip.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FootContact {
+    /// Which foot: its index in the feet list the markers were found with (0 = first foot).
+    pub foot: usize,
+    /// Clip time of the touch-down.
+    pub time_secs: f32,
+}
+
+/// Samples per second of clip time when looking for contacts (at least 64 per clip).
+const CONTACT_SAMPLES_PER_SEC: f32 = 240.0;
+
+/// A foot is low when it is within this fraction of its height range above its lowest point.
+const LOW_FRACTION: f32 = 0.2;
+
+/// A low foot has touched down once its vertical speed falls under this fraction of its
+/// fastest.
+const SETTLED_FRACTION: f32 = 0.1;
+
+/// Shortest planted interval that counts as a contact, as a fraction of the cycle.
+const MIN_PLANT_FRACTION: f32 = 0.05;
+
+/// Foot-contact markers of `clip` (looping) for each of `feet`, sorted by time: where a foot,
+/// low (within 20 % of its height range above its lowest point), has the lowest vertical speed
+/// — the first sample of each planted interval whose vertical speed has fallen under 10 % of
+/// the foot's fastest. A foot that rises less than `min_lift` (model units, along +Y) over the
+/// clip never leaves the ground and has no markers (an idle). Allocates (an offline job).
+pub fn find_foot_contacts(model: &Model, clip: ClipId, feet: &[NodeId], min_lift: f32) -> Vec<FootContact> {
+    let Some(c) = model.clip(clip) else { return Vec::new() };
+    let secs = c.end_secs();
+    if secs <= 0.0 || feet.is_empty() {
+        return Vec::new();
+    }
+    let n = ((secs * CONTACT_SAMPLES_PER_SEC) as usize).max(64);
+    let rest = model.rest_pose();
+    let mut pose = rest.clone();
+    let mut cursor = ClipCursor::new(c);
+    let settings = SampleSettings::default();
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut heights = vec![vec![0.0f32; n]; feet.len()];
+    for i in 0..n {
+        pose.copy_from(&rest);
+        c.sample(secs * i as f32 / n as f32, &mut cursor, &settings, &mut pose);
+        model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
+        for (foot, h) in feet.iter().zip(&mut heights) {
+            h[i] = world.get(foot.index()).map_or(0.0, |w| Vec3::from(w.translation).y);
+        }
+    }
+    let dt = secs / n as f32;
+    let mut contacts = Vec::new();
+    for (foot, h) in heights.iter().enumerate() {
+        let (low, high) = h.iter().fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        let lifts = high - low > min_lift;
+        if !lifts {
+            continue;
+        }
+        let speed = |i: usize| (h[(i + 1) % n] - h[(i + n - 1) % n]) / (2.0 * dt);
+        let fastest = (0..n).map(|i| speed(i).abs()).fold(0.0f32, f32::max);
+        let planted: Vec<bool> = (0..n)
+            .map(|i| h[i] <= low + LOW_FRACTION * (high - low) && speed(i).abs() <= SETTLED_FRACTION * fastest)
+            .collect();
+        // Each planted run (cyclic) starting where the previous sample was not planted.
+        let min_run = ((MIN_PLANT_FRACTION * n as f32) as usize).max(1);
+        for start in (0..n).filter(|&i| planted[i] && !planted[(i + n - 1) % n]) {
+            let run = (0..n).take_while(|&k| planted[(start + k) % n]).count();
+            if run >= min_run {
+                contacts.push(FootContact { foot, time_secs: start as f32 * dt });
+            }
+        }
+    }
+    contacts.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
+    contacts
+}
+
+/// The target clip time that continues the source's phase.
+///
+/// * Both clips have contact markers: the source's position between its last marker and the
+///   next becomes the same fraction between the target's marker of the same foot and its next.
+/// * Only the target has markers (the source's feet stay down, an idle): the target starts so
+///   that its first contact lands half way through the transition (`transition_secs`): it steps
+///   off while the source still holds the feet, and a target foot is planted only once the
+///   target carries the pose, never dragged by a standing pose.
+/// * Otherwise: by normalized time (`source_time / source_secs · target_secs`).
+///
+/// Times wrap (clips loop); the result is in `[0, target_secs)`.
+pub fn synced_start_secs(
+    source_secs: f32,
+    source_time_secs: f32,
+    source_contacts: &[FootContact],
+    target_secs: f32,
+    target_contacts: &[FootContact],
+    transition_secs: f32,
+) -> f32 {
+    let valid = source_secs > 0.0 && target_secs > 0.0 && source_time_secs.is_finite();
+    if !valid {
+        return 0.0;
+    }
+    let t = source_time_secs.rem_euclid(source_secs);
+    let normalized = (t / source_secs * target_secs).rem_euclid(target_secs);
+    let Some(first_target) = target_contacts.first() else { return normalized };
+    if source_contacts.is_empty() {
+        let lead = if transition_secs.is_finite() { 0.5 * transition_secs.max(0.0) } else { 0.0 };
+        return (first_target.time_secs - lead).rem_euclid(target_secs);
+    }
+    // The source's marker at or before t (cyclically) and the one after it.
+    let k = source_contacts.iter().rposition(|c| c.time_secs <= t).unwrap_or(source_contacts.len() - 1);
+    let from = source_contacts[k];
+    let next = source_contacts[(k + 1) % source_contacts.len()];
+    let span = (next.time_secs - from.time_secs).rem_euclid(source_secs);
+    let span = if span > 0.0 { span } else { source_secs };
+    let fraction = ((t - from.time_secs).rem_euclid(source_secs) / span).clamp(0.0, 1.0);
+    let Some(j) = target_contacts.iter().position(|c| c.foot == from.foot) else { return normalized };
+    let to = target_contacts[j];
+    let to_next = target_contacts[(j + 1) % target_contacts.len()];
+    let to_span = (to_next.time_secs - to.time_secs).rem_euclid(target_secs);
+    let to_span = if to_span > 0.0 { to_span } else { target_secs };
+    (to.time_secs + fraction * to_span).rem_euclid(target_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(foot: usize, time_secs: f32) -> FootContact {
+        FootContact { foot, time_secs }
+    }
+
+    #[test]
+    fn markers_map_the_same_foot_and_fraction() {
+        let walk = [c(0, 0.1), c(1, 0.65)];
+        let run = [c(1, 0.05), c(0, 0.4)];
+        // Half way from the left contact to the right one in the walk → half way from the run's
+        // left contact (0.4) to its right one (0.05 + 0.7).
+        let start = synced_start_secs(1.1, 0.375, &walk, 0.7, &run, 0.3);
+        assert!((start - 0.575).abs() < 1e-5, "{start}");
+        // Before the first marker: from the last one, wrapping.
+        let start = synced_start_secs(1.1, 0.0, &walk, 0.7, &run, 0.3);
+        let fraction = (1.1 - 0.65) / (1.1 - 0.55);
+        assert!((start - (0.05 + fraction * 0.35)).abs() < 1e-5, "{start}");
+    }
+
+    #[test]
+    fn without_markers_the_phase_is_normalized_time_or_the_first_contact() {
+        assert!((synced_start_secs(2.0, 1.5, &[], 0.8, &[], 0.3) - 0.6).abs() < 1e-6);
+        // From a standing source: the first contact half way through a 0.4 s transition.
+        assert!((synced_start_secs(4.0, 3.0, &[], 0.7, &[c(1, 0.3), c(0, 0.6)], 0.4) - 0.1).abs() < 1e-6);
+        assert!((synced_start_secs(4.0, 3.0, &[], 0.7, &[c(1, 0.1)], 0.4) - 0.6).abs() < 1e-6);
+        assert_eq!(synced_start_secs(0.0, 1.0, &[], 1.0, &[], 0.3), 0.0);
+        assert_eq!(synced_start_secs(1.0, f32::NAN, &[], 1.0, &[], 0.3), 0.0);
+    }
+}

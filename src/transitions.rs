@@ -1,0 +1,664 @@
+//! Transition quality, measured: a clip played, a transition to another triggered on the
+//! core's `CrossFader` (any kind, phase-synced, speed-matched, root motion as authored or in
+//! place), and the handover's figures — the velocity jump at the trigger, joint acceleration,
+//! foot slide, `pop` (as the ragdoll report defines it) and root drift; the rig facts they need
+//! (feet from names or the lowest chains, metres per unit, foot-contact markers); and the
+//! engine export of a profile's transition table. `animtune transition` prints these; the
+//! viewer shows them live.
+
+use std::fmt::Write as _;
+
+use anim::{ClipId, CrossFader, FootContact, LocalMatrices, Model, NodeId, RootMotion, SampleSettings, Transition};
+use glam::{Affine3A, Vec3};
+use serde::Serialize;
+
+use crate::motion::Pop;
+use crate::physics::RagdollSpec;
+use crate::physics::anatomy::BoneKind;
+/// Frame rate of the simulated playback (the rate the viewer shows).
+pub const FRAME_HZ: f32 = 60.0;
+
+/// Frames the source plays before the trigger.
+const LEAD_IN_FRAMES: usize = 30;
+
+/// A foot is planted when it is within this fraction of its clips' height range above its
+/// lowest point ...
+const PLANTED_FRACTION: f32 = 0.2;
+
+/// ... and moves up or down slower than this fraction of its clips' fastest vertical speed.
+const PLANTED_VERTICAL_FRACTION: f32 = 0.1;
+
+/// A foot that rises less than this (metres) over a clip never leaves the ground in it.
+const MIN_LIFT_M: f32 = 0.03;
+
+/// Where the target starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sync {
+    /// From its start.
+    #[default]
+    None,
+    /// At the source's phase: by foot-contact markers when both clips have them, else by
+    /// normalized time.
+    Phase,
+}
+
+impl Sync {
+    /// Stable name (`none`, `phase`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Phase => "phase",
+        }
+    }
+}
+
+/// How one pair transitions: everything but the clips and the trigger time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairSettings {
+    /// The transition (its `start_secs` and `match_cycle_secs` are filled in per trigger).
+    pub transition: Transition,
+    /// Where the target starts.
+    pub sync: Sync,
+    /// Speed matching on.
+    pub match_speed: bool,
+    /// Root motion.
+    pub root_motion: RootMotion,
+    /// Target loops after the transition.
+    pub loops: u32,
+    /// An explicit target start time (overrides `sync`).
+    pub start_secs: Option<f32>,
+}
+
+/// The measured figures of one trigger.
+#[derive(Debug, Clone, Serialize)]
+pub struct TriggerMetrics {
+    /// Source clip time of the trigger.
+    pub at_secs: f32,
+    /// Target clip time it started at (0 without sync).
+    pub target_start_secs: f32,
+    /// Largest change of any joint's world velocity that the trigger causes: its velocity over
+    /// the frame after the trigger against the velocity it had playing the source on over the
+    /// same frame, m/s (0 for a transition that changes nothing at its instant).
+    pub velocity_jump_mps: f32,
+    /// Largest change of any joint's world velocity between the frame before the trigger and
+    /// the frame after it, the clips' own acceleration included, m/s.
+    pub velocity_change_mps: f32,
+    /// Largest joint acceleration during the transition, m/s².
+    pub max_joint_accel_mps2: f32,
+    /// Horizontal motion of planted feet during the transition, relative to the ground under
+    /// them (which moves with the clips' own stance speed for in-place clips), metres.
+    pub foot_slide_m: f32,
+    /// Largest per-frame joint displacement in the 3 frames after the trigger over the largest
+    /// in the 3 frames before (the ragdoll report's `pop`; `null` when nothing moved before).
+    pub pop: Option<f32>,
+    /// Largest per-frame joint displacement in the 3 frames up to the trigger, metres.
+    pub displacement_before_m: f32,
+    /// Largest per-frame joint displacement in the 3 frames after it, metres.
+    pub displacement_after_m: f32,
+    /// Largest per-frame joint displacement during the transition, metres.
+    pub max_step_m: f32,
+    /// With root motion in place: largest horizontal distance of the root from its anchor over
+    /// the run, metres (`null` as authored).
+    pub root_drift_m: Option<f32>,
+    /// Horizontal length of the character offset at the end of the run, metres.
+    pub character_offset_m: f32,
+    /// No NaN or infinity in any frame.
+    pub finite: bool,
+}
+
+/// The worst of each figure over the triggers.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorstMetrics {
+    /// Largest `velocity_jump_mps`.
+    pub velocity_jump_mps: f32,
+    /// Largest `max_joint_accel_mps2`.
+    pub max_joint_accel_mps2: f32,
+    /// Largest `foot_slide_m`.
+    pub foot_slide_m: f32,
+    /// Largest `pop`.
+    pub pop: Option<f32>,
+    /// Largest `root_drift_m`.
+    pub root_drift_m: Option<f32>,
+}
+
+/// `animtune transition`'s report for one pair.
+#[derive(Debug, Clone, Serialize)]
+pub struct TransitionReport {
+    /// Source clip.
+    pub from: String,
+    /// Target clip.
+    pub to: String,
+    /// `crossfade`, `inertialize` or `dead-blend`.
+    pub kind: String,
+    /// Fade or decay length, seconds.
+    pub duration_secs: f32,
+    /// Easing of the fade weight.
+    pub easing: String,
+    /// Inertialization decay curve.
+    pub decay: String,
+    /// Dead blending's velocity half-life, seconds.
+    pub half_life_secs: f32,
+    /// `none` or `phase`.
+    pub sync: String,
+    /// Speed matching on.
+    pub match_speed: bool,
+    /// `authored` or `in-place`.
+    pub root_motion: String,
+    /// Target loops played after the transition.
+    pub loops: u32,
+    /// Frames per second of the simulated playback.
+    pub frame_hz: f32,
+    /// Metres per model unit (the character scaled to 1.7 m, as the ragdoll simulates it).
+    pub metres_per_unit: f32,
+    /// The feet measured for `foot_slide_m` (from names, else the lowest chains).
+    pub feet: Vec<String>,
+    /// Foot contacts of the source and target clips (seconds, per foot) used by phase sync.
+    pub source_contacts: Vec<Contact>,
+    /// See `source_contacts`.
+    pub target_contacts: Vec<Contact>,
+    /// Stance speed of each clip: how fast a planted foot moves over the ground it stands on
+    /// (an in-place walk's treadmill), m/s, horizontal.
+    pub source_stance_speed_mps: f32,
+    /// See `source_stance_speed_mps`.
+    pub target_stance_speed_mps: f32,
+    /// Largest per-frame joint displacement of plain playback of the source and the target
+    /// (the yardstick of interruption safety: 1.5× this is a jump), metres.
+    pub playback_max_step_m: f32,
+    /// One entry per trigger time.
+    pub runs: Vec<TriggerMetrics>,
+    /// Worst over the runs.
+    pub worst: WorstMetrics,
+}
+
+/// A foot contact in a report or export.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Contact {
+    /// The foot's node name.
+    pub foot: String,
+    /// Clip time, seconds.
+    pub time_secs: f32,
+}
+
+/// What the measurements need to know about the model, found once.
+pub struct Rig {
+    /// Joints measured (the first skin's, else every node).
+    joints: Vec<usize>,
+    /// Feet: node and name.
+    feet: Vec<(NodeId, String)>,
+    /// Metres per model unit.
+    metres_per_unit: f32,
+    /// Character size, model units.
+    size: f32,
+}
+
+impl Rig {
+    /// Feet from the ragdoll anatomy (bone names, else the skeleton's geometry), else nodes named
+    /// "foot", else the two lowest leaf chains' ends; sizes from the ragdoll layout.
+    pub fn new(model: &Model) -> Self {
+        let n = model.nodes.len();
+        let name =
+            |node: usize| model.nodes.get(node).and_then(|n| n.name.clone()).unwrap_or_else(|| format!("node_{node}"));
+        let spec = RagdollSpec::from_model(model).ok();
+        let joints: Vec<usize> = match model.skins.first() {
+            Some(skin) => skin.joints.iter().map(|j| j.index()).filter(|&j| j < n).collect(),
+            None => (0..n).collect(),
+        };
+        let mut world = vec![Affine3A::IDENTITY; n];
+        model.hierarchy.local_to_model(&model.rest_pose(), &mut LocalMatrices::new(n), &mut world);
+        let height = |node: usize| world.get(node).map_or(f32::MAX, |w| w.translation.y);
+        let mut feet: Vec<usize> =
+            spec.iter().flat_map(|s| s.bodies.iter().filter(|b| b.kind == BoneKind::Foot).map(|b| b.node)).collect();
+        if feet.is_empty() {
+            feet = joints.iter().copied().filter(|&j| name(j).to_lowercase().contains("foot")).collect();
+        }
+        if feet.is_empty() {
+            // The lowest chains: leaf joints, lowest first; their parents are the feet.
+            let mut leaves: Vec<usize> = joints
+                .iter()
+                .copied()
+                .filter(|&j| {
+                    !joints.iter().any(|&c| model.hierarchy.parent(NodeId::from_index(c)).map(NodeId::index) == Some(j))
+                })
+                .collect();
+            leaves.sort_by(|&a, &b| height(a).total_cmp(&height(b)));
+            feet = leaves.into_iter().take(2).collect();
+        }
+        feet.sort_unstable();
+        feet.dedup();
+        let (size, metres_per_unit) = spec.as_ref().map_or_else(
+            || {
+                let (lo, hi) = joints.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &j| {
+                    let p = Vec3::from(world[j].translation);
+                    (lo.min(p), hi.max(p))
+                });
+                let size = (hi - lo).max_element();
+                if size.is_finite() && size > 0.0 { (size, 1.0) } else { (1.0, 1.0) }
+            },
+            |s| (s.size, s.metres_per_unit),
+        );
+        Self {
+            joints,
+            feet: feet.into_iter().map(|f| (NodeId::from_index(f), name(f))).collect(),
+            metres_per_unit,
+            size,
+        }
+    }
+
+    /// The feet's nodes.
+    fn foot_nodes(&self) -> Vec<NodeId> {
+        self.feet.iter().map(|(n, _)| *n).collect()
+    }
+
+    /// Foot-contact markers of `clip` (automatic).
+    pub fn contacts(&self, model: &Model, clip: ClipId) -> Vec<FootContact> {
+        anim::find_foot_contacts(model, clip, &self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit)
+    }
+
+    /// Stored markers (foot name, time) as contacts of this rig's feet (unknown feet and
+    /// non-finite times dropped), by time.
+    pub fn stored_contacts<'a>(&self, stored: impl Iterator<Item = (&'a str, f32)>) -> Vec<FootContact> {
+        let mut contacts: Vec<FootContact> = stored
+            .filter_map(|(foot, time_secs)| {
+                let foot = self.feet.iter().position(|(_, n)| n == foot)?;
+                time_secs.is_finite().then_some(FootContact { foot, time_secs })
+            })
+            .collect();
+        contacts.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
+        contacts
+    }
+
+    /// The feet's names.
+    pub fn foot_names(&self) -> impl Iterator<Item = &str> {
+        self.feet.iter().map(|(_, n)| n.as_str())
+    }
+
+    /// Contacts with their feet named.
+    pub fn named(&self, contacts: &[FootContact]) -> Vec<Contact> {
+        contacts
+            .iter()
+            .map(|c| Contact {
+                foot: self.feet.get(c.foot).map_or_else(String::new, |(_, n)| n.clone()),
+                time_secs: c.time_secs,
+            })
+            .collect()
+    }
+}
+
+/// One frame of a run: joint world positions (character offset included), foot positions, and
+/// what else the figures need.
+struct Frame {
+    joints: Vec<Vec3>,
+    feet: Vec<Vec3>,
+    target_weight: f32,
+    root_drift: f32,
+    finite: bool,
+}
+
+/// A fader's playback recorded frame by frame.
+struct Recorder<'a> {
+    model: &'a Model,
+    rig: &'a Rig,
+    locals: LocalMatrices,
+    world: Vec<Affine3A>,
+    settings: SampleSettings,
+}
+
+impl<'a> Recorder<'a> {
+    fn new(model: &'a Model, rig: &'a Rig) -> Self {
+        let n = model.nodes.len();
+        Self {
+            model,
+            rig,
+            locals: LocalMatrices::new(n),
+            world: vec![Affine3A::IDENTITY; n],
+            settings: SampleSettings::default(),
+        }
+    }
+
+    /// A fader on `clip` at `time_secs` with `root_motion`.
+    fn fader(&self, clip: ClipId, time_secs: f32, root_motion: RootMotion) -> CrossFader {
+        let mut fader = CrossFader::new(self.model, clip);
+        fader.play(clip, time_secs);
+        fader.set_root_motion(self.model, Some(root_motion));
+        fader
+    }
+
+    /// Evaluate `fader` now and record the frame.
+    fn frame(&mut self, fader: &mut CrossFader, in_place: bool) -> Frame {
+        fader.evaluate(self.model, &self.settings);
+        let pose = fader.output();
+        let finite = pose.is_finite();
+        let drift = fader
+            .root_motion()
+            .and_then(|(_, root)| pose.get(root))
+            .map_or(0.0, |local| fader.horizontal(local.translation - fader.root_anchor()).length());
+        self.model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.world);
+        // In place, the character offset moves the character; as authored it is in the pose.
+        let offset = if in_place { self.offset_in_model(fader) } else { Vec3::ZERO };
+        let at = |node: usize| Vec3::from(self.world[node].translation) + offset;
+        Frame {
+            joints: self.rig.joints.iter().map(|&j| at(j)).collect(),
+            feet: self.rig.feet.iter().map(|(f, _)| at(f.index())).collect(),
+            target_weight: fader.target_weight(),
+            root_drift: drift,
+            finite,
+        }
+    }
+
+    /// The character offset (in the root's parent frame) in model space.
+    fn offset_in_model(&self, fader: &CrossFader) -> Vec3 {
+        let Some((_, root)) = fader.root_motion() else { return Vec3::ZERO };
+        let parent = self.model.hierarchy.parent(root).and_then(|p| self.world.get(p.index()));
+        parent.map_or(fader.character_offset(), |p| p.transform_vector3(fader.character_offset()))
+    }
+}
+
+/// Feet over one clip played alone: lowest and highest point, and the stance velocity.
+#[derive(Debug, Clone, Copy)]
+struct FootStats {
+    low: f32,
+    high: f32,
+    /// Fastest vertical speed (model units per second).
+    fastest_vertical: f32,
+    /// Mean horizontal velocity of planted feet (model units per second).
+    stance_velocity: Vec3,
+    /// Largest per-frame joint displacement (model units).
+    max_step: f32,
+}
+
+fn clip_stats(recorder: &mut Recorder, clip: ClipId, root_motion: RootMotion) -> Vec<FootStats> {
+    let dt = 1.0 / FRAME_HZ;
+    let model = recorder.model;
+    let secs = model.clips[clip.index()].end_secs();
+    let frames = ((secs * FRAME_HZ).ceil() as usize).max(2);
+    let mut fader = recorder.fader(clip, 0.0, root_motion);
+    let in_place = root_motion == RootMotion::InPlace;
+    let mut run = Vec::with_capacity(frames + 1);
+    for k in 0..=frames {
+        if k > 0 {
+            fader.advance(dt);
+        }
+        run.push(recorder.frame(&mut fader, in_place));
+    }
+    let max_step = run.windows(2).map(|w| max_distance(&w[1].joints, &w[0].joints)).fold(0.0, f32::max);
+    let feet = recorder.rig.feet.len();
+    let mut stats: Vec<FootStats> = (0..feet)
+        .map(|f| {
+            let (low, high) =
+                run.iter().fold((f32::MAX, f32::MIN), |(lo, hi), fr| (lo.min(fr.feet[f].y), hi.max(fr.feet[f].y)));
+            let fastest_vertical =
+                run.windows(2).map(|w| (w[1].feet[f].y - w[0].feet[f].y).abs() / dt).fold(0.0, f32::max);
+            FootStats { low, high, fastest_vertical, stance_velocity: Vec3::ZERO, max_step }
+        })
+        .collect();
+    // Stance velocity: planted feet of either side, averaged.
+    let mut sum = Vec3::ZERO;
+    let mut count = 0usize;
+    for w in run.windows(2) {
+        for (f, s) in stats.iter().enumerate() {
+            if s.planted(w[0].feet[f], w[1].feet[f], s, dt) {
+                let v = (w[1].feet[f] - w[0].feet[f]) / dt;
+                sum += Vec3::new(v.x, 0.0, v.z);
+                count += 1;
+            }
+        }
+    }
+    let stance = if count > 0 { sum / count as f32 } else { Vec3::ZERO };
+    for s in &mut stats {
+        s.stance_velocity = stance;
+    }
+    stats
+}
+
+impl FootStats {
+    /// A foot that moved from `p0` to `p1` in `dt` is planted: low and hardly moving up or down,
+    /// by the heights and speeds of the clips of `self` and `other`.
+    fn planted(&self, p0: Vec3, p1: Vec3, other: &Self, dt: f32) -> bool {
+        let low = self.low.min(other.low);
+        let range = (self.high - self.low).max(other.high - other.low);
+        let fastest = self.fastest_vertical.max(other.fastest_vertical);
+        let threshold = low + PLANTED_FRACTION * range;
+        p0.y <= threshold && p1.y <= threshold && (p1.y - p0.y).abs() <= PLANTED_VERTICAL_FRACTION * fastest * dt
+    }
+}
+
+/// Largest distance between matching points.
+fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
+    a.iter().zip(b).map(|(p, q)| p.distance(*q)).fold(0.0, f32::max)
+}
+
+/// Measure `from → to` at each trigger time, with the clips' foot contacts given (edited
+/// markers) or found automatically (`None`).
+pub fn measure(
+    model: &Model,
+    rig: &Rig,
+    from: ClipId,
+    to: ClipId,
+    at_secs: &[f32],
+    settings: &PairSettings,
+    contacts: Option<[Vec<FootContact>; 2]>,
+) -> TransitionReport {
+    let mut recorder = Recorder::new(model, rig);
+    let m = rig.metres_per_unit;
+    let source_stats = clip_stats(&mut recorder, from, settings.root_motion);
+    let target_stats = clip_stats(&mut recorder, to, settings.root_motion);
+    let [source_contacts, target_contacts] =
+        contacts.unwrap_or_else(|| [rig.contacts(model, from), rig.contacts(model, to)]);
+    let runs: Vec<TriggerMetrics> = at_secs
+        .iter()
+        .map(|&at| {
+            measure_trigger(
+                &mut recorder,
+                from,
+                to,
+                at,
+                settings,
+                (&source_stats, &target_stats),
+                (&source_contacts, &target_contacts),
+            )
+        })
+        .collect();
+    let worst_of = |f: fn(&TriggerMetrics) -> f32| runs.iter().map(f).fold(0.0f32, f32::max);
+    let worst_opt = |f: fn(&TriggerMetrics) -> Option<f32>| runs.iter().filter_map(f).reduce(f32::max);
+    let stance = |s: &[FootStats]| s.first().map_or(0.0, |s| s.stance_velocity.length() * m);
+    let step = |s: &[FootStats]| s.first().map_or(0.0, |s| s.max_step);
+    let t = &settings.transition;
+    TransitionReport {
+        from: model.clips[from.index()].display_name(from.index()),
+        to: model.clips[to.index()].display_name(to.index()),
+        kind: t.kind.name().to_owned(),
+        duration_secs: t.duration_secs,
+        easing: t.easing.name().to_owned(),
+        decay: t.decay.name().to_owned(),
+        half_life_secs: t.half_life_secs,
+        sync: settings.sync.name().to_owned(),
+        match_speed: settings.match_speed,
+        root_motion: settings.root_motion.name().to_owned(),
+        loops: settings.loops,
+        frame_hz: FRAME_HZ,
+        metres_per_unit: m,
+        feet: rig.feet.iter().map(|(_, n)| n.clone()).collect(),
+        source_contacts: rig.named(&source_contacts),
+        target_contacts: rig.named(&target_contacts),
+        source_stance_speed_mps: stance(&source_stats),
+        target_stance_speed_mps: stance(&target_stats),
+        playback_max_step_m: step(&source_stats).max(step(&target_stats)) * m,
+        worst: WorstMetrics {
+            velocity_jump_mps: worst_of(|r| r.velocity_jump_mps),
+            max_joint_accel_mps2: worst_of(|r| r.max_joint_accel_mps2),
+            foot_slide_m: worst_of(|r| r.foot_slide_m),
+            pop: worst_opt(|r| r.pop),
+            root_drift_m: worst_opt(|r| r.root_drift_m),
+        },
+        runs,
+    }
+}
+
+/// One run: the source from `at − lead-in`, the trigger at `at`, the transition and the loops.
+fn measure_trigger(
+    recorder: &mut Recorder,
+    from: ClipId,
+    to: ClipId,
+    at: f32,
+    settings: &PairSettings,
+    (source_stats, target_stats): (&[FootStats], &[FootStats]),
+    (source_contacts, target_contacts): (&[FootContact], &[FootContact]),
+) -> TriggerMetrics {
+    let model = recorder.model;
+    let rig = recorder.rig;
+    let dt = 1.0 / FRAME_HZ;
+    let m = rig.metres_per_unit;
+    let in_place = settings.root_motion == RootMotion::InPlace;
+    let source_secs = model.clips[from.index()].end_secs();
+    let target_secs = model.clips[to.index()].end_secs();
+    let t = &settings.transition;
+    let duration = if t.duration_secs.is_finite() { t.duration_secs.max(0.0) } else { 0.0 };
+    let transition_frames = ((duration * FRAME_HZ).ceil() as usize).max(1);
+    let after = (((duration + settings.loops as f32 * target_secs) * FRAME_HZ).ceil() as usize)
+        .max(transition_frames + crate::motion::POP_FRAMES + 1);
+    let trigger = LEAD_IN_FRAMES;
+    let mut fader = recorder.fader(from, at - LEAD_IN_FRAMES as f32 * dt, settings.root_motion);
+    let mut frames: Vec<Frame> = Vec::with_capacity(trigger + after + 1);
+    let mut target_start = 0.0;
+    let mut plain_next = Vec::new();
+    for k in 0..=trigger + after {
+        if k > 0 {
+            fader.advance(dt);
+        }
+        frames.push(recorder.frame(&mut fader, in_place));
+        if k == trigger {
+            // The source played on without the transition, for the frame after the trigger.
+            let mut plain = fader.clone();
+            plain.advance(dt);
+            plain_next = recorder.frame(&mut plain, in_place).joints;
+            let source_time = fader.current_time_secs();
+            target_start = match settings.sync {
+                _ if settings.start_secs.is_some() => settings.start_secs.unwrap_or(0.0),
+                Sync::None => 0.0,
+                Sync::Phase => anim::synced_start_secs(
+                    source_secs,
+                    source_time,
+                    source_contacts,
+                    target_secs,
+                    target_contacts,
+                    duration,
+                ),
+            };
+            let transition = Transition {
+                start_secs: target_start,
+                match_cycle_secs: if settings.match_speed { source_secs } else { 0.0 },
+                ..*t
+            };
+            fader.transition(model, &recorder.settings, to, &transition);
+        }
+    }
+
+    // Velocity jump: the second difference across the trigger (frames k−1, k, k+1).
+    let second_difference = |k: usize| -> f32 {
+        let (a, b, c) = (&frames[k - 1].joints, &frames[k].joints, &frames[k + 1].joints);
+        a.iter().zip(b).zip(c).map(|((a, b), c)| (*c - 2.0 * *b + *a).length()).fold(0.0, f32::max)
+    };
+    let velocity_change = second_difference(trigger) / dt * m;
+    let velocity_jump =
+        frames[trigger + 1].joints.iter().zip(&plain_next).map(|(p, s)| p.distance(*s)).fold(0.0, f32::max) / dt * m;
+    let last = frames.len() - 2;
+    let max_accel =
+        (trigger..=(trigger + transition_frames).min(last)).map(second_difference).fold(0.0, f32::max) / (dt * dt) * m;
+    let displacement: Vec<f32> = (0..frames.len())
+        .map(|k| if k == 0 { 0.0 } else { max_distance(&frames[k].joints, &frames[k - 1].joints) })
+        .collect();
+    let pop = Pop::measure(&displacement, trigger, 1e-6 * rig.size);
+    let max_step = displacement[trigger + 1..=(trigger + transition_frames).min(frames.len() - 1)]
+        .iter()
+        .copied()
+        .fold(0.0, f32::max);
+
+    // Foot slide relative to the ground under the feet: a planted foot of an in-place clip
+    // moves with the clip's stance velocity, blended as the transition blends the clips.
+    let mut slide = 0.0f32;
+    for k in trigger + 1..=(trigger + transition_frames).min(frames.len() - 1) {
+        let w = frames[k].target_weight;
+        for (f, (s, g)) in source_stats.iter().zip(target_stats).enumerate() {
+            let (p0, p1) = (frames[k - 1].feet[f], frames[k].feet[f]);
+            if s.planted(p0, p1, g, dt) {
+                let ground = (1.0 - w) * s.stance_velocity + w * g.stance_velocity;
+                let moved = p1 - p0 - ground * dt;
+                slide += Vec3::new(moved.x, 0.0, moved.z).length();
+            }
+        }
+    }
+    let root_drift = in_place.then(|| frames.iter().map(|f| f.root_drift).fold(0.0, f32::max) * m);
+    TriggerMetrics {
+        at_secs: at,
+        target_start_secs: target_start,
+        velocity_jump_mps: velocity_jump,
+        velocity_change_mps: velocity_change,
+        max_joint_accel_mps2: max_accel,
+        foot_slide_m: slide * m,
+        pop: pop.pop,
+        displacement_before_m: pop.before * m,
+        displacement_after_m: pop.after * m,
+        max_step_m: max_step * m,
+        root_drift_m: root_drift,
+        character_offset_m: fader.horizontal(fader.character_offset()).length() * m,
+        finite: frames.iter().all(|f| f.finite),
+    }
+}
+
+impl TransitionReport {
+    /// Human-readable rendering.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} -> {}: {} {:.3} s ({}, decay {}, half-life {:.3} s), sync {}{}, root motion {}, {} loop(s)",
+            self.from,
+            self.to,
+            self.kind,
+            self.duration_secs,
+            self.easing,
+            self.decay,
+            self.half_life_secs,
+            self.sync,
+            if self.match_speed { ", speed matched" } else { "" },
+            self.root_motion,
+            self.loops
+        );
+        let _ = writeln!(
+            s,
+            "  feet {}; stance speed {:.3} -> {:.3} m/s; plain playback moves up to {:.4} m per frame",
+            self.feet.join(", "),
+            self.source_stance_speed_mps,
+            self.target_stance_speed_mps,
+            self.playback_max_step_m
+        );
+        let opt = |v: Option<f32>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.3}"));
+        let _ =
+            writeln!(s, "  at (s)  start (s)  vel jump (m/s)  max accel (m/s²)  foot slide (m)  pop    root drift (m)");
+        for r in &self.runs {
+            let _ = writeln!(
+                s,
+                "  {:6.3}  {:9.3}  {:14.3}  {:16.2}  {:14.4}  {:5}  {}",
+                r.at_secs,
+                r.target_start_secs,
+                r.velocity_jump_mps,
+                r.max_joint_accel_mps2,
+                r.foot_slide_m,
+                opt(r.pop),
+                r.root_drift_m.map_or_else(|| "-".to_owned(), |d| format!("{d:.5}"))
+            );
+        }
+        let w = &self.worst;
+        let _ = writeln!(
+            s,
+            "  worst: velocity jump {:.3} m/s, accel {:.2} m/s², foot slide {:.4} m, pop {}, root drift {}",
+            w.velocity_jump_mps,
+            w.max_joint_accel_mps2,
+            w.foot_slide_m,
+            opt(w.pop),
+            w.root_drift_m.map_or_else(|| "-".to_owned(), |d| format!("{d:.5} m"))
+        );
+        s
+    }
+}

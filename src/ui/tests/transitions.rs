@@ -1,0 +1,193 @@
+//! Transition kinds in the cross-fade panel: chosen per pair, measured live, used by the
+//! viewer's trigger (from the pose on screen), and kept in the profile.
+
+use anim::{Easing, OffsetDecay, TransitionKind};
+use egui_kittest::kittest::Queryable as _;
+
+use super::{clip, viewer, whole};
+use crate::ui::tuning::FadeTuning;
+
+#[test]
+fn the_panel_picks_a_kind_per_pair_and_shows_its_measured_quality() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    // The kind combo tunes the pair.
+    harness.get_by_label("kind").click();
+    harness.run();
+    harness.get_by_label("inertialize").click();
+    harness.run();
+    let fade = harness.state().tuning.transition(walk, run).expect("tuned");
+    assert_eq!(fade.kind, TransitionKind::Inertialize);
+    // Its option: the decay; and the measured figures beside a cross-fade of the same duration.
+    harness.get_by_label("decay");
+    harness.get_by_label("velocity jump");
+    harness.get_by_label("foot slide");
+    let (this, cross) = harness.state_mut().crossfade_measured(walk, run).expect("measured");
+    assert!(
+        this.worst.velocity_jump_mps <= cross.worst.velocity_jump_mps,
+        "inertialization {} vs cross-fade {}",
+        this.worst.velocity_jump_mps,
+        cross.worst.velocity_jump_mps
+    );
+    // The table row names the kind.
+    harness.get_by_label("Walk -> Run");
+    harness.get_by_label("inertialize (quintic)");
+}
+
+#[test]
+fn every_kind_triggers_from_the_pose_on_screen_without_a_jump() {
+    for kind in TransitionKind::ALL {
+        let mut viewer = viewer();
+        let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+        viewer.playback.select_clip(walk);
+        viewer.crossfade.to_clip = run;
+        let fade = FadeTuning { kind, phase_sync: true, ..FadeTuning::cross_fade(0.3, Easing::Smoothstep) };
+        viewer.tuning.set_transition(walk, run, fade);
+        for _ in 0..20 {
+            viewer.step(1.0 / 60.0);
+        }
+        let before = viewer.frame.model_from_node().to_vec();
+        viewer.trigger_fade();
+        viewer.compute_frame();
+        let at_trigger = viewer.frame.model_from_node().to_vec();
+        let moved = before
+            .iter()
+            .zip(&at_trigger)
+            .map(|(a, b)| glam::Vec3::from(a.translation).distance(b.translation.into()))
+            .fold(0.0, f32::max);
+        assert!(moved < 1e-3, "{kind:?}: the trigger moved a joint {moved} at its instant");
+        assert!(viewer.playback.is_fading(), "{kind:?}");
+        assert_eq!(viewer.playback.clip(), Some(run));
+        // Phase sync: Run did not start from 0.
+        assert!(viewer.playback.time_secs() > 0.0, "{kind:?}: not phase-synced");
+        for _ in 0..40 {
+            viewer.step(1.0 / 60.0);
+        }
+        assert!(!viewer.playback.is_fading(), "{kind:?}: still transitioning after 0.67 s");
+    }
+}
+
+#[test]
+fn kinds_and_markers_survive_a_profile_round_trip() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    let fade = FadeTuning {
+        kind: TransitionKind::DeadBlend,
+        decay: OffsetDecay::CriticallyDamped,
+        half_life_secs: 0.2,
+        phase_sync: true,
+        match_speed: true,
+        ..FadeTuning::cross_fade(0.4, Easing::Linear)
+    };
+    viewer.tuning.set_transition(walk, run, fade);
+    viewer.tuning.clip_extras.markers.push(crate::profile::ClipMarkers {
+        clip: "Run".to_owned(),
+        contacts: vec![crate::profile::ContactMarker { foot: "Foot.L".to_owned(), time_secs: 0.1 }],
+    });
+    let profile = viewer.profile.profile_of(&viewer.tuning, &viewer.model);
+    let json = serde_json::to_string(&profile).expect("json");
+    let back: crate::profile::TuningProfile = serde_json::from_str(&json).expect("parse");
+    let (tuning, fit) = back.to_tuning(&viewer.model);
+    assert!(fit.skipped.is_empty(), "{fit:?}");
+    assert_eq!(tuning.transition(walk, run), Some(fade));
+    assert_eq!(tuning.clip_extras, viewer.tuning.clip_extras);
+}
+
+#[test]
+fn the_trajectory_is_drawn_on_the_ground_for_the_clip_and_through_a_transition() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.step(1.0 / 60.0);
+    assert!(viewer.frame.collider_lines().is_empty(), "off by default");
+    viewer.overlays.trajectory = true;
+    for _ in 0..30 {
+        viewer.step(1.0 / 60.0);
+    }
+    viewer.trigger_fade();
+    for _ in 0..30 {
+        viewer.step(1.0 / 60.0);
+    }
+    let lines = viewer.frame.collider_lines();
+    let cyan = lines.iter().filter(|l| l.color[2] > 0.9).count();
+    let trail = lines.iter().filter(|l| l.color[0] > 0.9).count();
+    assert_eq!(cyan, 64, "the clip's path, 64 segments");
+    assert_eq!(trail, 59, "the trail of the 60 frames since it was turned on, through the fade");
+    let ground = crate::render::framing::ground_height(&viewer.model);
+    assert!(lines.iter().all(|l| (l.from.y - ground).abs() < 0.01 && (l.to.y - ground).abs() < 0.01), "on the ground");
+    // The walk sways the hips from side to side: the path is not a point.
+    let extent = lines.iter().map(|l| l.from.x).fold(f32::MIN, f32::max)
+        - lines.iter().map(|l| l.from.x).fold(f32::MAX, f32::min);
+    assert!(extent > 0.005, "{extent}");
+}
+
+#[test]
+fn contact_markers_sit_on_the_timeline_and_dragging_one_edits_the_profile() {
+    let mut viewer = viewer();
+    let walk = clip(&viewer, "Walk");
+    viewer.playback.select_clip(walk);
+    viewer.playback.playing = false;
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    // Found automatically: a left and a right touch-down.
+    let left = harness.get_by_label("contact Foot.L");
+    harness.get_by_label("contact Foot.R");
+    let from = left.rect().center();
+    harness.drag_at(from);
+    harness.run();
+    harness.hover_at(from + egui::vec2(120.0, 0.0));
+    harness.run();
+    harness.drop_at(from + egui::vec2(120.0, 0.0));
+    harness.run();
+    let extras = harness.state().tuning.clip_extras.clone();
+    let walk_markers = extras.markers.iter().find(|m| m.clip == "Walk").expect("edited markers stored");
+    let moved = walk_markers.contacts.iter().find(|c| c.foot == "Foot.L").expect("left contact").clone();
+    assert!(moved.time_secs > 0.2, "dragged later: {}", moved.time_secs);
+    // The edit reaches the profile (and the panel's phase sync and measurements read it).
+    let profile = harness.state().profile.profile_of(&harness.state().tuning, &harness.state().model);
+    assert_eq!(profile.markers.len(), 1);
+    let contacts = harness.state_mut().crossfade_contacts(walk);
+    assert!(contacts.iter().any(|c| (c.time_secs - moved.time_secs).abs() < 1e-6));
+}
+
+#[test]
+fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.compare.kinds.enabled = true;
+    viewer.compare.kinds.left = TransitionKind::CrossFade;
+    viewer.compare.kinds.right = TransitionKind::Inertialize;
+    // 0.15 s after the trigger (the source plays 0.5 s first): mid-transition.
+    for _ in 0..39 {
+        viewer.step(1.0 / 60.0);
+    }
+    assert_eq!(viewer.compare.layout(), Some(crate::ui::compare::CompareLayout::Split));
+    assert_eq!(viewer.compare.kinds.labels(), Some(["crossfade", "inertialize"]));
+    let (left, right) = (viewer.frame.shown().clone(), viewer.frame.compare_pose().expect("right view").clone());
+    assert_ne!(left, right, "the two kinds differ during the transition");
+    for _ in 0..51 {
+        viewer.step(1.0 / 60.0);
+    }
+    let speeds = viewer.compare.kinds.speeds();
+    assert!(speeds.len() >= 80, "{} frames recorded", speeds.len());
+    // Before the trigger both views play the same source.
+    let before: Vec<_> = speeds.iter().filter(|s| s[0] < -0.05 && s[0] > -0.45).collect();
+    assert!(!before.is_empty());
+    assert!(before.iter().all(|s| (s[1] - s[2]).abs() < 1e-3), "identical before the trigger");
+    // After it they part.
+    assert!(speeds.iter().filter(|s| s[0] > 0.02).any(|s| (s[1] - s[2]).abs() > 1e-3));
+    // The panel shows the plot and the kinds.
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("Compare transition kinds").click();
+    harness.run();
+    harness.get_by_label("compare two transition kinds");
+    harness.get_by_label("left kind");
+}
