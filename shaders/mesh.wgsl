@@ -21,7 +21,12 @@ struct DrawUniforms {
     base_color: vec4<f32>,
     // KHR_texture_transform of the base colour texture: two rows of a 2x3 matrix (w unused).
     uv_transform: array<vec4<f32>, 2>,
+    // The same for the emissive texture.
+    emissive_uv_transform: array<vec4<f32>, 2>,
     tint: vec4<f32>,
+    // rgb: emitted light (emissiveFactor × emissiveStrength), added to the lit colour;
+    // w: alphaCutoff, read when alpha_mode is MASK.
+    emissive: vec4<f32>,
     palette_offset: u32,
     joint_count: u32,
     influences: u32,
@@ -34,7 +39,9 @@ struct DrawUniforms {
     // Crowds: per-instance strides into the palette and the morph weights.
     palette_stride: u32,
     weights_stride: u32,
-    padding0: u32,
+    // alphaMode: 0 OPAQUE (alpha ignored), 1 MASK (discard below the cutoff, opaque above),
+    // 2 BLEND (alpha blended, drawn after the opaque draws without writing depth).
+    alpha_mode: u32,
 };
 
 @group(0) @binding(0) var<uniform> view: ViewUniforms;
@@ -51,6 +58,8 @@ struct DrawUniforms {
 
 @group(2) @binding(0) var base_color_texture: texture_2d<f32>;
 @group(2) @binding(1) var base_color_sampler: sampler;
+// sRGB; a white texel when the material has none (the emissive factor alone).
+@group(2) @binding(2) var emissive_texture: texture_2d<f32>;
 
 struct VertexIn {
     @builtin(vertex_index) vertex_index: u32,
@@ -73,6 +82,7 @@ struct VertexOut {
     @location(2) texcoord: vec2<f32>,
     @location(3) color: vec4<f32>,
     @location(4) heat: f32,
+    @location(5) emissive_texcoord: vec2<f32>,
 };
 
 struct Skin {
@@ -159,6 +169,8 @@ fn vs_main(in: VertexIn) -> VertexOut {
     out.world_normal = world_normal;
     let uv = vec3<f32>(in.texcoord, 1.0);
     out.texcoord = vec2<f32>(dot(draw.uv_transform[0].xyz, uv), dot(draw.uv_transform[1].xyz, uv));
+    out.emissive_texcoord =
+        vec2<f32>(dot(draw.emissive_uv_transform[0].xyz, uv), dot(draw.emissive_uv_transform[1].xyz, uv));
     out.color = in.color;
     out.heat = heat;
     return out;
@@ -180,6 +192,7 @@ fn heat_color(h: f32) -> vec3<f32> {
 fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @location(0) vec4<f32> {
     let texel = textureSample(base_color_texture, base_color_sampler, in.texcoord);
     let base = draw.base_color * in.color * texel;
+    let emission = draw.emissive.rgb * textureSample(emissive_texture, base_color_sampler, in.emissive_texcoord).rgb;
 
     // Face normal when the mesh has no normals.
     let face_normal = normalize(cross(dpdx(in.world_position), dpdy(in.world_position)));
@@ -203,7 +216,13 @@ fn fs_main(in: VertexOut, @builtin(front_facing) front_facing: bool) -> @locatio
     let rim = pow(1.0 - max(dot(n, to_eye), 0.0), 3.0) * 0.08;
 
     var rgb = base.rgb * (ambient + view.light_color.rgb * diffuse) + view.light_color.rgb * specular + vec3<f32>(rim);
+    rgb = rgb + emission;
     rgb = mix(rgb, draw.tint.rgb * (0.35 + 0.65 * diffuse), draw.tint.a);
     rgb = mix(rgb, heat_color(in.heat) * (0.4 + 0.6 * diffuse), 0.85 * factor(draw.heat != 0u));
-    return vec4<f32>(rgb, base.a * draw.opacity);
+    // alphaMode MASK: the cutoff is a factor (0 unless masking, and alpha is never below 0), so
+    // the discard depends on the texel and vertex alpha, never on the uniforms alone.
+    if (base.a < draw.emissive.w * factor(draw.alpha_mode == 1u)) {
+        discard;
+    }
+    return vec4<f32>(rgb, select(1.0, base.a, draw.alpha_mode == 2u) * draw.opacity);
 }

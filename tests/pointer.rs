@@ -73,6 +73,10 @@ fn write_pointer_file_with(tag: &str, edit: impl FnOnce(&mut Value)) -> PointerF
     let offset = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.0, 0.0];
     let offset = push_accessor(&mut json, &mut bin, &floats(&offset), 5126, "VEC2", 6);
     let yfov = push_accessor(&mut json, &mut bin, &floats(&[0.5, 0.9]), 5126, "SCALAR", 2);
+    let t1 = time(&mut bin, &mut json, &[0.0, 1.0]);
+    let emissive = push_accessor(&mut json, &mut bin, &floats(&[0.0, 0.0, 0.0, 0.25, 0.0, 0.0]), 5126, "VEC3", 2);
+    let strength = push_accessor(&mut json, &mut bin, &floats(&[4.0, 4.0]), 5126, "SCALAR", 2);
+    let cutoff = push_accessor(&mut json, &mut bin, &floats(&[0.2, 0.9]), 5126, "SCALAR", 2);
 
     let pointer = |sampler: usize, pointer: String| json!({"sampler": sampler, "target": {"path": "pointer", "extensions": {"KHR_animation_pointer": {"pointer": pointer}}}});
     let base = "/materials/0/pbrMetallicRoughness";
@@ -98,8 +102,30 @@ fn write_pointer_file_with(tag: &str, edit: impl FnOnce(&mut Value)) -> PointerF
         "samplers": [{"input": t3, "output": hips, "interpolation": "LINEAR"}],
         "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]
     });
-    json["animations"].as_array_mut().expect("animations").extend([animation, by_node]);
-    json["extensionsUsed"] = json!(["KHR_animation_pointer", "KHR_node_visibility", "KHR_texture_transform"]);
+    // Emission from black to red (0.25 × strength 4) over the first second.
+    let glow = json!({
+        "name": "Emissive",
+        "samplers": [
+            {"input": t1, "output": emissive, "interpolation": "LINEAR"},
+            {"input": t1, "output": strength, "interpolation": "LINEAR"}
+        ],
+        "channels": [
+            pointer(0, "/materials/0/emissiveFactor".to_owned()),
+            pointer(1, "/materials/0/extensions/KHR_materials_emissive_strength/emissiveStrength".to_owned())
+        ]
+    });
+    let cut = json!({
+        "name": "Cutoff",
+        "samplers": [{"input": t1, "output": cutoff, "interpolation": "LINEAR"}],
+        "channels": [pointer(0, "/materials/0/alphaCutoff".to_owned())]
+    });
+    json["animations"].as_array_mut().expect("animations").extend([animation, by_node, glow, cut]);
+    json["extensionsUsed"] = json!([
+        "KHR_animation_pointer",
+        "KHR_node_visibility",
+        "KHR_texture_transform",
+        "KHR_materials_emissive_strength"
+    ]);
     json["buffers"] = json!([{"byteLength": bin.len(), "uri": "pointers.bin"}]);
     edit(&mut json);
 
@@ -270,4 +296,165 @@ fn static_visibility_hides_nodes_and_their_descendants() {
     let background = image.get_pixel(0, 0).0;
     let drawn = image.enumerate_pixels().filter(|(_, y, p)| *y < 100 && p.0 != background).count();
     assert_eq!(drawn, 0, "the hidden mesh was drawn");
+}
+
+/// `animtune render FILE --clip CLIP --time TIME` at 160×160 without the ground; `None` (a
+/// skip, failing under CI) without a GPU adapter.
+fn render_png(file: &PointerFile, clip: &str, time: &str) -> Option<image::RgbaImage> {
+    let out = file.dir.join(format!("{clip}-{time}.png"));
+    let output = animtune(&[
+        "render".as_ref(),
+        file.gltf().as_os_str(),
+        "--clip".as_ref(),
+        clip.as_ref(),
+        "--time".as_ref(),
+        time.as_ref(),
+        "--size".as_ref(),
+        "160x160".as_ref(),
+        "--no-ground".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if stderr.contains("no GPU adapter") {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "{stderr}");
+        return None;
+    }
+    assert!(output.status.success(), "{stderr}");
+    Some(image::open(&out).expect("png").to_rgba8())
+}
+
+/// Mean RGB of the pixels that differ from the background (top-left pixel) above the clip
+/// label, and their count.
+fn model_pixels(image: &image::RgbaImage) -> ([f64; 3], usize) {
+    model_pixels_within(image, image)
+}
+
+/// Mean RGB of `image` over the pixels of `mask` that differ from its background, and their count.
+fn model_pixels_within(image: &image::RgbaImage, mask: &image::RgbaImage) -> ([f64; 3], usize) {
+    let background = mask.get_pixel(0, 0).0;
+    let mut sum = [0.0f64; 3];
+    let mut count = 0;
+    for ((_, y, m), p) in mask.enumerate_pixels().zip(image.pixels()) {
+        if y < 130 && m.0.iter().zip(background).any(|(a, b)| a.abs_diff(b) > 30) {
+            for (total, &channel) in sum.iter_mut().zip(&p.0) {
+                *total += f64::from(channel);
+            }
+            count += 1;
+        }
+    }
+    (sum.map(|s| s / count.max(1) as f64), count)
+}
+
+/// A dark material glows with its static emissive factor (green), and the emissive factor and
+/// strength pointers animate its emission from black (t = 0) to red (t = 1: 0.25 × 4).
+#[test]
+fn render_draws_static_and_animated_emission() {
+    let file = write_pointer_file_with("emissive", |json| {
+        json["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = json!([0.05, 0.05, 0.05, 1.0]);
+        json["materials"][0]["emissiveFactor"] = json!([0.0, 1.0, 0.0]);
+    });
+    let Some(green) = render_png(&file, "Hips by node", "0") else { return };
+    let (Some(dark), Some(red)) = (render_png(&file, "Emissive", "0"), render_png(&file, "Emissive", "1")) else {
+        return;
+    };
+    // The same clip (no motion) frames t = 0 and t = 1 alike: compare them on the red pixels.
+    let ((g, green_pixels), (d, dark_pixels), (r, red_pixels)) =
+        (model_pixels(&green), model_pixels_within(&dark, &red), model_pixels(&red));
+    println!("static {g:?} over {green_pixels}, t=0 {d:?} over {dark_pixels}, t=1 {r:?} over {red_pixels}");
+    assert!(green_pixels > 1000 && red_pixels > 1000, "the character is drawn");
+    // Dark material, black emission: every channel low.
+    assert!(d.iter().all(|&c| c < 110.0), "t = 0 (emission black) is dark: {d:?}");
+    // Static green emission saturates green only (the mean includes anti-aliased edges).
+    assert!(g[1] > 225.0 && g[0] < 110.0 && g[2] < 110.0, "static emissive factor glows green: {g:?}");
+    // Animated red emission (0.25 × strength 4 = 1): red saturates, green and blue stay as at t = 0.
+    assert!(r[0] > 225.0, "emission red at t = 1: {r:?}");
+    assert!((r[1] - d[1]).abs() < 3.0 && (r[2] - d[2]).abs() < 3.0, "only red changes: {d:?} -> {r:?}");
+}
+
+/// alphaMode MASK: a base colour alpha of 0.5 under the authored cutoff 0.6 is not drawn; the
+/// alphaCutoff pointer lowers the cutoff to 0.2 (drawn, opaque) and raises it to 0.9 (cut out).
+#[test]
+fn render_cuts_out_masked_alpha_with_an_animated_cutoff() {
+    let file = write_pointer_file_with("mask", |json| {
+        json["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = json!([1.0, 1.0, 1.0, 0.5]);
+        json["materials"][0]["alphaMode"] = json!("MASK");
+        json["materials"][0]["alphaCutoff"] = json!(0.6);
+    });
+    let Some(authored) = render_png(&file, "Hips by node", "0") else { return };
+    let (Some(low), Some(high)) = (render_png(&file, "Cutoff", "0"), render_png(&file, "Cutoff", "1")) else {
+        return;
+    };
+    let (authored_pixels, low_pixels, high_pixels) =
+        (model_pixels(&authored).1, model_pixels(&low).1, model_pixels(&high).1);
+    println!("cutoff 0.6: {authored_pixels} pixels, 0.2: {low_pixels}, 0.9: {high_pixels}");
+    assert_eq!(authored_pixels, 0, "alpha 0.5 below the cutoff 0.6 is cut out");
+    assert!(low_pixels > 1000, "alpha 0.5 above the animated cutoff 0.2 is drawn: {low_pixels}");
+    assert_eq!(high_pixels, 0, "alpha 0.5 below the animated cutoff 0.9 is cut out");
+}
+
+/// alphaMode OPAQUE ignores the base colour alpha (alpha 0.5 draws exactly as alpha 1); BLEND
+/// blends it over the background.
+#[test]
+fn render_ignores_alpha_when_opaque_and_blends_it_when_blend() {
+    let with = |tag: &str, mode: &str, alpha: f32| {
+        write_pointer_file_with(tag, |json| {
+            json["materials"][0]["pbrMetallicRoughness"]["baseColorFactor"] = json!([1.0, 1.0, 1.0, alpha]);
+            json["materials"][0]["alphaMode"] = json!(mode);
+        })
+    };
+    let (solid, half, blend) = (with("solid", "OPAQUE", 1.0), with("half", "OPAQUE", 0.5), with("blend", "BLEND", 0.5));
+    let Some(solid) = render_png(&solid, "Hips by node", "0") else { return };
+    let (Some(half), Some(blend)) = (render_png(&half, "Hips by node", "0"), render_png(&blend, "Hips by node", "0"))
+    else {
+        return;
+    };
+    assert!(solid == half, "OPAQUE alpha 0.5 must draw as alpha 1");
+    // Distance from the background, summed over the opaque model's pixels: alpha 0.5 blended in
+    // linear light is about 0.73 of it in sRGB; 1 would be opaque.
+    let background = solid.get_pixel(0, 0).0;
+    let distance = |image: &image::RgbaImage| -> f64 {
+        let mask = solid
+            .enumerate_pixels()
+            .map(|(_, y, p)| y < 130 && p.0.iter().zip(background).any(|(a, b)| a.abs_diff(b) > 30));
+        mask.zip(image.pixels())
+            .filter(|(m, _)| *m)
+            .map(|(_, p)| p.0.iter().zip(background).take(3).map(|(a, b)| f64::from(a.abs_diff(b))).sum::<f64>())
+            .sum()
+    };
+    let ratio = distance(&blend) / distance(&solid);
+    println!("BLEND alpha 0.5: {ratio:.3} of the opaque model's distance from the background");
+    assert!(ratio > 0.4 && ratio < 0.9, "BLEND alpha 0.5 shows the background through: {ratio}");
+}
+
+/// The emissive texture (sRGB, here two texels: red, blue) multiplies the emissive factor, read
+/// through its own `KHR_texture_transform` (the character has no texture coordinates: every
+/// vertex reads (0, 0), moved by the offset onto one texel's centre).
+#[test]
+fn render_draws_the_emissive_texture_through_its_transform() {
+    let mut png = Vec::new();
+    let texels = image::RgbaImage::from_raw(2, 1, vec![255, 0, 0, 255, 0, 0, 255, 255]).expect("2x1");
+    texels.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).expect("png");
+    let uri = format!("data:image/png;base64,{}", devtools::gltf::base64(&png));
+    let with_offset = |tag: &str, u: f32| {
+        write_pointer_file_with(tag, |json| {
+            json["images"] = json!([{"uri": uri}]);
+            json["textures"] = json!([{"source": 0}]);
+            let material = &mut json["materials"][0];
+            material["pbrMetallicRoughness"]["baseColorFactor"] = json!([0.05, 0.05, 0.05, 1.0]);
+            material["emissiveFactor"] = json!([1.0, 1.0, 1.0]);
+            material["emissiveTexture"] =
+                json!({"index": 0, "extensions": {"KHR_texture_transform": {"offset": [u, 0.5]}}});
+        })
+    };
+    let (red, blue) = (with_offset("emissive-red", 0.25), with_offset("emissive-blue", 0.75));
+    let (Some(red), Some(blue)) = (render_png(&red, "Hips by node", "0"), render_png(&blue, "Hips by node", "0"))
+    else {
+        return;
+    };
+    let ((r, red_pixels), (b, blue_pixels)) = (model_pixels(&red), model_pixels(&blue));
+    println!("red texel {r:?} over {red_pixels}, blue texel {b:?} over {blue_pixels}");
+    assert!(red_pixels > 1000 && blue_pixels > 1000, "the character is drawn");
+    assert!(r[0] > 225.0 && r[1] < 110.0 && r[2] < 110.0, "red texel emitted: {r:?}");
+    assert!(b[2] > 225.0 && b[0] < 110.0 && b[1] < 110.0, "blue texel emitted: {b:?}");
 }

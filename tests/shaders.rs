@@ -109,7 +109,9 @@ fn wgsl_structs_mirror_gpu_data_sizes_and_offsets() {
         normal_from_mesh,
         base_color,
         uv_transform,
+        emissive_uv_transform,
         tint,
+        emissive,
         palette_offset,
         joint_count,
         influences,
@@ -121,7 +123,7 @@ fn wgsl_structs_mirror_gpu_data_sizes_and_offsets() {
         heat,
         palette_stride,
         weights_stride,
-        padding
+        alpha_mode
     });
     assert_uniform_layout("mesh.wgsl", "DrawUniforms", &draw, size_of::<DrawUniforms>());
     let vertex = rust_layout!(GpuVertex { position, normal, texcoord, color, joints0, weights0, joints1, weights1 });

@@ -4,9 +4,17 @@
 
 use bytemuck::{Pod, Zeroable};
 
-/// Stride of one slot in a dynamic-offset uniform buffer (`min_uniform_buffer_offset_alignment`
-/// is at most 256 on every backend).
-pub const UNIFORM_SLOT_BYTES: u64 = 256;
+/// Stride of one slot in a dynamic-offset uniform buffer: a multiple of
+/// `min_uniform_buffer_offset_alignment` (at most 256 on every backend) that holds
+/// [`DrawUniforms`].
+pub const UNIFORM_SLOT_BYTES: u64 = 512;
+
+/// [`DrawUniforms::alpha_mode`] of `alphaMode` OPAQUE: alpha ignored (drawn opaque).
+pub const ALPHA_OPAQUE: u32 = 0;
+/// [`DrawUniforms::alpha_mode`] of `alphaMode` MASK: cut out below the cutoff, opaque above.
+pub const ALPHA_MASK: u32 = 1;
+/// [`DrawUniforms::alpha_mode`] of `alphaMode` BLEND: alpha blended.
+pub const ALPHA_BLEND: u32 = 2;
 
 /// The identity texture-coordinate transform.
 pub const UV_IDENTITY: [[f32; 4]; 2] = [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]];
@@ -76,8 +84,13 @@ pub struct DrawUniforms {
     /// Base colour texture transform (`KHR_texture_transform`): `uv' = (row0 · (u, v, 1),
     /// row1 · (u, v, 1))`; w unused.
     pub uv_transform: [[f32; 4]; 2],
+    /// Emissive texture transform, as `uv_transform`.
+    pub emissive_uv_transform: [[f32; 4]; 2],
     /// Tint colour (linear RGB) mixed in by `tint[3]` (ghost poses).
     pub tint: [f32; 4],
+    /// Emitted light added to the lit colour, linear RGB (`emissiveFactor` ×
+    /// `emissiveStrength`); `[3]`: the `alphaCutoff` of a MASK material (read when `alpha_mask`).
+    pub emissive: [f32; 4],
     /// First palette entry of this node's skin for this instance.
     pub palette_offset: u32,
     /// Joint count of the skin (influences at or beyond it are ignored).
@@ -101,8 +114,9 @@ pub struct DrawUniforms {
     pub palette_stride: u32,
     /// Crowds: morph weights per instance.
     pub weights_stride: u32,
-    /// Padding to a 16-byte multiple.
-    pub padding: u32,
+    /// The material's alpha mode: [`ALPHA_OPAQUE`], [`ALPHA_MASK`] (fragments with alpha below
+    /// `emissive[3]` are discarded, the rest are opaque) or [`ALPHA_BLEND`].
+    pub alpha_mode: u32,
 }
 
 /// One vertex of the screen-space overlay (skeleton lines and joint dots), already in clip space.
@@ -123,5 +137,6 @@ pub struct OverlayVertex {
 
 const _: () = assert!(std::mem::size_of::<GpuVertex>() == 112);
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
-const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 240);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() == 288);
+const _: () = assert!(std::mem::size_of::<DrawUniforms>() as u64 <= UNIFORM_SLOT_BYTES);
 const _: () = assert!(std::mem::size_of::<OverlayVertex>() == 48);

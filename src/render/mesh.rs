@@ -5,9 +5,10 @@ use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt as _;
 
 use crate::render::RenderError;
+use crate::render::animated::emissive_uniform;
 use crate::render::camera::Aabb;
 use crate::render::framing::{CpuPoser, drawn_nodes, ground_height, is_triangle_mode, triangle_list_indices};
-use crate::render::gpu_data::{GpuVertex, UV_IDENTITY};
+use crate::render::gpu_data::{ALPHA_BLEND, ALPHA_MASK, ALPHA_OPAQUE, GpuVertex, UV_IDENTITY};
 
 /// One drawable primitive on the GPU.
 #[derive(Debug)]
@@ -45,7 +46,15 @@ pub struct GpuMaterial {
     /// `KHR_texture_transform` of the base colour texture as two rows of a 2×3 matrix
     /// (identity without one), applied to the texture coordinates in the shader.
     pub uv_transform: [[f32; 4]; 2],
-    /// Base colour texture (sRGB) and sampler; a white texel when the material has none.
+    /// `KHR_texture_transform` of the emissive texture, as `uv_transform`.
+    pub emissive_uv_transform: [[f32; 4]; 2],
+    /// Emitted light (linear RGB, factor × strength) and alpha cutoff, as
+    /// [`crate::render::gpu_data::DrawUniforms::emissive`].
+    pub emissive: [f32; 4],
+    /// The alpha mode as [`crate::render::gpu_data::DrawUniforms::alpha_mode`].
+    pub alpha_mode: u32,
+    /// Base colour texture (sRGB), sampler and emissive texture (sRGB); a white texel for a
+    /// texture the material does not have.
     pub bind_group: wgpu::BindGroup,
 }
 
@@ -98,7 +107,7 @@ impl GpuModel {
     /// Upload `model`: vertex and index buffers, morph deltas, textures.
     ///
     /// # Errors
-    /// [`RenderError::ImageDecode`] when a base colour image cannot be decoded.
+    /// [`RenderError::ImageDecode`] when a base colour or emissive image cannot be decoded.
     pub fn new(
         device: &wgpu::Device,
         queue: &wgpu::Queue,
@@ -133,30 +142,43 @@ impl GpuModel {
         let mut textures: Vec<Option<wgpu::TextureView>> = vec![None; model.images.len()];
         let white = upload_texture(device, queue, &image::RgbaImage::from_pixel(1, 1, image::Rgba([255; 4])));
         let mut materials = Vec::with_capacity(model.materials.len() + 1);
-        for material in &model.materials {
-            let view = match material.base_color_texture {
-                Some(texture) if texture.image < model.images.len() => {
-                    if textures[texture.image].is_none() {
-                        textures[texture.image] = Some(decode_and_upload(device, queue, model, texture.image)?);
-                    }
-                    textures[texture.image].as_ref().unwrap_or(&white)
-                }
-                _ => &white,
-            };
-            let uv_transform = material.base_color_texture.and_then(|t| t.transform).map_or(UV_IDENTITY, |t| {
+        // Decoded and uploaded once per image, whichever materials and slots use it.
+        let used = model.materials.iter().flat_map(|m| [m.base_color_texture, m.emissive_texture]).flatten();
+        for texture in used {
+            if texture.image < model.images.len() && textures[texture.image].is_none() {
+                textures[texture.image] = Some(decode_and_upload(device, queue, model, texture.image)?);
+            }
+        }
+        let view =
+            |texture: Option<anim::TextureRef>| texture.and_then(|t| textures.get(t.image)?.as_ref()).unwrap_or(&white);
+        let uv_rows = |texture: Option<anim::TextureRef>| {
+            texture.and_then(|t| t.transform).map_or(UV_IDENTITY, |t| {
                 let [r0, r1] = t.rows();
                 [[r0[0], r0[1], r0[2], 0.0], [r1[0], r1[1], r1[2], 0.0]]
-            });
+            })
+        };
+        for material in &model.materials {
+            let (base_color_view, emissive_view) = (view(material.base_color_texture), view(material.emissive_texture));
             materials.push(GpuMaterial {
                 base_color: material.base_color_factor,
-                uv_transform,
-                bind_group: material_bind_group(device, material_layout, view, &sampler),
+                uv_transform: uv_rows(material.base_color_texture),
+                emissive_uv_transform: uv_rows(material.emissive_texture),
+                emissive: emissive_uniform(material.emissive_factor, material.emissive_strength, material.alpha_cutoff),
+                alpha_mode: match material.alpha_mode {
+                    anim::AlphaMode::Opaque => ALPHA_OPAQUE,
+                    anim::AlphaMode::Mask => ALPHA_MASK,
+                    anim::AlphaMode::Blend => ALPHA_BLEND,
+                },
+                bind_group: material_bind_group(device, material_layout, base_color_view, emissive_view, &sampler),
             });
         }
         materials.push(GpuMaterial {
             base_color: Vec4::ONE,
             uv_transform: UV_IDENTITY,
-            bind_group: material_bind_group(device, material_layout, &white, &sampler),
+            emissive_uv_transform: UV_IDENTITY,
+            emissive: [0.0; 4],
+            alpha_mode: ALPHA_OPAQUE,
+            bind_group: material_bind_group(device, material_layout, &white, &white, &sampler),
         });
 
         let mut skin_palette_offsets = Vec::with_capacity(model.skins.len());
@@ -336,15 +358,17 @@ fn upload_texture(device: &wgpu::Device, queue: &wgpu::Queue, rgba: &image::Rgba
 fn material_bind_group(
     device: &wgpu::Device,
     layout: &wgpu::BindGroupLayout,
-    view: &wgpu::TextureView,
+    base_color: &wgpu::TextureView,
+    emissive: &wgpu::TextureView,
     sampler: &wgpu::Sampler,
 ) -> wgpu::BindGroup {
     device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("material"),
         layout,
         entries: &[
-            wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(view) },
+            wgpu::BindGroupEntry { binding: 0, resource: wgpu::BindingResource::TextureView(base_color) },
             wgpu::BindGroupEntry { binding: 1, resource: wgpu::BindingResource::Sampler(sampler) },
+            wgpu::BindGroupEntry { binding: 2, resource: wgpu::BindingResource::TextureView(emissive) },
         ],
     })
 }

@@ -8,7 +8,9 @@ use glam::{Affine3A, Mat4, Vec2, Vec3};
 
 use crate::render::camera::OrbitCamera;
 use crate::render::device::GpuContext;
-use crate::render::gpu_data::{DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, UV_IDENTITY, ViewUniforms};
+use crate::render::gpu_data::{
+    ALPHA_BLEND, ALPHA_OPAQUE, DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, UV_IDENTITY, ViewUniforms,
+};
 use crate::render::mesh::{DrawItem, GpuModel};
 use crate::render::overlay::{OverlayLine, SkeletonStyle, push_lines, push_skeleton};
 use crate::render::{RenderError, readback};
@@ -266,12 +268,36 @@ impl GrowBuffer {
     }
 }
 
+/// The pipelines a mesh draw goes through, in drawing order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DrawPass {
+    /// Opaque and alpha-masked materials: depth written.
+    Solid,
+    /// `alphaMode` BLEND materials: after the solid draws, blended, depth tested not written.
+    Blend,
+    /// Translucent ghost instances: a depth pre-pass, then blended colour.
+    Ghost,
+}
+
+impl DrawPass {
+    /// The pass of a draw of `material` in an instance of `opacity`.
+    fn of(material: Option<&crate::render::mesh::GpuMaterial>, opacity: f32) -> Self {
+        if opacity < 1.0 {
+            Self::Ghost
+        } else if material.is_some_and(|m| m.alpha_mode == ALPHA_BLEND) {
+            Self::Blend
+        } else {
+            Self::Solid
+        }
+    }
+}
+
 /// One mesh draw of the frame.
 #[derive(Debug, Clone, Copy)]
 struct DrawCommand {
     slot: u32,
     item: DrawItem,
-    ghost: bool,
+    pass: DrawPass,
     /// Instances drawn (crowds: all of them in one call).
     instances: u32,
 }
@@ -292,6 +318,7 @@ pub struct Renderer {
     draw_layout: wgpu::BindGroupLayout,
     material_layout: wgpu::BindGroupLayout,
     mesh_pipeline: wgpu::RenderPipeline,
+    blend_pipeline: wgpu::RenderPipeline,
     ghost_depth_pipeline: wgpu::RenderPipeline,
     ghost_pipeline: wgpu::RenderPipeline,
     ground_pipeline: wgpu::RenderPipeline,
@@ -358,25 +385,28 @@ impl Renderer {
             label: Some("draw"),
             entries: &[uniform_entry(0, both)],
         });
+        let texture_entry = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float { filterable: true },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        // Base colour texture, sampler, emissive texture.
         let material_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("material"),
             entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: true },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
+                texture_entry(0),
                 wgpu::BindGroupLayoutEntry {
                     binding: 1,
                     visibility: wgpu::ShaderStages::FRAGMENT,
                     ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
                     count: None,
                 },
+                texture_entry(2),
             ],
         });
         let shader = |label, source: &'static str| {
@@ -466,6 +496,9 @@ impl Renderer {
         };
         use wgpu::CompareFunction::{Always, Less, LessEqual};
         let mesh_pipeline = pipeline("mesh", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less, true);
+        // BLEND materials: behind-or-in-front tested against the solid draws, depth not written,
+        // so translucent surfaces do not hide each other.
+        let blend_pipeline = pipeline("blend", &mesh_layout, &mesh_shader, &mesh_buffers, false, Less, true);
         // Ghosts: a depth-only pass first, then colour where the depth matches, so each pixel
         // blends only the nearest ghost surface (no inner faces showing through).
         let ghost_depth_pipeline =
@@ -488,6 +521,7 @@ impl Renderer {
             draw_layout,
             material_layout,
             mesh_pipeline,
+            blend_pipeline,
             ghost_depth_pipeline,
             ghost_pipeline,
             ground_pipeline,
@@ -637,12 +671,16 @@ impl Renderer {
                     pass.set_pipeline(&self.ground_pipeline);
                     pass.draw(0..6, 0..1);
                 }
-                let phases =
-                    [(false, &self.mesh_pipeline), (true, &self.ghost_depth_pipeline), (true, &self.ghost_pipeline)];
-                for (ghost, pipeline) in phases {
+                let phases = [
+                    (DrawPass::Solid, &self.mesh_pipeline),
+                    (DrawPass::Blend, &self.blend_pipeline),
+                    (DrawPass::Ghost, &self.ghost_depth_pipeline),
+                    (DrawPass::Ghost, &self.ghost_pipeline),
+                ];
+                for (draw_pass, pipeline) in phases {
                     pass.set_pipeline(pipeline);
                     for command in &self.commands[view.draws.clone()] {
-                        if command.ghost != ghost {
+                        if command.pass != draw_pass {
                             continue;
                         }
                         let Some(primitive) = gpu.primitive(command.item) else { continue };
@@ -763,18 +801,25 @@ impl Renderer {
                     let skin = node.skin.filter(|&s| s < model.skins.len());
                     let influences = if skin.is_some() { primitive.influences } else { 0 };
                     let material = gpu.materials.get(primitive.material);
+                    // This frame's animated values of a model material (not of the default one).
+                    let animated = instance.properties.filter(|_| primitive.material < model.materials.len());
                     let uniforms = DrawUniforms {
                         world_from_mesh: world_from_mesh.to_cols_array_2d(),
                         normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
-                        base_color: match (instance.properties, primitive.material < model.materials.len()) {
-                            (Some(p), true) => p.base_color[primitive.material].to_array(),
-                            _ => material.map_or([1.0; 4], |m| m.base_color.to_array()),
+                        base_color: match animated {
+                            Some(p) => p.base_color[primitive.material].to_array(),
+                            None => material.map_or([1.0; 4], |m| m.base_color.to_array()),
                         },
-                        uv_transform: match (instance.properties, primitive.material < model.materials.len()) {
-                            (Some(p), true) => p.uv_rows(primitive.material),
-                            _ => material.map_or(UV_IDENTITY, |m| m.uv_transform),
+                        uv_transform: match animated {
+                            Some(p) => p.uv_rows(primitive.material),
+                            None => material.map_or(UV_IDENTITY, |m| m.uv_transform),
                         },
+                        emissive_uv_transform: material.map_or(UV_IDENTITY, |m| m.emissive_uv_transform),
                         tint: instance.tint,
+                        emissive: match animated {
+                            Some(p) => p.emissive_uniform(primitive.material),
+                            None => material.map_or([0.0; 4], |m| m.emissive),
+                        },
                         palette_offset: palette_base + skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                         joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
                         influences,
@@ -786,11 +831,12 @@ impl Renderer {
                         heat: u32::from(instance.joint_heat.is_some() && skin.is_some()),
                         palette_stride: 0,
                         weights_stride: 0,
-                        padding: 0,
+                        alpha_mode: material.map_or(ALPHA_OPAQUE, |m| m.alpha_mode),
                     };
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms));
-                    self.commands.push(DrawCommand { slot, item, ghost: instance.opacity < 1.0, instances: 1 });
+                    let pass = DrawPass::of(material, instance.opacity);
+                    self.commands.push(DrawCommand { slot, item, pass, instances: 1 });
                 }
             }
             if !view.lines.is_empty() {
@@ -840,7 +886,9 @@ impl Renderer {
                 normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
                 base_color: material.map_or([1.0; 4], |m| m.base_color.to_array()),
                 uv_transform: material.map_or(UV_IDENTITY, |m| m.uv_transform),
+                emissive_uv_transform: material.map_or(UV_IDENTITY, |m| m.emissive_uv_transform),
                 tint: [0.0; 4],
+                emissive: material.map_or([0.0; 4], |m| m.emissive),
                 palette_offset: skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
                 joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
                 influences: if skinned { primitive.influences } else { 0 },
@@ -852,18 +900,19 @@ impl Renderer {
                 heat: 0,
                 palette_stride: if skinned { crowd.palette_stride } else { 0 },
                 weights_stride: if skinned { weights_stride as u32 } else { 0 },
-                padding: 0,
+                alpha_mode: material.map_or(ALPHA_OPAQUE, |m| m.alpha_mode),
             };
             if skin.is_some() && primitive.influences > 0 {
                 let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                 push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::IDENTITY, true, 0)));
-                self.commands.push(DrawCommand { slot, item, ghost: false, instances: instances as u32 });
+                let pass = DrawPass::of(material, 1.0);
+                self.commands.push(DrawCommand { slot, item, pass, instances: instances as u32 });
             } else {
                 for instance in 0..instances {
                     let world = crowd.node_worlds.get(instance * nodes + item.node).copied().unwrap_or_default();
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::from(world), false, instance)));
-                    self.commands.push(DrawCommand { slot, item, ghost: false, instances: 1 });
+                    self.commands.push(DrawCommand { slot, item, pass: DrawPass::of(material, 1.0), instances: 1 });
                 }
             }
         }

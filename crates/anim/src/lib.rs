@@ -63,8 +63,8 @@ pub use hierarchy::{Hierarchy, HierarchyError, LocalMatrices};
 pub use ids::{ClipId, NodeId, TrackId};
 pub use interp::{Easing, OffsetDecay, RotationSpace, ScaleSpace};
 pub use model::{
-    ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene,
-    TextureRef, TextureTransform,
+    AlphaMode, ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive,
+    PrimitiveMode, Scene, TextureRef, TextureTransform,
 };
 pub use phase::{FootContact, find_foot_contacts, synced_start_secs};
 pub use pointer::{PointerTarget, PointerTrack};

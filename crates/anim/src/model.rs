@@ -132,10 +132,32 @@ pub struct Material {
     pub metallic_factor: f32,
     /// Roughness factor.
     pub roughness_factor: f32,
+    /// Linear RGB emissive factor (`emissiveFactor`; black when absent).
+    pub emissive_factor: Vec3,
+    /// `KHR_materials_emissive_strength`: multiplies the emissive factor (1 when absent).
+    pub emissive_strength: f32,
+    /// Emissive texture (sRGB, multiplies the factor): image index, texture coordinate set and
+    /// transform.
+    pub emissive_texture: Option<TextureRef>,
     /// Draw both faces.
     pub double_sided: bool,
-    /// Alpha blending requested (`alphaMode` BLEND).
-    pub alpha_blend: bool,
+    /// How the base colour alpha is used (`alphaMode`).
+    pub alpha_mode: AlphaMode,
+    /// `alphaCutoff`: fragments with a lower alpha are not drawn in [`AlphaMode::Mask`] (0.5
+    /// when absent; unused in the other modes).
+    pub alpha_cutoff: f32,
+}
+
+/// A material's `alphaMode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AlphaMode {
+    /// Alpha ignored: fully opaque.
+    #[default]
+    Opaque,
+    /// Opaque where alpha is at least the cutoff, not drawn elsewhere.
+    Mask,
+    /// Alpha blended over what is behind.
+    Blend,
 }
 
 impl Default for Material {
@@ -146,8 +168,12 @@ impl Default for Material {
             base_color_texture: None,
             metallic_factor: 1.0,
             roughness_factor: 1.0,
+            emissive_factor: Vec3::ZERO,
+            emissive_strength: 1.0,
+            emissive_texture: None,
             double_sided: false,
-            alpha_blend: false,
+            alpha_mode: AlphaMode::Opaque,
+            alpha_cutoff: 0.5,
         }
     }
 }

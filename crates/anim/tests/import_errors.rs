@@ -1131,3 +1131,43 @@ fn truncated_gltf_json_never_panics() {
         import_and_use(&gltf[..length], &format!("the first {length} bytes of the JSON"));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Materials: emissive and alpha
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn emissive_and_alpha_fields_are_read_and_checked() {
+    let mut doc = base();
+    doc.json["materials"] = json!([
+        {"name": "glow", "emissiveFactor": [1.0, 0.5, 0.0], "alphaMode": "MASK", "alphaCutoff": 0.25,
+         "extensions": {"KHR_materials_emissive_strength": {"emissiveStrength": 4.0}}},
+        {"alphaMode": "BLEND"},
+        {}
+    ]);
+    let model = doc.load().unwrap();
+    let [glow, blend, plain] = &model.materials[..] else { panic!("three materials") };
+    assert_eq!(glow.emissive_factor, glam::Vec3::new(1.0, 0.5, 0.0));
+    assert_eq!((glow.emissive_strength, glow.alpha_mode, glow.alpha_cutoff), (4.0, anim::AlphaMode::Mask, 0.25));
+    assert_eq!(blend.alpha_mode, anim::AlphaMode::Blend);
+    assert_eq!((plain.emissive_factor, plain.emissive_strength), (glam::Vec3::ZERO, 1.0));
+    assert_eq!((plain.alpha_mode, plain.alpha_cutoff), (anim::AlphaMode::Opaque, 0.5));
+
+    let broken = |edit: &dyn Fn(&mut Value)| {
+        let mut doc = base();
+        doc.json["materials"] = json!([{"name": "m"}]);
+        edit(&mut doc.json["materials"][0]);
+        expect_invalid(doc.load(), "material 0 \"m\"").1
+    };
+    expect_bad_value(&broken(&|m| m["alphaMode"] = json!("ADD")), "alphaMode", "OPAQUE, MASK or BLEND");
+    expect_bad_value(&broken(&|m| m["alphaCutoff"] = json!(-0.5)), "alphaCutoff", "negative");
+    expect_bad_value(&broken(&|m| m["emissiveFactor"] = json!([1.0, 0.0])), "emissiveFactor", "3 numbers");
+    let negative = |m: &mut Value| {
+        m["extensions"] = json!({"KHR_materials_emissive_strength": {"emissiveStrength": -1.0}});
+    };
+    expect_bad_value(&broken(&negative), "emissiveStrength", "negative");
+    assert_eq!(
+        broken(&|m| m["emissiveTexture"] = json!({"index": 2})),
+        Problem::IndexOutOfRange { field: "index", index: 2, kind: "texture", count: 0 }
+    );
+}

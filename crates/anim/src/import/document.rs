@@ -21,7 +21,8 @@ use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
 use crate::hierarchy::{Hierarchy, HierarchyError};
 use crate::ids::NodeId;
 use crate::model::{
-    Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, TextureRef, TextureTransform,
+    AlphaMode, Image, Material, Mesh, Model, MorphTarget, Node, Primitive, PrimitiveMode, Scene, TextureRef,
+    TextureTransform,
 };
 use crate::pointer::PointerTrack;
 use crate::pose::Transform;
@@ -392,6 +393,42 @@ impl Builder<'_> {
             .collect()
     }
 
+    /// A texture reference (`baseColorTexture`, `emissiveTexture`): its texture's image, its
+    /// `texCoord` and its `KHR_texture_transform`; `None` when the texture has no image
+    /// animtune reads.
+    fn texture_ref(
+        &self,
+        tex: &Value,
+        object: &ObjectRef,
+        textures: &[Option<usize>],
+    ) -> Result<Option<TextureRef>, ImportError> {
+        let texture = req_index(tex, object, "index", "texture", textures.len())?;
+        let mut texcoord = opt_u64(tex, object, "texCoord")?.unwrap_or(0).min(u64::from(u32::MAX)) as u32;
+        let transform = match extension(tex, "KHR_texture_transform") {
+            None => None,
+            Some(t) => {
+                if let Some(set) = opt_u64(t, object, "texCoord")? {
+                    texcoord = set.min(u64::from(u32::MAX)) as u32;
+                }
+                let mut transform = TextureTransform::default();
+                if let Some([x, y]) = opt_floats::<2>(t, object, "offset")? {
+                    transform.offset = Vec2::new(x, y);
+                }
+                if let Some(r) = opt_f32(t, object, "rotation")? {
+                    transform.rotation_rad = r;
+                }
+                if let Some([x, y]) = opt_floats::<2>(t, object, "scale")? {
+                    transform.scale = Vec2::new(x, y);
+                }
+                let values = [transform.offset.x, transform.offset.y, transform.rotation_rad];
+                self.check_magnitude(object, "KHR_texture_transform", None, &values, 1)?;
+                self.check_magnitude(object, "KHR_texture_transform", None, &transform.scale.to_array(), 1)?;
+                Some(transform)
+            }
+        };
+        Ok(textures[texture].map(|image| TextureRef { image, texcoord, transform }))
+    }
+
     fn parse_materials(&self, textures: &[Option<usize>]) -> Result<Vec<Material>, ImportError> {
         let mut materials = Vec::new();
         for (i, value) in top_array(self.root, "materials")?.iter().enumerate() {
@@ -403,44 +440,40 @@ impl Builder<'_> {
                     material.base_color_factor = Vec4::from(f);
                 }
                 if let Some(tex) = get(pbr, "baseColorTexture") {
-                    let texture = req_index(tex, &object, "index", "texture", textures.len())?;
-                    let mut texcoord = opt_u64(tex, &object, "texCoord")?.unwrap_or(0).min(u64::from(u32::MAX)) as u32;
-                    let transform = match extension(tex, "KHR_texture_transform") {
-                        None => None,
-                        Some(t) => {
-                            if let Some(set) = opt_u64(t, &object, "texCoord")? {
-                                texcoord = set.min(u64::from(u32::MAX)) as u32;
-                            }
-                            let mut transform = TextureTransform::default();
-                            if let Some([x, y]) = opt_floats::<2>(t, &object, "offset")? {
-                                transform.offset = Vec2::new(x, y);
-                            }
-                            if let Some(r) = opt_f32(t, &object, "rotation")? {
-                                transform.rotation_rad = r;
-                            }
-                            if let Some([x, y]) = opt_floats::<2>(t, &object, "scale")? {
-                                transform.scale = Vec2::new(x, y);
-                            }
-                            let values = [transform.offset.x, transform.offset.y, transform.rotation_rad];
-                            self.check_magnitude(&object, "KHR_texture_transform", None, &values, 1)?;
-                            self.check_magnitude(
-                                &object,
-                                "KHR_texture_transform",
-                                None,
-                                &transform.scale.to_array(),
-                                1,
-                            )?;
-                            Some(transform)
-                        }
-                    };
-                    material.base_color_texture =
-                        textures[texture].map(|image| TextureRef { image, texcoord, transform });
+                    material.base_color_texture = self.texture_ref(tex, &object, textures)?;
                 }
                 material.metallic_factor = opt_f32(pbr, &object, "metallicFactor")?.unwrap_or(1.0);
                 material.roughness_factor = opt_f32(pbr, &object, "roughnessFactor")?.unwrap_or(1.0);
             }
+            if let Some(tex) = get(value, "emissiveTexture") {
+                material.emissive_texture = self.texture_ref(tex, &object, textures)?;
+            }
+            if let Some(f) = opt_floats::<3>(value, &object, "emissiveFactor")? {
+                self.check_magnitude(&object, "emissiveFactor", None, &f, 3)?;
+                material.emissive_factor = Vec3::from(f);
+            }
+            if let Some(ext) = extension(value, "KHR_materials_emissive_strength")
+                && let Some(strength) = opt_f32(ext, &object, "emissiveStrength")?
+            {
+                if strength < 0.0 {
+                    return Err(bad_value(&object, "emissiveStrength", "must not be negative"));
+                }
+                self.check_magnitude(&object, "emissiveStrength", None, &[strength], 1)?;
+                material.emissive_strength = strength;
+            }
             material.double_sided = get(value, "doubleSided").and_then(Value::as_bool).unwrap_or(false);
-            material.alpha_blend = opt_str(value, &object, "alphaMode")? == Some("BLEND");
+            material.alpha_mode = match opt_str(value, &object, "alphaMode")? {
+                None | Some("OPAQUE") => AlphaMode::Opaque,
+                Some("MASK") => AlphaMode::Mask,
+                Some("BLEND") => AlphaMode::Blend,
+                Some(_) => return Err(bad_value(&object, "alphaMode", "must be OPAQUE, MASK or BLEND")),
+            };
+            if let Some(cutoff) = opt_f32(value, &object, "alphaCutoff")? {
+                if cutoff < 0.0 {
+                    return Err(bad_value(&object, "alphaCutoff", "must not be negative"));
+                }
+                material.alpha_cutoff = cutoff;
+            }
             materials.push(material);
         }
         Ok(materials)

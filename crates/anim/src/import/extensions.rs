@@ -55,20 +55,22 @@ pub(crate) fn classify(name: &str, decoder: &dyn Decoder) -> (ExtensionStatus, S
     match name {
         "KHR_mesh_quantization" => decoded("normalized-integer attributes and keys"),
         "KHR_texture_transform" => {
-            (ExtensionStatus::Applied, "base colour texture offset, rotation and scale".to_owned())
+            (ExtensionStatus::Applied, "base colour and emissive texture offset, rotation and scale".to_owned())
         }
         "KHR_animation_pointer" => (
             ExtensionStatus::Applied,
             "node transform and weight pointers play as tracks; material factor, base colour texture transform \
-             and visibility pointers are sampled (sample, render); other pointers are not read"
+             and visibility pointers are sampled (sample, render); base colour, emissive, emissive strength, \
+             alpha cutoff, texture transform and visibility are drawn; other pointers are not read"
                 .to_owned(),
         ),
         "KHR_node_visibility" => {
             (ExtensionStatus::Applied, "hidden nodes and their descendants are not drawn (also animated)".to_owned())
         }
-        "KHR_materials_emissive_strength" | "KHR_materials_unlit" => {
-            (ExtensionStatus::Ignored, "appearance only: not drawn".to_owned())
+        "KHR_materials_emissive_strength" => {
+            (ExtensionStatus::Applied, "emissive strength multiplies the emissive factor (also animated)".to_owned())
         }
+        "KHR_materials_unlit" => (ExtensionStatus::Ignored, "appearance only: not drawn".to_owned()),
         _ if MESHOPT_EXTENSIONS.contains(&name) => {
             if decoder.supports(name) {
                 decoded("geometry and animation buffer views (meshopt codec and filters)")
@@ -85,14 +87,14 @@ pub(crate) fn classify(name: &str, decoder: &dyn Decoder) -> (ExtensionStatus, S
         }
         "EXT_texture_webp" => {
             if decoder.supports(name) {
-                decoded("WebP base colour images")
+                decoded("WebP base colour and emissive images")
             } else {
                 (ExtensionStatus::Ignored, "no WebP decoder: fallback image used".to_owned())
             }
         }
         "KHR_texture_basisu" => {
             if decoder.supports(name) {
-                decoded("KTX2 (Basis Universal) base colour images")
+                decoded("KTX2 (Basis Universal) base colour and emissive images")
             } else {
                 (ExtensionStatus::Ignored, "no KTX2 decoder: fallback image used, else untextured".to_owned())
             }
