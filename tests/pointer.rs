@@ -206,29 +206,7 @@ fn property_pointers_sample_with_the_spec_rules() {
 #[test]
 fn render_draws_animated_colour_and_visibility() {
     let file = write_pointer_file("render");
-    let render = |time: &str| -> Option<image::RgbaImage> {
-        let out = file.dir.join(format!("t{time}.png"));
-        let output = animtune(&[
-            "render".as_ref(),
-            file.gltf().as_os_str(),
-            "--clip".as_ref(),
-            "Pointers".as_ref(),
-            "--time".as_ref(),
-            time.as_ref(),
-            "--size".as_ref(),
-            "192x192".as_ref(),
-            "--no-ground".as_ref(),
-            "--out".as_ref(),
-            out.as_os_str(),
-        ]);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        if stderr.contains("no GPU adapter") {
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{stderr}");
-            return None;
-        }
-        assert!(output.status.success(), "{stderr}");
-        Some(image::open(&out).expect("png").to_rgba8())
-    };
+    let render = |time: &str| render_png_sized(&file, "Pointers", Some(time), 192);
     let Some(red) = render("0.1") else { return };
     let (Some(hidden), Some(blue)) = (render("1.5"), render("2.5")) else { return };
     // Mean colour of the pixels that differ from the background (top-left pixel).
@@ -274,54 +252,42 @@ fn static_visibility_hides_nodes_and_their_descendants() {
         .collect();
     assert!(descendants_of_hips.len() > 10, "the hips have descendants");
     assert!(!visible[0] && descendants_of_hips.iter().all(|&n| !visible[n]), "hidden with the hips: {visible:?}");
-    let out = file.dir.join("hidden.png");
-    let output = animtune(&[
-        "render".as_ref(),
-        file.gltf().as_os_str(),
-        "--clip".as_ref(),
-        "Hips by node".as_ref(),
-        "--no-ground".as_ref(),
-        "--size".as_ref(),
-        "128x128".as_ref(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if stderr.contains("no GPU adapter") {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{stderr}");
-        return;
-    }
-    assert!(output.status.success(), "{stderr}");
-    let image = image::open(&out).expect("png").to_rgba8();
+    let Some(image) = render_png_sized(&file, "Hips by node", None, 128) else { return };
     let background = image.get_pixel(0, 0).0;
     let drawn = image.enumerate_pixels().filter(|(_, y, p)| *y < 100 && p.0 != background).count();
     assert_eq!(drawn, 0, "the hidden mesh was drawn");
 }
 
-/// `animtune render FILE --clip CLIP --time TIME` at 160×160 without the ground; `None` (a
-/// skip, failing under CI) without a GPU adapter.
-fn render_png(file: &PointerFile, clip: &str, time: &str) -> Option<image::RgbaImage> {
-    let out = file.dir.join(format!("{clip}-{time}.png"));
-    let output = animtune(&[
-        "render".as_ref(),
-        file.gltf().as_os_str(),
-        "--clip".as_ref(),
-        clip.as_ref(),
-        "--time".as_ref(),
-        time.as_ref(),
+/// `animtune render FILE --clip CLIP [--time TIME]` at `size`×`size` pixels without the ground
+/// (no time: the middle of the clip); `None` after [`devtools::ci::skip`] without a GPU adapter.
+fn render_png_sized(file: &PointerFile, clip: &str, time: Option<&str>, size: u32) -> Option<image::RgbaImage> {
+    let out = file.dir.join(format!("{clip}-{}-{size}.png", time.unwrap_or("mid")));
+    let size = format!("{size}x{size}");
+    let gltf = file.gltf();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["render".as_ref(), gltf.as_os_str(), "--clip".as_ref(), clip.as_ref()];
+    if let Some(time) = time {
+        args.extend::<[&std::ffi::OsStr; 2]>(["--time".as_ref(), time.as_ref()]);
+    }
+    args.extend::<[&std::ffi::OsStr; 5]>([
         "--size".as_ref(),
-        "160x160".as_ref(),
+        size.as_ref(),
         "--no-ground".as_ref(),
         "--out".as_ref(),
         out.as_os_str(),
     ]);
+    let output = animtune(&args);
     let stderr = String::from_utf8_lossy(&output.stderr);
     if stderr.contains("no GPU adapter") {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "{stderr}");
+        devtools::ci::skip(&format!("no GPU adapter: {stderr}"));
         return None;
     }
     assert!(output.status.success(), "{stderr}");
     Some(image::open(&out).expect("png").to_rgba8())
+}
+
+/// [`render_png_sized`] at 160×160 and time `time`.
+fn render_png(file: &PointerFile, clip: &str, time: &str) -> Option<image::RgbaImage> {
+    render_png_sized(file, clip, Some(time), 160)
 }
 
 /// Mean RGB of the pixels that differ from the background (top-left pixel) above the clip
