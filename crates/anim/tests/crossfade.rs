@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::type_complexity)]
 
 use anim::crossfade::MAX_LAYERS;
-use anim::{ClipId, CrossFader, Easing, Model, SampleSettings, SoaPose};
+use anim::{ClipId, CrossFader, Easing, Model, SampleSettings};
+use devtools::fader::max_pose_change;
 use devtools::gltf::Doc;
 use serde_json::json;
 
@@ -38,24 +39,17 @@ fn chain_model() -> Model {
     doc.load().unwrap()
 }
 
-fn max_delta(a: &SoaPose, b: &SoaPose) -> f32 {
-    a.nodes()
-        .zip(b.nodes())
-        .map(|((_, x), (_, y))| {
-            let t = (x.translation - y.translation).length();
-            // Chordal distance on the unit sphere (≈ half the angle); exact where angle_between is noisy.
-            let (p, q) = (glam::Vec4::from(x.rotation), glam::Vec4::from(y.rotation));
-            t.max((p - q).length().min((p + q).length()))
-        })
-        .fold(0.0, f32::max)
-}
-
 /// Clip `index`.
 fn clip(index: usize) -> ClipId {
     ClipId::from_index(index)
 }
 
 const DT: f32 = 1.0 / 60.0;
+
+/// [`devtools::fader::play_frames`] at [`DT`].
+fn play(m: &Model, f: &mut CrossFader, frames: usize, each: impl FnMut(usize, &mut CrossFader)) -> (f32, f32) {
+    devtools::fader::play_frames(m, f, frames, DT, each)
+}
 
 #[test]
 fn weights_follow_the_fade_over_time() {
@@ -92,34 +86,14 @@ fn the_blended_pose_moves_from_one_clip_to_the_other() {
     f.advance(0.3);
     let a = f.evaluate(&m, &settings).clone();
     f.trigger(clip(1), 0.5, Easing::Linear);
-    assert!(max_delta(f.evaluate(&m, &settings), &a) < 1e-6, "a trigger changes nothing at its instant");
+    assert!(max_pose_change(f.evaluate(&m, &settings), &a) < 1e-6, "a trigger changes nothing at its instant");
     f.advance(0.5);
     let only_b = {
         let mut g = CrossFader::new(&m, clip(1));
         g.advance(0.5);
         g.evaluate(&m, &settings).clone()
     };
-    assert!(max_delta(f.evaluate(&m, &settings), &only_b) < 1e-6, "after the fade only B plays");
-}
-
-/// Play `frames` frames, calling `each` before every frame, and return the largest per-frame
-/// change of the output and whether any frame equalled the rest pose.
-fn run(m: &Model, f: &mut CrossFader, frames: usize, mut each: impl FnMut(usize, &mut CrossFader)) -> (f32, f32) {
-    let settings = SampleSettings::default();
-    let rest = m.rest_pose();
-    let mut prev = f.evaluate(m, &settings).clone();
-    let mut largest = 0.0f32;
-    let mut smallest_from_rest = f32::INFINITY;
-    for frame in 0..frames {
-        each(frame, f);
-        f.advance(DT);
-        let pose = f.evaluate(m, &settings);
-        assert!(pose.nodes().all(|(_, t)| t.is_finite() && (t.rotation.length() - 1.0).abs() < 1e-4));
-        largest = largest.max(max_delta(pose, &prev));
-        smallest_from_rest = smallest_from_rest.min(max_delta(pose, &rest));
-        prev.copy_from(pose);
-    }
-    (largest, smallest_from_rest)
+    assert!(max_pose_change(f.evaluate(&m, &settings), &only_b) < 1e-6, "after the fade only B plays");
 }
 
 #[test]
@@ -127,11 +101,11 @@ fn no_snap_when_a_fade_is_interrupted_or_retriggered() {
     let m = chain_model();
     // Reference: the largest per-frame change of plain playback of the fastest clip.
     let mut plain = CrossFader::new(&m, clip(2));
-    let (plain_step, _) = run(&m, &mut plain, 120, |_, _| {});
+    let (plain_step, _) = play(&m, &mut plain, 120, |_, _| {});
 
     // Interrupt mid-fade: A→B, then C half way.
     let mut f = CrossFader::new(&m, clip(0));
-    let (step, _) = run(&m, &mut f, 120, |frame, f| match frame {
+    let (step, _) = play(&m, &mut f, 120, |frame, f| match frame {
         10 => f.trigger(clip(1), 0.4, Easing::Smoothstep),
         22 => f.trigger(clip(2), 0.4, Easing::Smoothstep),
         _ => {}
@@ -149,7 +123,7 @@ fn fading_to_the_playing_clip_restarts_it_cleanly() {
     f.advance(0.4);
     let before = f.evaluate(&m, &settings).clone();
     f.trigger(clip(0), 0.3, Easing::Linear);
-    assert!(max_delta(f.evaluate(&m, &settings), &before) < 1e-6);
+    assert!(max_pose_change(f.evaluate(&m, &settings), &before) < 1e-6);
     assert_eq!(f.layers().len(), 2);
     f.advance(0.3);
     assert_eq!(f.layers().len(), 1);
@@ -165,8 +139,8 @@ fn a_to_b_to_a_inside_one_frame_keeps_the_pose_and_ends_on_a() {
     let before = f.evaluate(&m, &settings).clone();
     f.trigger(clip(1), 0.25, Easing::Linear);
     f.trigger(clip(0), 0.25, Easing::Linear);
-    assert!(max_delta(f.evaluate(&m, &settings), &before) < 1e-6, "no snap at the instant");
-    let (step, from_rest) = run(&m, &mut f, 40, |_, _| {});
+    assert!(max_pose_change(f.evaluate(&m, &settings), &before) < 1e-6, "no snap at the instant");
+    let (step, from_rest) = play(&m, &mut f, 40, |_, _| {});
     assert!(from_rest > 0.05, "never a T-pose");
     assert!(step < 0.5, "no snap: {step}");
     assert_eq!(f.current_clip(), clip(0));
@@ -177,12 +151,12 @@ fn a_to_b_to_a_inside_one_frame_keeps_the_pose_and_ends_on_a() {
 fn retriggering_every_frame_never_freezes_t_poses_or_snaps() {
     let m = chain_model();
     let mut plain = CrossFader::new(&m, clip(2));
-    let (plain_step, _) = run(&m, &mut plain, 120, |_, _| {});
+    let (plain_step, _) = play(&m, &mut plain, 120, |_, _| {});
     let mut f = CrossFader::new(&m, clip(0));
     let settings = SampleSettings::default();
     let mut moved = 0;
     let mut prev = f.evaluate(&m, &settings).clone();
-    let (step, from_rest) = run(&m, &mut f, 300, |frame, f| {
+    let (step, from_rest) = play(&m, &mut f, 300, |frame, f| {
         f.trigger(clip(frame % 3), 0.3, Easing::Linear);
         assert!(f.layers().len() <= MAX_LAYERS);
     });
@@ -193,7 +167,7 @@ fn retriggering_every_frame_never_freezes_t_poses_or_snaps() {
         f.trigger(clip(frame % 2), 0.3, Easing::Linear);
         f.advance(DT);
         let pose = f.evaluate(&m, &settings);
-        if max_delta(pose, &prev) > 1e-4 {
+        if max_pose_change(pose, &prev) > 1e-4 {
             moved += 1;
         }
         prev.copy_from(pose);

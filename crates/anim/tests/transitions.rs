@@ -5,14 +5,19 @@
 
 use anim::crossfade::MAX_LAYERS;
 use anim::{
-    ClipId, CrossFader, Easing, Model, OffsetDecay, PoseDelta, RootMotion, SampleSettings, SoaPose, Transition,
-    TransitionKind,
+    ClipId, CrossFader, Easing, Model, OffsetDecay, PoseDelta, RootMotion, SampleSettings, Transition, TransitionKind,
 };
+use devtools::fader::max_pose_change;
 use devtools::gltf::Doc;
 use glam::{Quat, Vec3};
 use serde_json::json;
 
 const DT: f32 = 1.0 / 60.0;
+
+/// [`devtools::fader::play_frames`] at [`DT`].
+fn play(m: &Model, f: &mut CrossFader, frames: usize, each: impl FnMut(usize, &mut CrossFader)) -> (f32, f32) {
+    devtools::fader::play_frames(m, f, frames, DT, each)
+}
 
 /// A three-joint chain with three looping clips that move every joint differently; the root
 /// also walks forward along +Z (clip i at 0.5·(i+1) units per second).
@@ -55,17 +60,6 @@ fn clip(index: usize) -> ClipId {
     ClipId::from_index(index)
 }
 
-/// Largest change between two poses: translation distance or chordal rotation distance.
-fn max_delta(a: &SoaPose, b: &SoaPose) -> f32 {
-    a.nodes()
-        .zip(b.nodes())
-        .map(|((_, x), (_, y))| {
-            let (p, q) = (glam::Vec4::from(x.rotation), glam::Vec4::from(y.rotation));
-            (x.translation - y.translation).length().max((p - q).length().min((p + q).length()))
-        })
-        .fold(0.0, f32::max)
-}
-
 /// A fader on `m` with root motion in place (so the forward walk does not count as motion).
 fn fader(m: &Model, start: usize) -> CrossFader {
     let mut f = CrossFader::new(m, clip(start));
@@ -73,28 +67,9 @@ fn fader(m: &Model, start: usize) -> CrossFader {
     f
 }
 
-/// Play `frames` frames calling `each` before each; the largest per-frame change and the
-/// smallest distance from the rest pose.
-fn run(m: &Model, f: &mut CrossFader, frames: usize, mut each: impl FnMut(usize, &mut CrossFader)) -> (f32, f32) {
-    let settings = SampleSettings::default();
-    let rest = m.rest_pose();
-    let mut prev = f.evaluate(m, &settings).clone();
-    let (mut largest, mut from_rest) = (0.0f32, f32::INFINITY);
-    for frame in 0..frames {
-        each(frame, f);
-        f.advance(DT);
-        let pose = f.evaluate(m, &settings);
-        assert!(pose.nodes().all(|(_, t)| t.is_finite() && (t.rotation.length() - 1.0).abs() < 1e-4));
-        largest = largest.max(max_delta(pose, &prev));
-        from_rest = from_rest.min(max_delta(pose, &rest));
-        prev.copy_from(pose);
-    }
-    (largest, from_rest)
-}
-
 /// The largest per-frame change of plain playback of the fastest clip.
 fn plain_step(m: &Model) -> f32 {
-    run(m, &mut fader(m, 2), 120, |_, _| {}).0
+    play(m, &mut fader(m, 2), 120, |_, _| {}).0
 }
 
 fn kind_transition(kind: TransitionKind, duration_secs: f32) -> Transition {
@@ -108,16 +83,16 @@ fn every_kind_survives_a_to_b_to_a_within_one_frame() {
     let plain = plain_step(&m);
     for kind in TransitionKind::ALL {
         let mut f = fader(&m, 0);
-        run(&m, &mut f, 12, |_, _| {});
+        play(&m, &mut f, 12, |_, _| {});
         let before = f.output().clone();
         f.transition(&m, &settings, clip(1), &kind_transition(kind, 0.3));
         f.transition(&m, &settings, clip(0), &kind_transition(kind, 0.3));
-        let (step, from_rest) = run(&m, &mut f, 60, |_, _| {});
+        let (step, from_rest) = play(&m, &mut f, 60, |_, _| {});
         assert!(step < 1.5 * plain, "{kind:?}: A→B→A jumped {step} (plain playback {plain})");
         assert!(from_rest > 0.05, "{kind:?}: a T-pose");
         assert_eq!(f.current_clip(), clip(0), "{kind:?}");
         assert!(!f.is_fading(), "{kind:?}: still fading after 1 s");
-        assert!(max_delta(f.output(), &before) > 1e-3, "{kind:?}: frozen");
+        assert!(max_pose_change(f.output(), &before) > 1e-3, "{kind:?}: frozen");
     }
 }
 
@@ -128,8 +103,8 @@ fn every_kind_survives_retriggering_every_frame_without_freezing() {
     let plain = plain_step(&m);
     for kind in TransitionKind::ALL {
         let mut f = fader(&m, 0);
-        run(&m, &mut f, 10, |_, _| {});
-        let (step, from_rest) = run(&m, &mut f, 240, |frame, f| {
+        play(&m, &mut f, 10, |_, _| {});
+        let (step, from_rest) = play(&m, &mut f, 240, |frame, f| {
             f.transition(&m, &settings, clip(frame % 3), &kind_transition(kind, 0.3));
             assert!(f.layers().len() <= MAX_LAYERS);
         });
@@ -142,7 +117,7 @@ fn every_kind_survives_retriggering_every_frame_without_freezing() {
             f.transition(&m, &settings, clip(frame % 2), &kind_transition(kind, 0.3));
             f.advance(DT);
             let pose = f.evaluate(&m, &settings);
-            if max_delta(pose, &prev) > 1e-4 {
+            if max_pose_change(pose, &prev) > 1e-4 {
                 moved += 1;
             }
             prev.copy_from(pose);

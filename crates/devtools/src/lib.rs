@@ -5,6 +5,7 @@
 //!   buffers), opens a `.glb` to edit it (e.g. [`gltf::Doc::wrap_in_scaled_root`] for rigs at
 //!   x0.01 or x100), and the one GLB container writer and base64 encoder.
 //! * [`ci`]: the one "skip unless `CI=true`" rule, the shared models folder, the glTF validator.
+//! * [`fader`]: how far a pose moved, and a cross-fader played frame by frame (the fader tests).
 //! * [`alloc`]: the counting allocator of the "allocates nothing per frame" tests.
 //! * [`badfiles`]: the corpus of malformed files in `tests/bad` and the errors they must give.
 //! * [`mannequin`]: the generator of the built-in character (`assets/mannequin.glb`; the shipped
@@ -19,6 +20,7 @@
 pub mod alloc;
 pub mod badfiles;
 pub mod ci;
+pub mod fader;
 pub mod gltf;
 pub mod mannequin;
 pub mod variants;
