@@ -204,7 +204,7 @@ pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> 
     let mut viewer =
         Viewer::new(default_model, ModelSource::built_in()).with_config_dir(crate::profile::default_profile_dir());
     let warmup_secs = options.stats_warmup.unwrap_or(10.0).min(options.exit_after.map_or(f64::INFINITY, |s| s * 0.5));
-    viewer.overlays.stats = crate::ui::stats::FrameStats::new(Duration::from_secs_f64(warmup_secs));
+    viewer.overlays.stats = crate::stage::stats::FrameStats::new(Duration::from_secs_f64(warmup_secs));
     if let Some(path) = model {
         // Loads in the background while the window opens; a clip chosen on the command line
         // needs the model first.
@@ -396,7 +396,7 @@ impl WindowState {
     /// without waiting for the swapchain (`None` when nothing was drawn).
     fn redraw(&mut self, viewer: &mut Viewer) -> (Duration, Option<Duration>) {
         let now = Instant::now();
-        let cpu_at_start = crate::ui::stats::thread_cpu_time();
+        let cpu_at_start = crate::stage::stats::thread_cpu_time();
         let dt_secs = now.duration_since(self.last_frame).as_secs_f32();
         self.last_frame = now;
         let size = self.window.inner_size();
@@ -509,7 +509,7 @@ impl WindowState {
             self.gpu.egui_renderer.free_texture(&id);
         }
         // The thread's CPU time where the OS says it, else wall time without the swapchain waits.
-        let cpu = match (cpu_at_start, crate::ui::stats::thread_cpu_time()) {
+        let cpu = match (cpu_at_start, crate::stage::stats::thread_cpu_time()) {
             (Some(start), Some(end)) => end.saturating_sub(start),
             _ => now.elapsed().saturating_sub(swapchain_wait),
         };

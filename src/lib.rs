@@ -15,6 +15,7 @@ pub mod process;
 pub mod profile;
 pub mod record;
 pub mod render;
+pub mod stage;
 pub mod transitions;
 pub mod ui;
 pub mod watch;

@@ -16,8 +16,8 @@ use anim::{Easing, InterpolationOverride, Model};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-pub use crate::ui::tuning::{ClipMarkers, ClipRootMotion, ContactMarker};
-use crate::ui::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
+pub use crate::stage::tuning::{ClipMarkers, ClipRootMotion, ContactMarker};
+use crate::stage::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
 
 /// Version written in every profile (2 added `identity`; version 1 files still load).
 pub const PROFILE_FORMAT: u32 = 2;
@@ -490,7 +490,7 @@ impl TuningProfile {
             }
         }
         tuning.clip_extras =
-            crate::ui::tuning::ClipExtras { markers: self.markers.clone(), root_motion: self.root_motion.clone() };
+            crate::stage::tuning::ClipExtras { markers: self.markers.clone(), root_motion: self.root_motion.clone() };
         (tuning, fit)
     }
 }

@@ -5,7 +5,7 @@
 
 use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
 use animtune::profile::{ModelIdentity, TuningProfile, legacy_profile_path};
-use animtune::ui::tuning::{FadeTuning, Interpolation};
+use animtune::stage::tuning::{FadeTuning, Interpolation};
 use animtune::ui::{ModelSource, Viewer};
 
 fn mannequin() -> Model {

@@ -11,9 +11,9 @@ use anim::{ClipId, Model, SampleSettings, SoaPose};
 
 use super::compare::{CompareLayout, heat_color32};
 use super::frame::{ViewClick, pick_nearest_joint};
-use super::loading::LoadJob;
 use crate::ab::{AbCompare, JointDeviation, model_size, same_clip};
 use crate::render::OrbitCamera;
+use crate::stage::loading::LoadJob;
 
 /// What a list of changed joints was computed for: A's model generation and the clip.
 type ChangedKey = (u64, Option<usize>);

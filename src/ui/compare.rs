@@ -5,8 +5,8 @@ use anim::{InterpolationOverride, Model, SampleSettings};
 
 use super::enum_combo;
 use super::kind_compare::KindCompare;
-use super::sampling::{ClipDeviation, PoseDeviation, clip_deviation};
-use super::tuning::Tuning;
+use crate::stage::sampling::{ClipDeviation, PoseDeviation, clip_deviation};
+use crate::stage::tuning::Tuning;
 
 /// How the two compared poses are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -15,8 +15,8 @@ use egui_plot::{Line, Plot, PlotPoints};
 use crate::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
 
 use super::playback::{EARLIER_BLEND, FADE_HISTORY_SECS, Playback};
-use super::tuning::{ClipExtras, FadeTuning, Tuning};
 use super::{SERIES_COLORS, enum_combo};
+use crate::stage::tuning::{ClipExtras, FadeTuning, Tuning};
 
 /// What the cross-fade panel asks the viewer to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use glam::{EulerRot, Quat, Vec4};
 
 use super::enum_combo;
 use super::playback::Playback;
-use super::selection::Selection;
-use super::tuning::Tuning;
+use crate::stage::selection::Selection;
+use crate::stage::tuning::Tuning;
 
 /// Samples per curve.
 const SAMPLES: usize = 300;

@@ -3,7 +3,7 @@
 //! compare pose, their model-space matrices, the deviation heat and collider lines — and read by
 //! the renderer, the skeleton overlay, picking, the compare readout and the stats.
 //!
-//! Every sampling, blending and local→model of the viewer happens here and in [`super::sampling`]
+//! Every sampling, blending and local→model of the viewer happens here and in [`crate::stage::sampling`]
 //! (the ragdoll's own physics aside), so a change of the core's pose type touches two files.
 
 use anim::ragdoll::Placement;
@@ -18,8 +18,8 @@ use crate::render::{Aabb, OrbitCamera};
 use super::compare::Compare;
 use super::playback::Playback;
 use super::ragdoll::RagdollView;
-use super::sampling::{ClipCursorSlot, PoseDeviation, deviation, sample_into};
-use super::tuning::Tuning;
+use crate::stage::sampling::{ClipCursorSlot, PoseDeviation, deviation, sample_into};
+use crate::stage::tuning::Tuning;
 
 /// One frame's poses and everything derived from them.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anim::Model;
 
-use super::loading::LoadJob;
+use crate::stage::loading::LoadJob;
 use crate::watch::ModelWatch;
 
 /// Watching, reloading and their counts.

@@ -6,9 +6,9 @@ use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
 
 use super::enum_combo;
 use super::playback::Playback;
-use super::sampling::wrong_space_effect;
-use super::selection::Selection;
-use super::tuning::Tuning;
+use crate::stage::sampling::wrong_space_effect;
+use crate::stage::selection::Selection;
+use crate::stage::tuning::Tuning;
 
 /// The Interpolation panel is the tuning's own: its settings live in [`Tuning`].
 impl Tuning {

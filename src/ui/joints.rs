@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use anim::{Model, NodeId};
 
-use super::selection::Selection;
+use crate::stage::selection::Selection;
 
 /// Deepest tree level drawn (hostile files can nest up to the import limit).
 const MAX_DEPTH: usize = 64;

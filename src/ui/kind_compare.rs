@@ -7,8 +7,8 @@ use anim::{ClipId, CrossFader, Model, SampleSettings, SoaPose, TransitionKind};
 use egui_plot::{Line, Plot, PlotPoints, VLine};
 use glam::{Affine3A, Vec3};
 
-use super::tuning::FadeTuning;
 use super::{SERIES_COLORS, enum_combo};
+use crate::stage::tuning::FadeTuning;
 
 /// Seconds of the source played before the trigger in each replay.
 const LEAD_SECS: f32 = 0.5;

@@ -1,35 +1,9 @@
 //! The interactive viewer (egui): [`Viewer`] owns the model on screen and the parts that own
 //! everything else; each panel is a struct that owns its state and has a `..._ui` method. Tests
-//! drive it headless with `egui_kittest` (no window, no GPU).
-//!
-//! | module | owns | may import |
-//! |---|---|---|
-//! | [`viewer`] | [`Viewer`]: the model, the parts below, the layout, shortcuts, operations across parts (fade, handoff, get-up, open model) | everything below |
-//! | [`playback`] | [`playback::Playback`]: clip, time, transport, the cross-fader, fade weight history; clip list and transport bar | anim, egui |
-//! | [`tuning`] | [`tuning::Tuning`]: every tunable of the model (saved in its profile); [`tuning::TuningHistory`]: undo/redo | anim |
-//! | [`profiles`] | [`profiles::ProfileStore`]: the model's profile file (by identity), load/save/export/import; Profile section | `crate::profile`, egui |
-//! | [`frame`] | [`frame::FrameOutput`]: the frame's poses and model-space matrices, heat, collider lines; sampling, blending and local→model of the frame; picking (`pick_nearest_joint`, the one rule) | anim, render (framing, overlay lines), [`sampling`] |
-//! | [`sampling`] | the viewer's pose jobs shared by the frame and the compare view: a clip sampled into a pose, pose and clip-wide deviation, the wrong-space effect | anim |
-//! | [`selection`] | the selected joint and channel | anim |
-//! | [`interpolation`] | Interpolation panel (override, spaces, easing, channel override, reset to authored, wrong-space readout) | egui, [`tuning`], [`sampling`] |
-//! | [`curves`] | Curves panel: channel curves, keys, tangents, velocity, acceleration (`egui_plot`), refit on change | egui, `egui_plot` |
-//! | [`pointer_curves`] | the clip's `KHR_animation_pointer` property tracks, plotted in the Curves panel | egui, `egui_plot`, anim |
-//! | [`crossfade`] | Cross-fade panel: target clip, the pair's fade, trigger, weight plot, transition table | egui, `egui_plot`, [`tuning`] |
-//! | [`compare`] | [`compare::Compare`]: two modes side by side or ghosted, heatmap, deviation now and clip-wide | egui, [`sampling`] |
-//! | [`ab_view`] | [`ab_view::AbView`]: a second file (B) beside the model on screen: loaded in the background, joints matched by name, the changed joints over the clip, heat on A; a click in B's half picked on B's pose | egui, `crate::ab`, render (camera), [`compare`], [`frame`] (picking), [`loading`] |
-//! | [`ragdoll`] | [`ragdoll::RagdollView`]: controller, placement, colliders, history; Ragdoll panel | egui, `egui_plot`, physics |
-//! | [`crowd`] | Crowd panel and the crowd | egui, `crate::crowd` |
-//! | [`joints`] | the node hierarchy as a tree; selects a joint | egui |
-//! | [`viewport`] | the 3D view widget: camera, texture, orbit/pan/zoom, clicks (`ViewClick`) | egui, render (camera), [`frame`] |
-//! | [`overlays`] | skeleton toggle, Stats overlay | egui, [`stats`] |
-//! | [`stats`] | frame statistics (CPU ms per frame, RSS) for the overlay and `--stats-out` | serde |
-//! | [`file_menu`] | File menu, path field, native dialogs with a path-field fallback, File ▸ Recent | egui, rfd |
-//! | [`hot_reload`] | [`hot_reload::HotReload`]: the open file watched, reloads in the background, counts; toggle and status line | egui, `crate::watch`, [`loading`] |
-//! | [`recorder`] | [`recorder::RecordPanel`]: Record clip — options, the recording on its own thread, progress | egui, `crate::record`, render (shot) |
-//! | [`loading`] | background model loading with progress (std threads; no egui) | anim |
-//! | [`gpu_bridge`] | the only egui ↔ renderer bridge: renders the frame output into a texture egui shows | `egui_wgpu`, render |
-//!
-//! The window shell is `crate::app` (winit).
+//! drive it headless with `egui_kittest` (no window, no GPU). What each module owns and may
+//! import is in ARCHITECTURE.md (the one map; the architecture test checks it). The state that
+//! needs no egui (tuning, selection, sampling jobs, loading, frame statistics) is in
+//! `crate::stage`; the window shell is `crate::app` (winit).
 
 pub mod ab_view;
 pub mod compare;
@@ -43,17 +17,12 @@ pub mod hot_reload;
 pub mod interpolation;
 pub mod joints;
 pub mod kind_compare;
-pub mod loading;
 pub mod overlays;
 pub mod playback;
 pub mod pointer_curves;
 pub mod profiles;
 pub mod ragdoll;
 pub mod recorder;
-pub mod sampling;
-pub mod selection;
-pub mod stats;
-pub mod tuning;
 pub mod viewer;
 pub mod viewport;
 

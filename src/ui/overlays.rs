@@ -1,7 +1,7 @@
 //! [`Overlays`]: what is drawn over the 3D view besides the model — the skeleton, and the Stats
 //! overlay (frame times and resident memory, the same numbers `--stats-out` writes).
 
-use super::stats::FrameStats;
+use crate::stage::stats::FrameStats;
 
 /// Overlay toggles and the frame statistics they show.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use anim::crossfade::MAX_LAYERS;
 use anim::{Clip, ClipId, CrossFader, FootContact, Model, Property, RootMotion, SampleSettings, TransitionKind};
 
-use super::tuning::FadeTuning;
+use crate::stage::tuning::FadeTuning;
 
 /// Seconds of cross-fade weight history kept for the plot.
 pub const FADE_HISTORY_SECS: f64 = 4.0;

@@ -8,7 +8,7 @@ use anim::Model;
 
 use crate::profile::{ModelIdentity, ProfileFit, TuningProfile, legacy_profile_path};
 
-use super::tuning::Tuning;
+use crate::stage::tuning::Tuning;
 
 /// Seconds between automatic saves while the tuning keeps changing.
 const SAVE_EVERY_SECS: f64 = 0.5;

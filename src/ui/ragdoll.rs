@@ -16,7 +16,7 @@ use crate::physics::controller::GetUpReport;
 use crate::physics::{Handoff, MotorGains, Phase, RagdollController, RagdollSettings, Region};
 
 use super::enum_combo;
-use super::tuning::RagdollTuning;
+use crate::stage::tuning::RagdollTuning;
 
 /// Seconds of `ragdoll_weight` history kept for the plot.
 pub const RAGDOLL_HISTORY_SECS: f64 = 4.0;

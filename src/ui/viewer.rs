@@ -24,15 +24,15 @@ use super::file_menu::{FileAction, FileMenu, PathPurpose};
 use super::frame::{FrameOutput, ViewClick};
 use super::hot_reload::HotReload;
 use super::joints::JointsPanel;
-use super::loading::{LoadJob, LoadStage};
 use super::overlays::Overlays;
 use super::playback::Playback;
 use super::profiles::{ProfileAction, ProfileStore};
 use super::ragdoll::{RagdollAction, RagdollView};
 use super::recorder::{RecordPanel, ViewState};
-use super::selection::Selection;
-use super::tuning::{Tuning, TuningHistory};
 use super::viewport::ViewportPanel;
+use crate::stage::loading::{LoadJob, LoadStage};
+use crate::stage::selection::Selection;
+use crate::stage::tuning::{Tuning, TuningHistory};
 
 /// Seconds before the ragdoll handoff at which the animation is sampled for body velocities.
 const HANDOFF_VELOCITY_SECS: f32 = 1.0 / 60.0;

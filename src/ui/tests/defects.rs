@@ -6,9 +6,9 @@ use egui_kittest::kittest::Queryable as _;
 use glam::Vec3;
 
 use super::{built_in_model, clip, config_dir, node, shared_model, viewer, whole};
+use crate::stage::tuning::{FadeTuning, Interpolation, Tuning};
 use crate::ui::file_menu::{Dialogs, PathPurpose};
 use crate::ui::playback::TimelineScale;
-use crate::ui::tuning::{FadeTuning, Interpolation, Tuning};
 use crate::ui::{ModelSource, Viewer};
 
 /// Model-space matrices of the built-in character playing `clip` at `time_secs`.

@@ -5,9 +5,9 @@ use anim::{Easing, InterpolationOverride, RotationSpace};
 use egui_kittest::kittest::Queryable as _;
 
 use super::{clip, viewer, whole};
+use crate::stage::sampling::clip_deviation;
+use crate::stage::tuning::{FadeTuning, Interpolation};
 use crate::ui::compare::CompareModes;
-use crate::ui::sampling::clip_deviation;
-use crate::ui::tuning::{FadeTuning, Interpolation};
 
 #[test]
 fn every_tuning_change_is_undone_and_redone_with_the_keyboard() {
@@ -143,7 +143,7 @@ fn reset_to_authored_clears_overrides_spaces_and_channels() {
 fn the_stats_overlay_shows_frame_times_and_memory() {
     let mut viewer = viewer();
     let start = std::time::Instant::now();
-    viewer.overlays.stats = crate::ui::stats::FrameStats::starting_at(start, std::time::Duration::from_millis(100));
+    viewer.overlays.stats = crate::stage::stats::FrameStats::starting_at(start, std::time::Duration::from_millis(100));
     for i in 0..20u64 {
         let at = start + std::time::Duration::from_millis(50 * i);
         viewer.overlays.stats.record_frame(std::time::Duration::from_millis(4), at, || Some(100_000 + i));

@@ -304,8 +304,8 @@ fn background_loading_reports_progress_and_keeps_the_model_until_ready() {
     assert_eq!(viewer.model.nodes.len(), nodes, "the old model stays while loading");
     let stage = viewer.loading.as_ref().expect("loading").stage();
     assert!(
-        matches!(stage, crate::ui::loading::LoadStage::Reading(f) if (0.0..=1.0).contains(&f))
-            || stage == crate::ui::loading::LoadStage::Importing
+        matches!(stage, crate::stage::loading::LoadStage::Reading(f) if (0.0..=1.0).contains(&f))
+            || stage == crate::stage::loading::LoadStage::Importing
     );
     assert!(viewer.loading.as_ref().expect("loading").total_bytes() > 100_000);
     assert!(viewer.wait_for_loading());

@@ -5,7 +5,7 @@ use anim::{Easing, OffsetDecay, RootMotion, TransitionKind};
 use egui_kittest::kittest::Queryable as _;
 
 use super::{clip, viewer, whole};
-use crate::ui::tuning::FadeTuning;
+use crate::stage::tuning::FadeTuning;
 
 #[test]
 fn the_panel_picks_a_kind_per_pair_and_shows_its_measured_quality() {
