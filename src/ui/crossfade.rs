@@ -299,25 +299,43 @@ impl CrossFadePanel {
     ) {
         let Some((this, cross)) = self.measured(model, extras, from, to, fade) else { return };
         ui.label(format!("measured ({MEASURED_TRIGGERS} triggers, worst; same as `animtune transition`):"))
-            .on_hover_text("Velocity jump: the change of joint velocity the trigger causes. Foot slide: planted feet moving over the ground during the transition. Pop: per-frame motion after the trigger over before");
-        let opt = |v: Option<f32>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"));
+            .on_hover_text(
+                "Each figure is the worst over the trigger times; hover a figure's name for what it measures",
+            );
+        let ratio = |v: Option<f32>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}×"));
         egui::Grid::new("transition quality").striped(true).show(ui, |ui| {
             ui.label("");
             ui.strong(kind_label(fade.kind));
             ui.label("cross-fade");
             ui.end_row();
             let (a, b) = (&this.worst, &cross.worst);
-            for (name, x, y) in [
-                ("velocity jump", format!("{:.3} m/s", a.velocity_jump_mps), format!("{:.3} m/s", b.velocity_jump_mps)),
-                ("foot slide", format!("{:.3} m", a.foot_slide_m), format!("{:.3} m", b.foot_slide_m)),
+            for (name, meaning, x, y) in [
+                (
+                    "velocity jump",
+                    "m/s: the largest change of any joint's velocity that the trigger causes (its velocity over the frame after the trigger against what it would have been had the source played on); 0 = no jolt",
+                    format!("{:.3} m/s", a.velocity_jump_mps),
+                    format!("{:.3} m/s", b.velocity_jump_mps),
+                ),
+                (
+                    "foot slide",
+                    "m: how far planted feet move horizontally over the ground during the transition (relative to the ground under them, which moves with an in-place clip's stance speed)",
+                    format!("{:.3} m", a.foot_slide_m),
+                    format!("{:.3} m", b.foot_slide_m),
+                ),
                 (
                     "max accel",
+                    "m/s²: the largest joint acceleration during the transition",
                     format!("{:.0} m/s²", a.max_joint_accel_mps2),
                     format!("{:.0} m/s²", b.max_joint_accel_mps2),
                 ),
-                ("pop", opt(a.pop), opt(b.pop)),
+                (
+                    "pop",
+                    "A ratio (no unit): the largest per-frame joint step in the 3 frames after the trigger over the largest in the 3 frames up to it; 1× means the motion carries on as it was, \"-\" that nothing moved before",
+                    ratio(a.pop),
+                    ratio(b.pop),
+                ),
             ] {
-                ui.label(name);
+                ui.label(name).on_hover_text(meaning);
                 ui.label(x);
                 ui.label(y);
                 ui.end_row();

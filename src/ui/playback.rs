@@ -223,9 +223,16 @@ impl Playback {
     }
 
     /// Step by `frames` whole frames of the clip's frame rate (pauses playback): the time lands
-    /// exactly on a frame.
+    /// exactly on a frame. During a transition a step forward advances the transition by that
+    /// many frames (so a fade can be watched frame by frame while paused); a step back ends it
+    /// there, as scrubbing does.
     pub fn step_frames(&mut self, frames: i64) {
         self.playing = false;
+        if frames > 0 && self.fader.is_fading() {
+            self.advance_fade(frames as f32 / self.frame_rate());
+            self.record_weights();
+            return;
+        }
         let count = self.frame_count();
         let mut frame = self.frame_index() + frames;
         if self.looping && count > 0 {
@@ -313,7 +320,7 @@ impl Playback {
         self.fader.transition(model, settings, ClipId::from_index(to), &fade.transition(start, source_secs));
         self.clip = Some(to);
         self.time_secs = start;
-        self.playing = true;
+        // Paused stays paused: the transition waits for Play or a frame step.
     }
 
     /// Switch to `to` from its start with no fade (the ragdoll blend hides the switch).
@@ -329,12 +336,7 @@ impl Playback {
         let clip_dt = if self.playing { dt_secs * self.speed } else { 0.0 };
         self.fader.looping = self.looping;
         if self.fader.is_fading() {
-            self.fader.advance(clip_dt);
-            self.clip = Some(self.fader.current_clip().index());
-            let duration = self.duration_secs();
-            let time = self.fader.current_time_secs();
-            self.time_secs =
-                if self.looping && duration > 0.0 { time.rem_euclid(duration) } else { time.min(duration) };
+            self.advance_fade(clip_dt);
         } else {
             let duration = self.duration_secs();
             let mut time = self.time_secs + clip_dt;
@@ -354,6 +356,15 @@ impl Playback {
         }
         self.pending_dt_secs += clip_dt;
         self.record_weights();
+    }
+
+    /// Advance the transition in progress by `clip_dt_secs` of clip time.
+    fn advance_fade(&mut self, clip_dt_secs: f32) {
+        self.fader.advance(clip_dt_secs);
+        self.clip = Some(self.fader.current_clip().index());
+        let duration = self.duration_secs();
+        let time = self.fader.current_time_secs();
+        self.time_secs = if self.looping && duration > 0.0 { time.rem_euclid(duration) } else { time.min(duration) };
     }
 
     /// Add the weight of each clip on screen now to the history (dropping what is older than

@@ -12,6 +12,7 @@ mod defects;
 mod features;
 mod panels;
 mod transitions;
+mod working_day;
 
 /// The built-in character in a viewer without profiles.
 fn viewer() -> Viewer {

@@ -1,0 +1,105 @@
+//! Defects found by using the window for a working day (issue #22, item 6): one test each,
+//! each failed on the viewer before its fix.
+
+use anim::Easing;
+use egui_kittest::kittest::{NodeT as _, Queryable as _, by};
+
+use super::{clip, viewer, whole};
+use crate::stage::tuning::FadeTuning;
+
+// ---- 6.8 T while paused ----
+
+/// T while paused started the fade and resumed playback; frame steps then ended the fade. Paused
+/// stays paused, and each step forward advances the transition by one frame of the clip.
+#[test]
+fn a_transition_triggered_while_paused_stays_paused_and_steps_frame_by_frame() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.step(0.3);
+    viewer.crossfade.to_clip = run;
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Linear));
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    harness.key_press(egui::Key::Space);
+    harness.run();
+    assert!(!harness.state().playback.playing, "Space pauses");
+    harness.key_press(egui::Key::T);
+    harness.run();
+    let viewer = harness.state();
+    assert!(viewer.playback.is_fading(), "T starts the transition");
+    assert!(!viewer.playback.playing, "T while paused keeps the viewer paused");
+    let weight_of_run =
+        |viewer: &crate::ui::Viewer| viewer.playback.fade_history().back().expect("a weight sample").weight_of(run);
+    let at_trigger = weight_of_run(viewer);
+    // A few idle frames change nothing while paused.
+    for _ in 0..5 {
+        harness.run();
+    }
+    assert_eq!(weight_of_run(harness.state()), at_trigger, "paused: the transition waits");
+    let frame_secs = 1.0 / harness.state().playback.frame_rate();
+    let mut previous = at_trigger;
+    for step in 1..=3 {
+        harness.key_press(egui::Key::ArrowRight);
+        harness.run();
+        let viewer = harness.state();
+        assert!(viewer.playback.is_fading(), "step {step}: still in the transition");
+        assert!(!viewer.playback.playing, "step {step}: still paused");
+        let weight = weight_of_run(viewer);
+        // A linear 0.5 s fade gains frame/0.5 of weight per frame step.
+        let expected = frame_secs / 0.5;
+        assert!(
+            (weight - previous - expected).abs() < 0.02,
+            "step {step}: Run's weight went {previous} -> {weight}, expected +{expected}"
+        );
+        previous = weight;
+    }
+}
+
+// ---- 6.16 figures with units and meanings ----
+
+/// The transition figures showed "pop 144.24" with no unit or meaning. Every figure now has its
+/// unit (pop is a ratio, shown with ×) and its name explains what it measures.
+#[test]
+fn every_transition_figure_has_its_unit_and_says_what_it_measures() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    for _ in 0..4 {
+        harness.run();
+    }
+    for (figure, unit, meaning) in [
+        ("velocity jump", " m/s", "had the source played on"),
+        ("foot slide", " m", "planted feet"),
+        ("max accel", " m/s²", "joint acceleration"),
+        ("pop", "×", "ratio (no unit)"),
+    ] {
+        let row = harness.get_by_label(figure).rect();
+        // The row's values sit to the right of its name, on the same line.
+        // Texts on the row's line to the right of its name (egui puts a label's text in its
+        // accessibility value).
+        let mut values: Vec<(i64, String)> = harness
+            .query_all(by().predicate(|node| node.value().is_some()).include_labels())
+            .filter_map(|node| {
+                let node = node.accesskit_node();
+                let b = node.bounding_box()?;
+                let on_row = ((b.y0 + b.y1) as f32 / 2.0 - row.center().y).abs() < 3.0 && b.x0 as f32 > row.max.x;
+                Some((b.x0.round() as i64, node.value()?)).filter(|_| on_row)
+            })
+            .collect();
+        values.dedup();
+        let values: Vec<String> = values.into_iter().map(|(_, value)| value).collect();
+        assert_eq!(values.len(), 2, "{figure}: {values:?}");
+        for value in &values {
+            assert!(value.ends_with(unit) || value == "-", "{figure} shows {value:?} without its unit {unit:?}");
+        }
+        harness.get_by_label(figure).hover();
+        harness.run();
+        harness.get_by_label_contains(meaning);
+        harness.hover_at(egui::pos2(5.0, 2590.0));
+        harness.run();
+    }
+}
