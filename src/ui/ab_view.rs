@@ -289,6 +289,7 @@ impl AbView {
             );
             ui.add(
                 egui::Slider::new(&mut self.heat_full_scale, 0.001..=0.2)
+                    .update_while_editing(false)
                     .logarithmic(true)
                     .text("red at")
                     .custom_formatter(|v, _| format!("{:.1} cm", v * 100.0)),

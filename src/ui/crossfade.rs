@@ -203,7 +203,12 @@ impl CrossFadePanel {
         );
         // The slider's value box doubles as the number field.
         changed |= ui
-            .add(egui::Slider::new(&mut fade.duration_secs, 0.0..=2.0).text("duration").suffix(" s"))
+            .add(
+                egui::Slider::new(&mut fade.duration_secs, 0.0..=2.0)
+                    .update_while_editing(false)
+                    .text("duration")
+                    .suffix(" s"),
+            )
             .on_hover_text("Fade (or offset decay) length for this pair (0: switch at once)")
             .changed();
         match fade.kind {
@@ -231,7 +236,12 @@ impl CrossFadePanel {
         }
         if fade.kind == TransitionKind::DeadBlend {
             changed |= ui
-                .add(egui::Slider::new(&mut fade.half_life_secs, 0.0..=0.5).text("half-life").suffix(" s"))
+                .add(
+                    egui::Slider::new(&mut fade.half_life_secs, 0.0..=0.5)
+                        .update_while_editing(false)
+                        .text("half-life")
+                        .suffix(" s"),
+                )
                 .on_hover_text("How fast the coasting pose's velocity dies away (it halves every half-life)")
                 .changed();
         }

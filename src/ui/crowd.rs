@@ -71,7 +71,12 @@ impl CrowdPanel {
             .on_hover_text("Show many copies of the model, each playing and cross-fading its own clips")
             .changed();
         let slider = ui
-            .add(egui::Slider::new(&mut self.count, 1..=MAX_CROWD).logarithmic(true).text("instances"))
+            .add(
+                egui::Slider::new(&mut self.count, 1..=MAX_CROWD)
+                    .update_while_editing(false)
+                    .logarithmic(true)
+                    .text("instances"),
+            )
             .on_hover_text("Number of characters (applied when the slider is released)");
         let resized = enabled && (slider.drag_stopped() || (slider.changed() && !slider.dragged()));
         let changed = (toggled || resized) && self.set(model, enabled.then_some(self.count), mode);

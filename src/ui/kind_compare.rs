@@ -176,8 +176,13 @@ impl KindCompare {
         let names = |k: TransitionKind| k.name().to_owned();
         enum_combo(ui, "left kind", &mut self.left, &TransitionKind::ALL, names, "Kind of the left view");
         enum_combo(ui, "right kind", &mut self.right, &TransitionKind::ALL, names, "Kind of the right view");
-        ui.add(egui::Slider::new(&mut self.at_secs, 0.0..=source_secs.max(0.01)).text("trigger at").suffix(" s"))
-            .on_hover_text("Source clip time of the trigger");
+        ui.add(
+            egui::Slider::new(&mut self.at_secs, 0.0..=source_secs.max(0.01))
+                .update_while_editing(false)
+                .text("trigger at")
+                .suffix(" s"),
+        )
+        .on_hover_text("Source clip time of the trigger");
         if !self.enabled {
             return;
         }

@@ -459,8 +459,14 @@ impl Playback {
             if ui.button(">|").on_hover_text("Last frame (End); pauses").clicked() {
                 self.go_to_end();
             }
-            ui.add(egui::Slider::new(&mut self.speed, 0.1..=4.0).logarithmic(true).text("speed").suffix("×"))
-                .on_hover_text("Playback speed (fades and the ragdoll run at it too)");
+            ui.add(
+                egui::Slider::new(&mut self.speed, 0.1..=4.0)
+                    .update_while_editing(false)
+                    .logarithmic(true)
+                    .text("speed")
+                    .suffix("×"),
+            )
+            .on_hover_text("Playback speed (fades and the ragdoll run at it too)");
             ui.checkbox(&mut self.looping, "loop")
                 .on_hover_text("Wrap at the end; off: stop on the last frame (Play then restarts)");
             ui.monospace(format!(
@@ -482,6 +488,7 @@ impl Playback {
             let response = ui.add_enabled(
                 duration > 0.0,
                 egui::Slider::new(&mut time, 0.0..=duration.max(1e-3))
+                    .update_while_editing(false)
                     .show_value(false)
                     .clamping(egui::SliderClamping::Always),
             );

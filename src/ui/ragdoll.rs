@@ -308,6 +308,7 @@ impl RagdollView {
         });
         ui.add(
             egui::Slider::new(&mut tuning.ramp_rate_per_sec, 0.5..=1000.0)
+                .update_while_editing(false)
                 .logarithmic(true)
                 .text("ramp rate")
                 .suffix(" /s"),
@@ -349,10 +350,17 @@ impl RagdollView {
         );
 
         ui.separator();
-        ui.add(egui::Slider::new(&mut tuning.motor_strength, 0.0..=1.0).text("motor strength"))
-            .on_hover_text("0: limp; 1: the joints drive toward the animated pose at full strength");
-        ui.add(egui::Slider::new(&mut tuning.limp_rate_per_sec, 0.0..=10.0).text("active to limp").suffix(" /s"))
-            .on_hover_text("The motor strength falls to 0 at this rate (0 keeps it)");
+        ui.add(
+            egui::Slider::new(&mut tuning.motor_strength, 0.0..=1.0).update_while_editing(false).text("motor strength"),
+        )
+        .on_hover_text("0: limp; 1: the joints drive toward the animated pose at full strength");
+        ui.add(
+            egui::Slider::new(&mut tuning.limp_rate_per_sec, 0.0..=10.0)
+                .update_while_editing(false)
+                .text("active to limp")
+                .suffix(" /s"),
+        )
+        .on_hover_text("The motor strength falls to 0 at this rate (0 keeps it)");
         ui.checkbox(&mut tuning.pin_pelvis, "pin the pelvis to the animation")
             .on_hover_text("The pelvis keeps following the animation; the rest hangs from it");
         egui::CollapsingHeader::new("motor gains per region").show(ui, |ui| {
@@ -361,11 +369,19 @@ impl RagdollView {
                 ui.horizontal(|ui| {
                     ui.label(region.name());
                     ui.add(
-                        egui::DragValue::new(&mut tuning.gains.stiffness[i]).range(0.0..=20_000.0).prefix("stiffness "),
+                        egui::DragValue::new(&mut tuning.gains.stiffness[i])
+                            .update_while_editing(false)
+                            .range(0.0..=20_000.0)
+                            .prefix("stiffness "),
                     )
                     .on_hover_text("How hard the motors pull toward the animated pose, 1/s²");
-                    ui.add(egui::DragValue::new(&mut tuning.gains.damping[i]).range(0.0..=2_000.0).prefix("damping "))
-                        .on_hover_text("How strongly the motors resist motion, 1/s");
+                    ui.add(
+                        egui::DragValue::new(&mut tuning.gains.damping[i])
+                            .update_while_editing(false)
+                            .range(0.0..=2_000.0)
+                            .prefix("damping "),
+                    )
+                    .on_hover_text("How strongly the motors resist motion, 1/s");
                 });
             }
             if ui.small_button("Defaults").on_hover_text("The default gains for every region").clicked() {
@@ -389,10 +405,20 @@ impl RagdollView {
                 .response
                 .on_hover_text("Clip played when the character gets up from its front");
         }
-        ui.add(egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0).text("get-up blend").suffix(" s"))
-            .on_hover_text("Length of the blend from the body, through key poses, into the clip");
-        ui.add(egui::Slider::new(&mut tuning.push_newton_secs, 0.0..=200.0).text("push").suffix(" N s"))
-            .on_hover_text("Impulse on the selected bone at the handoff, away from the camera (0: none)");
+        ui.add(
+            egui::Slider::new(&mut tuning.get_up_secs, 0.0..=3.0)
+                .update_while_editing(false)
+                .text("get-up blend")
+                .suffix(" s"),
+        )
+        .on_hover_text("Length of the blend from the body, through key poses, into the clip");
+        ui.add(
+            egui::Slider::new(&mut tuning.push_newton_secs, 0.0..=200.0)
+                .update_while_editing(false)
+                .text("push")
+                .suffix(" N s"),
+        )
+        .on_hover_text("Impulse on the selected bone at the handoff, away from the camera (0: none)");
         super::status_line(
             ui,
             format!("pushes {} away from the camera", selected.map_or_else(|| "the root".to_owned(), &node_name)),

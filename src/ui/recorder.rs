@@ -80,19 +80,29 @@ impl RecordPanel {
         ui.horizontal(|ui| {
             let max_fps = if self.kind == OutputKind::Gif { crate::record::MAX_GIF_FPS } else { 120 };
             self.fps = self.fps.min(max_fps);
-            ui.add(egui::DragValue::new(&mut self.fps).range(1..=max_fps).suffix(" fps"));
-            ui.add(egui::DragValue::new(&mut self.width).range(16..=3840).suffix(" px"));
+            ui.add(egui::DragValue::new(&mut self.fps).update_while_editing(false).range(1..=max_fps).suffix(" fps"));
+            ui.add(egui::DragValue::new(&mut self.width).update_while_editing(false).range(16..=3840).suffix(" px"));
             ui.label("×");
-            ui.add(egui::DragValue::new(&mut self.height).range(16..=2160).suffix(" px"));
+            ui.add(egui::DragValue::new(&mut self.height).update_while_editing(false).range(16..=2160).suffix(" px"));
         });
         let end = clip.map_or(0.0, |(_, end)| end);
         ui.horizontal(|ui| {
             ui.checkbox(&mut self.whole_clip, "whole clip");
             ui.add_enabled_ui(!self.whole_clip, |ui| {
-                ui.add(egui::DragValue::new(&mut self.from_secs).range(0.0..=end.max(0.0)).speed(0.01).suffix(" s"));
+                ui.add(
+                    egui::DragValue::new(&mut self.from_secs)
+                        .update_while_editing(false)
+                        .range(0.0..=end.max(0.0))
+                        .speed(0.01)
+                        .suffix(" s"),
+                );
                 ui.label("to");
                 ui.add(
-                    egui::DragValue::new(&mut self.to_secs).range(0.0..=(end * 4.0).max(0.01)).speed(0.01).suffix(" s"),
+                    egui::DragValue::new(&mut self.to_secs)
+                        .update_while_editing(false)
+                        .range(0.0..=(end * 4.0).max(0.01))
+                        .speed(0.01)
+                        .suffix(" s"),
                 )
                 .on_hover_text("Past the clip's end the clip loops, as when it plays");
             });

@@ -946,8 +946,8 @@ impl Viewer {
                 self.overlays.stats_ui(&ui.painter_at(rect), rect, &self.source.short_name(), &profile);
             }
         });
-        // A drag is one undo step, recorded when it ends.
-        let settled = !ui.input(|i| i.pointer.any_down());
+        // A drag or a typed number becomes one step when it ends (Enter or focus loss).
+        let settled = !ui.input(|i| i.pointer.any_down()) && !ui.ctx().text_edit_focused();
         self.history.commit(&self.tuning, settled);
         self.save_profile(false);
         self.compute_frame();

@@ -103,3 +103,48 @@ fn every_transition_figure_has_its_unit_and_says_what_it_measures() {
         harness.run();
     }
 }
+
+// ---- 6.3 typing a number is one edit ----
+
+/// Typing a duration (select all, `0.6`, Enter) took three Ctrl+Z to undo, passed through
+/// 0.00 s and applied every keystroke live. The text is applied once, on Enter: the partial
+/// text never reaches the tuning, and one Ctrl+Z undoes the edit.
+#[test]
+fn a_typed_duration_is_applied_on_enter_as_one_undo_step() {
+    let mut viewer = viewer();
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    for _ in 0..3 {
+        harness.run();
+    }
+    let steps_before = harness.state().history.undo_steps();
+    // The duration slider's number box: the spin button on the slider's row.
+    let slider = harness.get_all_by_label("duration").next().expect("the duration slider").rect();
+    harness
+        .query_all(by().role(egui::accesskit::Role::SpinButton))
+        .find(|node| (node.rect().center().y - slider.center().y).abs() < 4.0)
+        .expect("the duration's number box")
+        .click();
+    harness.run();
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    harness.run();
+    let duration = |h: &egui_kittest::Harness<'_, crate::ui::Viewer>| {
+        h.state().tuning.transition(walk, run).expect("tuned").duration_secs
+    };
+    for (typed, partial) in [("0", "0"), (".", "0."), ("6", "0.6")] {
+        harness.query(by().role(egui::accesskit::Role::TextInput)).expect("editing the number").type_text(typed);
+        harness.run();
+        assert_eq!(duration(&harness), 0.4, "typing {partial:?} changes nothing yet");
+    }
+    harness.key_press(egui::Key::Enter);
+    harness.run();
+    harness.run();
+    assert!((duration(&harness) - 0.6).abs() < 1e-6, "Enter applies 0.6: {}", duration(&harness));
+    assert_eq!(harness.state().history.undo_steps(), steps_before + 1, "one edit, one undo step");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    assert_eq!(duration(&harness), 0.4, "one Ctrl+Z undoes the typed duration");
+}
