@@ -444,7 +444,7 @@ impl Playback {
     ) -> bool {
         ui.horizontal(|ui| {
             let label = if self.playing { "Pause" } else { "Play" };
-            if ui.add_sized([56.0, 20.0], egui::Button::new(label)).on_hover_text("Space").clicked() {
+            if ui.add_sized([56.0, 20.0], egui::Button::new(label)).on_hover_text("Play or pause (Space)").clicked() {
                 self.toggle_play();
             }
             if ui.button("|<").on_hover_text("First frame (Home)").clicked() {
@@ -453,7 +453,13 @@ impl Playback {
             if ui.button("< Frame").on_hover_text("One frame back (Left arrow); pauses").clicked() {
                 self.step_frames(-1);
             }
-            if ui.button("Frame >").on_hover_text("One frame on (Right arrow); pauses").clicked() {
+            if ui
+                .button("Frame >")
+                .on_hover_text(
+                    "One frame on (Right arrow); pauses. During a transition it advances the transition by a frame",
+                )
+                .clicked()
+            {
                 self.step_frames(1);
             }
             if ui.button(">|").on_hover_text("Last frame (End); pauses").clicked() {
@@ -476,7 +482,10 @@ impl Playback {
                 self.frame_index(),
                 self.frame_count(),
                 self.frame_rate()
-            ));
+            ))
+            .on_hover_text(
+                "Clip time and length; frame and frame count at the clip's own frame rate (from its key spacing)",
+            );
         });
         let duration = self.duration_secs();
         let mut time = self.time_secs;
@@ -493,6 +502,9 @@ impl Playback {
                     .clamping(egui::SliderClamping::Always),
             );
             response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, duration > 0.0, "timeline"));
+            let response = response.on_hover_text(
+                "Drag or click to scrub (a transition in progress ends there); ticks are keys, the markers foot contacts",
+            );
             if response.changed() {
                 self.seek(time);
             }

@@ -148,3 +148,40 @@ fn a_typed_duration_is_applied_on_enter_as_one_undo_step() {
     harness.run();
     assert_eq!(duration(&harness), 0.4, "one Ctrl+Z undoes the typed duration");
 }
+
+// ---- 6.10 the transport explains itself ----
+
+/// The transport bar had controls without tooltips. Every control of it says what it does.
+#[test]
+fn every_transport_control_has_a_tooltip() {
+    let mut harness = whole(viewer(), [1280.0, 900.0]);
+    harness.run();
+    let controls: Vec<(String, &str)> = vec![
+        ("Pause".to_owned(), "Play or pause (Space)"),
+        ("|<".to_owned(), "First frame (Home)"),
+        ("< Frame".to_owned(), "One frame back"),
+        ("Frame >".to_owned(), "advances the transition"),
+        (">|".to_owned(), "Last frame (End)"),
+        ("speed".to_owned(), "Playback speed"),
+        ("loop".to_owned(), "Wrap at the end"),
+        ("timeline".to_owned(), "Drag or click to scrub"),
+    ];
+    for (control, tooltip) in &controls {
+        harness.get_all_by_label(control).next().unwrap_or_else(|| panic!("no control {control}")).hover();
+        harness.run();
+        assert!(
+            harness.query_all_by_label_contains(tooltip).next().is_some(),
+            "hovering {control} shows no tooltip with {tooltip:?}"
+        );
+        harness.hover_at(egui::pos2(5.0, 5.0));
+        harness.run();
+    }
+    // The time readout too.
+    let readout = harness.query_all_by_label_contains(" fps").next().expect("the time readout").rect();
+    harness.hover_at(readout.center());
+    harness.run();
+    assert!(
+        harness.query_all_by_label_contains("clip's own frame rate").next().is_some(),
+        "the readout explains itself"
+    );
+}
