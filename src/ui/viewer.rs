@@ -14,6 +14,7 @@ use glam::Vec3;
 
 use crate::physics::Phase;
 use crate::profile::{ModelIdentity, RecentFiles, ViewerSettings, recent_files_path, viewer_settings_path};
+use crate::render::Aabb;
 
 use super::ab_view::AbView;
 use super::compare::Compare;
@@ -381,6 +382,7 @@ impl Viewer {
     /// clips and channels are matched by name), the clip and time, the selection, the camera,
     /// compare, overlays and crowd size. This is the operation hot reload builds on.
     pub fn replace_model_keeping_state(&mut self, model: Model, source: ModelSource) {
+        let bounds_before = self.bounds_on_screen();
         let profile = self.profile.profile_of(&self.tuning, &self.model);
         let (tuning, _) = profile.to_tuning(&model);
         let clip_name = self.playback.clip().map(|c| self.playback.clip_name(c).to_owned());
@@ -417,6 +419,10 @@ impl Viewer {
         self.tuning = tuning;
         self.history = TuningHistory::new(&self.tuning);
         self.compute_frame();
+        // The camera stays for the same character; one that moved or changed size is re-framed.
+        if bounds_differ(&bounds_before, &self.bounds_on_screen()) {
+            self.frame_camera();
+        }
     }
 
     fn set_tuning_after_open(&mut self, tuning: Tuning) {
@@ -476,8 +482,10 @@ impl Viewer {
         let mut pending = false;
         match self.hot_reload.poll(std::time::Instant::now(), &mut pending) {
             Some(Ok(model)) => {
+                // The same switch as an open: another rig written over the file gets its own
+                // profile (nothing of this one's is applied to it or written for it).
                 let source = self.source.clone();
-                self.replace_model_keeping_state(model, source);
+                self.open_model(model, source);
                 self.hot_reload.rewatch();
             }
             Some(Err(error)) => {
@@ -789,15 +797,21 @@ impl Viewer {
     /// compare pose) plus — while the animation drives it — the playing clip's whole motion;
     /// a fallen ragdoll is framed where it lies.
     pub fn frame_camera(&mut self) {
-        let bounds = match &self.crowd.crowd {
+        let bounds = self.bounds_on_screen();
+        let aspect = self.viewport.view_aspect(self.split_view());
+        self.viewport.frame_bounds(bounds, aspect);
+    }
+
+    /// What the camera frames: the crowd, else the pose on screen (and the compare pose) plus —
+    /// while the animation drives it — the playing clip's whole motion.
+    fn bounds_on_screen(&self) -> Aabb {
+        match &self.crowd.crowd {
             Some(crowd) => crowd.bounds(),
             None => {
                 let clip_placement = (!self.ragdoll.is_active()).then_some(&self.ragdoll.placement);
                 self.frame.drawn_bounds(&self.model, &self.playback, &self.tuning, clip_placement)
             }
-        };
-        let aspect = self.viewport.view_aspect(self.split_view());
-        self.viewport.frame_bounds(bounds, aspect);
+        }
     }
 
     /// True when the 3D view shows two views side by side: A | B while the A/B view is on,
@@ -1247,4 +1261,16 @@ impl Viewer {
             self.overlays.stats_visible = !self.overlays.stats_visible;
         }
     }
+}
+
+/// True when a reloaded model's bounds differ from the old ones enough that the old camera no
+/// longer frames it: its centre moved by over half its radius, or its size changed by over
+/// half.
+fn bounds_differ(before: &Aabb, after: &Aabb) -> bool {
+    if before.is_empty() || after.is_empty() {
+        return before.is_empty() != after.is_empty();
+    }
+    let (size_before, size_after) = (before.radius().max(1e-6), after.radius().max(1e-6));
+    let ratio = size_after / size_before;
+    after.center().distance(before.center()) > 0.5 * size_before || !(0.67..=1.5).contains(&ratio)
 }

@@ -29,7 +29,7 @@ pub(super) fn character_with_changed_joints(clip: &str, joints: &[&str]) -> Vec<
 /// Run frames (sleeping between them: the watcher, the loader and the recorder run on their own
 /// threads) until `done`. The 120 s limit only turns a hang into a failure: under CI's parallel
 /// tests on a 2-core machine a first GPU device and its shaders on lavapipe alone took over 10 s.
-fn run_until(harness: &mut Harness<'static, Viewer>, what: &str, done: impl Fn(&Viewer) -> bool) {
+pub(super) fn run_until(harness: &mut Harness<'static, Viewer>, what: &str, done: impl Fn(&Viewer) -> bool) {
     let start = Instant::now();
     while !done(harness.state()) {
         assert!(start.elapsed() < Duration::from_secs(120), "no {what} after 120 s");

@@ -185,3 +185,60 @@ fn every_transport_control_has_a_tooltip() {
         "the readout explains itself"
     );
 }
+
+// ---- 6.1 / 6.2 a hot reload that brings another rig ----
+
+/// The open file overwritten by another character: the reload kept the previous rig's profile
+/// (its overrides applied to the new rig, the Profile section naming the old file, the old
+/// profile rewritten with the new rig's clips) and the old camera (the new model off-screen).
+/// A reload now goes through the same profile switch as an open, writes nothing to a profile
+/// that is not the one on screen, and frames a model whose bounds differ.
+#[test]
+fn a_hot_reload_that_brings_another_rig_switches_profile_and_frames_it() {
+    use std::time::Duration;
+    let Some(fox) = super::shared_model("Fox/Fox.glb") else { return };
+    let profiles = super::config_dir("reload-rig");
+    let dir = profiles.parent().expect("config").join("models");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("character.glb");
+    std::fs::write(&path, crate::mannequin::DEFAULT_MODEL_GLB).expect("write");
+    let model = decode::load_path(&path, &anim::import::Limits::default()).expect("loads");
+    let mut viewer =
+        crate::ui::Viewer::new(model, crate::ui::ModelSource::file(&path)).with_config_dir(Some(profiles.clone()));
+    viewer.hot_reload.set_debounce(Duration::from_millis(100));
+    viewer.tuning.ragdoll.ramp_rate_per_sec = 0.75;
+    viewer.save_on_exit();
+    let old_profile = viewer.profile.path().expect("the character's profile");
+    let old_profile_text = std::fs::read_to_string(&old_profile).expect("saved");
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    let camera_before = harness.state().viewport.camera;
+
+    std::fs::write(&path, std::fs::read(&fox).expect("Fox")).expect("write");
+    super::artist::run_until(&mut harness, "the reload", |v| v.hot_reload.reloads == 1);
+    for _ in 0..3 {
+        harness.run();
+    }
+    let v = harness.state_mut();
+    assert_eq!(v.model.nodes.len(), 26, "Fox is on screen");
+    let new_profile = v.profile.path().expect("Fox's profile");
+    assert_ne!(new_profile, old_profile, "the Profile section names Fox's profile, not the character's");
+    let authored = crate::stage::tuning::Tuning::authored(&v.model);
+    assert_eq!(v.tuning, authored, "nothing of the character's tuning is applied to Fox");
+    assert_eq!(
+        std::fs::read_to_string(&old_profile).expect("still there"),
+        old_profile_text,
+        "the character's profile on disk is untouched"
+    );
+    // Fox stands about 100 units tall where the character was under 2: the camera re-frames.
+    assert_ne!(v.viewport.camera, camera_before, "the new model is framed");
+    let framed = v.viewport.camera;
+    v.frame_camera();
+    assert!(
+        (v.viewport.camera.distance - framed.distance).abs() < 1e-3 * framed.distance
+            && v.viewport.camera.target.distance(framed.target) < 1e-3 * framed.distance,
+        "the camera frames Fox: {framed:?} vs {:?}",
+        v.viewport.camera
+    );
+    let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
+}
