@@ -135,6 +135,35 @@ impl OrbitCamera {
         }
     }
 
+    /// Keep the eye above the floor at height `floor_y` (by at least 1% of the distance): the
+    /// target is raised to the floor when it was panned under it, and the pitch to the lowest
+    /// angle that keeps the eye above it. Looking up from below the ground shows nothing a user
+    /// wants.
+    pub fn keep_above(&mut self, floor_y: f32) {
+        if !floor_y.is_finite() {
+            return;
+        }
+        self.target.y = self.target.y.max(floor_y);
+        let lowest_eye = floor_y + 0.01 * self.distance;
+        let sin_min = ((lowest_eye - self.target.y) / self.distance.max(Self::MIN_DISTANCE)).clamp(-1.0, 1.0);
+        let min_pitch = sin_min.asin().min(Self::MAX_PITCH_RAD);
+        self.pitch_rad = self.pitch_rad.max(min_pitch);
+    }
+
+    /// True when every corner of `bounds` projects inside a view of `aspect`.
+    pub fn sees(&self, bounds: &Aabb, aspect: f32) -> bool {
+        let clip_from_world = self.clip_from_world(aspect);
+        (0..8).all(|i| {
+            let corner = Vec3::new(
+                if i & 1 == 0 { bounds.min.x } else { bounds.max.x },
+                if i & 2 == 0 { bounds.min.y } else { bounds.max.y },
+                if i & 4 == 0 { bounds.min.z } else { bounds.max.z },
+            );
+            let clip = clip_from_world * corner.extend(1.0);
+            clip.w > 0.0 && clip.x.abs() <= clip.w && clip.y.abs() <= clip.w
+        })
+    }
+
     /// Aim at the box centre and set the distance so all eight corners fit a viewport of
     /// `aspect` (with `margin` ≥ 1 extra room), keeping yaw and pitch. An empty box changes nothing.
     pub fn frame(&mut self, bounds: &Aabb, aspect: f32, margin: f32) {
@@ -191,6 +220,35 @@ mod tests {
         // +X is on the right of the image, +Y up.
         assert!(project(&camera, 1.0, Vec3::X).x > 0.0);
         assert!(project(&camera, 1.0, Vec3::Y).y > 0.0);
+    }
+
+    #[test]
+    fn the_eye_stays_above_the_floor_however_far_the_camera_orbits_down_or_pans_under() {
+        let mut camera = OrbitCamera { target: Vec3::new(0.0, 0.9, 0.0), distance: 4.0, ..OrbitCamera::default() };
+        camera.orbit(0.0, -3.0);
+        assert!(camera.eye().y < 0.0, "without the floor the eye goes under it: {}", camera.eye().y);
+        camera.keep_above(0.0);
+        assert!(camera.eye().y >= 0.04 - 1e-4 && camera.eye().y < 0.05, "eye at {}", camera.eye().y);
+        // Panned under the floor: the target comes back up to it.
+        camera.target.y = -2.0;
+        camera.keep_above(-0.5);
+        assert_eq!(camera.target.y, -0.5);
+        assert!(camera.eye().y >= -0.5 + 0.04 - 1e-4);
+        // A camera above it is left alone.
+        let high = OrbitCamera { pitch_rad: 0.4, ..OrbitCamera::default() };
+        let mut kept = high;
+        kept.keep_above(0.0);
+        assert_eq!(kept, high);
+    }
+
+    #[test]
+    fn a_framed_box_is_seen_and_one_beside_it_is_not() {
+        let bounds = Aabb { min: Vec3::new(-0.3, 0.0, -0.2), max: Vec3::new(0.3, 1.8, 0.2) };
+        let mut camera = OrbitCamera::default();
+        camera.frame(&bounds, 1.5, 1.15);
+        assert!(camera.sees(&bounds, 1.5));
+        let beside = Aabb { min: bounds.min + Vec3::new(0.0, 3.0, 0.0), max: bounds.max + Vec3::new(0.0, 3.0, 0.0) };
+        assert!(!camera.sees(&beside, 1.5));
     }
 
     #[test]

@@ -188,7 +188,7 @@ impl FrameOutput {
             self.trail.clear();
             return;
         };
-        let ground = *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model));
+        let ground = self.ground_height(model);
         let on_ground = |p: Vec3| Vec3::new(p.x, ground + 0.002, p.z);
         if let Some(now) = self.model_from_node.get(root.index()) {
             if self.trail.len() >= TRAIL_FRAMES {
@@ -318,6 +318,12 @@ impl FrameOutput {
             if right_view && self.compare.is_some() { &self.compare_model_from_node } else { &self.model_from_node };
         let view = ViewClick { position_px, view_size_px, right_view };
         pick_nearest_joint(model, matrices, camera, view, radius_px, |_| true)
+    }
+
+    /// Height of the ground under the model: the lowest point any clip reaches, when below 0
+    /// (found once per model).
+    pub fn ground_height(&mut self, model: &Model) -> f32 {
+        *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model))
     }
 
     /// Bounds of what is drawn now: the pose on screen (and the compare pose), plus — while the

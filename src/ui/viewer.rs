@@ -785,6 +785,13 @@ impl Viewer {
             Some(clip) => self.playback.play_from_start(clip),
             None => self.playback.playing = true,
         }
+        // The camera framed the body on the floor; the character is about to stand: frame the
+        // clip it gets up into, where it plays, when the camera would cut it off.
+        let standing =
+            self.frame.drawn_bounds(&self.model, &self.playback, &self.tuning, Some(&self.ragdoll.placement));
+        if !self.viewport.camera.sees(&standing, self.viewport.view_aspect(self.split_view())) {
+            self.viewport.frame_bounds(standing, self.viewport.view_aspect(self.split_view()));
+        }
         true
     }
 
@@ -951,6 +958,7 @@ impl Viewer {
         }
         egui::CentralPanel::no_frame().show(ui, |ui| {
             let labels = self.view_labels();
+            self.viewport.floor_y = self.frame.ground_height(&self.model);
             let (click, rect) = self.viewport.viewport_ui(ui, &labels);
             if let Some(joint) = click.and_then(|click| self.pick_joint_at(click)) {
                 self.selection.joint = Some(joint);

@@ -28,6 +28,8 @@ pub struct ViewportPanel {
     pub texture: Option<egui::TextureId>,
     /// Size the view wants, in physical pixels (read by the GPU bridge).
     pub size_pixels: [u32; 2],
+    /// Height of the ground drawn under the model: the camera's eye stays above it.
+    pub floor_y: f32,
 }
 
 impl ViewportPanel {
@@ -140,6 +142,7 @@ impl ViewportPanel {
                 self.camera.zoom((-scroll * 0.002).exp());
             }
         }
+        self.camera.keep_above(self.floor_y);
         (click, rect)
     }
 }

@@ -242,3 +242,54 @@ fn a_hot_reload_that_brings_another_rig_switches_profile_and_frames_it() {
     );
     let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
 }
+
+// ---- 6.13 the camera stays above the ground ----
+
+/// The camera orbited below the ground, and after a get-up stayed at floor level with the
+/// character cut at the chest. The eye stays above the floor however the user drags, and a
+/// get-up frames the standing character when the camera would cut it off.
+#[test]
+fn the_camera_stays_above_the_ground_and_a_get_up_is_framed_standing() {
+    let mut viewer = viewer();
+    viewer.playback.select_clip(clip(&viewer, "Idle"));
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    let view = harness.state().viewport.camera.target;
+    assert!(view.is_finite());
+    // Drag up across the view: the orbit would take the eye under the floor.
+    let centre = egui::pos2(300.0, 450.0);
+    harness.hover_at(centre);
+    harness.run();
+    harness.drag_at(centre);
+    harness.run();
+    for step in 1..=8 {
+        harness.hover_at(centre - egui::vec2(0.0, 45.0 * step as f32));
+        harness.run();
+    }
+    harness.drop_at(centre - egui::vec2(0.0, 360.0));
+    harness.run();
+    let viewer = harness.state_mut();
+    let floor = viewer.frame.ground_height(&viewer.model);
+    let camera = viewer.viewport.camera;
+    assert!(camera.pitch_rad < 0.0, "the drag orbited down: pitch {}", camera.pitch_rad);
+    assert!(camera.eye().y >= floor, "the eye at {} is under the floor at {floor}", camera.eye().y);
+
+    // Fall, frame the body on the floor, get up.
+    viewer.tuning.ragdoll.get_up_clip = clip(viewer, "Idle");
+    assert!(viewer.go_limp());
+    for _ in 0..150 {
+        viewer.step(1.0 / 60.0);
+    }
+    viewer.frame_camera();
+    let lying = viewer.viewport.camera;
+    assert!(viewer.get_up());
+    for _ in 0..100 {
+        viewer.step(1.0 / 60.0);
+    }
+    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Animated);
+    let standing =
+        viewer.frame.drawn_bounds(&viewer.model, &viewer.playback, &viewer.tuning, Some(&viewer.ragdoll.placement));
+    let aspect = viewer.viewport.view_aspect(viewer.split_view());
+    assert!(!lying.sees(&standing, aspect), "the test needs a camera that would cut the standing character off");
+    assert!(viewer.viewport.camera.sees(&standing, aspect), "the standing character is in view after the get-up");
+}
