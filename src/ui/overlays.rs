@@ -60,16 +60,36 @@ impl Overlays {
         lines
     }
 
-    /// Paint the Stats overlay in the top right corner of `rect`.
-    pub fn stats_ui(&self, painter: &egui::Painter, rect: egui::Rect, model: &str, profile: &str) {
-        let lines = self.stats_lines(model, profile);
-        let font = egui::FontId::monospace(12.0);
+    /// Where the Stats overlay goes in the view `rect` for `lines`: the top right corner, moved
+    /// down below any of `avoid` (the view's labels) it would cover.
+    pub fn stats_panel_rect(rect: egui::Rect, lines: &[String], avoid: &[egui::Rect]) -> egui::Rect {
         let line_height = 15.0;
         let width = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f32 * 7.3 + 16.0;
         let width = width.min(rect.width() - 16.0);
         let height = lines.len() as f32 * line_height + 10.0;
         let top_right = rect.right_top() + egui::vec2(-8.0, 8.0);
-        let panel = egui::Rect::from_min_size(top_right - egui::vec2(width, 0.0), egui::vec2(width, height));
+        let mut panel = egui::Rect::from_min_size(top_right - egui::vec2(width, 0.0), egui::vec2(width, height));
+        for label in avoid.iter().filter(|l| l.is_positive()) {
+            if panel.intersects(*label) {
+                panel = panel.translate(egui::vec2(0.0, label.bottom() + 6.0 - panel.top()));
+            }
+        }
+        panel
+    }
+
+    /// Paint the Stats overlay in the top right corner of `rect`, below the view labels `avoid`.
+    pub fn stats_ui(
+        &self,
+        painter: &egui::Painter,
+        rect: egui::Rect,
+        model: &str,
+        profile: &str,
+        avoid: &[egui::Rect],
+    ) {
+        let lines = self.stats_lines(model, profile);
+        let font = egui::FontId::monospace(12.0);
+        let line_height = 15.0;
+        let panel = Self::stats_panel_rect(rect, &lines, avoid);
         painter.rect_filled(panel, 4.0, egui::Color32::from_black_alpha(170));
         for (i, line) in lines.iter().enumerate() {
             painter.text(

@@ -965,7 +965,8 @@ impl Viewer {
             }
             if self.overlays.stats_visible {
                 let profile = self.profile.path().map_or_else(|| "none".to_owned(), |p| p.display().to_string());
-                self.overlays.stats_ui(&ui.painter_at(rect), rect, &self.source.short_name(), &profile);
+                let labels = self.viewport.label_rects;
+                self.overlays.stats_ui(&ui.painter_at(rect), rect, &self.source.short_name(), &profile, &labels);
             }
         });
         // A drag or a typed number becomes one step when it ends (Enter or focus loss).

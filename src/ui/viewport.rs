@@ -19,7 +19,7 @@ pub enum ViewLabels {
 }
 
 /// The 3D view in the central panel.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ViewportPanel {
     /// The orbit camera.
     pub camera: OrbitCamera,
@@ -30,6 +30,24 @@ pub struct ViewportPanel {
     pub size_pixels: [u32; 2],
     /// Height of the ground drawn under the model: the camera's eye stays above it.
     pub floor_y: f32,
+    /// Where the view's labels were painted last frame (`Rect::NOTHING` where there is none):
+    /// what the Stats overlay keeps clear of.
+    pub label_rects: [egui::Rect; 2],
+    /// Where the view was laid out last frame.
+    pub rect: egui::Rect,
+}
+
+impl Default for ViewportPanel {
+    fn default() -> Self {
+        Self {
+            camera: OrbitCamera::default(),
+            texture: None,
+            size_pixels: [0, 0],
+            floor_y: 0.0,
+            label_rects: [egui::Rect::NOTHING; 2],
+            rect: egui::Rect::NOTHING,
+        }
+    }
 }
 
 impl ViewportPanel {
@@ -85,19 +103,28 @@ impl ViewportPanel {
                 );
             }
         }
+        self.rect = rect;
+        self.label_rects = [egui::Rect::NOTHING; 2];
         match labels {
             ViewLabels::Split(names) => {
                 let half = rect.width() * 0.5;
                 let font = egui::FontId::proportional(15.0);
                 for (i, name) in names.iter().enumerate() {
                     let at = rect.left_top() + egui::vec2(half * i as f32 + 8.0, 8.0);
-                    painter.text(at, egui::Align2::LEFT_TOP, name, font.clone(), egui::Color32::WHITE);
+                    self.label_rects[i] =
+                        painter.text(at, egui::Align2::LEFT_TOP, name, font.clone(), egui::Color32::WHITE);
                 }
                 painter.vline(rect.center().x, rect.y_range(), egui::Stroke::new(2.0, egui::Color32::from_gray(20)));
             }
             ViewLabels::Overlay(label) => {
                 let at = rect.left_top() + egui::vec2(8.0, 8.0);
-                painter.text(at, egui::Align2::LEFT_TOP, label, egui::FontId::proportional(15.0), egui::Color32::WHITE);
+                self.label_rects[0] = painter.text(
+                    at,
+                    egui::Align2::LEFT_TOP,
+                    label,
+                    egui::FontId::proportional(15.0),
+                    egui::Color32::WHITE,
+                );
             }
             ViewLabels::One => {}
         }

@@ -293,3 +293,34 @@ fn the_camera_stays_above_the_ground_and_a_get_up_is_framed_standing() {
     assert!(!lying.sees(&standing, aspect), "the test needs a camera that would cut the standing character off");
     assert!(viewer.viewport.camera.sees(&standing, aspect), "the standing character is in view after the get-up");
 }
+
+// ---- 6.11 the Stats overlay and the view labels ----
+
+/// In compare mode the Stats overlay covered the right view's label. It now sits below any
+/// label it would cover.
+#[test]
+fn the_stats_overlay_never_covers_a_view_label() {
+    let mut viewer = viewer();
+    viewer.compare.show(crate::ui::compare::CompareModes {
+        layout: crate::ui::compare::CompareLayout::Split,
+        ..crate::ui::compare::CompareModes::default()
+    });
+    viewer.overlays.stats_visible = true;
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    harness.run();
+    let viewer = harness.state();
+    let labels = viewer.viewport.label_rects;
+    assert!(labels.iter().all(|l| l.is_positive()), "two labels were painted: {labels:?}");
+    // The profile line as a real one reads.
+    let profile = "/home/artist/.config/animtune/profiles/Mannequin-90c4aa7a3763431b.json";
+    let lines = viewer.overlays.stats_lines(&viewer.source.short_name(), profile);
+    let panel = crate::ui::overlays::Overlays::stats_panel_rect(viewer.viewport.rect, &lines, &labels);
+    // Where the overlay used to be: the top right corner, over the right label.
+    let corner = crate::ui::overlays::Overlays::stats_panel_rect(viewer.viewport.rect, &lines, &[]);
+    assert!(corner.intersects(labels[1]), "the scene must be one where the overlay would cover a label");
+    for label in labels {
+        assert!(!panel.intersects(label), "the overlay {panel:?} covers the label at {label:?}");
+    }
+    assert!(viewer.viewport.rect.contains_rect(panel), "and stays in the view");
+}
