@@ -3,7 +3,7 @@
 //! none can be shown (no XDG desktop portal and no zenity, as under Xvfb) the viewer says so
 //! and the path field takes over: type a path and press Enter.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -44,7 +44,7 @@ impl PathPurpose {
 
     fn hint(self) -> &'static str {
         match self {
-            Self::OpenModel => "path/to/model.glb",
+            Self::OpenModel => "the built-in character is on screen: type a model's path",
             Self::ExportProfile => "path/to/profile.animtune.json",
             Self::ImportProfile => "path/to/profile.json",
             Self::BakeClip => "path/to/baked.glb",
@@ -95,8 +95,11 @@ struct PendingDialog {
 /// The File menu, the path field and File ▸ Recent.
 #[derive(Debug)]
 pub struct FileMenu {
-    /// The path typed into the field.
+    /// The path in the field: the model on screen's file (empty for the built-in character)
+    /// until the user types or a command suggests a file to write.
     pub path: String,
+    /// The model on screen's file, as the field shows it.
+    model_path: String,
     /// What Enter (or the field's button) does with it.
     pub purpose: PathPurpose,
     /// What happened last (a dialog that could not open, a file that does not exist).
@@ -119,6 +122,7 @@ impl Default for FileMenu {
     fn default() -> Self {
         Self {
             path: String::new(),
+            model_path: String::new(),
             purpose: PathPurpose::OpenModel,
             message: None,
             recent: RecentFiles::default(),
@@ -177,8 +181,11 @@ impl FileMenu {
     /// Ask for a path for `purpose`: a native dialog where one can be shown, else the path
     /// field with a message saying so.
     pub fn request(&mut self, purpose: PathPurpose) {
-        if purpose == PathPurpose::ExportProfile {
-            self.path = default_export_path(&self.export_name);
+        match purpose {
+            PathPurpose::ExportProfile => self.path = default_export_path(&self.export_name),
+            // A file to read that is not the model: the field starts empty (its hint says what).
+            PathPurpose::ImportProfile | PathPurpose::OpenSecond => self.path.clear(),
+            PathPurpose::OpenModel | PathPurpose::BakeClip | PathPurpose::RecordClip => {}
         }
         let suggested = match purpose {
             PathPurpose::BakeClip => Some(&self.bake_name),
@@ -288,7 +295,10 @@ impl FileMenu {
                         self.fall_back(purpose, "the desktop's file dialog did not open (no XDG portal?)");
                         None
                     }
-                    None => None,
+                    None => {
+                        self.show_model_again();
+                        None
+                    }
                 }
             }
             Err(mpsc::TryRecvError::Empty) => {
@@ -304,8 +314,24 @@ impl FileMenu {
         }
     }
 
+    /// The model on screen is `path` (`None`: the built-in character): the field shows it
+    /// unless it is being used for something else.
+    pub fn show_model(&mut self, path: Option<&Path>) {
+        self.model_path = path.map(|p| p.display().to_string()).unwrap_or_default();
+        if self.purpose == PathPurpose::OpenModel && !self.focus_field {
+            self.path.clone_from(&self.model_path);
+        }
+    }
+
+    /// Back to showing the model on screen (after an action took the path, or a cancel).
+    fn show_model_again(&mut self) {
+        self.purpose = PathPurpose::OpenModel;
+        self.path.clone_from(&self.model_path);
+    }
+
     fn action_for(&mut self, purpose: PathPurpose, path: PathBuf) -> FileAction {
         self.message = None;
+        self.show_model_again();
         match purpose {
             PathPurpose::OpenModel => FileAction::Open(path),
             PathPurpose::ExportProfile => FileAction::Export(path),
@@ -332,7 +358,7 @@ impl FileMenu {
         let button = ui.add_sized([button_width, 20.0], egui::Button::new(self.purpose.button()));
         if (button.clicked() || entered) && !self.path.trim().is_empty() {
             let path = PathBuf::from(self.path.trim());
-            let purpose = std::mem::take(&mut self.purpose);
+            let purpose = self.purpose;
             action = Some(self.action_for(purpose, path));
         }
         action

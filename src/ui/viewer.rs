@@ -302,6 +302,7 @@ impl Viewer {
             model,
         };
         viewer.file.export_name = viewer.profile.identity().name.clone();
+        viewer.file.show_model(viewer.source.path.as_deref());
         viewer.frame_camera();
         viewer.compute_frame();
         viewer
@@ -353,6 +354,7 @@ impl Viewer {
         } else {
             self.switch_model(model, source, identity);
         }
+        self.file.show_model(self.source.path.as_deref());
     }
 
     /// Another model: save this one's profile, then everything model-specific starts over

@@ -324,3 +324,44 @@ fn the_stats_overlay_never_covers_a_view_label() {
     }
     assert!(viewer.viewport.rect.contains_rect(panel), "and stays in the view");
 }
+
+// ---- 6.5 the path field shows the model on screen ----
+
+/// The path field showed a stale path (the last one typed, the last recording, or
+/// `path/to/model.glb`) while another model was on screen. It shows the model on screen's file,
+/// a command's suggested output only while that command waits for it, and the model again
+/// after.
+#[test]
+fn the_path_field_shows_the_model_on_screen() {
+    let Some(fox) = super::shared_model("Fox/Fox.glb") else { return };
+    let profiles = super::config_dir("path-field");
+    let mut viewer = viewer().with_config_dir(Some(profiles.clone()));
+    viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
+    assert_eq!(viewer.file.path, "", "the built-in character has no file: the field is empty (its hint says so)");
+    // Open Fox by typing its path.
+    viewer.file.path = fox.display().to_string();
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    harness.query(by().role(egui::accesskit::Role::TextInput)).expect("the path field").focus();
+    harness.run();
+    harness.key_press(egui::Key::Enter);
+    harness.run();
+    harness.state_mut().wait_for_loading();
+    harness.run();
+    assert_eq!(harness.state().model.nodes.len(), 26, "Fox opened");
+    assert_eq!(harness.state().file.path, fox.display().to_string(), "the field shows Fox's file");
+    // Export the profile through the field: the suggested file while it waits, Fox's after.
+    harness.state_mut().file.request(crate::ui::file_menu::PathPurpose::ExportProfile);
+    let export = profiles.parent().expect("config").join("fox.animtune.json");
+    harness.state_mut().file.path = export.display().to_string();
+    harness.run();
+    harness.get_by_label("Export").click();
+    harness.run();
+    assert!(export.is_file(), "exported");
+    assert_eq!(harness.state().file.path, fox.display().to_string(), "back to the model on screen");
+    // The built-in character again: no file, an empty field.
+    harness.state_mut().open_built_in();
+    harness.run();
+    assert_eq!(harness.state().file.path, "");
+    let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
+}
