@@ -183,14 +183,15 @@ impl CrossFadePanel {
         let pair = format!("{} -> {}", playback.clip_name(current), playback.clip_name(to));
         let tuned = tuning.transition(current, to);
         let mut fade = tuned.unwrap_or_default();
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label(format!("fade {pair}:"));
             ui.weak(if tuned.is_some() { "tuned" } else { "untuned: defaults" })
                 .on_hover_text("Changing the duration or easing tunes this pair in the transition table");
-            if to == current {
-                ui.weak("(restarts it with a blend)");
-            }
         });
+        if to == current {
+            // On its own line: it fits the narrowest panel.
+            ui.weak("(restarts it with a blend)");
+        }
         let mut changed = enum_combo(
             ui,
             "kind",
@@ -221,6 +222,8 @@ impl CrossFadePanel {
                     |d| d.name().to_owned(),
                     "Quintic: value, velocity and acceleration matched at the start. Critically damped: a spring",
                 );
+                // In the easing plot's place (the layout does not jump between kinds).
+                decay_preview_ui(ui, fade.decay);
             }
             TransitionKind::CrossFade | TransitionKind::DeadBlend => {
                 changed |= enum_combo(
@@ -244,6 +247,9 @@ impl CrossFadePanel {
                 )
                 .on_hover_text("How fast the coasting pose's velocity dies away (it halves every half-life)")
                 .changed();
+        } else {
+            // The half-life row's room, kept empty: the controls below stay where they are.
+            ui.add_space(ui.spacing().interact_size.y + ui.spacing().item_spacing.y);
         }
         ui.horizontal(|ui| {
             changed |= ui
@@ -379,6 +385,21 @@ fn fade_series(playback: &Playback) -> Vec<(String, egui::Color32, Vec<[f64; 2]>
             (label, color, points)
         })
         .collect()
+}
+
+/// A small plot of how much of an inertialization offset has decayed over the transition (0 to
+/// 1), the same size as the easing plot it replaces.
+fn decay_preview_ui(ui: &mut egui::Ui, decay: OffsetDecay) {
+    let points: Vec<[f64; 2]> =
+        (0..=32).map(|i| f64::from(i) / 32.0).map(|u| [u, f64::from(1.0 - decay.basis(u as f32, 1.0).0)]).collect();
+    Plot::new("decay preview")
+        .height(50.0)
+        .width(90.0)
+        .show_axes(false)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .show(ui, |plot_ui| plot_ui.line(Line::new(decay.name(), PlotPoints::from(points)).color(SERIES_COLORS[0])));
 }
 
 /// A small plot of the easing curve from 0 to 1.

@@ -564,7 +564,8 @@ fn timeline_marks_ui(
     selected_keys: &[f32],
     markers: &mut [(String, f32)],
 ) -> bool {
-    let height = if markers.is_empty() { 24.0 } else { 40.0 };
+    // One height with or without markers: the layout does not jump when a clip has contacts.
+    let height = 40.0;
     let (strip, _) = ui.allocate_exact_size(egui::vec2(ui.available_width(), height), egui::Sense::hover());
     if duration <= 0.0 {
         return false;

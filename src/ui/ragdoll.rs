@@ -438,7 +438,7 @@ impl RagdollView {
                     p.yaw_rad.to_degrees()
                 )
             };
-            ui.add(egui::Label::new(egui::RichText::new(text).weak()).truncate());
+            // The button first: the text after it is what gets shortened on a narrow panel.
             if ui
                 .add_enabled(!p.is_identity(), egui::Button::new("Reset position").small())
                 .on_hover_text("Move the character back to where its clips place it")
@@ -446,6 +446,7 @@ impl RagdollView {
             {
                 action = Some(RagdollAction::ResetPlacement);
             }
+            ui.add(egui::Label::new(egui::RichText::new(text.as_str()).weak()).truncate()).on_hover_text(text);
         });
         super::status_line(ui, self.status.as_deref().unwrap_or("ragdoll built on the first handoff"));
         let weight = self.history.iter().map(|[t, w, _]| [t - clock_secs, *w]).collect();

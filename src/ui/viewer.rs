@@ -40,6 +40,9 @@ const HANDOFF_VELOCITY_SECS: f32 = 1.0 / 60.0;
 /// Side panel width limits, in points.
 const SIDE_PANEL_WIDTH: std::ops::RangeInclusive<f32> = 300.0..=900.0;
 
+/// Height of the status bar (one line, always there: messages appear without moving anything).
+const STATUS_BAR_HEIGHT: f32 = 24.0;
+
 /// A section of the side panel, for opening the viewer on it (`--panel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Panel {
@@ -918,6 +921,7 @@ impl Viewer {
         self.dropped_files_ui(ui);
         self.shortcuts_ui(ui);
         egui::Panel::top("top bar").show(ui, |ui| self.top_bar_ui(ui));
+        egui::Panel::bottom("status").exact_size(STATUS_BAR_HEIGHT).show(ui, |ui| self.status_bar_ui(ui));
         egui::Panel::bottom("transport").show(ui, |ui| {
             let clip = self.playback.clip().and_then(|c| self.model.clips.get(c));
             let mut keys: Vec<f32> = clip
@@ -1148,22 +1152,21 @@ impl Viewer {
         if let Some(action) = file_action {
             self.apply_file_action(action);
         }
-        if let Some(message) = self.file.message.clone() {
-            ui.horizontal_wrapped(|ui| {
-                ui.colored_label(ui.visuals().warn_fg_color, message);
-                if ui.small_button("Dismiss").clicked() {
-                    self.file.message = None;
-                }
-            });
-        }
-        if let Some(job) = &self.loading {
-            let mut cancel = false;
-            ui.horizontal(|ui| {
+    }
+
+    /// The status bar: a background load's progress, else the last error, else the last
+    /// message, on one line of fixed height (long text truncated, whole on hover), so that
+    /// nothing above or beside it moves when one appears.
+    fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_centered(|ui| {
+            if let Some(job) = &self.loading {
                 let name = job
                     .path
                     .file_name()
                     .map_or_else(|| job.path.display().to_string(), |n| n.to_string_lossy().into_owned());
                 let elapsed = job.started.elapsed().as_secs_f32();
+                let cancel =
+                    ui.small_button("Cancel").on_hover_text("Stop loading; the model on screen stays").clicked();
                 match job.stage() {
                     LoadStage::Reading(fraction) => {
                         ui.add(egui::ProgressBar::new(fraction).desired_width(200.0).text(format!(
@@ -1177,20 +1180,25 @@ impl Viewer {
                         ui.label(format!("importing {name} ({elapsed:.1} s)"));
                     }
                 }
-                cancel = ui.small_button("Cancel").clicked();
-            });
-            if cancel && let Some(job) = self.loading.take() {
-                job.cancel();
-            }
-        }
-        if let Some(error) = self.error.clone() {
-            ui.horizontal_wrapped(|ui| {
-                ui.colored_label(ui.visuals().error_fg_color, error);
-                if ui.small_button("Dismiss").clicked() {
-                    self.error = None;
+                if cancel && let Some(job) = self.loading.take() {
+                    job.cancel();
                 }
-            });
-        }
+                return;
+            }
+            let (text, color, is_error) = match (&self.error, &self.file.message) {
+                (Some(error), _) => (error.clone(), ui.visuals().error_fg_color, true),
+                (None, Some(message)) => (message.clone(), ui.visuals().warn_fg_color, false),
+                (None, None) => return,
+            };
+            if ui.small_button("Dismiss").clicked() {
+                if is_error {
+                    self.error = None;
+                } else {
+                    self.file.message = None;
+                }
+            }
+            ui.add(egui::Label::new(egui::RichText::new(text.as_str()).color(color)).truncate()).on_hover_text(text);
+        });
     }
 
     /// Open a file dropped on the window; say "drop to open" while one hovers.

@@ -365,3 +365,84 @@ fn the_path_field_shows_the_model_on_screen() {
     assert_eq!(harness.state().file.path, "");
     let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
 }
+
+// ---- 6.4 the layout stays under the pointer ----
+
+/// The layout jumped under the pointer: a message pushed everything down ~23 px (after "Bake
+/// to file…" the pointer landed on "Reset to authored"), the timeline grew 16 px when a clip had
+/// foot-contact markers, and the easing plot vanished for inertialization. Messages go into a
+/// status bar that is always there; heights are fixed, with placeholders.
+#[test]
+fn nothing_moves_when_a_message_appears_a_clip_has_markers_or_the_kind_changes() {
+    let mut viewer = viewer();
+    let (walk, wave, run) = (clip(&viewer, "Walk"), clip(&viewer, "Wave"), clip(&viewer, "Run"));
+    viewer.playback.select_clip(walk);
+    viewer.crossfade.to_clip = run;
+    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    for _ in 0..3 {
+        harness.run();
+    }
+    let where_is = |harness: &egui_kittest::Harness<'_, crate::ui::Viewer>, label: &str| {
+        harness.get_all_by_label(label).next().unwrap_or_else(|| panic!("no {label}")).rect()
+    };
+    let reset = where_is(&harness, "Reset to authored");
+    let pause = where_is(&harness, "Pause");
+    let sync = where_is(&harness, "sync by phase");
+    // A message (what Bake to file… leaves) and an error.
+    harness.state_mut().file.message = Some("baked clip \"Walk\" to /tmp/walk.glb (1618324 bytes)".to_owned());
+    harness.run();
+    harness.run();
+    assert!(harness.query_all_by_label_contains("baked clip").next().is_some(), "the message is shown");
+    assert_eq!(where_is(&harness, "Reset to authored"), reset, "a message moves nothing");
+    harness.state_mut().error = Some("Load failed: a long error ".repeat(8));
+    harness.run();
+    harness.run();
+    assert_eq!(where_is(&harness, "Reset to authored"), reset, "an error moves nothing");
+    assert_eq!(where_is(&harness, "Pause"), pause);
+    // A clip without foot contacts: the transport keeps its height.
+    let markers = |h: &egui_kittest::Harness<'_, crate::ui::Viewer>, clip: usize| {
+        let v = h.state();
+        let mut crossfade = crate::ui::crossfade::CrossFadePanel::for_clips(v.model.clips.len());
+        crossfade.named_contacts(&v.model, &v.tuning.clip_extras, clip).len()
+    };
+    assert!(markers(&harness, walk) > 0 && markers(&harness, wave) == 0, "Walk has contacts, Wave none");
+    harness.state_mut().playback.select_clip(wave);
+    harness.run();
+    harness.run();
+    assert_eq!(where_is(&harness, "Pause"), pause, "the transport keeps its height");
+    harness.state_mut().playback.select_clip(walk);
+    harness.run();
+    // Each transition kind: the controls below the kind's own stay where they are.
+    for kind in anim::TransitionKind::ALL {
+        let mut fade = harness.state().tuning.fade_for(walk, run);
+        fade.kind = kind;
+        harness.state_mut().tuning.set_transition(walk, run, fade);
+        harness.run();
+        harness.run();
+        assert_eq!(where_is(&harness, "sync by phase"), sync, "{kind:?} moves the controls below it");
+    }
+}
+
+// ---- 6.9 nothing cut off at the panel's edge ----
+
+/// Text was clipped at the side panel's edge ("(restarts it with a blend", "Reset posit"). At
+/// the narrowest panel every such control lies wholly inside the panel.
+#[test]
+fn at_the_narrowest_panel_no_control_is_cut_off() {
+    let mut viewer = viewer();
+    let walk = clip(&viewer, "Walk");
+    viewer.playback.select_clip(walk);
+    // A fade from Walk to Walk restarts it with a blend: the longest line of the section.
+    viewer.crossfade.to_clip = walk;
+    viewer.side_panel_width = 300.0;
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    for _ in 0..3 {
+        harness.run();
+    }
+    let panel_right = 1280.0;
+    for label in ["(restarts it with a blend)", "Reset position"] {
+        let rect = harness.get_all_by_label(label).next().unwrap_or_else(|| panic!("no {label}")).rect();
+        assert!(rect.max.x <= panel_right - 1.0, "{label:?} runs past the panel's edge: {rect:?}");
+    }
+}
