@@ -119,6 +119,8 @@ pub struct RagdollController {
     get_up_report: Option<GetUpReport>,
     physics_pose: SoaPose,
     output: SoaPose,
+    /// [`Self::blend_other`]'s scratch pose.
+    other_output: SoaPose,
     locals: LocalMatrices,
     animated_world: Vec<Affine3A>,
     physics_world: Vec<Affine3A>,
@@ -147,6 +149,7 @@ impl RagdollController {
             get_up: None,
             get_up_report: None,
             physics_pose: rest.clone(),
+            other_output: rest.clone(),
             output: rest,
             locals: LocalMatrices::new(n),
             animated_world: vec![Affine3A::IDENTITY; n],
@@ -383,6 +386,26 @@ impl RagdollController {
             self.output.copy_from(animated);
         }
         &self.output
+    }
+
+    /// What this frame's ragdoll blend makes of `other`, another animation pose of the same
+    /// frame (the compare view's second mode or transition kind), in place: while ragdolling,
+    /// `other` blended towards the simulated body with this frame's weights; while getting up,
+    /// the body getting up (there is one body); animated, `other` as it is. Call after
+    /// [`Self::update`]; allocates nothing.
+    pub fn blend_other(&mut self, other: &mut SoaPose) {
+        match (&self.ragdoll, &self.get_up) {
+            (Some(_), _) if self.handoff.region.is_some() => {
+                blend_poses_per_node(other, &self.physics_pose, &self.node_weights, &mut self.other_output);
+                other.copy_from(&self.other_output);
+            }
+            (Some(_), _) => {
+                blend_poses(other, &self.physics_pose, self.ramp.weight(), ScaleSpace::Linear, &mut self.other_output);
+                other.copy_from(&self.other_output);
+            }
+            (None, Some(_)) => other.copy_from(&self.output),
+            (None, None) => {}
+        }
     }
 
     fn update_ragdoll(&mut self, model: &Model, dt_secs: f32, animated: &SoaPose) {

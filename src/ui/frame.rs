@@ -154,6 +154,9 @@ impl FrameOutput {
             .map(|c| AnimatedProperties::sample(model, Some(ClipId::from_index(c)), time_secs));
         let dt_secs = playback.take_pending_dt();
         ragdoll.apply(model, dt_secs, &self.animated, &mut self.shown, &tuning.ragdoll);
+        if let Some(pose) = &mut self.compare {
+            ragdoll.apply_to_other(pose);
+        }
 
         self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
         model.hierarchy.local_to_model(&self.shown, &mut self.locals, &mut self.model_from_node);

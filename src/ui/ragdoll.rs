@@ -233,6 +233,14 @@ impl RagdollView {
         }
     }
 
+    /// The same ragdoll blend on another animation pose of this frame (the compare view's), in
+    /// place, so the body falls in both views. Call after [`Self::apply`].
+    pub fn apply_to_other(&mut self, other: &mut SoaPose) {
+        if let Some(controller) = self.controller.as_mut().filter(|c| c.phase() != Phase::Animated) {
+            controller.blend_other(other);
+        }
+    }
+
     /// Record the weight and the motor strength at viewer time `clock_secs` for the plot.
     pub fn record(&mut self, clock_secs: f64) {
         self.history.push_back([clock_secs, f64::from(self.weight()), f64::from(self.motor_strength())]);

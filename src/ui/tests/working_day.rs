@@ -4,7 +4,7 @@
 use anim::Easing;
 use egui_kittest::kittest::{NodeT as _, Queryable as _, by};
 
-use super::{clip, viewer, whole};
+use super::{clip, node, viewer, whole};
 use crate::stage::tuning::FadeTuning;
 
 // ---- 6.8 T while paused ----
@@ -445,4 +445,33 @@ fn at_the_narrowest_panel_no_control_is_cut_off() {
         let rect = harness.get_all_by_label(label).next().unwrap_or_else(|| panic!("no {label}")).rect();
         assert!(rect.max.x <= panel_right - 1.0, "{label:?} runs past the panel's edge: {rect:?}");
     }
+}
+
+// ---- 6.7 the ragdoll in both views of compare ----
+
+/// In compare mode the ragdoll fell only in the left view; the right one kept playing the clip.
+/// Both views show the body falling (the right one blended from its own mode's pose with the
+/// same weights), and getting up.
+#[test]
+fn in_compare_mode_the_ragdoll_falls_in_both_views() {
+    let mut viewer = viewer();
+    viewer.playback.select_clip(clip(&viewer, "Walk"));
+    viewer.compare.show(crate::ui::compare::CompareModes {
+        layout: crate::ui::compare::CompareLayout::Split,
+        ..crate::ui::compare::CompareModes::default()
+    });
+    viewer.step(1.0 / 60.0);
+    let standing_gap = viewer.frame.deviation().expect("compare is on").max_distance;
+    assert!(viewer.go_limp());
+    for _ in 0..120 {
+        viewer.step(1.0 / 60.0);
+    }
+    assert_eq!(viewer.ragdoll.weight(), 1.0);
+    // Both views: the same fallen body (the hips low, far from where the walk carries them).
+    let hips = node(&viewer, "Hips");
+    let left = viewer.frame.model_from_node()[hips].translation;
+    let right = viewer.frame.compare_model_from_node()[hips].translation;
+    assert!(left.y < 0.5, "the body fell: hips at {} m", left.y);
+    assert!((left - right).length() < 1e-4, "the right view shows the same body: {left:?} vs {right:?}");
+    assert!(standing_gap < 0.5, "{standing_gap}");
 }
