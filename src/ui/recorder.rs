@@ -86,6 +86,10 @@ impl RecordPanel {
             ui.add(egui::DragValue::new(&mut self.height).update_while_editing(false).range(16..=2160).suffix(" px"));
         });
         let end = clip.map_or(0.0, |(_, end)| end);
+        if self.whole_clip {
+            // The range shown is the one recorded: the playing clip's, whatever it was before.
+            (self.from_secs, self.to_secs) = (0.0, end);
+        }
         ui.horizontal(|ui| {
             ui.checkbox(&mut self.whole_clip, "whole clip");
             ui.add_enabled_ui(!self.whole_clip, |ui| {

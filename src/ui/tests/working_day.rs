@@ -475,3 +475,29 @@ fn in_compare_mode_the_ragdoll_falls_in_both_views() {
     assert!((left - right).length() < 1e-4, "the right view shows the same body: {left:?} vs {right:?}");
     assert!(standing_gap < 0.5, "{standing_gap}");
 }
+
+// ---- 6.6 the Record panel's range ----
+
+/// The Record panel showed a stale range for "whole clip" (0.00–1.00 s on a 0.70 s clip). With
+/// "whole clip" on, the range shown is the playing clip's.
+#[test]
+fn the_record_panel_shows_the_playing_clips_range_for_whole_clip() {
+    let mut viewer = viewer();
+    let (walk, wave) = (clip(&viewer, "Walk"), clip(&viewer, "Wave"));
+    viewer.playback.select_clip(walk);
+    viewer.focus_panel = Some(crate::ui::Panel::Record);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    for _ in 0..3 {
+        harness.run();
+    }
+    for clip in [walk, wave] {
+        harness.state_mut().playback.select_clip(clip);
+        harness.run();
+        harness.run();
+        let v = harness.state();
+        let end = v.model.clips[clip].end_secs();
+        assert_eq!((v.recorder.from_secs, v.recorder.to_secs), (0.0, end), "clip {clip}");
+        let shown = format!("{end:.2} s");
+        assert!(harness.query_all(by().value(&shown)).next().is_some(), "the panel shows the clip's end {shown}");
+    }
+}
