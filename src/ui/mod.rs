@@ -52,6 +52,7 @@ pub mod ragdoll;
 pub mod recorder;
 pub mod sampling;
 pub mod selection;
+pub mod shortcuts;
 pub mod stats;
 pub mod tuning;
 pub mod viewer;
