@@ -70,6 +70,7 @@ fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("record", schemars::schema_for!(animtune::record::RecordReport)),
         ("bake", schemars::schema_for!(cli::bake::BakeReport)),
         ("soak", schemars::schema_for!(cli::soak::SoakReport)),
+        ("viewer-stats", schemars::schema_for!(animtune::ui::stats::StatsReport)),
     ]
 }
 
