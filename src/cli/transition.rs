@@ -230,7 +230,7 @@ fn pair_settings_of(
 /// Version of the export format.
 pub const EXPORT_VERSION: u32 = 1;
 
-/// The profile's transition table for an engine: plain JSON (documented in the README).
+/// The profile's transition table for an engine: plain JSON (documented in docs/transitions.md).
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TransitionExport {
