@@ -33,9 +33,13 @@ fn markdown_files() -> Vec<PathBuf> {
     files
 }
 
-/// Lines outside fenced code blocks, with their line numbers, and the fenced blocks' lines (with
-/// the block's language).
-fn split_fences(text: &str) -> (Vec<(usize, &str)>, Vec<(usize, String, &str)>) {
+/// A line outside fenced code blocks: its number and text.
+type ProseLine<'a> = (usize, &'a str);
+/// A line of a fenced code block: its number, the block's language and its text.
+type CodeLine<'a> = (usize, String, &'a str);
+
+/// Lines outside fenced code blocks, and the fenced blocks' lines.
+fn split_fences(text: &str) -> (Vec<ProseLine<'_>>, Vec<CodeLine<'_>>) {
     let mut prose = Vec::new();
     let mut code = Vec::new();
     let mut fence: Option<String> = None;
