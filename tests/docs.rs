@@ -292,3 +292,21 @@ fn the_checks_catch_a_renamed_flag_and_a_broken_link() {
     assert_eq!(problems.len(), 2, "{problems:?}");
     assert!(problems[0].contains("nothing.md") && problems[1].contains("#nope"), "{problems:?}");
 }
+
+/// Every image in `screenshots/` is shown by some page (an image no page shows is stale: its
+/// script no longer makes it, or the page that showed it moved on).
+#[test]
+fn every_screenshot_is_shown_by_a_page() {
+    let pages: String = markdown_files().iter().map(|f| std::fs::read_to_string(f).unwrap_or_default()).collect();
+    let mut unshown = Vec::new();
+    let mut count = 0;
+    for entry in std::fs::read_dir(root().join("screenshots")).expect("screenshots/ exists").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        count += 1;
+        if !pages.contains(&format!("screenshots/{name})")) {
+            unshown.push(name);
+        }
+    }
+    assert!(count > 0, "no screenshots found");
+    assert!(unshown.is_empty(), "screenshots no page shows: {unshown:?}");
+}
