@@ -224,6 +224,23 @@ fn command_output_matches_the_schemas() {
         ("info", vec!["info", "--format", "json"]),
         ("sample", vec!["sample", "--clip", "Walk", "--times", "0.1,0.5", "--format", "json"]),
         ("transition", vec!["transition", "--from", "Walk", "--to", "Run", "--at", "0.3", "--format", "json"]),
+        ("soak", vec!["soak", "--seconds", "1", "--format", "json"]),
+        (
+            "ragdoll",
+            vec![
+                "ragdoll",
+                "--clip",
+                "Walk",
+                "--seconds",
+                "0.5",
+                "--get-up",
+                "Idle",
+                "--get-up-secs",
+                "0.5",
+                "--format",
+                "json",
+            ],
+        ),
         (
             "bake",
             vec![
