@@ -310,3 +310,20 @@ fn every_screenshot_is_shown_by_a_page() {
     assert!(count > 0, "no screenshots found");
     assert!(unshown.is_empty(), "screenshots no page shows: {unshown:?}");
 }
+
+/// The README stays a two-minute read: at most 150 lines, with the two set-up commands in its
+/// first screen (the first 30 lines), and the script they name exists and is executable.
+#[test]
+fn readme_is_short_and_shows_the_set_up_commands_first() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let lines: Vec<&str> = readme.lines().collect();
+    assert!(lines.len() <= 150, "README.md has {} lines; move the long parts into docs/", lines.len());
+    let first_screen = lines[..lines.len().min(30)].join("\n");
+    for command in ["cargo run --release", "scripts/test.sh"] {
+        assert!(first_screen.contains(command), "`{command}` is not in the README's first 30 lines");
+    }
+    let script = root().join("scripts/test.sh");
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&script).expect("scripts/test.sh").permissions());
+    assert!(mode & 0o111 != 0, "scripts/test.sh is not executable");
+}
