@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Screenshots of the real viewer window for the README, taken under Xvfb with the software
+# Screenshots of the real viewer window for the README and the guides in docs/, taken under Xvfb with the software
 # Vulkan driver: `scripts/viewer-screenshots.sh` (after `cargo build --release`) writes
 # screenshots/viewer-*.png. Needs xvfb-run, xdotool and imagemagick (scripts/install-test-deps.sh).
 set -euo pipefail

@@ -5,6 +5,7 @@
 
 pub mod ab;
 pub mod app;
+pub mod args;
 pub mod bake;
 pub mod cli;
 pub mod crowd;

@@ -83,6 +83,7 @@ pub struct RecordSpec {
 
 /// What [`record`] wrote.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RecordReport {
     /// Frames written.
     pub frames: usize,

@@ -33,6 +33,7 @@ const MIN_LIFT_M: f32 = 0.03;
 
 /// Where the target starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Sync {
     /// From its start.
@@ -72,6 +73,7 @@ pub struct PairSettings {
 
 /// The measured figures of one trigger.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TriggerMetrics {
     /// Source clip time of the trigger.
     pub at_secs: f32,
@@ -109,6 +111,7 @@ pub struct TriggerMetrics {
 
 /// The worst of each figure over the triggers.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WorstMetrics {
     /// Largest `velocity_jump_mps`.
     pub velocity_jump_mps: f32,
@@ -124,6 +127,7 @@ pub struct WorstMetrics {
 
 /// `animtune transition`'s report for one pair.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TransitionReport {
     /// Source clip.
     pub from: String,
@@ -173,6 +177,7 @@ pub struct TransitionReport {
 
 /// A foot contact in a report or export.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Contact {
     /// The foot's node name.
     pub foot: String,

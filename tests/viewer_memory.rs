@@ -10,7 +10,7 @@
 //! keeps the memory of up to four scenes in flight (about 36 MB each for the crowd's million
 //! triangles) and reaches that bounded high-water mark at random moments, minutes in; one thread
 //! uses one scene at a time, so what grows here is ours. (The viewer itself runs llvmpipe with
-//! its default threads; the README gives both figures.)
+//! its default threads; docs/performance.md gives both figures.)
 //! Skipped with a note when Xvfb or the shared models are missing; fails under `CI=true`.
 
 use std::path::{Path, PathBuf};

@@ -50,6 +50,7 @@ pub struct BakeArgs {
 
 /// What was written and how close it is to the override.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BakeReport {
     /// The source file.
     pub model: String,
@@ -81,6 +82,7 @@ pub struct BakeReport {
 
 /// [`Deviation`] as JSON.
 #[derive(Debug, Clone, Copy, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeviationReport {
     /// Translation, in the model's units.
     pub translation: f32,

@@ -22,6 +22,7 @@ const RANDOM_TIMES: usize = 4096;
 
 /// The measured table, in the exact JSON shape scripts rely on.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BenchReport {
     /// Skeleton joints the per-joint figures divide by: the skins' joints, or the animated
     /// nodes of a model without skins (translation + rotation + scale each).
@@ -32,6 +33,7 @@ pub struct BenchReport {
 
 /// One operation's timing.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BenchResult {
     /// `sample_linear_playback`, `sample_cubic_playback`, `sample_random`, `blend`,
     /// `local_to_model_skinning` or `full_frame`.
@@ -181,6 +183,7 @@ const CROWD_FRAMES: usize = 60;
 /// `bench --crowd N`: CPU time of one crowd frame (every instance: cross-fade bookkeeping,
 /// sampling, blending, local→model, skinning palettes), in parallel on all cores.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CrowdBenchReport {
     /// Instances per crowd.
     pub crowd: usize,
@@ -192,6 +195,7 @@ pub struct CrowdBenchReport {
 
 /// One crowd workload's timing.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CrowdBenchResult {
     /// `W64`, `built-in character` or the model's path.
     pub workload: String,

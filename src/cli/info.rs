@@ -8,6 +8,7 @@ use serde::Serialize;
 
 /// Summary of a model.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct InfoReport {
     /// Where the model came from.
     pub source: String,
@@ -33,6 +34,7 @@ pub struct InfoReport {
 /// How long importing the model takes: the file read and every buffer, decoder and accessor,
 /// as the command line and the viewer load it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LoadTimings {
     /// Imports timed.
     pub runs: usize,
@@ -66,6 +68,7 @@ impl LoadTimings {
 
 /// One glTF extension the file uses.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExtensionInfo {
     /// The extension's name.
     pub name: String,
@@ -79,6 +82,7 @@ pub struct ExtensionInfo {
 
 /// One scene.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SceneInfo {
     /// Scene index.
     pub index: usize,
@@ -90,6 +94,7 @@ pub struct SceneInfo {
 
 /// One skin.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SkinInfo {
     /// Skin index.
     pub index: usize,
@@ -101,6 +106,7 @@ pub struct SkinInfo {
 
 /// One mesh.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MeshInfo {
     /// Mesh index.
     pub index: usize,
@@ -116,6 +122,7 @@ pub struct MeshInfo {
 
 /// One animation clip.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AnimationInfo {
     /// Clip index.
     pub index: usize,

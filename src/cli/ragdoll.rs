@@ -209,6 +209,7 @@ pub fn parse_push(text: &str) -> Result<(String, Vec3), String> {
 
 /// One body as the report lists it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BodyReport {
     /// Bone name.
     pub name: String,
@@ -225,6 +226,7 @@ pub struct BodyReport {
 
 /// The measured get-up.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GetUpMetrics {
     /// Clip got up into.
     pub clip: String,
@@ -249,6 +251,7 @@ pub struct GetUpMetrics {
 /// × `metres_per_unit`); `*_per_size` figures are divided by the character's size (per second
 /// for speeds), so rigs at any scale compare.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RagdollReport {
     /// Clip played (`none` without clips).
     pub clip: String,

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 /// The sampled clip, in the exact JSON shape scripts rely on.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SampleReport {
     /// Clip name (`animation_<index>` when unnamed).
     pub clip: String,
@@ -17,6 +18,7 @@ pub struct SampleReport {
 
 /// One `KHR_animation_pointer` property at one time.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PointerSample {
     /// The JSON pointer as written in the file.
     pub pointer: String,
@@ -26,6 +28,7 @@ pub struct PointerSample {
 
 /// All animated nodes at one time.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TimeSample {
     /// The requested time, as given.
     pub time: f64,
@@ -39,6 +42,7 @@ pub struct TimeSample {
 
 /// One node's local transform.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NodeSample {
     /// glTF node index.
     pub node: usize,

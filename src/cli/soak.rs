@@ -59,6 +59,7 @@ pub struct SoakArgs {
 
 /// What a soak run did and found.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SoakReport {
     /// The model (path or the built-in character's label).
     pub model: String,

@@ -80,6 +80,7 @@ pub struct TransitionArgs {
 
 /// `animtune transition --table`'s report.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TableReport {
     /// The model.
     pub model: String,
@@ -229,8 +230,9 @@ fn pair_settings_of(
 /// Version of the export format.
 pub const EXPORT_VERSION: u32 = 1;
 
-/// The profile's transition table for an engine: plain JSON (documented in the README).
+/// The profile's transition table for an engine: plain JSON (documented in docs/transitions.md).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TransitionExport {
     /// Always `animtune-transitions`.
     pub format: &'static str,
@@ -248,6 +250,7 @@ pub struct TransitionExport {
 
 /// A clip in the export.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExportClip {
     /// Clip name.
     pub name: String,
@@ -261,6 +264,7 @@ pub struct ExportClip {
 
 /// A pair in the export.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExportTransition {
     /// Source clip name.
     pub from: String,

@@ -29,6 +29,7 @@ pub fn thread_cpu_time() -> Option<Duration> {
 
 /// Median and 95th percentile of CPU milliseconds per frame.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FrameTimes {
     /// Median, milliseconds.
     pub median: f64,
@@ -38,6 +39,7 @@ pub struct FrameTimes {
 
 /// Resident memory in KiB.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ResidentMemory {
     /// When the warm-up ended (`None`: the run ended first, or the OS does not say).
     pub after_warmup: Option<u64>,
@@ -49,6 +51,7 @@ pub struct ResidentMemory {
 
 /// What `--stats-out` writes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StatsReport {
     /// Frames drawn after the warm-up.
     pub frames: u64,

@@ -23,6 +23,7 @@ pub mod pointer_curves;
 pub mod profiles;
 pub mod ragdoll;
 pub mod recorder;
+pub mod shortcuts;
 pub mod viewer;
 pub mod viewport;
 

@@ -30,6 +30,7 @@ use super::playback::Playback;
 use super::profiles::{ProfileAction, ProfileStore};
 use super::ragdoll::{RagdollAction, RagdollView};
 use super::recorder::{RecordPanel, ViewState};
+use super::shortcuts::{SHORTCUTS, ShortcutAction};
 use super::viewport::ViewportPanel;
 use crate::stage::loading::{LoadJob, LoadStage};
 use crate::stage::selection::Selection;
@@ -1223,61 +1224,48 @@ impl Viewer {
         }
     }
 
-    /// Ctrl+O, Ctrl+Q always; Ctrl+Z, Ctrl+Shift+Z, Space, ←/→, Home/End, F, T, K, R, G and F3
-    /// unless a text field has the keyboard.
+    /// The keyboard shortcuts of [`SHORTCUTS`] (the one table, also printed into the docs): each
+    /// tried in order; those not marked `in_text_fields` only while no text field has the keyboard.
     fn shortcuts_ui(&mut self, ui: &mut egui::Ui) {
-        let command = egui::Modifiers::COMMAND;
-        let consume = |ui: &mut egui::Ui, modifiers: egui::Modifiers, key: egui::Key| {
-            ui.input_mut(|i| i.consume_key(modifiers, key))
-        };
-        if consume(ui, command, egui::Key::Q) {
-            self.quit_requested = true;
+        for shortcut in SHORTCUTS {
+            if !shortcut.in_text_fields && ui.ctx().text_edit_focused() {
+                continue;
+            }
+            let pressed = shortcut.keys.iter().any(|&(modifiers, key)| ui.input_mut(|i| i.consume_key(modifiers, key)));
+            if pressed {
+                self.run_shortcut(shortcut.action);
+            }
         }
-        if consume(ui, command, egui::Key::O) {
-            self.file.request(PathPurpose::OpenModel);
-        }
-        if ui.ctx().text_edit_focused() {
-            return;
-        }
-        if consume(ui, command | egui::Modifiers::SHIFT, egui::Key::Z) || consume(ui, command, egui::Key::Y) {
-            self.redo();
-        }
-        if consume(ui, command, egui::Key::Z) {
-            self.undo();
-        }
-        let none = egui::Modifiers::NONE;
-        if consume(ui, none, egui::Key::Space) {
-            self.playback.toggle_play();
-        }
-        if consume(ui, none, egui::Key::ArrowLeft) {
-            self.playback.step_frames(-1);
-        }
-        if consume(ui, none, egui::Key::ArrowRight) {
-            self.playback.step_frames(1);
-        }
-        if consume(ui, none, egui::Key::Home) {
-            self.playback.go_to_start();
-        }
-        if consume(ui, none, egui::Key::End) {
-            self.playback.go_to_end();
-        }
-        if consume(ui, none, egui::Key::F) {
-            self.frame_camera();
-        }
-        if consume(ui, none, egui::Key::T) {
-            self.trigger_fade();
-        }
-        if consume(ui, none, egui::Key::K) {
-            self.overlays.skeleton = !self.overlays.skeleton;
-        }
-        if consume(ui, none, egui::Key::R) {
-            self.go_limp();
-        }
-        if consume(ui, none, egui::Key::G) {
-            self.get_up();
-        }
-        if consume(ui, none, egui::Key::F3) {
-            self.overlays.stats_visible = !self.overlays.stats_visible;
+    }
+
+    /// Do what a keyboard shortcut says.
+    fn run_shortcut(&mut self, action: ShortcutAction) {
+        match action {
+            ShortcutAction::Quit => self.quit_requested = true,
+            ShortcutAction::Open => {
+                self.file.request(PathPurpose::OpenModel);
+            }
+            ShortcutAction::Redo => {
+                self.redo();
+            }
+            ShortcutAction::Undo => {
+                self.undo();
+            }
+            ShortcutAction::PlayPause => self.playback.toggle_play(),
+            ShortcutAction::StepBack => self.playback.step_frames(-1),
+            ShortcutAction::StepForward => self.playback.step_frames(1),
+            ShortcutAction::FirstFrame => self.playback.go_to_start(),
+            ShortcutAction::LastFrame => self.playback.go_to_end(),
+            ShortcutAction::FrameCamera => self.frame_camera(),
+            ShortcutAction::Transition => self.trigger_fade(),
+            ShortcutAction::Skeleton => self.overlays.skeleton = !self.overlays.skeleton,
+            ShortcutAction::GoLimp => {
+                self.go_limp();
+            }
+            ShortcutAction::GetUp => {
+                self.get_up();
+            }
+            ShortcutAction::Stats => self.overlays.stats_visible = !self.overlays.stats_visible,
         }
     }
 }

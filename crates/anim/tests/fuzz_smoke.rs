@@ -1,5 +1,5 @@
 //! A short, deterministic mutation fuzzer on stable Rust, part of the normal test suite (the
-//! long runs are the cargo-fuzz targets in `fuzz/`, see the README).
+//! long runs are the cargo-fuzz targets in `fuzz/`, see docs/robustness.md).
 //!
 //! Seeds: every `.glb`/`.gltf` in `../shared/models` (skipped with a note when the folder is
 //! absent outside CI) and the valid model behind the `tests/bad` corpus. Each input is a seed

@@ -1,0 +1,196 @@
+//! The viewer's keyboard shortcuts: one table, read by the viewer's input handling
+//! (`Viewer::shortcuts_ui`) and printed into `docs/reference/shortcuts.md` by the reference test
+//! (`tests/docs_reference.rs`), so the two cannot disagree.
+
+use egui::{Key, Modifiers};
+
+/// What a shortcut does in the viewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShortcutAction {
+    /// Quit (the profile is saved).
+    Quit,
+    /// Open a model (File ▸ Open…).
+    Open,
+    /// Redo a tuning change.
+    Redo,
+    /// Undo a tuning change.
+    Undo,
+    /// Play / pause.
+    PlayPause,
+    /// One frame back.
+    StepBack,
+    /// One frame forward.
+    StepForward,
+    /// First frame.
+    FirstFrame,
+    /// Last frame.
+    LastFrame,
+    /// Frame the camera on what is drawn.
+    FrameCamera,
+    /// Trigger the transition to the Cross-fade panel's target.
+    Transition,
+    /// Toggle the skeleton overlay.
+    Skeleton,
+    /// Hand off to the ragdoll.
+    GoLimp,
+    /// Get up from the ragdoll.
+    GetUp,
+    /// Toggle the Stats overlay.
+    Stats,
+}
+
+/// One shortcut: the key chords that trigger it and what it does.
+#[derive(Debug, Clone, Copy)]
+pub struct Shortcut {
+    /// What it does.
+    pub action: ShortcutAction,
+    /// Key chords, any of which triggers it, tried in order (`Modifiers::COMMAND` is Ctrl, ⌘ on
+    /// macOS).
+    pub keys: &'static [(Modifiers, Key)],
+    /// Also while a text field has the keyboard (otherwise the key goes to the field).
+    pub in_text_fields: bool,
+    /// What it does, as the reference says it.
+    pub description: &'static str,
+}
+
+const CTRL: Modifiers = Modifiers::COMMAND;
+const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
+const NONE: Modifiers = Modifiers::NONE;
+
+/// Every keyboard shortcut of the viewer, in the order the viewer tries them (Ctrl+Shift+Z before
+/// Ctrl+Z, which would also match it).
+pub const SHORTCUTS: &[Shortcut] = &[
+    Shortcut {
+        action: ShortcutAction::Quit,
+        keys: &[(CTRL, Key::Q)],
+        in_text_fields: true,
+        description: "Quit (the profile is saved)",
+    },
+    Shortcut {
+        action: ShortcutAction::Open,
+        keys: &[(CTRL, Key::O)],
+        in_text_fields: true,
+        description: "Open a model (File ▸ Open…)",
+    },
+    Shortcut {
+        action: ShortcutAction::Redo,
+        keys: &[(CTRL_SHIFT, Key::Z), (CTRL, Key::Y)],
+        in_text_fields: false,
+        description: "Redo a tuning change",
+    },
+    Shortcut {
+        action: ShortcutAction::Undo,
+        keys: &[(CTRL, Key::Z)],
+        in_text_fields: false,
+        description: "Undo a tuning change",
+    },
+    Shortcut {
+        action: ShortcutAction::PlayPause,
+        keys: &[(NONE, Key::Space)],
+        in_text_fields: false,
+        description: "Play / pause (with loop off, Play at the end restarts)",
+    },
+    Shortcut {
+        action: ShortcutAction::StepBack,
+        keys: &[(NONE, Key::ArrowLeft)],
+        in_text_fields: false,
+        description: "Step one frame of the clip's frame rate back (pauses)",
+    },
+    Shortcut {
+        action: ShortcutAction::StepForward,
+        keys: &[(NONE, Key::ArrowRight)],
+        in_text_fields: false,
+        description: "Step one frame of the clip's frame rate forward (pauses)",
+    },
+    Shortcut {
+        action: ShortcutAction::FirstFrame,
+        keys: &[(NONE, Key::Home)],
+        in_text_fields: false,
+        description: "First frame",
+    },
+    Shortcut {
+        action: ShortcutAction::LastFrame,
+        keys: &[(NONE, Key::End)],
+        in_text_fields: false,
+        description: "Last frame",
+    },
+    Shortcut {
+        action: ShortcutAction::FrameCamera,
+        keys: &[(NONE, Key::F)],
+        in_text_fields: false,
+        description: "Frame what is drawn now (the whole clip's motion, or the ragdoll where it lies)",
+    },
+    Shortcut {
+        action: ShortcutAction::Transition,
+        keys: &[(NONE, Key::T)],
+        in_text_fields: false,
+        description: "Transition from what is on screen to the clip chosen in the Cross-fade panel, with the pair's tuned kind",
+    },
+    Shortcut {
+        action: ShortcutAction::Skeleton,
+        keys: &[(NONE, Key::K)],
+        in_text_fields: false,
+        description: "Toggle the skeleton overlay",
+    },
+    Shortcut {
+        action: ShortcutAction::GoLimp,
+        keys: &[(NONE, Key::R)],
+        in_text_fields: false,
+        description: "Go limp: hand off to the ragdoll (Ragdoll panel)",
+    },
+    Shortcut {
+        action: ShortcutAction::GetUp,
+        keys: &[(NONE, Key::G)],
+        in_text_fields: false,
+        description: "Get up: face up or face down as the body lies, through key poses into the get-up clip",
+    },
+    Shortcut {
+        action: ShortcutAction::Stats,
+        keys: &[(NONE, Key::F3)],
+        in_text_fields: false,
+        description: "Toggle the Stats overlay (CPU ms per frame, frames per second, resident memory)",
+    },
+];
+
+/// A key chord as the reference writes it: `Ctrl+Shift+Z`, `Space`, `←`.
+#[must_use]
+pub fn chord_label(modifiers: Modifiers, key: Key) -> String {
+    let mut label = String::new();
+    if modifiers.command || modifiers.ctrl {
+        label.push_str("Ctrl+");
+    }
+    if modifiers.alt {
+        label.push_str("Alt+");
+    }
+    if modifiers.shift {
+        label.push_str("Shift+");
+    }
+    label.push_str(match key {
+        Key::ArrowLeft => "←",
+        Key::ArrowRight => "→",
+        Key::ArrowUp => "↑",
+        Key::ArrowDown => "↓",
+        other => other.name(),
+    });
+    label
+}
+
+/// The shortcut reference (`docs/reference/shortcuts.md`), printed from [`SHORTCUTS`].
+#[must_use]
+pub fn reference_markdown() -> String {
+    let mut out = String::from(
+        "# Keyboard shortcuts\n\n\
+         Generated from the viewer's own table (`SHORTCUTS` in `src/ui/shortcuts.rs`) by \
+         `tests/docs_reference.rs`; do not edit by hand. Ctrl is ⌘ on macOS.\n\n\
+         | Keys | Action | While typing in a text field |\n|---|---|---|\n",
+    );
+    for shortcut in SHORTCUTS {
+        let keys: Vec<String> = shortcut.keys.iter().map(|&(m, k)| chord_label(m, k)).collect();
+        let typing = if shortcut.in_text_fields { "works" } else { "goes to the field" };
+        out.push_str(&format!("| {} | {} | {typing} |\n", keys.join(" or "), shortcut.description));
+    }
+    out.push_str(
+        "\nThe mouse, the menus and the start-up flags: [Preview a model's clips](../preview.md#mouse-and-menus).\n",
+    );
+    out
+}
