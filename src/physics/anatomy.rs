@@ -447,6 +447,34 @@ impl JointLimits {
     }
 }
 
+/// The horizontal direction the character faces in its rest pose, in model space: from the
+/// joints named as the character's right towards those named as its left, turned a quarter
+/// about +Y (a character facing +Z, as glTF asks, has its left at +X). `None` when the names
+/// give no sides, or the two sides do not lie apart horizontally. Allocates (once per model).
+pub fn facing_direction(model: &anim::Model) -> Option<glam::Vec3> {
+    let rest = model.rest_pose();
+    let mut locals = anim::LocalMatrices::new(model.nodes.len());
+    let mut model_from_node = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
+    model.hierarchy.local_to_model(&rest, &mut locals, &mut model_from_node);
+    let (mut left, mut right) = ((glam::Vec3::ZERO, 0u32), (glam::Vec3::ZERO, 0u32));
+    for (node, world) in model.nodes.iter().zip(&model_from_node) {
+        let Some(name) = node.name.as_deref() else { continue };
+        let position = glam::Vec3::from(world.translation);
+        match recognise(name).side {
+            Some(Side::Left) => left = (left.0 + position, left.1 + 1),
+            Some(Side::Right) => right = (right.0 + position, right.1 + 1),
+            _ => {}
+        }
+    }
+    if left.1 == 0 || right.1 == 0 {
+        return None;
+    }
+    let lateral = left.0 / left.1 as f32 - right.0 / right.1 as f32;
+    let facing = lateral.cross(glam::Vec3::Y);
+    let horizontal = glam::Vec3::new(facing.x, 0.0, facing.z);
+    (horizontal.length() > 1e-6 * lateral.length().max(1e-12)).then(|| horizontal.normalize())
+}
+
 /// What a bone's name says about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct NameHint {

@@ -37,6 +37,23 @@ pub enum ShortcutAction {
     GetUp,
     /// Toggle the Stats overlay.
     Stats,
+    /// Look at the character from a side (Blender's numpad views).
+    View(ViewAngle),
+}
+
+/// Where a view shortcut puts the camera, relative to the way the character faces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewAngle {
+    /// In front of the character, looking at its face.
+    Front,
+    /// Behind it.
+    Back,
+    /// On its right.
+    Right,
+    /// On its left.
+    Left,
+    /// Above it, looking down.
+    Top,
 }
 
 /// One shortcut: the key chords that trigger it and what it does.
@@ -100,7 +117,7 @@ pub const SHORTCUTS: &[Shortcut] = &[
         action: ShortcutAction::StepForward,
         keys: &[(NONE, Key::ArrowRight)],
         in_text_fields: false,
-        description: "Step one frame of the clip's frame rate forward (pauses)",
+        description: "Step one frame of the clip's frame rate forward (pauses); during a transition, the transition advances one frame",
     },
     Shortcut {
         action: ShortcutAction::FirstFrame,
@@ -149,6 +166,36 @@ pub const SHORTCUTS: &[Shortcut] = &[
         keys: &[(NONE, Key::F3)],
         in_text_fields: false,
         description: "Toggle the Stats overlay (CPU ms per frame, frames per second, resident memory)",
+    },
+    Shortcut {
+        action: ShortcutAction::View(ViewAngle::Front),
+        keys: &[(NONE, Key::Num1)],
+        in_text_fields: false,
+        description: "Front view: the camera in front of the character, whichever way its file faces (numpad 1 as in Blender)",
+    },
+    Shortcut {
+        action: ShortcutAction::View(ViewAngle::Back),
+        keys: &[(CTRL, Key::Num1)],
+        in_text_fields: false,
+        description: "Back view",
+    },
+    Shortcut {
+        action: ShortcutAction::View(ViewAngle::Right),
+        keys: &[(NONE, Key::Num3)],
+        in_text_fields: false,
+        description: "Right view: the camera on the character's right",
+    },
+    Shortcut {
+        action: ShortcutAction::View(ViewAngle::Left),
+        keys: &[(CTRL, Key::Num3)],
+        in_text_fields: false,
+        description: "Left view",
+    },
+    Shortcut {
+        action: ShortcutAction::View(ViewAngle::Top),
+        keys: &[(NONE, Key::Num7)],
+        in_text_fields: false,
+        description: "Top view, front at the bottom (there is no bottom view: the camera stays above the ground)",
     },
 ];
 

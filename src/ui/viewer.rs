@@ -307,6 +307,7 @@ impl Viewer {
         };
         viewer.file.export_name = viewer.profile.identity().name.clone();
         viewer.file.show_model(viewer.source.path.as_deref());
+        viewer.viewport.set_facing(crate::physics::anatomy::facing_direction(&viewer.model));
         viewer.frame_camera();
         viewer.compute_frame();
         viewer
@@ -380,6 +381,7 @@ impl Viewer {
         self.error = None;
         self.file.export_name = self.profile.identity().name.clone();
         self.set_tuning_after_open(tuning);
+        self.viewport.set_facing(crate::physics::anatomy::facing_direction(&self.model));
         self.frame_camera();
     }
 
@@ -1266,6 +1268,7 @@ impl Viewer {
                 self.get_up();
             }
             ShortcutAction::Stats => self.overlays.stats_visible = !self.overlays.stats_visible,
+            ShortcutAction::View(angle) => self.viewport.look_from(angle),
         }
     }
 }

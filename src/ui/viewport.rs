@@ -5,6 +5,7 @@
 use crate::render::{Aabb, OrbitCamera};
 
 use super::frame::ViewClick;
+use super::shortcuts::ViewAngle;
 
 /// What the 3D view shows, for its labels and clicks: one view, two side by side, or one with a
 /// ghost over it.
@@ -35,6 +36,9 @@ pub struct ViewportPanel {
     pub label_rects: [egui::Rect; 2],
     /// Where the view was laid out last frame.
     pub rect: egui::Rect,
+    /// The yaw that looks at the character's front (0 for glTF's +Z front): framing starts
+    /// from a three-quarter front view, and the view shortcuts turn from it.
+    pub front_yaw_rad: f32,
 }
 
 impl Default for ViewportPanel {
@@ -46,6 +50,7 @@ impl Default for ViewportPanel {
             floor_y: 0.0,
             label_rects: [egui::Rect::NOTHING; 2],
             rect: egui::Rect::NOTHING,
+            front_yaw_rad: 0.0,
         }
     }
 }
@@ -67,9 +72,29 @@ impl ViewportPanel {
         } else {
             bounds
         };
-        let mut camera = OrbitCamera { yaw_rad: 0.6, pitch_rad: 0.22, ..OrbitCamera::default() };
+        let mut camera = OrbitCamera { yaw_rad: self.front_yaw_rad + 0.6, pitch_rad: 0.22, ..OrbitCamera::default() };
         camera.frame(&bounds, aspect, 1.15);
         self.camera = camera;
+    }
+
+    /// Face the model on screen facing `facing` (horizontal, model space; `None`: glTF's +Z).
+    pub fn set_facing(&mut self, facing: Option<glam::Vec3>) {
+        self.front_yaw_rad = facing.map_or(0.0, |f| f.x.atan2(f.z));
+    }
+
+    /// Turn the camera to look from `angle` of the character, keeping its target and distance.
+    pub fn look_from(&mut self, angle: ViewAngle) {
+        use std::f32::consts::{FRAC_PI_2, PI};
+        let (yaw, pitch) = match angle {
+            ViewAngle::Front => (0.0, 0.0),
+            ViewAngle::Back => (PI, 0.0),
+            ViewAngle::Right => (-FRAC_PI_2, 0.0),
+            ViewAngle::Left => (FRAC_PI_2, 0.0),
+            ViewAngle::Top => (0.0, OrbitCamera::MAX_PITCH_RAD),
+        };
+        self.camera.yaw_rad = (self.front_yaw_rad + yaw).rem_euclid(std::f32::consts::TAU);
+        self.camera.pitch_rad = pitch;
+        self.camera.keep_above(self.floor_y);
     }
 
     /// Aspect of one view: half the width when the view is split (two modes or two files).

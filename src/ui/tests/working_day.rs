@@ -501,3 +501,50 @@ fn the_record_panel_shows_the_playing_clips_range_for_whole_clip() {
         assert!(harness.query_all(by().value(&shown)).next().is_some(), "the panel shows the clip's end {shown}");
     }
 }
+
+// ---- 6.15 front, side and top views ----
+
+/// Models that face −Z were always seen from behind. The viewer finds which way the character
+/// faces (from its left and right bones), frames it from a three-quarter front view, and
+/// numpad 1 / 3 / 7 (Ctrl: the opposite side) look from its front, right and top, as in Blender.
+#[test]
+fn views_follow_the_way_the_character_faces() {
+    use crate::physics::anatomy::facing_direction;
+    let model = super::built_in_model();
+    let facing = facing_direction(&model).expect("the built-in character has left and right bones");
+    assert!(facing.dot(glam::Vec3::Z) > 0.99, "the built-in character faces +Z as glTF asks: {facing:?}");
+    // The same character turned to face −Z (as many exports are).
+    let mut turned = model.clone();
+    let roots: Vec<_> = turned.hierarchy.roots().collect();
+    for root in roots {
+        let rest = &mut turned.nodes[root.index()].rest;
+        rest.rotation = glam::Quat::from_rotation_y(std::f32::consts::PI) * rest.rotation;
+        rest.translation = glam::Quat::from_rotation_y(std::f32::consts::PI) * rest.translation;
+    }
+    let turned_facing = facing_direction(&turned).expect("sides");
+    assert!(turned_facing.dot(-glam::Vec3::Z) > 0.99, "{turned_facing:?}");
+
+    for (model, facing) in [(model, facing), (turned, turned_facing)] {
+        let viewer = crate::ui::Viewer::new(model, crate::ui::ModelSource::built_in());
+        let horizontal = |v: glam::Vec3| glam::Vec3::new(v.x, 0.0, v.z).normalize();
+        let framed = horizontal(viewer.viewport.camera.eye_direction());
+        assert!(framed.dot(facing) > 0.7, "opened from the front three-quarter: {framed:?} vs facing {facing:?}");
+        let mut harness = whole(viewer, [1280.0, 900.0]);
+        harness.run();
+        let right = facing.cross(glam::Vec3::Y);
+        for (modifiers, key, expected) in [
+            (egui::Modifiers::NONE, egui::Key::Num1, facing),
+            (egui::Modifiers::COMMAND, egui::Key::Num1, -facing),
+            (egui::Modifiers::NONE, egui::Key::Num3, right),
+            (egui::Modifiers::COMMAND, egui::Key::Num3, -right),
+        ] {
+            harness.key_press_modifiers(modifiers, key);
+            harness.run();
+            let eye = harness.state().viewport.camera.eye_direction();
+            assert!(eye.dot(expected) > 0.99, "{modifiers:?}+{key:?}: eye direction {eye:?}, expected {expected:?}");
+        }
+        harness.key_press(egui::Key::Num7);
+        harness.run();
+        assert!(harness.state().viewport.camera.eye_direction().y > 0.99, "numpad 7 looks down from the top");
+    }
+}
