@@ -381,10 +381,10 @@ fn reexports_of(krate: &Crate, modules: &BTreeSet<String>, files: &[PathBuf], ro
     for _ in 0..3 {
         for (me, path) in &found {
             let Some(name) = path.last() else { continue };
-            if let Some(target) = resolve(path, modules, &out) {
-                if target != *me {
-                    out.insert((me.clone(), name.clone()), target);
-                }
+            if let Some(target) = resolve(path, modules, &out)
+                && target != *me
+            {
+                out.insert((me.clone(), name.clone()), target);
             }
         }
     }

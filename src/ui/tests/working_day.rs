@@ -311,7 +311,7 @@ fn the_stats_overlay_never_covers_a_view_label() {
     harness.run();
     let viewer = harness.state();
     let labels = viewer.viewport.label_rects;
-    assert!(labels.iter().all(|l| l.is_positive()), "two labels were painted: {labels:?}");
+    assert!(labels.iter().all(egui::Rect::is_positive), "two labels were painted: {labels:?}");
     // The profile line as a real one reads.
     let profile = "/home/artist/.config/animtune/profiles/Mannequin-90c4aa7a3763431b.json";
     let lines = viewer.overlays.stats_lines(&viewer.source.short_name(), profile);
