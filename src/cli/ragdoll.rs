@@ -650,8 +650,10 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
         }
         std::mem::swap(&mut world, &mut previous_world);
         if k == handoff_frame {
-            player.sample(handoff_secs - step_secs, &mut scratch);
-            controller.trigger_with(model, &animated, &scratch, step_secs, &handoff);
+            // The bodies start with the velocity the clip moves on with (a forward difference:
+            // at a key of a linear clip the motion before the key is another motion).
+            player.sample(handoff_secs + step_secs, &mut scratch);
+            controller.trigger_with(model, &animated, &scratch, -step_secs, &handoff);
         }
         if k == get_up_frame
             && let Some((up_clip, down_clip)) = get_up_clips
