@@ -276,6 +276,15 @@ pub struct RagdollReport {
     pub joint_count: usize,
     /// Hinge joints (knees, elbows).
     pub hinge_count: usize,
+    /// Bodies with no joint to another body besides the root (the pelvis): each one would fall
+    /// on its own. 0 for a humanoid whatever its node tree (feet and hands hung under IK
+    /// control bones are jointed to their shins and forearms).
+    pub unjointed_bodies: usize,
+    /// Largest distance between a joint's two anchors (where the parent holds the child, where
+    /// the child is) after any physics step of the run, metres.
+    pub max_joint_separation_m: f32,
+    /// `max_joint_separation_m / size_m` (joints that hold: under 0.02).
+    pub max_joint_separation_per_size: f32,
     /// Body names, parents first.
     pub bodies: Vec<String>,
     /// Each body's anatomy.
@@ -554,6 +563,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
     let mut poser = CpuPoser::default();
     let mesh_nodes = drawn_nodes(model);
     let mut final_ragdoll: Option<(f32, f32, u64, f32, f32)> = None;
+    let mut separation_m = 0.0f32;
     let mut get_up_metrics: Option<GetUpMetrics> = None;
     let mut get_up_clearance = f32::MAX;
     let mut get_up_step = 0.0f32;
@@ -620,6 +630,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
                 {
                     first_step = Some(handoff_errors(&mut player, model, &spec, first, handoff_secs, step_secs));
                 }
+                separation_m = separation_m.max(ragdoll.max_joint_separation_m());
                 final_ragdoll = Some((
                     root.y - ragdoll.ground_y(),
                     ragdoll.lowest_point(),
@@ -734,6 +745,9 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
         body_count: spec.bodies.len(),
         joint_count: spec.joint_count(),
         hinge_count: spec.bodies.iter().filter(|b| b.parent.is_some() && b.hinge).count(),
+        unjointed_bodies: spec.unjointed_bodies(),
+        max_joint_separation_m: separation_m,
+        max_joint_separation_per_size: if size_m > 0.0 { separation_m / size_m } else { 0.0 },
         bodies: spec.bodies.iter().map(|b| b.name.clone()).collect(),
         anatomy: spec
             .bodies
@@ -950,7 +964,11 @@ impl RagdollReport {
             self.simulated_bodies,
             self.body_count
         );
-        let _ = writeln!(s, "{} bodies, {} joints ({} hinges):", self.body_count, self.joint_count, self.hinge_count);
+        let _ = writeln!(
+            s,
+            "{} bodies, {} joints ({} hinges), {} unjointed bodies besides the root:",
+            self.body_count, self.joint_count, self.hinge_count, self.unjointed_bodies
+        );
         for b in &self.anatomy {
             let _ = writeln!(s, "  {} — {} {} (from {}), {}", b.name, b.side, b.kind, b.from, b.joint);
         }
@@ -985,6 +1003,11 @@ impl RagdollReport {
             self.min_clearance_m,
             self.min_clearance_per_size,
             self.mesh_outside_colliders_per_size
+        );
+        let _ = writeln!(
+            s,
+            "max joint separation {:.4} m ({:.4} of size)",
+            self.max_joint_separation_m, self.max_joint_separation_per_size
         );
         let _ = writeln!(
             s,

@@ -223,6 +223,11 @@ pub struct Ragdoll {
     asleep: bool,
     /// Largest joint-limit violation seen so far (radians).
     max_violation_rad: f32,
+    /// Each joint's anchor on its parent body (sim units, the parent's frame; zero for roots):
+    /// the child's origin should stay there.
+    anchors: Vec<Vec3>,
+    /// Largest distance between a joint's two anchors after any step so far (metres).
+    max_separation_m: f32,
     /// Lowest collider point after any step so far (world y).
     lowest_seen: f32,
     /// Bodies parents first, and each body's subtree (itself included): for joint projection.
@@ -433,12 +438,14 @@ impl Ragdoll {
         }
 
         let mut joints = vec![None; count];
+        let mut anchors = vec![Vec3::ZERO; count];
         let mut limits = vec![JointLimits::symmetric(0.0, 0.0); count];
         for (i, body) in spec.bodies.iter().enumerate() {
             let Some(p) = body.parent else { continue };
             let p = p.index();
             let (parent_rotation, parent_translation) = poses[p];
             let anchor = parent_rotation.inverse() * (poses[i].1 - parent_translation) * metres_per_unit;
+            anchors[i] = anchor;
             let relative =
                 (parent_rotation * body.joint_frame_parent).inverse() * (poses[i].0 * body.joint_frame_child);
             limits[i] = body.limits.widened_to(axis_angles(relative), 1.0_f32.to_radians());
@@ -537,6 +544,8 @@ impl Ragdoll {
             calm_secs: 0.0,
             asleep: false,
             max_violation_rad: 0.0,
+            anchors,
+            max_separation_m: 0.0,
             lowest_seen: f32::MAX,
             projection_order: super::getup::parents_first(spec),
             subtrees: spec
@@ -754,6 +763,7 @@ impl Ragdoll {
         self.project_limits(spec);
         let v = self.limit_violation(spec);
         self.max_violation_rad = self.max_violation_rad.max(v);
+        self.max_separation_m = self.max_separation_m.max(self.joint_separation_m(spec));
         self.lowest_seen = self.lowest_seen.min(self.lowest_point());
         let driven = self.motor_strength > 0.0 || self.root_hold > 0.0 || self.kinematic.iter().any(|&k| k);
         if !driven && self.rms_capsule_end_speed() < self.calm_speed_mps {
@@ -909,6 +919,30 @@ impl Ragdoll {
     /// The lowest collider point after any step so far (world y; `f32::MAX` before the first).
     pub fn lowest_point_seen(&self) -> f32 {
         self.lowest_seen
+    }
+
+    /// The largest distance now between a joint's two anchors (metres): how far a child body's
+    /// origin has come away from where its parent holds it.
+    pub fn joint_separation_m(&self, spec: &RagdollSpec) -> f32 {
+        let mut largest = 0.0f32;
+        for (b, body) in spec.bodies.iter().enumerate() {
+            let Some(p) = body.parent else { continue };
+            let (Some(parent), Some(child), Some(&anchor)) = (
+                self.handles.get(p.index()).and_then(|&h| self.world.bodies.get(h)),
+                self.handles.get(b).and_then(|&h| self.world.bodies.get(h)),
+                self.anchors.get(b),
+            ) else {
+                continue;
+            };
+            let held = parent.position().transform_point(anchor);
+            largest = largest.max(held.distance(child.position().translation));
+        }
+        largest
+    }
+
+    /// The largest distance between a joint's two anchors after any step so far (metres).
+    pub fn max_joint_separation_m(&self) -> f32 {
+        self.max_separation_m
     }
 
     /// The largest joint-limit violation over every step so far (radians).
