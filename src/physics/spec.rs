@@ -379,6 +379,26 @@ impl RagdollSpec {
         self.bodies.iter().enumerate().filter(|&(b, body)| body.parent.is_none() && b != self.root.index()).count()
     }
 
+    /// For each node: true when a body simulates it — the body's own node, or a node below it in
+    /// the node tree riding on it (a merged twist bone, a finger). Nodes that merely follow a
+    /// body without being part of its bone (IK targets and controls, the armature root, which
+    /// ride on the root body) are false.
+    pub fn simulated_nodes(&self, model: &Model) -> Vec<bool> {
+        let mut simulated = vec![false; self.node_body.len()];
+        for node in order(model) {
+            let Some(body) = self.body_for_node(node).and_then(|b| self.body(b)) else { continue };
+            let mut at = Some(node);
+            while let Some(n) = at {
+                if n == body.node {
+                    simulated[node] = true;
+                    break;
+                }
+                at = parent_of(model, n);
+            }
+        }
+        simulated
+    }
+
     /// A body by id.
     pub fn body(&self, id: BodyId) -> Option<&BodySpec> {
         self.bodies.get(id.index())

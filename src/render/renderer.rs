@@ -12,7 +12,7 @@ use crate::render::gpu_data::{
     ALPHA_BLEND, ALPHA_OPAQUE, DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, UV_IDENTITY, ViewUniforms,
 };
 use crate::render::mesh::{DrawItem, GpuModel};
-use crate::render::overlay::{OverlayLine, SkeletonStyle, push_lines, push_skeleton};
+use crate::render::overlay::{OverlayLine, SkeletonLink, SkeletonStyle, push_lines, push_skeleton};
 use crate::render::{RenderError, readback};
 
 /// Colour format of render targets: sRGB, so shaders write linear colour and the stored bytes
@@ -372,6 +372,9 @@ pub struct Renderer {
     pub clear_color: wgpu::Color,
     /// Look of the skeleton overlay.
     pub skeleton_style: SkeletonStyle,
+    /// Per node, where its skeleton-overlay bone starts ([`SkeletonLink`]); empty (the default):
+    /// the node tree. A ragdoll sets its body tree here.
+    pub skeleton_links: Vec<SkeletonLink>,
     // Scratch, reused between frames.
     locals: LocalMatrices,
     model_from_node: Vec<Affine3A>,
@@ -574,6 +577,7 @@ impl Renderer {
             overlay_pipeline,
             clear_color: wgpu::Color { r: 0.045, g: 0.05, b: 0.06, a: 1.0 },
             skeleton_style: SkeletonStyle::default(),
+            skeleton_links: Vec::new(),
             locals: LocalMatrices::default(),
             model_from_node: Vec::new(),
             palette_data: Vec::new(),
@@ -836,6 +840,7 @@ impl Renderer {
                             viewport_px,
                             view.selected_joint,
                             &self.skeleton_style,
+                            &self.skeleton_links,
                             &mut self.overlay_data,
                         );
                     }
