@@ -843,3 +843,96 @@ fn layers_draw_a_second_model_beside_or_over_the_first() {
     assert!(changed(&hidden) < 40, "a coincident ghost hides behind the solid model: {}", changed(&hidden));
     assert!(changed(&shown) > 300, "another pose's ghost shows: {}", changed(&shown));
 }
+
+/// A cube's 24 vertices (positions, normals) and 36 indices, `half` from the centre, wound
+/// counter-clockwise seen from outside (or from inside when `inward`, normals flipped too).
+fn cube(half: f32, inward: bool) -> (Vec<f32>, Vec<f32>, Vec<u16>) {
+    let (mut positions, mut normals, mut indices) = (Vec::new(), Vec::new(), Vec::new());
+    for axis in 0..3 {
+        for sign in [-1.0f32, 1.0] {
+            let mut n = [0.0f32; 3];
+            n[axis] = sign;
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            let base = positions.len() as u16 / 3;
+            for (a, b) in [(-1.0f32, -1.0f32), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)] {
+                let mut p = [0.0f32; 3];
+                p[axis] = sign * half;
+                p[u] = a * half;
+                p[v] = b * half;
+                positions.extend(p);
+                normals.extend(n.map(|x| if inward { -x } else { x }));
+            }
+            // (u, v, n) is right-handed: counter-clockwise in (u, v) faces +axis.
+            let ccw_outward = sign > 0.0;
+            let quad = if ccw_outward != inward { [0, 1, 2, 0, 2, 3] } else { [0, 2, 1, 0, 3, 2] };
+            indices.extend(quad.map(|i| base + i));
+        }
+    }
+    (positions, normals, indices)
+}
+
+/// The inverted-hull outline scene: a red cube inside a 15% larger black shell wound inward
+/// (its faces point at the cube), both single-sided unless `shell_double_sided`; under a node
+/// mirrored in x when `mirrored`.
+fn outline_scene(shell_double_sided: bool, mirrored: bool) -> Model {
+    use serde_json::json;
+    let mut doc = devtools::gltf::Doc::new();
+    let mesh = |doc: &mut devtools::gltf::Doc, half: f32, inward: bool, material: usize| {
+        let (p, n, i) = cube(half, inward);
+        let position = doc.add_f32(&p, "VEC3");
+        doc.json["accessors"][position]["min"] = json!([-half, -half, -half]);
+        doc.json["accessors"][position]["max"] = json!([half, half, half]);
+        let normal = doc.add_f32(&n, "VEC3");
+        let bytes: Vec<u8> = i.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let index = doc.add_raw(&bytes, devtools::gltf::UNSIGNED_SHORT, "SCALAR", i.len(), false);
+        doc.add_mesh(json!({"primitives": [{
+            "attributes": {"POSITION": position, "NORMAL": normal}, "indices": index, "material": material
+        }]}))
+    };
+    doc.push("materials", json!({"name": "red", "pbrMetallicRoughness": {"baseColorFactor": [1.0, 0.0, 0.0, 1.0], "metallicFactor": 0.0}, "emissiveFactor": [0.6, 0.0, 0.0]}));
+    doc.push("materials", json!({"name": "outline", "doubleSided": shell_double_sided, "pbrMetallicRoughness": {"baseColorFactor": [0.0, 0.0, 0.0, 1.0], "metallicFactor": 0.0}}));
+    let inner = mesh(&mut doc, 0.5, false, 0);
+    let shell = mesh(&mut doc, 0.575, true, 1);
+    let a = doc.add_node(json!({"name": "cube", "mesh": inner}));
+    let b = doc.add_node(json!({"name": "outline", "mesh": shell}));
+    let scale = if mirrored { [-1.0, 1.0, 1.0] } else { [1.0, 1.0, 1.0] };
+    let top = doc.add_node(json!({"name": "top", "scale": scale, "children": [a, b]}));
+    doc.json["scenes"] = json!([{"nodes": [top]}]);
+    doc.json["scene"] = json!(0);
+    anim::import::load_slice(&doc.to_glb(), None).expect("the outline scene loads")
+}
+
+/// Mean colour of the central 20×20 pixels.
+fn centre_colour(image: &image::RgbaImage) -> [f64; 3] {
+    let (w, h) = image.dimensions();
+    let mut sum = [0.0f64; 3];
+    for y in h / 2 - 10..h / 2 + 10 {
+        for x in w / 2 - 10..w / 2 + 10 {
+            for (s, &c) in sum.iter_mut().zip(&image.get_pixel(x, y).0) {
+                *s += f64::from(c) / 400.0;
+            }
+        }
+    }
+    sum
+}
+
+/// `doubleSided: false` culls back faces (an inverted-hull outline shell shows the object inside
+/// it, not its own inner side), also under a mirroring node (winding flipped), and a
+/// double-sided shell still hides the object.
+#[test]
+fn single_sided_materials_cull_back_faces_and_mirrored_nodes_flip_the_winding() {
+    let Some(ctx) = gpu() else { return };
+    let render = |model: &Model| {
+        let pose = model.rest_pose();
+        let camera = camera_for(model, &[&pose]);
+        render_masked(&ctx, model, &[&pose], camera, 128)
+    };
+    let plain = centre_colour(&render(&outline_scene(false, false)));
+    let mirrored = centre_colour(&render(&outline_scene(false, true)));
+    let double = centre_colour(&render(&outline_scene(true, false)));
+    println!("centre colour: single-sided {plain:?}, mirrored {mirrored:?}, double-sided shell {double:?}");
+    for (name, c) in [("single-sided shell", plain), ("mirrored", mirrored)] {
+        assert!(c[0] > 80.0 && c[0] > 3.0 * c[1].max(c[2]), "{name}: the red cube is hidden: {c:?}");
+    }
+    assert!(double[0] < 40.0, "a double-sided shell must hide the cube: {double:?}");
+}

@@ -279,6 +279,15 @@ pub struct RagdollReport {
     pub joint_count: usize,
     /// Hinge joints (knees, elbows).
     pub hinge_count: usize,
+    /// Bodies with no joint to another body besides the root (the pelvis): each one would fall
+    /// on its own. 0 for a humanoid whatever its node tree (feet and hands hung under IK
+    /// control bones are jointed to their shins and forearms).
+    pub unjointed_bodies: usize,
+    /// Largest distance between a joint's two anchors (where the parent holds the child, where
+    /// the child is) after any physics step of the run, metres.
+    pub max_joint_separation_m: f32,
+    /// `max_joint_separation_m / size_m` (joints that hold: under 0.02).
+    pub max_joint_separation_per_size: f32,
     /// Body names, parents first.
     pub bodies: Vec<String>,
     /// Each body's anatomy.
@@ -301,6 +310,11 @@ pub struct RagdollReport {
     pub handoff_velocity_error_mps: f32,
     /// `handoff_velocity_error_mps / size_m` (per second).
     pub velocity_error_per_size: f32,
+    /// The clip's own non-rigid velocity at the handoff, per size per second: the largest speed
+    /// at which a joint moves away from where its parent body's rigid motion carries it (limbs
+    /// stretched by translation or scale keys). A rigid ragdoll cannot follow it, so it bounds
+    /// the velocity error from below.
+    pub stretch_velocity_per_size: f32,
     /// Largest per-frame joint displacement of the output in the 3 frames after the handoff over
     /// the largest in the 3 frames before (`null` when nothing moved before).
     pub pop: Option<f32>,
@@ -557,11 +571,12 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
     let mut poser = CpuPoser::default();
     let mesh_nodes = drawn_nodes(model);
     let mut final_ragdoll: Option<(f32, f32, u64, f32, f32)> = None;
+    let mut separation_m = 0.0f32;
     let mut get_up_metrics: Option<GetUpMetrics> = None;
     let mut get_up_clearance = f32::MAX;
     let mut get_up_step = 0.0f32;
     let mut ground = 0.0f32;
-    let mut first_step: Option<(f32, f32)> = None;
+    let mut first_step: Option<(f32, f32, f32)> = None;
     let mut simulated_bodies = spec.bodies.len();
 
     let snapshot_times: Vec<f32> = if args.screenshot.is_some() && args.screenshot_at.is_empty() {
@@ -623,6 +638,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
                 {
                     first_step = Some(handoff_errors(&mut player, model, &spec, first, handoff_secs, step_secs));
                 }
+                separation_m = separation_m.max(ragdoll.max_joint_separation_m());
                 final_ragdoll = Some((
                     root.y - ragdoll.ground_y(),
                     ragdoll.lowest_point(),
@@ -653,8 +669,10 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
         }
         std::mem::swap(&mut world, &mut previous_world);
         if k == handoff_frame {
-            player.sample(handoff_secs - step_secs, &mut scratch);
-            controller.trigger_with(model, &animated, &scratch, step_secs, &handoff);
+            // The bodies start with the velocity the clip moves on with (a forward difference:
+            // at a key of a linear clip the motion before the key is another motion).
+            player.sample(handoff_secs + step_secs, &mut scratch);
+            controller.trigger_with(model, &animated, &scratch, -step_secs, &handoff);
         }
         if k == get_up_frame
             && let Some((up_clip, down_clip)) = get_up_clips
@@ -688,7 +706,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
         g.max_joint_step_m = get_up_step * m;
     }
 
-    let (position_error, velocity_error) = first_step.unwrap_or((0.0, 0.0));
+    let (position_error, velocity_error, stretch) = first_step.unwrap_or((0.0, 0.0, 0.0));
     let Pop { pop, before, after } = Pop::measure(&displacement, handoff_frame, 1e-6 * spec.size);
     let final_height = root_height_history.last().copied().unwrap_or(0.0);
     let second_ago = root_height_history
@@ -735,6 +753,9 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
         body_count: spec.bodies.len(),
         joint_count: spec.joint_count(),
         hinge_count: spec.bodies.iter().filter(|b| b.parent.is_some() && b.hinge).count(),
+        unjointed_bodies: spec.unjointed_bodies(),
+        max_joint_separation_m: separation_m,
+        max_joint_separation_per_size: if size_m > 0.0 { separation_m / size_m } else { 0.0 },
         bodies: spec.bodies.iter().map(|b| b.name.clone()).collect(),
         anatomy: spec
             .bodies
@@ -760,6 +781,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
         position_error_per_size: position_error / spec.size,
         handoff_velocity_error_mps: velocity_error * m,
         velocity_error_per_size: velocity_error / spec.size,
+        stretch_velocity_per_size: stretch / spec.size,
         pop,
         displacement_before_m: before * m,
         displacement_after_m: after * m,
@@ -786,7 +808,9 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
 }
 
 /// Handoff errors (world units): the bodies after the first physics step against the animation
-/// one step on.
+/// one step on, and the animation's own non-rigid velocity there (how fast a joint moves away
+/// from where its parent body's rigid motion carries it: bones stretched by translation or scale
+/// keys, which no rigid ragdoll can follow).
 fn handoff_errors(
     player: &mut Player<'_>,
     model: &Model,
@@ -794,7 +818,7 @@ fn handoff_errors(
     first: &crate::physics::FirstStep,
     handoff_secs: f32,
     step_secs: f32,
-) -> (f32, f32) {
+) -> (f32, f32, f32) {
     let n = model.nodes.len();
     let mut pose = player.rest.clone();
     let mut world_at = vec![Affine3A::IDENTITY; n];
@@ -806,13 +830,26 @@ fn handoff_errors(
     model.hierarchy.local_to_model(&pose, &mut locals, &mut world_next);
     let mut position = 0.0f32;
     let mut velocity = 0.0f32;
+    let mut stretch = 0.0f32;
+    let rigid = |w: &Affine3A| {
+        let (_, r, t) = w.to_scale_rotation_translation();
+        (r.normalize(), Vec3::from(t))
+    };
     for (b, body) in spec.bodies.iter().enumerate() {
         let next: Vec3 = world_next[body.node].translation.into();
         let at: Vec3 = world_at[body.node].translation.into();
+        let animated = (next - at) / step_secs;
         position = position.max(first.origins[b].distance(next));
-        velocity = velocity.max(first.velocities[b].distance((next - at) / step_secs));
+        velocity = velocity.max(first.velocities[b].distance(animated));
+        if let Some(parent) = body.parent.and_then(|p| spec.body(p)) {
+            let ((r0, t0), (r1, t1)) = (rigid(&world_at[parent.node]), rigid(&world_next[parent.node]));
+            let turn = (r1 * r0.inverse()).normalize();
+            let turn = if turn.w < 0.0 { -turn } else { turn };
+            let carried = (t1 - t0) / step_secs + (turn.to_scaled_axis() / step_secs).cross(at - t0);
+            stretch = stretch.max(carried.distance(animated));
+        }
     }
-    (position, velocity)
+    (position, velocity, stretch)
 }
 
 /// How far the posed mesh's bounds reach beyond the bounds of the colliders (world units; 0
@@ -951,7 +988,11 @@ impl RagdollReport {
             self.simulated_bodies,
             self.body_count
         );
-        let _ = writeln!(s, "{} bodies, {} joints ({} hinges):", self.body_count, self.joint_count, self.hinge_count);
+        let _ = writeln!(
+            s,
+            "{} bodies, {} joints ({} hinges), {} unjointed bodies besides the root:",
+            self.body_count, self.joint_count, self.hinge_count, self.unjointed_bodies
+        );
         for b in &self.anatomy {
             let _ = writeln!(s, "  {} — {} {} (from {}), {}", b.name, b.side, b.kind, b.from, b.joint);
         }
@@ -967,8 +1008,8 @@ impl RagdollReport {
         );
         let _ = writeln!(
             s,
-            "handoff velocity error {:.6} m/s ({:.5} sizes/s)",
-            self.handoff_velocity_error_mps, self.velocity_error_per_size
+            "handoff velocity error {:.6} m/s ({:.5} sizes/s; the clip stretches joints at {:.5} sizes/s)",
+            self.handoff_velocity_error_mps, self.velocity_error_per_size, self.stretch_velocity_per_size
         );
         let _ = writeln!(
             s,
@@ -986,6 +1027,11 @@ impl RagdollReport {
             self.min_clearance_m,
             self.min_clearance_per_size,
             self.mesh_outside_colliders_per_size
+        );
+        let _ = writeln!(
+            s,
+            "max joint separation {:.4} m ({:.4} of size)",
+            self.max_joint_separation_m, self.max_joint_separation_per_size
         );
         let _ = writeln!(
             s,

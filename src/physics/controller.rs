@@ -244,7 +244,9 @@ impl RagdollController {
 
     /// Hand off to a new ragdoll now, from any phase (a running ragdoll or get-up is dropped).
     /// `pose_now` is the pose on screen (normally the animation's), `pose_before` the same
-    /// motion `dt_before_secs` earlier (for the bodies' initial velocities). The output stays
+    /// motion `dt_before_secs` earlier (for the bodies' initial velocities; a negative
+    /// `dt_before_secs` gives the pose that far later, the better choice where the clip is
+    /// known: the bodies then move on as the clip would). The output stays
     /// `pose_now` until the next update.
     pub fn trigger_with(
         &mut self,

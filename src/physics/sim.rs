@@ -138,7 +138,9 @@ pub struct FirstStep {
 pub struct RagdollStart<'a> {
     /// World transform of every node at the handoff.
     pub world_now: &'a [Affine3A],
-    /// The same motion `dt_before_secs` earlier (for the bodies' velocities).
+    /// The same motion `dt_before_secs` earlier (for the bodies' velocities); with a negative
+    /// `dt_before_secs`, that far *later* (a forward difference: the velocity the motion goes
+    /// on with, which is what a handoff should continue).
     pub world_before: &'a [Affine3A],
     /// Time between the two.
     pub dt_before_secs: f32,
@@ -221,6 +223,11 @@ pub struct Ragdoll {
     asleep: bool,
     /// Largest joint-limit violation seen so far (radians).
     max_violation_rad: f32,
+    /// Each joint's anchor on its parent body (sim units, the parent's frame; zero for roots):
+    /// the child's origin should stay there.
+    anchors: Vec<Vec3>,
+    /// Largest distance between a joint's two anchors after any step so far (metres).
+    max_separation_m: f32,
     /// Lowest collider point after any step so far (world y).
     lowest_seen: f32,
     /// Bodies parents first, and each body's subtree (itself included): for joint projection.
@@ -315,6 +322,11 @@ fn capsule_mass_properties(density: f32, a: Vec3, b: Vec3, radius: f32, mass: f3
     )
 }
 
+/// At the handoff, joint limits are widened to contain where the animation's motion carries
+/// each joint within this time (so a limb in motion is not stopped dead by a limit it would reach
+/// in the first steps).
+const HANDOFF_LIMIT_LOOKAHEAD_SECS: f32 = 1.0 / 30.0;
+
 const ANGULAR_AXES: [JointAxis; 3] = [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ];
 
 impl Ragdoll {
@@ -382,6 +394,7 @@ impl Ragdoll {
             &mut world.bodies,
         );
 
+        let has_motion = start.dt_before_secs != 0.0 && start.dt_before_secs.is_finite();
         let masses = body_masses(spec, settings.density, metres_per_unit);
         let masses: Vec<f32> = masses.iter().zip(&scales).map(|(m, s)| m * s.powi(3)).collect();
         let mut handles = Vec::with_capacity(count);
@@ -396,7 +409,7 @@ impl Ragdoll {
                     .linear_damping(settings.linear_damping)
                     .angular_damping(settings.angular_damping)
             };
-            if settings.initial_velocity && start.dt_before_secs > 0.0 && !kinematic[i] {
+            if settings.initial_velocity && has_motion && !kinematic[i] {
                 let (rotation_before, translation_before) = rigid(&node_world(start.world_before, body.node));
                 let local_com = 0.5 * (shapes[i].0 + shapes[i].1);
                 let com_now = translation + rotation * local_com;
@@ -425,15 +438,32 @@ impl Ragdoll {
         }
 
         let mut joints = vec![None; count];
+        let mut anchors = vec![Vec3::ZERO; count];
         let mut limits = vec![JointLimits::symmetric(0.0, 0.0); count];
         for (i, body) in spec.bodies.iter().enumerate() {
             let Some(p) = body.parent else { continue };
             let p = p.index();
             let (parent_rotation, parent_translation) = poses[p];
             let anchor = parent_rotation.inverse() * (poses[i].1 - parent_translation) * metres_per_unit;
+            anchors[i] = anchor;
             let relative =
                 (parent_rotation * body.joint_frame_parent).inverse() * (poses[i].0 * body.joint_frame_child);
             limits[i] = body.limits.widened_to(axis_angles(relative), 1.0_f32.to_radians());
+            // The motion the bodies start with must not run into a limit in the first steps
+            // (the limit would stop it dead: a velocity error at the handoff), so the limits
+            // also contain where the joint is headed over a few steps.
+            if settings.initial_velocity && has_motion {
+                let (pr, _) = rigid(&node_world(start.world_before, spec.bodies[p].node));
+                let (cr, _) = rigid(&node_world(start.world_before, body.node));
+                let other = (pr * body.joint_frame_parent).inverse() * (cr * body.joint_frame_child);
+                let (now, then) = (axis_angles(relative), axis_angles(other));
+                let reach = (HANDOFF_LIMIT_LOOKAHEAD_SECS / start.dt_before_secs.abs()).min(8.0);
+                let ahead = std::array::from_fn(|k| {
+                    let rate = angle_difference(then[k], now[k]) * start.dt_before_secs.signum();
+                    now[k] + rate * reach
+                });
+                limits[i] = limits[i].widened_to(ahead, 1.0_f32.to_radians());
+            }
             let mut builder = GenericJointBuilder::new(JointAxesMask::LOCKED_SPHERICAL_AXES)
                 .local_frame1(Pose3::from_parts(anchor, body.joint_frame_parent))
                 .local_frame2(Pose3::from_parts(Vec3::ZERO, body.joint_frame_child))
@@ -514,6 +544,8 @@ impl Ragdoll {
             calm_secs: 0.0,
             asleep: false,
             max_violation_rad: 0.0,
+            anchors,
+            max_separation_m: 0.0,
             lowest_seen: f32::MAX,
             projection_order: super::getup::parents_first(spec),
             subtrees: spec
@@ -609,7 +641,7 @@ impl Ragdoll {
     fn create_hold(&mut self, spec: &RagdollSpec) {
         let root = spec.root.index();
         let Some(&root_handle) = self.handles.get(root) else { return };
-        let (r, t) = self.targets_to[root];
+        let (r, t) = self.targets_from[root];
         let anchor =
             self.world.bodies.insert(RigidBodyBuilder::kinematic_position_based().pose(Pose3::from_parts(t, r)));
         let joint = GenericJointBuilder::new(JointAxesMask::empty()).contacts_enabled(false).build();
@@ -637,10 +669,20 @@ impl Ragdoll {
             let inertia = self.joint_inertia[b];
             let (stiffness, damping) = (k * strength * inertia, (c * strength + self.joint_damping) * inertia);
             let Some(joint) = self.world.impulse_joints.get_mut(handle, false) else { continue };
+            // The target velocity: the animation's relative angular velocity over the advance,
+            // along each axis of the parent's joint frame (the axes the motor rows act on).
+            // Differences of the motor angles are no velocity once a joint is bent on two axes.
+            let spin = |k: usize| {
+                let d = (self.targets_to[k].0 * self.targets_from[k].0.inverse()).normalize();
+                let d = if d.w < 0.0 { -d } else { d };
+                d.to_scaled_axis() / advance_secs
+            };
+            let relative_spin = spin(b) - spin(p);
+            let frame = (self.targets_from[p].0.slerp(self.targets_to[p].0, u) * body.joint_frame_parent).normalize();
             for (i, axis) in ANGULAR_AXES.into_iter().enumerate() {
                 let delta = angle_difference(from[i], to[i]);
                 let target = from[i] + delta * u;
-                let velocity = if strength > 0.0 { delta / advance_secs } else { 0.0 };
+                let velocity = if strength > 0.0 { relative_spin.dot(frame * Vec3::AXES[i]) } else { 0.0 };
                 joint.data.set_motor_model(axis, MotorModel::ForceBased);
                 joint.data.set_motor(axis, target, velocity, stiffness, damping);
                 let max_force = if stiffness > 0.0 || damping > 0.0 { f32::MAX } else { 0.0 };
@@ -721,6 +763,7 @@ impl Ragdoll {
         self.project_limits(spec);
         let v = self.limit_violation(spec);
         self.max_violation_rad = self.max_violation_rad.max(v);
+        self.max_separation_m = self.max_separation_m.max(self.joint_separation_m(spec));
         self.lowest_seen = self.lowest_seen.min(self.lowest_point());
         let driven = self.motor_strength > 0.0 || self.root_hold > 0.0 || self.kinematic.iter().any(|&k| k);
         if !driven && self.rms_capsule_end_speed() < self.calm_speed_mps {
@@ -876,6 +919,30 @@ impl Ragdoll {
     /// The lowest collider point after any step so far (world y; `f32::MAX` before the first).
     pub fn lowest_point_seen(&self) -> f32 {
         self.lowest_seen
+    }
+
+    /// The largest distance now between a joint's two anchors (metres): how far a child body's
+    /// origin has come away from where its parent holds it.
+    pub fn joint_separation_m(&self, spec: &RagdollSpec) -> f32 {
+        let mut largest = 0.0f32;
+        for (b, body) in spec.bodies.iter().enumerate() {
+            let Some(p) = body.parent else { continue };
+            let (Some(parent), Some(child), Some(&anchor)) = (
+                self.handles.get(p.index()).and_then(|&h| self.world.bodies.get(h)),
+                self.handles.get(b).and_then(|&h| self.world.bodies.get(h)),
+                self.anchors.get(b),
+            ) else {
+                continue;
+            };
+            let held = parent.position().transform_point(anchor);
+            largest = largest.max(held.distance(child.position().translation));
+        }
+        largest
+    }
+
+    /// The largest distance between a joint's two anchors after any step so far (metres).
+    pub fn max_joint_separation_m(&self) -> f32 {
+        self.max_separation_m
     }
 
     /// The largest joint-limit violation over every step so far (radians).

@@ -277,14 +277,17 @@ impl RagdollSpec {
             }
         }
 
-        // 4. Bodies.
+        // 3b. The body tree from the anatomy: each limb segment jointed to its anatomical parent
+        // (a foot to its shin, a hand to its forearm), whatever the node tree says — rigs hang
+        // feet and hands under IK control bones.
+        joint_by_anatomy(&mut drafts);
+
+        // 4. Bodies, parents before children.
         let floor_y = vertices.iter().flatten().map(|v| v.y).fold(f32::MAX, f32::min);
         let mut draft_body: Vec<Option<BodyId>> = vec![None; drafts.len()];
         let mut bodies: Vec<BodySpec> = Vec::new();
-        for (i, draft) in drafts.iter().enumerate() {
-            if draft.merged_into.is_some() {
-                continue;
-            }
+        for i in parents_first(&drafts) {
+            let draft = &drafts[i];
             let node = draft.node;
             let (rest_scale, rotation, _) = world[node].to_scale_rotation_translation();
             let rotation = rotation.normalize();
@@ -368,6 +371,32 @@ impl RagdollSpec {
     /// Number of joints (bodies with a parent body).
     pub fn joint_count(&self) -> usize {
         self.bodies.iter().filter(|b| b.parent.is_some()).count()
+    }
+
+    /// Bodies without a parent body other than [`Self::root`]: parts that would fall on their
+    /// own (0 when every recognised bone is jointed to the body tree).
+    pub fn unjointed_bodies(&self) -> usize {
+        self.bodies.iter().enumerate().filter(|&(b, body)| body.parent.is_none() && b != self.root.index()).count()
+    }
+
+    /// For each node: true when a body simulates it — the body's own node, or a node below it in
+    /// the node tree riding on it (a merged twist bone, a finger). Nodes that merely follow a
+    /// body without being part of its bone (IK targets and controls, the armature root, which
+    /// ride on the root body) are false.
+    pub fn simulated_nodes(&self, model: &Model) -> Vec<bool> {
+        let mut simulated = vec![false; self.node_body.len()];
+        for node in order(model) {
+            let Some(body) = self.body_for_node(node).and_then(|b| self.body(b)) else { continue };
+            let mut at = Some(node);
+            while let Some(n) = at {
+                if n == body.node {
+                    simulated[node] = true;
+                    break;
+                }
+                at = parent_of(model, n);
+            }
+        }
+        simulated
     }
 
     /// A body by id.
@@ -504,6 +533,85 @@ fn attach_extra_draft_roots(drafts: &mut [Draft], size: f32) {
             drafts[extra].parent = Some(parent);
         }
     }
+}
+
+/// The anatomical parents of a limb segment, in order of preference (`None`: not a limb segment
+/// whose parent the anatomy fixes).
+fn anatomical_parents(kind: BoneKind) -> Option<&'static [BoneKind]> {
+    match kind {
+        BoneKind::Foot => Some(&[BoneKind::LowerLeg, BoneKind::UpperLeg]),
+        BoneKind::LowerLeg => Some(&[BoneKind::UpperLeg]),
+        BoneKind::Hand => Some(&[BoneKind::LowerArm, BoneKind::UpperArm]),
+        BoneKind::LowerArm => Some(&[BoneKind::UpperArm]),
+        _ => None,
+    }
+}
+
+/// Re-joint every live limb segment whose parent is not its anatomical parent (a foot under an
+/// IK control bone, attached by proximity or not at all) to the nearest live draft of the
+/// anatomical parent's kind on the same side, when there is one and it is not below it.
+fn joint_by_anatomy(drafts: &mut [Draft]) {
+    for i in 0..drafts.len() {
+        if drafts[i].merged_into.is_some() {
+            continue;
+        }
+        let Some(wanted) = anatomical_parents(drafts[i].kind) else { continue };
+        let side = drafts[i].side;
+        let current = drafts[i].parent.map(|p| live(drafts, p));
+        if current.is_some_and(|p| drafts[p].side == side && wanted.contains(&drafts[p].kind)) {
+            continue;
+        }
+        let below = |drafts: &[Draft], mut c: usize| {
+            let mut hops = 0;
+            while let Some(p) = drafts[c].parent.map(|p| live(drafts, p)) {
+                if p == i {
+                    return true;
+                }
+                c = p;
+                hops += 1;
+                if hops > drafts.len() {
+                    return true;
+                }
+            }
+            false
+        };
+        let origin = drafts[i].origin;
+        let found = wanted.iter().find_map(|&kind| {
+            (0..drafts.len())
+                .filter(|&c| c != i && drafts[c].merged_into.is_none())
+                .filter(|&c| drafts[c].kind == kind && drafts[c].side == side && !below(drafts, c))
+                .min_by(|&a, &b| {
+                    let d = |c: usize| origin.distance(drafts[c].end);
+                    d(a).total_cmp(&d(b)).then(a.cmp(&b))
+                })
+        });
+        if let Some(parent) = found {
+            drafts[i].parent = Some(parent);
+        }
+    }
+}
+
+/// The live drafts (not merged), every one after its live parent; otherwise in draft order.
+fn parents_first(drafts: &[Draft]) -> Vec<usize> {
+    let mut placed = vec![false; drafts.len()];
+    let mut out = Vec::with_capacity(drafts.len());
+    let live_drafts: Vec<usize> = (0..drafts.len()).filter(|&i| drafts[i].merged_into.is_none()).collect();
+    for _ in 0..=drafts.len() {
+        let before = out.len();
+        for &i in &live_drafts {
+            let parent = drafts[i].parent.map(|p| live(drafts, p));
+            if !placed[i] && parent.is_none_or(|p| placed[p] || p == i) {
+                placed[i] = true;
+                out.push(i);
+            }
+        }
+        if out.len() == live_drafts.len() || out.len() == before {
+            break;
+        }
+    }
+    // A cycle (never made here) would leave drafts out: they become roots rather than vanish.
+    out.extend(live_drafts.iter().copied().filter(|&i| !placed[i]));
+    out
 }
 
 /// The direction the character faces: the mean horizontal direction of bones named as feet,

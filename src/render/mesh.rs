@@ -53,6 +53,9 @@ pub struct GpuMaterial {
     pub emissive: [f32; 4],
     /// The alpha mode as [`crate::render::gpu_data::DrawUniforms::alpha_mode`].
     pub alpha_mode: u32,
+    /// glTF `doubleSided`: both faces drawn; otherwise back faces are culled (the winding
+    /// flipped for nodes that mirror). Primitives without a material are drawn double-sided.
+    pub double_sided: bool,
     /// Base colour texture (sRGB), sampler and emissive texture (sRGB); a white texel for a
     /// texture the material does not have.
     pub bind_group: wgpu::BindGroup,
@@ -169,6 +172,7 @@ impl GpuModel {
                     anim::AlphaMode::Mask => ALPHA_MASK,
                     anim::AlphaMode::Blend => ALPHA_BLEND,
                 },
+                double_sided: material.double_sided,
                 bind_group: material_bind_group(device, material_layout, base_color_view, emissive_view, &sampler),
             });
         }
@@ -178,6 +182,7 @@ impl GpuModel {
             emissive_uv_transform: UV_IDENTITY,
             emissive: [0.0; 4],
             alpha_mode: ALPHA_OPAQUE,
+            double_sided: true,
             bind_group: material_bind_group(device, material_layout, &white, &white, &sampler),
         });
 

@@ -6,6 +6,18 @@ use glam::{Affine3A, Mat4, Vec2, Vec3};
 
 use crate::render::gpu_data::OverlayVertex;
 
+/// Where a joint's bone line starts, overriding the node tree (a ragdoll draws its body tree:
+/// no line to IK targets or the armature root, which no body simulates).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkeletonLink {
+    /// From the nearest joint above it in the node tree (unless that one is hidden).
+    Tree,
+    /// From this node's joint.
+    From(usize),
+    /// Not drawn: no bone line to or from it and no joint disc.
+    Hidden,
+}
+
 /// Look of the skeleton overlay, sizes in pixels and colours in linear RGBA.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SkeletonStyle {
@@ -54,9 +66,12 @@ pub fn push_skeleton(
     viewport_px: Vec2,
     selected: Option<usize>,
     style: &SkeletonStyle,
+    links: &[SkeletonLink],
     out: &mut Vec<OverlayVertex>,
 ) {
     let is_joint = |node: usize| joints.binary_search(&node).is_ok();
+    let link = |node: usize| links.get(node).copied().unwrap_or(SkeletonLink::Tree);
+    let hidden = |node: usize| link(node) == SkeletonLink::Hidden;
     let project = |node: usize| -> Option<Vec2> {
         let world: Vec3 = model_from_node.get(node)?.translation.into();
         let clip = clip_from_world * world.extend(1.0);
@@ -65,13 +80,21 @@ pub fn push_skeleton(
     let half_px = viewport_px * 0.5;
     let parent = |node: usize| model.hierarchy.parent(anim::NodeId::from_index(node)).map(anim::NodeId::index);
     for &joint in joints {
-        let mut ancestor = parent(joint);
-        while let Some(a) = ancestor {
-            if is_joint(a) {
-                break;
+        let ancestor = match link(joint) {
+            SkeletonLink::Hidden => continue,
+            SkeletonLink::From(from) => Some(from),
+            SkeletonLink::Tree => {
+                let mut ancestor = parent(joint);
+                while let Some(a) = ancestor {
+                    if is_joint(a) {
+                        break;
+                    }
+                    ancestor = parent(a);
+                }
+                ancestor
             }
-            ancestor = parent(a);
-        }
+        };
+        let ancestor = ancestor.filter(|&a| !hidden(a));
         let (Some(parent), Some(end)) = (ancestor.and_then(project), project(joint)) else { continue };
         let along_px = (end - parent) * half_px;
         let Some(direction) = along_px.try_normalize() else { continue };
@@ -83,7 +106,7 @@ pub fn push_skeleton(
             style.bone_color,
         );
     }
-    for &joint in joints {
+    for &joint in joints.iter().filter(|&&j| !hidden(j)) {
         let Some(center) = project(joint) else { continue };
         let (radius_px, color) = if selected == Some(joint) {
             (style.joint_radius_px * 2.2, style.selected_color)

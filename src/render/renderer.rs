@@ -12,7 +12,7 @@ use crate::render::gpu_data::{
     ALPHA_BLEND, ALPHA_OPAQUE, DrawUniforms, GpuVertex, OverlayVertex, UNIFORM_SLOT_BYTES, UV_IDENTITY, ViewUniforms,
 };
 use crate::render::mesh::{DrawItem, GpuModel};
-use crate::render::overlay::{OverlayLine, SkeletonStyle, push_lines, push_skeleton};
+use crate::render::overlay::{OverlayLine, SkeletonLink, SkeletonStyle, push_lines, push_skeleton};
 use crate::render::{RenderError, readback};
 
 /// Colour format of render targets: sRGB, so shaders write linear colour and the stored bytes
@@ -292,12 +292,50 @@ impl DrawPass {
     }
 }
 
+/// Which faces of a mesh draw are drawn: each [`DrawPass`] has one pipeline per value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Faces {
+    /// Both (`doubleSided: true`).
+    Both = 0,
+    /// Front faces only, counter-clockwise (glTF's winding).
+    Front = 1,
+    /// Front faces only, clockwise: a node whose transform mirrors (negative determinant) turns
+    /// its triangles' winding over.
+    FrontMirrored = 2,
+}
+
+impl Faces {
+    /// Every value, in pipeline-array order.
+    const ALL: [Self; 3] = [Self::Both, Self::Front, Self::FrontMirrored];
+
+    /// The faces drawn for `material` placed by `world_from_mesh`.
+    fn of(material: Option<&crate::render::mesh::GpuMaterial>, world_from_mesh: &Mat4) -> Self {
+        if material.is_none_or(|m| m.double_sided) {
+            Self::Both
+        } else if world_from_mesh.determinant() < 0.0 {
+            Self::FrontMirrored
+        } else {
+            Self::Front
+        }
+    }
+
+    /// The pipeline state for these faces.
+    fn cull(self) -> (Option<wgpu::Face>, wgpu::FrontFace) {
+        match self {
+            Self::Both => (None, wgpu::FrontFace::Ccw),
+            Self::Front => (Some(wgpu::Face::Back), wgpu::FrontFace::Ccw),
+            Self::FrontMirrored => (Some(wgpu::Face::Back), wgpu::FrontFace::Cw),
+        }
+    }
+}
+
 /// One mesh draw of the frame.
 #[derive(Debug, Clone, Copy)]
 struct DrawCommand {
     slot: u32,
     item: DrawItem,
     pass: DrawPass,
+    faces: Faces,
     /// Instances drawn (crowds: all of them in one call).
     instances: u32,
 }
@@ -317,10 +355,11 @@ pub struct Renderer {
     view_layout: wgpu::BindGroupLayout,
     draw_layout: wgpu::BindGroupLayout,
     material_layout: wgpu::BindGroupLayout,
-    mesh_pipeline: wgpu::RenderPipeline,
-    blend_pipeline: wgpu::RenderPipeline,
-    ghost_depth_pipeline: wgpu::RenderPipeline,
-    ghost_pipeline: wgpu::RenderPipeline,
+    /// The mesh pipelines per [`Faces`] value (index `faces as usize`).
+    mesh_pipelines: [wgpu::RenderPipeline; 3],
+    blend_pipelines: [wgpu::RenderPipeline; 3],
+    ghost_depth_pipelines: [wgpu::RenderPipeline; 3],
+    ghost_pipelines: [wgpu::RenderPipeline; 3],
     ground_pipeline: wgpu::RenderPipeline,
     overlay_pipeline: wgpu::RenderPipeline,
     view_uniforms: GrowBuffer,
@@ -333,6 +372,9 @@ pub struct Renderer {
     pub clear_color: wgpu::Color,
     /// Look of the skeleton overlay.
     pub skeleton_style: SkeletonStyle,
+    /// Per node, where its skeleton-overlay bone starts ([`SkeletonLink`]); empty (the default):
+    /// the node tree. A ragdoll sets its body tree here.
+    pub skeleton_links: Vec<SkeletonLink>,
     // Scratch, reused between frames.
     locals: LocalMatrices,
     model_from_node: Vec<Affine3A>,
@@ -451,7 +493,9 @@ impl Renderer {
                         buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
                         depth_write: bool,
                         depth_compare: wgpu::CompareFunction,
-                        write_color: bool| {
+                        write_color: bool,
+                        faces: Faces| {
+            let (cull_mode, front_face) = faces.cull();
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(layout),
@@ -463,7 +507,8 @@ impl Renderer {
                 },
                 primitive: wgpu::PrimitiveState {
                     topology: wgpu::PrimitiveTopology::TriangleList,
-                    cull_mode: None,
+                    cull_mode,
+                    front_face,
                     ..Default::default()
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
@@ -495,18 +540,22 @@ impl Renderer {
             })
         };
         use wgpu::CompareFunction::{Always, Less, LessEqual};
-        let mesh_pipeline = pipeline("mesh", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less, true);
+        let each = |make: &dyn Fn(Faces) -> wgpu::RenderPipeline| Faces::ALL.map(make);
+        let mesh_pipelines =
+            each(&|f| pipeline("mesh", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less, true, f));
         // BLEND materials: behind-or-in-front tested against the solid draws, depth not written,
         // so translucent surfaces do not hide each other.
-        let blend_pipeline = pipeline("blend", &mesh_layout, &mesh_shader, &mesh_buffers, false, Less, true);
+        let blend_pipelines =
+            each(&|f| pipeline("blend", &mesh_layout, &mesh_shader, &mesh_buffers, false, Less, true, f));
         // Ghosts: a depth-only pass first, then colour where the depth matches, so each pixel
         // blends only the nearest ghost surface (no inner faces showing through).
-        let ghost_depth_pipeline =
-            pipeline("ghost depth", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less, false);
-        let ghost_pipeline = pipeline("ghost", &mesh_layout, &mesh_shader, &mesh_buffers, false, LessEqual, true);
-        let ground_pipeline = pipeline("ground", &ground_layout, &ground_shader, &[], true, Less, true);
+        let ghost_depth_pipelines =
+            each(&|f| pipeline("ghost depth", &mesh_layout, &mesh_shader, &mesh_buffers, true, Less, false, f));
+        let ghost_pipelines =
+            each(&|f| pipeline("ghost", &mesh_layout, &mesh_shader, &mesh_buffers, false, LessEqual, true, f));
+        let ground_pipeline = pipeline("ground", &ground_layout, &ground_shader, &[], true, Less, true, Faces::Both);
         let overlay_pipeline =
-            pipeline("overlay", &overlay_layout, &overlay_shader, &overlay_buffers, false, Always, true);
+            pipeline("overlay", &overlay_layout, &overlay_shader, &overlay_buffers, false, Always, true, Faces::Both);
 
         let uniform = wgpu::BufferUsages::UNIFORM;
         let storage = wgpu::BufferUsages::STORAGE;
@@ -520,14 +569,15 @@ impl Renderer {
             view_layout,
             draw_layout,
             material_layout,
-            mesh_pipeline,
-            blend_pipeline,
-            ghost_depth_pipeline,
-            ghost_pipeline,
+            mesh_pipelines,
+            blend_pipelines,
+            ghost_depth_pipelines,
+            ghost_pipelines,
             ground_pipeline,
             overlay_pipeline,
             clear_color: wgpu::Color { r: 0.045, g: 0.05, b: 0.06, a: 1.0 },
             skeleton_style: SkeletonStyle::default(),
+            skeleton_links: Vec::new(),
             locals: LocalMatrices::default(),
             model_from_node: Vec::new(),
             palette_data: Vec::new(),
@@ -672,16 +722,20 @@ impl Renderer {
                     pass.draw(0..6, 0..1);
                 }
                 let phases = [
-                    (DrawPass::Solid, &self.mesh_pipeline),
-                    (DrawPass::Blend, &self.blend_pipeline),
-                    (DrawPass::Ghost, &self.ghost_depth_pipeline),
-                    (DrawPass::Ghost, &self.ghost_pipeline),
+                    (DrawPass::Solid, &self.mesh_pipelines),
+                    (DrawPass::Blend, &self.blend_pipelines),
+                    (DrawPass::Ghost, &self.ghost_depth_pipelines),
+                    (DrawPass::Ghost, &self.ghost_pipelines),
                 ];
-                for (draw_pass, pipeline) in phases {
-                    pass.set_pipeline(pipeline);
+                for (draw_pass, pipelines) in phases {
+                    let mut bound = None;
                     for command in &self.commands[view.draws.clone()] {
                         if command.pass != draw_pass {
                             continue;
+                        }
+                        if bound != Some(command.faces) {
+                            pass.set_pipeline(&pipelines[command.faces as usize]);
+                            bound = Some(command.faces);
                         }
                         let Some(primitive) = gpu.primitive(command.item) else { continue };
                         let Some(material) = gpu.materials.get(primitive.material) else { continue };
@@ -786,6 +840,7 @@ impl Renderer {
                             viewport_px,
                             view.selected_joint,
                             &self.skeleton_style,
+                            &self.skeleton_links,
                             &mut self.overlay_data,
                         );
                     }
@@ -836,7 +891,8 @@ impl Renderer {
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms));
                     let pass = DrawPass::of(material, instance.opacity);
-                    self.commands.push(DrawCommand { slot, item, pass, instances: 1 });
+                    let faces = Faces::of(material, &mirror_of(model, item, skin, &self.model_from_node));
+                    self.commands.push(DrawCommand { slot, item, pass, faces, instances: 1 });
                 }
             }
             if !view.lines.is_empty() {
@@ -906,13 +962,16 @@ impl Renderer {
                 let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                 push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::IDENTITY, true, 0)));
                 let pass = DrawPass::of(material, 1.0);
-                self.commands.push(DrawCommand { slot, item, pass, instances: instances as u32 });
+                let world = crowd.node_worlds.get(item.node).copied().unwrap_or_default();
+                let faces = Faces::of(material, &Mat4::from(world));
+                self.commands.push(DrawCommand { slot, item, pass, faces, instances: instances as u32 });
             } else {
                 for instance in 0..instances {
                     let world = crowd.node_worlds.get(instance * nodes + item.node).copied().unwrap_or_default();
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::from(world), false, instance)));
-                    self.commands.push(DrawCommand { slot, item, pass: DrawPass::of(material, 1.0), instances: 1 });
+                    let (pass, faces) = (DrawPass::of(material, 1.0), Faces::of(material, &Mat4::from(world)));
+                    self.commands.push(DrawCommand { slot, item, pass, faces, instances: 1 });
                 }
             }
         }
@@ -960,6 +1019,19 @@ impl Renderer {
 }
 
 /// Append one 256-byte uniform slot holding `bytes`.
+/// The transform whose determinant says whether a draw is mirrored: the node's for a rigid
+/// mesh; for a skinned one (glTF ignores the node's transform) its first joint's skinning
+/// matrix (the joint's world transform times its inverse bind matrix).
+fn mirror_of(model: &Model, item: DrawItem, skin: Option<usize>, model_from_node: &[Affine3A]) -> Mat4 {
+    let skinned = skin.and_then(|s| model.skins.get(s)).and_then(|skin| {
+        let joint = skin.joints.first()?;
+        let world = model_from_node.get(joint.index())?;
+        let bind = skin.inverse_bind_matrices.first().copied().unwrap_or(Mat4::IDENTITY);
+        Some(Mat4::from(*world) * bind)
+    });
+    skinned.unwrap_or_else(|| model_from_node.get(item.node).map_or(Mat4::IDENTITY, |w| Mat4::from(*w)))
+}
+
 fn push_slot(out: &mut Vec<u8>, bytes: &[u8]) {
     let start = out.len();
     out.extend_from_slice(bytes);

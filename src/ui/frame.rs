@@ -267,9 +267,9 @@ impl FrameOutput {
         self.model_from_node.get(node).map(|m| Vec3::from(m.translation))
     }
 
-    /// The animation pose `dt_before_secs` before the current time, placed at `placement` (for
-    /// the ragdoll's initial velocity): the clip sampled earlier, or — during a fade — the pose
-    /// of this frame.
+    /// The animation pose `dt_before_secs` before the current time (a negative value: after it),
+    /// placed at `placement` (for the ragdoll's initial velocity): the clip sampled then, or —
+    /// during a fade — the pose of this frame.
     pub fn animation_before(
         &self,
         model: &Model,
@@ -285,8 +285,9 @@ impl FrameOutput {
         }
         let duration = playback.duration_secs();
         let mut time = playback.time_secs() - dt_before_secs;
-        if time < 0.0 {
-            time = if playback.looping && duration > 0.0 { time.rem_euclid(duration) } else { 0.0 };
+        if time < 0.0 || time > duration {
+            time =
+                if playback.looping && duration > 0.0 { time.rem_euclid(duration) } else { time.clamp(0.0, duration) };
         }
         let clip = playback.clip();
         let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));

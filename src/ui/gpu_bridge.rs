@@ -227,6 +227,9 @@ impl ViewportRenderer {
             None => vec![vec![shown]],
         };
         let skeleton = viewer.overlays.skeleton;
+        // A ragdoll's skeleton is its body tree (no lines to IK targets or the armature root).
+        self.renderer.skeleton_links.clear();
+        self.renderer.skeleton_links.extend_from_slice(viewer.ragdoll.skeleton_links());
         let viewports = Viewport::split_horizontally(width, height, view_instances.len() as u32);
         let views: Vec<ViewDesc<'_>> = viewports
             .iter()

@@ -14,6 +14,7 @@ use glam::Vec3;
 
 use crate::physics::controller::GetUpReport;
 use crate::physics::{Handoff, MotorGains, Phase, RagdollController, RagdollSettings, Region};
+use crate::render::overlay::SkeletonLink;
 
 use super::enum_combo;
 use crate::stage::tuning::RagdollTuning;
@@ -63,6 +64,8 @@ pub struct RagdollView {
     unavailable: bool,
     /// Where the ground is drawn for the current model (found at the first handoff).
     ground_y: Option<f32>,
+    /// The skeleton overlay while ragdolling: the body tree, nodes no body simulates hidden.
+    skeleton_links: Vec<SkeletonLink>,
 }
 
 impl RagdollView {
@@ -70,6 +73,13 @@ impl RagdollView {
     /// or hidden as they were.
     pub fn for_new_model(&self) -> Self {
         Self { show_colliders: self.show_colliders, ..Self::default() }
+    }
+
+    /// How the skeleton overlay links the joints now: the ragdoll's body tree while the bodies
+    /// are simulated (no lines to bones no body simulates: IK targets, the armature root), empty
+    /// (the node tree) otherwise.
+    pub fn skeleton_links(&self) -> &[SkeletonLink] {
+        if self.phase() == Phase::Ragdoll { &self.skeleton_links } else { &[] }
     }
 
     /// The live controller, when one was built.
@@ -115,6 +125,7 @@ impl RagdollView {
         match RagdollController::new(model, RagdollSettings::default(), ramp) {
             Ok(controller) => {
                 self.status = Some(format!("ragdoll: {} bodies", controller.spec().bodies.len()));
+                self.skeleton_links = ragdoll_skeleton_links(model, controller.spec());
                 self.controller = Some(controller);
                 true
             }
@@ -466,4 +477,22 @@ impl RagdollView {
         super::weight_history_ui(ui, "ragdoll weight", &series, RAGDOLL_HISTORY_SECS);
         action
     }
+}
+
+/// The ragdoll's skeleton overlay: nodes no body simulates hidden; a body whose node-tree parent
+/// is hidden (a foot under an IK control) drawn from its parent body's node.
+pub fn ragdoll_skeleton_links(model: &Model, spec: &crate::physics::RagdollSpec) -> Vec<SkeletonLink> {
+    let simulated = spec.simulated_nodes(model);
+    let mut links: Vec<SkeletonLink> =
+        simulated.iter().map(|&s| if s { SkeletonLink::Tree } else { SkeletonLink::Hidden }).collect();
+    for body in &spec.bodies {
+        let Some(parent) = body.parent.and_then(|p| spec.body(p)) else { continue };
+        let tree_parent = model.hierarchy.parent(anim::NodeId::from_index(body.node)).map(anim::NodeId::index);
+        if tree_parent.is_none_or(|p| !simulated.get(p).copied().unwrap_or(false))
+            && let Some(link) = links.get_mut(body.node)
+        {
+            *link = SkeletonLink::From(parent.node);
+        }
+    }
+    links
 }

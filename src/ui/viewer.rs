@@ -761,12 +761,13 @@ impl Viewer {
     }
 
     /// Hand the character to the ragdoll now: bodies start at the pose on screen with the
-    /// animation's velocity (from the clip 1/60 s earlier), the selected bone pushed away from
+    /// animation's velocity (from the clip 1/60 s later), the selected bone pushed away from
     /// the camera when a push strength is set. False (with a status) when no ragdoll fits.
     pub fn go_limp(&mut self) -> bool {
         let placement = self.ragdoll.placement;
+        // The pose a moment later: the bodies move on as the clip would (negative: after).
         let before =
-            self.frame.animation_before(&self.model, &self.playback, &self.tuning, HANDOFF_VELOCITY_SECS, &placement);
+            self.frame.animation_before(&self.model, &self.playback, &self.tuning, -HANDOFF_VELOCITY_SECS, &placement);
         let push = self.tuning.ragdoll.push_newton_secs;
         let push = (push > 0.0).then(|| {
             let away = -self.viewport.camera.eye_direction();
@@ -775,7 +776,7 @@ impl Viewer {
         });
         let shown = self.frame.shown().clone();
         let started =
-            self.ragdoll.trigger(&self.model, &shown, &before, HANDOFF_VELOCITY_SECS, push, &self.tuning.ragdoll);
+            self.ragdoll.trigger(&self.model, &shown, &before, -HANDOFF_VELOCITY_SECS, push, &self.tuning.ragdoll);
         // The controller steps from the next frame's clip time on.
         self.playback.take_pending_dt();
         started

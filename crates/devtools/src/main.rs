@@ -5,6 +5,7 @@
 //! cargo xtask generate mannequin   [--out assets/mannequin.glb]
 //! cargo xtask generate w64         [--out w64.glb]
 //! cargo xtask generate bad-corpus  [--out tests/bad]
+//! cargo xtask generate ik-rig IN.glb --out OUT.glb [--scale 0.01]
 //! ```
 
 use std::path::PathBuf;
@@ -46,6 +47,18 @@ enum Asset {
         #[arg(long, default_value = "w64.glb")]
         out: PathBuf,
     },
+    /// An IK-control-style variant of a humanoid `.glb` (feet and hands under control bones at
+    /// the armature root, see `devtools::ikrig`), optionally under a scaled top node.
+    IkRig {
+        /// The humanoid .glb.
+        input: PathBuf,
+        /// Where to write the variant.
+        #[arg(long)]
+        out: PathBuf,
+        /// Scale of a new top node (1: none).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f32,
+    },
     /// The corpus of malformed files and its manifest (`tests/bad`, `EXPECTED.txt`).
     BadCorpus {
         /// The folder to write (created if needed; stale corpus files are removed).
@@ -64,6 +77,19 @@ fn run(args: Args) -> anyhow::Result<String> {
         }
         Command::Generate { asset: Asset::W64 { out } } => {
             devtools::w64::write_w64(&out)?;
+            Ok(format!("wrote {}\n", out.display()))
+        }
+        Command::Generate { asset: Asset::IkRig { input, out, scale } } => {
+            let bytes = std::fs::read(&input)?;
+            let variant = devtools::ikrig::detach_extremities(&bytes).map_err(anyhow::Error::msg)?;
+            let variant = if (scale - 1.0).abs() > f32::EPSILON {
+                let mut doc = devtools::gltf::Doc::from_glb(&variant).map_err(anyhow::Error::msg)?;
+                doc.wrap_in_scaled_root(scale);
+                doc.to_glb()
+            } else {
+                variant
+            };
+            std::fs::write(&out, variant)?;
             Ok(format!("wrote {}\n", out.display()))
         }
         Command::Generate { asset: Asset::BadCorpus { out } } => {
