@@ -81,7 +81,8 @@ fn compare(reference: &Path, settings: DracoSettings, label: &str) -> Compared {
     for primitive in index.as_array().expect("an array") {
         let name = primitive["name"].as_str().expect("name");
         let stream = std::fs::read(reference.join(format!("{name}.drc"))).expect("the stream");
-        let attributes: Vec<&serde_json::Value> = primitive["attributes"].as_array().expect("attributes").iter().collect();
+        let attributes: Vec<&serde_json::Value> =
+            primitive["attributes"].as_array().expect("attributes").iter().collect();
         let wanted: Vec<DracoAttribute> = attributes
             .iter()
             .map(|a| DracoAttribute {
