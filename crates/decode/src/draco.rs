@@ -1,7 +1,7 @@
 //! `KHR_draco_mesh_compression` over the pure-Rust `draco-core` (a port of Google's decoder:
 //! bitstreams 1.0–2.2, sequential and edgebreaker connectivity — standard and valence — every
 //! prediction scheme and attribute transform; its output is bit-identical to Google's
-//! `draco3d`, which `tests/draco_reference.rs` checks on every shared model at every
+//! `draco3d`, which `crates/decode/tests/draco_reference.rs` checks on every shared model at every
 //! gltf-transform setting).
 //!
 //! Three guards stand between a hostile stream and memory: the header's face and vertex counts
