@@ -26,7 +26,9 @@ fi
 
 # gltf-transform (npm package `@gltf-transform/cli`), an independent encoder that writes the
 # Draco, meshopt, quantized and WebP variants of the shared models that tests/variants.rs and
-# tests/render.rs open (cached under target/variants/). Installed into .tools/ beside the
+# tests/render.rs open (cached under target/variants/). Its dependency draco3dgltf (Google's
+# Draco decoder, WebAssembly) is the reference crates/decode/tests/draco_reference.rs checks
+# animtune's Draco decoder against (scripts/draco-reference.mjs). Installed into .tools/ beside the
 # validator. Without it those tests are skipped locally, and fail under CI=true.
 GLTF_TRANSFORM_VERSION="4.5.1"
 if [ ! -f .tools/node_modules/@gltf-transform/cli/package.json ]; then

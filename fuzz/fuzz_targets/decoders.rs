@@ -32,12 +32,17 @@ fuzz_target!(|data: &[u8]| {
                 component: DracoComponent::F32,
                 normalized: false,
             };
-            let primitive = DracoPrimitive {
-                compressed: rest,
-                attributes: vec![attribute],
-                vertex_count: usize::from(a) * 16,
-                index_count: Some(usize::from(b) * 48),
+            // Odd `a`: accessors that agree with the stream's header (as a real file's do,
+            // up to the importer's limits), so real streams reach the decoder; even `a`:
+            // accessors that disagree with it.
+            let declared = decode::draco::declared_counts(rest).ok().flatten();
+            let (vertex_count, index_count) = match declared {
+                Some(counts) if a % 2 == 1 && counts.vertices <= 1 << 20 && counts.faces <= 1 << 20 => {
+                    (counts.vertices as usize, Some(counts.faces as usize * 3))
+                }
+                _ => (usize::from(a) * 16, Some(usize::from(b) * 48)),
             };
+            let primitive = DracoPrimitive { compressed: rest, attributes: vec![attribute], vertex_count, index_count };
             let _ = decoders.decode_draco(&primitive);
         }
         2 => {

@@ -1,13 +1,18 @@
-//! `KHR_draco_mesh_compression` over the pure-Rust `draco-oxide-decoder` (bitstream 2.2, the
-//! version Google's encoder and gltf-transform write; sequential and edgebreaker connectivity).
+//! `KHR_draco_mesh_compression` over the pure-Rust `draco-core` (a port of Google's decoder:
+//! bitstreams 1.0–2.2, sequential and edgebreaker connectivity — standard and valence — every
+//! prediction scheme and attribute transform; its output is bit-identical to Google's
+//! `draco3d`, which `crates/decode/tests/draco_reference.rs` checks on every shared model at every
+//! gltf-transform setting).
 //!
-//! Before decoding, the stream's header is read here and the face and vertex counts it declares
-//! are checked against the primitive's accessors (which the importer already checked against
-//! its limits), so a hostile stream cannot make the decoder allocate more than the file's own
-//! accessors allow. The decoder runs under `catch_unwind`: a panic inside it becomes an error.
+//! Three guards stand between a hostile stream and memory: the header's face and vertex counts
+//! are read here and checked against the primitive's accessors (which the importer already
+//! checked against its limits); the decoder itself gets those accessor counts as hard ceilings
+//! on the points, faces and attribute bytes it may decode ([`draco_core::DecodeLimits`]), and
+//! bounds every other reservation by the stream's length; and it runs under `catch_unwind`, so
+//! a panic inside it becomes an error.
 
 use anim::import::{DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive};
-use draco_oxide_core::attribute::ComponentDataType;
+use draco_core::{DataType, DecodeLimits, DecoderBuffer, Mesh, MeshDecoder, PointAttribute, PointIndex};
 
 /// Counts a mesh stream declares in its connectivity header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,11 +24,11 @@ pub struct DeclaredCounts {
 }
 
 /// Read the header and the connectivity counts of a Draco mesh stream without decoding it.
-/// `None` when the stream carries metadata before its connectivity (the counts are then checked
-/// after decoding instead).
+/// `None` when the stream carries metadata before its connectivity, is a point cloud or an
+/// older bitstream than 2.2 (the decoder's limits check the counts then).
 ///
 /// # Errors
-/// A message when the header is not a Draco 2.2 triangle mesh or the counts are unreadable.
+/// A message when the header is not a Draco stream or the counts are unreadable.
 pub fn declared_counts(bytes: &[u8]) -> Result<Option<DeclaredCounts>, String> {
     let mut at = 0usize;
     let mut byte = || -> Result<u8, String> {
@@ -39,11 +44,16 @@ pub fn declared_counts(bytes: &[u8]) -> Result<Option<DeclaredCounts>, String> {
         return Err("not a Draco stream (no DRACO magic)".to_owned());
     }
     let (major, minor, geometry, method) = (byte()?, byte()?, byte()?, byte()?);
-    if (major, minor) != (2, 2) {
-        return Err(format!("Draco bitstream {major}.{minor} is not supported (only 2.2)"));
+    if !matches!((major, minor), (1, 0..=3) | (2, 0..=2)) {
+        return Err(format!("Draco bitstream {major}.{minor} is not supported (1.0 to 2.2)"));
     }
-    if geometry != 1 {
-        return Err("the Draco stream is not a triangle mesh".to_owned());
+    if geometry > 1 {
+        return Err(format!("unknown Draco geometry type {geometry}"));
+    }
+    // Older bitstreams and point clouds lay their counts out differently: the decoder's own
+    // limits (set from the accessors) check them.
+    if (major, minor) != (2, 2) || geometry == 0 {
+        return Ok(None);
     }
     let flags = u16::from_le_bytes([byte()?, byte()?]);
     if flags & 0x8000 != 0 {
@@ -99,6 +109,25 @@ pub fn decode_all(
     primitives.par_iter().map(decode).collect()
 }
 
+/// Bytes one decoded point may hold over all of a stream's attributes, beyond those the glTF
+/// asks for: Draco keeps every attribute as up to 4 components of up to 8 bytes.
+const MAX_BYTES_PER_POINT_PER_ATTRIBUTE: u64 = 32;
+
+/// Attributes a stream may carry beyond the ones the glTF primitive names (an exporter's
+/// generic attributes): they count against the decoded-bytes ceiling.
+const SPARE_ATTRIBUTES: u64 = 4;
+
+/// The ceilings the decoder works under for one primitive: the accessors' counts.
+fn limits(primitive: &DracoPrimitive<'_>) -> DecodeLimits {
+    let points = primitive.vertex_count as u64;
+    let faces = primitive.index_count.map_or(points, |indices| indices as u64 / 3);
+    let attributes = primitive.attributes.len() as u64 + SPARE_ATTRIBUTES;
+    DecodeLimits::default()
+        .with_max_points(points)
+        .with_max_faces(faces)
+        .with_max_decoded_bytes(points.saturating_mul(attributes).saturating_mul(MAX_BYTES_PER_POINT_PER_ATTRIBUTE))
+}
+
 /// Decode one primitive: the attributes the importer asks for, in its accessors' types, and the
 /// triangle indices.
 ///
@@ -124,114 +153,118 @@ pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
         }
     }
     let bytes = primitive.compressed;
-    let mesh = crate::quiet_catch_unwind(move || draco_oxide_decoder::decode_mesh(bytes))
-        .map_err(|_| "the Draco decoder failed on malformed data".to_owned())?
-        .map_err(|e| format!("Draco: {e}"))?;
+    let limits = limits(primitive);
+    let mesh = crate::quiet_catch_unwind(move || {
+        let mut mesh = Mesh::new();
+        let mut buffer = DecoderBuffer::new(bytes).with_limits(limits);
+        MeshDecoder::new().decode(&mut buffer, &mut mesh).map(|()| mesh)
+    })
+    .map_err(|_| "the Draco decoder failed on malformed data".to_owned())?
+    .map_err(|e| format!("Draco: {e}"))?;
 
-    let mut indices = Vec::with_capacity(mesh.faces.len() * 3);
-    for face in &mesh.faces {
-        for &point in face {
-            let point = usize::from(point);
-            if point >= vertex_count {
+    if mesh.num_points() != vertex_count {
+        return Err(format!(
+            "the Draco stream decodes {} points, the attribute accessors hold {vertex_count}",
+            mesh.num_points()
+        ));
+    }
+    let mut indices = Vec::with_capacity(mesh.num_faces() * 3);
+    for face in mesh.faces() {
+        for point in face {
+            let point = point.0;
+            if point as usize >= vertex_count {
                 return Err(format!("a Draco face uses point {point} of {vertex_count}"));
             }
-            indices.push(point as u32);
+            indices.push(point);
         }
     }
-    if let Some(expected) = primitive.index_count
-        && indices.len() != expected
-    {
-        return Err(format!("the Draco stream holds {} indices, the accessor {expected}", indices.len()));
+    match primitive.index_count {
+        Some(expected) if indices.len() != expected => {
+            return Err(format!("the Draco stream holds {} indices, the accessor {expected}", indices.len()));
+        }
+        None if !indices.is_empty() => {
+            return Err(format!(
+                "the Draco stream holds {} triangles but the primitive has no indices",
+                indices.len() / 3
+            ));
+        }
+        _ => {}
     }
     let attributes = primitive
         .attributes
         .iter()
         .map(|want| {
-            let attribute =
-                mesh.attributes.iter().find(|a| a.get_id().as_usize() == want.unique_id as usize).ok_or_else(|| {
-                    format!("{}: the Draco stream has no attribute {}", want.semantic, want.unique_id)
-                })?;
+            let attribute = mesh
+                .attribute_by_unique_id(want.unique_id)
+                .ok_or_else(|| format!("{}: the Draco stream has no attribute {}", want.semantic, want.unique_id))?;
             convert(attribute, want, vertex_count)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(DecodedDraco { indices, attributes })
 }
 
+/// The accessor component type that holds a Draco type's values as they are, if any.
+fn same_type(source: DataType, to: DracoComponent) -> bool {
+    matches!(
+        (source, to),
+        (DataType::Float32, DracoComponent::F32)
+            | (DataType::Uint8, DracoComponent::U8)
+            | (DataType::Int8, DracoComponent::I8)
+            | (DataType::Uint16, DracoComponent::U16)
+            | (DataType::Int16, DracoComponent::I16)
+            | (DataType::Uint32, DracoComponent::U32)
+    )
+}
+
 /// One attribute's values per point, converted to the accessor's component type.
-fn convert(
-    attribute: &draco_oxide_core::attribute::Attribute,
-    want: &DracoAttribute,
-    vertex_count: usize,
-) -> Result<Vec<u8>, String> {
-    if attribute.len() != vertex_count {
+fn convert(attribute: &PointAttribute, want: &DracoAttribute, vertex_count: usize) -> Result<Vec<u8>, String> {
+    let components = usize::from(attribute.num_components());
+    if components != want.components {
         return Err(format!(
-            "{}: the Draco attribute has {} points, the accessor {vertex_count}",
-            want.semantic,
-            attribute.len()
+            "{}: the Draco attribute has {components} components, the accessor {}",
+            want.semantic, want.components
         ));
     }
-    if attribute.get_num_components() != want.components {
-        return Err(format!(
-            "{}: the Draco attribute has {} components, the accessor {}",
-            want.semantic,
-            attribute.get_num_components(),
-            want.components
-        ));
+    let source = attribute.data_type();
+    let size = source.byte_length();
+    let per_value = size * components;
+    let stride = usize::try_from(attribute.byte_stride()).unwrap_or(0);
+    if size == 0 || stride < per_value {
+        return Err(format!("{}: Draco component type {source:?} is not supported", want.semantic));
     }
-    let source = attribute.get_component_type();
-    let size = source.size();
-    let values = attribute.get_data_as_bytes();
-    let map = attribute.point_map_as_slice();
-    let per_value = size * want.components;
+    let values = attribute.buffer().data();
+    let value_of = |point: usize| -> Option<&[u8]> {
+        let value = attribute.mapped_index(PointIndex(u32::try_from(point).ok()?)).0 as usize;
+        if value >= attribute.size() {
+            return None;
+        }
+        let start = value.checked_mul(stride)?;
+        values.get(start..start.checked_add(per_value)?)
+    };
+    let past = || format!("{}: a Draco point refers past the attribute's values", want.semantic);
     let mut out = Vec::with_capacity(vertex_count * want.components * want.component.size());
-    let same_type = matches!(
-        (source, want.component),
-        (ComponentDataType::F32, DracoComponent::F32)
-            | (ComponentDataType::U8, DracoComponent::U8)
-            | (ComponentDataType::I8, DracoComponent::I8)
-            | (ComponentDataType::U16, DracoComponent::U16)
-            | (ComponentDataType::I16, DracoComponent::I16)
-            | (ComponentDataType::U32, DracoComponent::U32)
-    );
-    if same_type {
-        // Already in the accessor's type, one value per point: one copy.
-        if map.is_none()
+    if same_type(source, want.component) {
+        // Already in the accessor's type, tightly packed, one value per point: one copy.
+        if attribute.is_mapping_identity()
+            && stride == per_value
+            && attribute.size() >= vertex_count
             && let Some(all) = values.get(..vertex_count * per_value)
         {
             out.extend_from_slice(all);
             return Ok(out);
         }
-        // Else copy each point's value as it is, in fixed-size moves for the usual sizes.
-        let copied = match per_value {
-            1 => copy_points::<1>(values, map, vertex_count, &mut out),
-            2 => copy_points::<2>(values, map, vertex_count, &mut out),
-            3 => copy_points::<3>(values, map, vertex_count, &mut out),
-            4 => copy_points::<4>(values, map, vertex_count, &mut out),
-            6 => copy_points::<6>(values, map, vertex_count, &mut out),
-            8 => copy_points::<8>(values, map, vertex_count, &mut out),
-            12 => copy_points::<12>(values, map, vertex_count, &mut out),
-            16 => copy_points::<16>(values, map, vertex_count, &mut out),
-            _ => (0..vertex_count).all(|point| {
-                let value = point_value(map, point).and_then(|v| values.get(v * per_value..(v + 1) * per_value));
-                value.map(|value| out.extend_from_slice(value)).is_some()
-            }),
-        };
-        if !copied {
-            return Err(format!("{}: a Draco point refers past the attribute's values", want.semantic));
+        for point in 0..vertex_count {
+            out.extend_from_slice(value_of(point).ok_or_else(past)?);
         }
         return Ok(out);
     }
     for point in 0..vertex_count {
-        let value_index = map.map_or(Some(point), |m| m.get(point).map(|&v| usize::from(v)));
-        let start = value_index.and_then(|v| v.checked_mul(per_value)).unwrap_or(usize::MAX);
-        let Some(value) = values.get(start..start.saturating_add(per_value)) else {
-            return Err(format!("{}: a Draco point refers past the attribute's values", want.semantic));
-        };
+        let value = value_of(point).ok_or_else(past)?;
         for component in value.chunks_exact(size) {
             let x = read_component(component, source)
                 .ok_or_else(|| format!("{}: Draco component type {source:?} is not supported", want.semantic))?;
             // A float attribute feeding a normalized integer accessor is scaled to its range.
-            let x = if source == ComponentDataType::F32 && want.normalized {
+            let x = if matches!(source, DataType::Float32 | DataType::Float64) && want.normalized {
                 x * normalized_max(want.component)
             } else {
                 x
@@ -240,25 +273,6 @@ fn convert(
         }
     }
     Ok(out)
-}
-
-/// The value index of `point` (the identity without a map).
-fn point_value(map: Option<&[draco_oxide_core::types::AttributeValueIdx]>, point: usize) -> Option<usize> {
-    map.map_or(Some(point), |m| m.get(point).map(|&v| usize::from(v)))
-}
-
-/// Append each point's `N`-byte value; false when a point refers past the values.
-fn copy_points<const N: usize>(
-    values: &[u8],
-    map: Option<&[draco_oxide_core::types::AttributeValueIdx]>,
-    vertex_count: usize,
-    out: &mut Vec<u8>,
-) -> bool {
-    let (chunks, _) = values.as_chunks::<N>();
-    out.reserve(vertex_count * N);
-    (0..vertex_count).all(|point| {
-        point_value(map, point).and_then(|v| chunks.get(v)).map(|value| out.extend_from_slice(value)).is_some()
-    })
 }
 
 fn normalized_max(to: DracoComponent) -> f64 {
@@ -271,15 +285,19 @@ fn normalized_max(to: DracoComponent) -> f64 {
     }
 }
 
-fn read_component(b: &[u8], ty: ComponentDataType) -> Option<f64> {
+/// One component as a float; `None` for types an accessor cannot hold.
+fn read_component(b: &[u8], ty: DataType) -> Option<f64> {
+    let four = |b: &[u8]| -> Option<[u8; 4]> { b.get(..4)?.try_into().ok() };
+    let two = |b: &[u8]| -> Option<[u8; 2]> { b.get(..2)?.try_into().ok() };
     Some(match ty {
-        ComponentDataType::I8 => f64::from(b[0] as i8),
-        ComponentDataType::U8 => f64::from(b[0]),
-        ComponentDataType::I16 => f64::from(i16::from_le_bytes([b[0], b[1]])),
-        ComponentDataType::U16 => f64::from(u16::from_le_bytes([b[0], b[1]])),
-        ComponentDataType::I32 => f64::from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        ComponentDataType::U32 => f64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-        ComponentDataType::F32 => f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        DataType::Int8 => f64::from(*b.first()? as i8),
+        DataType::Uint8 | DataType::Bool => f64::from(*b.first()?),
+        DataType::Int16 => f64::from(i16::from_le_bytes(two(b)?)),
+        DataType::Uint16 => f64::from(u16::from_le_bytes(two(b)?)),
+        DataType::Int32 => f64::from(i32::from_le_bytes(four(b)?)),
+        DataType::Uint32 => f64::from(u32::from_le_bytes(four(b)?)),
+        DataType::Float32 => f64::from(f32::from_le_bytes(four(b)?)),
+        DataType::Float64 => f64::from_le_bytes(b.get(..8)?.try_into().ok()?),
         _ => return None,
     })
 }

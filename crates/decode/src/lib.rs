@@ -3,7 +3,7 @@
 //!
 //! * `EXT_meshopt_compression` / `KHR_meshopt_compression`: [`meshopt`], written here in safe
 //!   Rust (vertex codec versions 0 and 1, triangle and index-sequence codecs, all four filters).
-//! * `KHR_draco_mesh_compression`: [`draco`], over the pure-Rust `draco-oxide-decoder`, with the
+//! * `KHR_draco_mesh_compression`: [`draco`], over the pure-Rust `draco-core`, with the
 //!   stream's declared counts checked against the accessors before it decodes.
 //! * `KHR_texture_basisu`: [`ktx2`], KTX2 containers checked here, Basis Universal (ETC1S,
 //!   UASTC) transcoded to RGBA8 by the pure-Rust `basisu` crate. The importer checks each KTX2

@@ -221,3 +221,65 @@ fn ktx2_garbage_is_refused_without_panicking() {
     // Flips in block data decode (to other colours); flips in the header and index do not.
     assert!(refused > 800, "only {refused} of 2000 corrupted files refused");
 }
+
+/// A varint as Draco writes it (7 bits a byte, low first).
+fn varint(mut value: u64, out: &mut Vec<u8>) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// The shape of the file that aborted the previous decoder (draco-oxide) with "memory allocation
+/// of 4503599627370488 bytes failed": a well-formed sequential header over 1 triangle and 3
+/// points whose rANS-coded payload then declares 2^49 − 1 symbols, a probability table of
+/// 4.5 PB. Once where the connectivity's indices are entropy coded, once in a quantized position
+/// attribute's values, each with the raw and the tagged symbol scheme. Each must come back as
+/// a one-line error naming Draco, fast, without touching that memory.
+#[test]
+fn draco_huge_rans_table_is_a_one_line_error_not_an_abort() {
+    let huge_symbols = (1u64 << 49) - 1;
+    let mut streams = Vec::new();
+    for scheme in [0u8, 1] {
+        // Compressed connectivity: the indices' symbols are where the table is declared.
+        let mut indices = b"DRACO\x02\x02\x01\x00\x00\x00".to_vec();
+        indices.extend_from_slice(&[1, 3, 0, scheme, 5]);
+        varint(huge_symbols, &mut indices);
+        indices.extend_from_slice(&[0x55; 64]);
+        streams.push(("indices", scheme, indices));
+        // Raw connectivity (one byte per index), then one quantized float3 attribute whose
+        // values are entropy coded.
+        let mut attribute = b"DRACO\x02\x02\x01\x00\x00\x00".to_vec();
+        attribute.extend_from_slice(&[1, 3, 1, 0, 1, 2]);
+        attribute.extend_from_slice(&[1, 1, 0, 9, 3, 0, 0, 2]);
+        attribute.extend_from_slice(&[0xfe, 1, scheme, 5]);
+        varint(huge_symbols, &mut attribute);
+        attribute.extend_from_slice(&[0x55; 64]);
+        streams.push(("attribute", scheme, attribute));
+    }
+    let position = DracoAttribute {
+        semantic: "POSITION".to_owned(),
+        unique_id: 0,
+        components: 3,
+        component: DracoComponent::F32,
+        normalized: false,
+    };
+    for (place, scheme, data) in &streams {
+        let primitive = DracoPrimitive {
+            compressed: data,
+            attributes: vec![position.clone()],
+            vertex_count: 3,
+            index_count: Some(3),
+        };
+        let started = std::time::Instant::now();
+        let error = decode::Decoders.decode_draco(&primitive).unwrap_err();
+        println!("{place}, scheme {scheme}: {error} ({:?})", started.elapsed());
+        assert!(error.starts_with("Draco") && error.contains("rANS"), "{place}, scheme {scheme}: {error}");
+        assert!(!error.contains('\n'), "{place}, scheme {scheme}: not one line: {error}");
+    }
+}

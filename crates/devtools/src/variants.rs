@@ -226,3 +226,118 @@ pub fn pairs() -> Vec<(&'static str, Variant)> {
 pub fn texture_model(relative: &str) -> bool {
     TEXTURE_MODELS.contains(&relative)
 }
+
+/// Draco connectivity coding, gltf-transform's `--method`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DracoMethod {
+    /// Edgebreaker: standard traversal at levels below 10, valence traversal at level 10.
+    Edgebreaker,
+    /// Sequential: indices in order (entropy coded above level 0).
+    Sequential,
+}
+
+/// One setting of `gltf-transform draco`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DracoSettings {
+    /// Connectivity coding.
+    pub method: DracoMethod,
+    /// `--quantize-position` bits.
+    pub position_bits: u8,
+    /// Compression level 0–10 (gltf-transform's `--encode-speed` and `--decode-speed` are
+    /// `10 - level`): 0 turns prediction and entropy coding off, 10 picks the valence
+    /// edgebreaker and constrained multi-parallelogram prediction.
+    pub level: u8,
+}
+
+impl DracoSettings {
+    /// The file-name tag of this setting.
+    pub fn tag(self) -> String {
+        let method = match self.method {
+            DracoMethod::Edgebreaker => "edgebreaker",
+            DracoMethod::Sequential => "sequential",
+        };
+        format!("{method}-q{}-l{}", self.position_bits, self.level)
+    }
+}
+
+/// The reference-check settings: both connectivity codings × position quantization of 8, 11,
+/// 14 and 16 bits × compression levels 0, 7 and 10, cut to the 8 rows (the fewest) in which
+/// each coding meets every bit depth and every level. Which of Draco's features a stream uses
+/// follows from the method and the level (prediction schemes, entropy coding, valence
+/// traversal); the bits set the quantization.
+pub const DRACO_REFERENCE_SETTINGS: [DracoSettings; 8] = {
+    use DracoMethod::{Edgebreaker as E, Sequential as S};
+    const fn s(method: DracoMethod, position_bits: u8, level: u8) -> DracoSettings {
+        DracoSettings { method, position_bits, level }
+    }
+    [s(E, 8, 0), s(E, 11, 7), s(E, 14, 10), s(E, 16, 7), s(S, 8, 10), s(S, 11, 0), s(S, 14, 7), s(S, 16, 10)]
+};
+
+/// `source` compressed by `gltf-transform draco` at `settings`, made on first use and cached
+/// under `target/variants/` like [`variant`].
+///
+/// # Panics
+/// When gltf-transform fails on the file.
+pub fn draco_variant(tool: &Path, source: &Path, settings: DracoSettings) -> PathBuf {
+    let bytes = std::fs::read(source).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
+    let version = std::fs::read(tool.with_file_name("../package.json")).map(|v| fnv1a(&v)).unwrap_or(0);
+    let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
+    let dir = repo_root().join("target/variants");
+    std::fs::create_dir_all(&dir).expect("create target/variants");
+    let out = dir.join(format!("{stem}-draco-{}-{:016x}.glb", settings.tag(), fnv1a(&bytes) ^ version));
+    if out.exists() {
+        return out;
+    }
+    let partial = dir.join(format!("{stem}-draco-{}-{}.partial.glb", settings.tag(), std::process::id()));
+    let speed = (10 - settings.level.min(10)).to_string();
+    let method = match settings.method {
+        DracoMethod::Edgebreaker => "edgebreaker",
+        DracoMethod::Sequential => "sequential",
+    };
+    let output = Command::new("node")
+        .arg(tool)
+        .args(["draco".as_ref(), source.as_os_str(), partial.as_os_str()])
+        .args(["--method", method, "--quantize-position", &settings.position_bits.to_string()])
+        .args(["--encode-speed", &speed, "--decode-speed", &speed])
+        .output()
+        .expect("run node");
+    assert!(
+        output.status.success(),
+        "gltf-transform draco {} {}: {}{}",
+        settings.tag(),
+        source.display(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::rename(&partial, &out).expect("rename the variant into place");
+    out
+}
+
+/// What Google's Draco decoder (draco3d, from gltf-transform's dependencies in `.tools/`) decodes
+/// from every Draco primitive of `glb`, dumped by `scripts/draco-reference.mjs` into a folder
+/// beside it (made on first use): `index.json` and the streams, indices and attribute values.
+///
+/// # Panics
+/// When the script fails on the file.
+pub fn draco_reference(glb: &Path) -> PathBuf {
+    let script = repo_root().join("scripts/draco-reference.mjs");
+    let version = std::fs::read(&script).map(|v| fnv1a(&v)).unwrap_or(0);
+    let dir = glb.with_extension(format!("reference-{version:016x}"));
+    if dir.join("index.json").exists() {
+        return dir;
+    }
+    let partial = glb.with_extension(format!("reference.{}.partial", std::process::id()));
+    let output = Command::new("node").arg(&script).arg(glb).arg(&partial).output().expect("run node");
+    assert!(
+        output.status.success(),
+        "draco-reference.mjs {}: {}{}",
+        glb.display(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if std::fs::rename(&partial, &dir).is_err() {
+        // Another test process made it first.
+        let _ = std::fs::remove_dir_all(&partial);
+    }
+    dir
+}
