@@ -169,6 +169,9 @@ pub struct TransitionReport {
     /// Largest per-frame joint displacement of plain playback of the source and the target
     /// (the yardstick of interruption safety: 1.5× this is a jump), metres.
     pub playback_max_step_m: f32,
+    /// Largest joint acceleration (second difference) of plain playback of the source and the
+    /// target, loop seams included, m/s² (the yardstick of `max_joint_accel_mps2`).
+    pub playback_max_accel_mps2: f32,
     /// One entry per trigger time.
     pub runs: Vec<TriggerMetrics>,
     /// Worst over the runs.
@@ -370,6 +373,8 @@ struct FootStats {
     stance_velocity: Vec3,
     /// Largest per-frame joint displacement (model units).
     max_step: f32,
+    /// Largest joint second difference per frame² (model units per second²).
+    max_accel: f32,
 }
 
 fn clip_stats(recorder: &mut Recorder, clip: ClipId, root_motion: RootMotion) -> Vec<FootStats> {
@@ -387,6 +392,14 @@ fn clip_stats(recorder: &mut Recorder, clip: ClipId, root_motion: RootMotion) ->
         run.push(recorder.frame(&mut fader, in_place));
     }
     let max_step = run.windows(2).map(|w| max_distance(&w[1].joints, &w[0].joints)).fold(0.0, f32::max);
+    let max_accel = run
+        .windows(3)
+        .map(|w| {
+            let (a, b, c) = (&w[0].joints, &w[1].joints, &w[2].joints);
+            a.iter().zip(b).zip(c).map(|((a, b), c)| (*c - 2.0 * *b + *a).length()).fold(0.0, f32::max)
+        })
+        .fold(0.0, f32::max)
+        / (dt * dt);
     let feet = recorder.rig.feet.len();
     let mut stats: Vec<FootStats> = (0..feet)
         .map(|f| {
@@ -394,7 +407,7 @@ fn clip_stats(recorder: &mut Recorder, clip: ClipId, root_motion: RootMotion) ->
                 run.iter().fold((f32::MAX, f32::MIN), |(lo, hi), fr| (lo.min(fr.feet[f].y), hi.max(fr.feet[f].y)));
             let fastest_vertical =
                 run.windows(2).map(|w| (w[1].feet[f].y - w[0].feet[f].y).abs() / dt).fold(0.0, f32::max);
-            FootStats { low, high, fastest_vertical, stance_velocity: Vec3::ZERO, max_step }
+            FootStats { low, high, fastest_vertical, stance_velocity: Vec3::ZERO, max_step, max_accel }
         })
         .collect();
     // Stance velocity: planted feet of either side, averaged.
@@ -468,6 +481,7 @@ pub fn measure(
     let worst_opt = |f: fn(&TriggerMetrics) -> Option<f32>| runs.iter().filter_map(f).reduce(f32::max);
     let stance = |s: &[FootStats]| s.first().map_or(0.0, |s| s.stance_velocity.length() * m);
     let step = |s: &[FootStats]| s.first().map_or(0.0, |s| s.max_step);
+    let accel = |s: &[FootStats]| s.first().map_or(0.0, |s| s.max_accel);
     let t = &settings.transition;
     TransitionReport {
         from: model.clips[from.index()].display_name(from.index()),
@@ -489,6 +503,7 @@ pub fn measure(
         source_stance_speed_mps: stance(&source_stats),
         target_stance_speed_mps: stance(&target_stats),
         playback_max_step_m: step(&source_stats).max(step(&target_stats)) * m,
+        playback_max_accel_mps2: accel(&source_stats).max(accel(&target_stats)) * m,
         worst: WorstMetrics {
             velocity_jump_mps: worst_of(|r| r.velocity_jump_mps),
             max_joint_accel_mps2: worst_of(|r| r.max_joint_accel_mps2),

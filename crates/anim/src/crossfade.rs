@@ -51,8 +51,26 @@ pub const MAX_OFFSETS: usize = 4;
 /// Shortest frame time a velocity is measured over (shorter steps keep the last velocity).
 const MIN_VELOCITY_DT_SECS: f32 = 1e-4;
 
-/// Time step of the velocities and accelerations an inertialization measures by sampling.
-const TARGET_VELOCITY_DT_SECS: f32 = 1.0 / 480.0;
+/// Frame time the rates at a trigger are measured over before any frame was shown; afterwards
+/// the last frame's time, kept within `[MIN_FRAME_SECS, MAX_FRAME_SECS]`.
+const DEFAULT_FRAME_SECS: f32 = 1.0 / 60.0;
+
+/// Shortest frame time the rates at a trigger are measured over.
+const MIN_FRAME_SECS: f32 = 1.0 / 480.0;
+
+/// Longest frame time the rates at a trigger are measured over.
+const MAX_FRAME_SECS: f32 = 1.0 / 15.0;
+
+/// Rate at which each clip is sampled once, at construction, for its joints' fastest motion and
+/// its loop seam.
+const FACT_HZ: f32 = 60.0;
+
+/// Most samples per clip for those facts (a longer clip is sampled more sparsely).
+const MAX_FACT_SAMPLES: usize = 1 << 14;
+
+/// Most a dead blend extrapolates a joint's rotation (radians): far enough to carry a swing
+/// through, well short of turning it half-way round, where a blend's shortest path flips.
+const MAX_EXTRAPOLATED_TURN: f32 = std::f32::consts::FRAC_PI_4;
 
 /// How one clip hands over to the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -305,6 +323,16 @@ pub struct CrossFader {
     /// Per clip: it animates every translation, rotation and scale of the model (and there are
     /// no morph weights), so sampling it overwrites all of the rest pose it starts from.
     covers_pose: Vec<bool>,
+    /// Per clip: the jump at its loop seam (last pose ⊖ first), only the components that move
+    /// faster there than the clip's fastest step (zero where the seam continues the motion).
+    seam_jumps: Vec<PoseDelta>,
+    /// Per node: the fastest translation, rotation, scale and weight rates any clip shows (the
+    /// vectors' lengths), which bound a dead blend's extrapolation velocity.
+    rate_limits: PoseDelta,
+    /// Per node: how far a dead blend extrapolates it at most (the vectors' lengths): the
+    /// furthest any clip moves it from the clip's first pose, the rotation at most
+    /// [`MAX_EXTRAPOLATED_TURN`].
+    extrapolation_bounds: PoseDelta,
     root: Option<RootState>,
     /// Wrap clip times (true) or hold the last frame (false).
     pub looping: bool,
@@ -314,7 +342,7 @@ impl CrossFader {
     /// A fader playing `clip` of `model` from time 0, at full weight.
     pub fn new(model: &Model, clip: ClipId) -> Self {
         let rest = model.rest_pose();
-        let covers_pose = model
+        let covers_pose: Vec<bool> = model
             .clips
             .iter()
             .map(|clip| {
@@ -333,6 +361,10 @@ impl CrossFader {
                     && animated(Property::Scale)
             })
             .collect();
+        let (rate_limits, mut extrapolation_bounds, seam_jumps) = clip_motion_facts(model, &rest, &covers_pose);
+        for r in &mut extrapolation_bounds.rotation {
+            *r = r.clamp_length_max(MAX_EXTRAPOLATED_TURN);
+        }
         let mut layers = Vec::with_capacity(MAX_LAYERS + 1);
         layers.push(Layer::new(clip, 0.0, 0.0, Easing::Linear));
         let zeros = PoseDelta::zeros_like(&rest);
@@ -377,6 +409,9 @@ impl CrossFader {
             cursors: model.clips.iter().map(ClipCursor::new).collect(),
             clip_secs: model.clips.iter().map(Clip::end_secs).collect(),
             covers_pose,
+            seam_jumps,
+            rate_limits,
+            extrapolation_bounds,
             root: None,
             looping: true,
         }
@@ -488,24 +523,35 @@ impl CrossFader {
     /// `easing`. Works at any moment, including mid-fade and several times per frame; fading to
     /// the clip already playing restarts it with a fade from its current pose.
     pub fn trigger(&mut self, to_clip: ClipId, duration_secs: f32, easing: Easing) {
-        self.push_fade(to_clip, &Transition::cross_fade(duration_secs, easing));
+        self.push_fade(None, to_clip, &Transition::cross_fade(duration_secs, easing));
     }
 
     /// Start `transition` to `to_clip` (from its `start_secs`). Works at any moment, including
     /// mid-transition of any kind and several times per frame: dead blending and
     /// inertialization start from the pose last evaluated (call it after [`Self::evaluate`]),
-    /// with its velocity from the two last evaluated frames. `model` and `settings` sample the
-    /// target's first pose for an inertialization.
+    /// with the motion it is about to make: the playing clips (and any extrapolation and decaying
+    /// offsets) sampled one and two frame times ahead ([`Self::frame_secs`]; behind instead where
+    /// a clip would cross a loop seam that jumps). `model` and `settings` sample them and the
+    /// target's first poses.
     pub fn transition(&mut self, model: &Model, settings: &SampleSettings, to_clip: ClipId, transition: &Transition) {
         let duration = sanitize(transition.duration_secs);
         match transition.kind {
-            TransitionKind::CrossFade => self.push_fade(to_clip, transition),
+            TransitionKind::CrossFade => self.push_fade(Some((model, settings)), to_clip, transition),
             _ if !self.evaluated || duration == 0.0 => {
                 // Nothing shown yet (or a cut): a plain fade (a switch at 0 s).
-                self.push_fade(to_clip, transition);
+                self.push_fade(Some((model, settings)), to_clip, transition);
             }
             TransitionKind::DeadBlend => {
-                self.freeze_output(transition.half_life_secs);
+                self.shown_velocity(model, settings);
+                // The velocity whose decayed extrapolation covers the next frame as the source
+                // would have (the mean velocity over it, raised for the decay within it).
+                let h = self.frame_secs();
+                let travel = decayed_travel(h, transition.half_life_secs);
+                if travel > 0.0 {
+                    self.velocity.scale(h / travel);
+                }
+                let root_velocity = self.root_velocity_ahead(model, settings, self.frame_secs());
+                self.freeze_output(transition.half_life_secs, root_velocity);
                 self.layers.clear();
                 self.push_layer(to_clip, transition, duration);
             }
@@ -513,12 +559,23 @@ impl CrossFader {
         }
     }
 
-    /// Cross-fade: a layer over the stack (freezing the output first when the stack is full).
-    fn push_fade(&mut self, to_clip: ClipId, transition: &Transition) {
+    /// Cross-fade: a layer over the stack (freezing the output first when the stack is full, its
+    /// velocity sampled with `sampling` when given, else from the last evaluated frames).
+    fn push_fade(&mut self, sampling: Option<(&Model, &SampleSettings)>, to_clip: ClipId, transition: &Transition) {
         let duration = sanitize(transition.duration_secs);
         if self.layers.len() >= MAX_LAYERS {
             // Freeze what is on screen now and let it coast out under the new layer.
-            self.freeze_output(DEFAULT_HALF_LIFE_SECS);
+            let root_velocity = match sampling {
+                Some((model, settings)) if self.evaluated => {
+                    self.shown_velocity(model, settings);
+                    self.root_velocity_ahead(model, settings, self.frame_secs())
+                }
+                _ => {
+                    self.measure_velocity();
+                    None
+                }
+            };
+            self.freeze_output(DEFAULT_HALF_LIFE_SECS, root_velocity);
             self.layers.clear();
         }
         self.push_layer(to_clip, transition, duration);
@@ -556,11 +613,14 @@ impl CrossFader {
         }
     }
 
-    /// Freeze the shown pose and its velocity into the snapshot, extrapolated with the velocity
-    /// decaying by `half_life_secs`. The inertialization offset is part of the shown pose, so
-    /// it ends here.
-    fn freeze_output(&mut self, half_life_secs: f32) {
-        self.measure_velocity();
+    /// Freeze the shown pose and `self.velocity` (its velocity, see [`Self::shown_velocity`])
+    /// into the snapshot, extrapolated with the velocity decaying by `half_life_secs` (Holden's
+    /// dead blending): each joint's velocity first clamped to the fastest that joint moves in any
+    /// clip, so no joint travels further than that speed × half-life / ln 2. The
+    /// inertialization offsets are part of the shown pose, so they end here.
+    /// `root_velocity` is the root's horizontal velocity ahead (`None`: the last frame's).
+    fn freeze_output(&mut self, half_life_secs: f32, root_velocity: Option<Vec3>) {
+        self.velocity.clamp_lengths(&self.rate_limits);
         self.snapshot.copy_from(&self.output);
         self.snapshot_velocity.copy_from(&self.velocity);
         self.snapshot_elapsed_secs = 0.0;
@@ -568,9 +628,134 @@ impl CrossFader {
         self.snapshot_active = true;
         self.offset_count = 0;
         if let Some(root) = &mut self.root {
-            root.snapshot_velocity = root.velocity;
+            root.snapshot_velocity = root_velocity.unwrap_or(root.velocity);
             root.inertial_velocity = Vec3::ZERO;
         }
+    }
+
+    /// Time step of the rates measured at a trigger: the last frame's time (what the next frame
+    /// is likely to advance), within 1/480–1/15 s; 1/60 s before any frame was shown.
+    pub fn frame_secs(&self) -> f32 {
+        let dt = self.previous_dt_secs;
+        if self.evaluated && dt.is_finite() && dt > 0.0 {
+            dt.clamp(MIN_FRAME_SECS, MAX_FRAME_SECS)
+        } else {
+            DEFAULT_FRAME_SECS
+        }
+    }
+
+    /// The live offsets' sum now into `offset_now`, and its velocity and acceleration into
+    /// `offset_rate`, `offset_rate2`.
+    fn sum_offsets(&mut self) {
+        for (order, out) in
+            [&mut self.offset_now, &mut self.offset_rate, &mut self.offset_rate2].into_iter().enumerate()
+        {
+            out.clear();
+            for offset in &self.offsets[..self.offset_count] {
+                offset.add_into(out, order, 1.0);
+            }
+        }
+    }
+
+    /// The output without its offsets (the layers over the extrapolated snapshot) into
+    /// `self.base`, and its motion over the next two steps of `h` seconds (every clip at its
+    /// playback rate): `self.velocity` and `self.acceleration` as [`rates_at_start`] gives them
+    /// (a second-order pair that reproduces the first step exactly), `self.step_a` the first
+    /// step's mean velocity. Exact motion, never the output's finite differences, so
+    /// re-triggering cannot feed back into itself. A clip that loops within the two steps
+    /// continues past its seam without the seam's jump ([`LayerJob::sample`]).
+    fn stack_rates(&mut self, model: &Model, settings: &SampleSettings, h: f32) {
+        let rates = playback_rates(&self.layers, &self.clip_secs);
+        let mut job = LayerJob {
+            model,
+            looping: self.looping,
+            settings,
+            rest: &self.rest,
+            covers_pose: &self.covers_pose,
+            seam_jumps: &self.seam_jumps,
+            cursors: &mut self.cursors,
+        };
+        let snapshot = self.snapshot_active.then_some(Extrapolation {
+            pose: &self.snapshot,
+            velocity: &self.snapshot_velocity,
+            bound: &self.extrapolation_bounds,
+            elapsed_secs: self.snapshot_elapsed_secs,
+            half_life_secs: self.snapshot_half_life_secs,
+        });
+        let space = settings.scale_space;
+        let layers = &self.layers;
+        let mut stack = |shift: f32, out: &mut SoaPose, tmp: &mut SoaPose| {
+            evaluate_stack(&mut job, layers, &rates, snapshot, shift, space, out, tmp);
+        };
+        stack(0.0, &mut self.base, &mut self.scratch);
+        stack(h, &mut self.scratch_b, &mut self.scratch);
+        stack(2.0 * h, &mut self.scratch_c, &mut self.scratch);
+        rates_at_start(
+            1.0,
+            h,
+            [&self.base, &self.scratch_b, &self.scratch_c],
+            [&mut self.step_a, &mut self.step_b],
+            &mut self.velocity,
+            &mut self.acceleration,
+        );
+    }
+
+    /// The shown pose's velocity into `self.velocity`: the mean velocity of the stack's next
+    /// frame ([`Self::stack_rates`] over [`Self::frame_secs`]) with the live offsets' velocity
+    /// on top — added for translations, scales and weights, composed for rotations (the output
+    /// is `exp(X)·base`, so its angular velocity is `J(X)·Ẋ + exp(X)·ω`).
+    fn shown_velocity(&mut self, model: &Model, settings: &SampleSettings) {
+        self.stack_rates(model, settings, self.frame_secs());
+        self.velocity.copy_from(&self.step_a);
+        if self.offset_count == 0 {
+            return;
+        }
+        self.sum_offsets();
+        let v = &mut self.velocity;
+        for (o, &d) in v.translation.iter_mut().zip(&self.offset_rate.translation) {
+            *o += d;
+        }
+        for (o, &d) in v.scale.iter_mut().zip(&self.offset_rate.scale) {
+            *o += d;
+        }
+        for (o, &d) in v.weights.iter_mut().zip(&self.offset_rate.weights) {
+            *o += d;
+        }
+        for ((o, &x), &d) in v.rotation.iter_mut().zip(&self.offset_now.rotation).zip(&self.offset_rate.rotation) {
+            *o = jacobian(x, d) + Quat::from_scaled_axis(x) * *o;
+        }
+    }
+
+    /// The shown root's horizontal velocity over the next `h` seconds, as [`Self::evaluate`]
+    /// would accumulate it (each layer's root track at its playback rate, loops included, by the
+    /// layers' weights; the snapshot's coasting velocity; the last inertialization's root
+    /// velocity by its weight); `None` without root motion or for a non-positive `h`.
+    fn root_velocity_ahead(&self, model: &Model, settings: &SampleSettings, h: f32) -> Option<Vec3> {
+        let root = self.root.as_ref()?;
+        if h.is_nan() || h <= 0.0 {
+            return None;
+        }
+        let mut w = [0.0; MAX_LAYERS];
+        let snapshot_weight = self.weights(&mut w);
+        let rates = playback_rates(&self.layers, &self.clip_secs);
+        let mut delta = Vec3::ZERO;
+        for ((layer, &weight), rate) in self.layers.iter().zip(&w).zip(rates) {
+            if weight > 0.0 {
+                let secs = self.clip_secs(layer.clip);
+                let (from, to) = (layer.time_secs, layer.time_secs + h * rate);
+                let at = |t: f32| root_position(model, &root.tracks, layer.clip, self.wrap(layer.clip, t), settings);
+                if let (Some(a), Some(b)) = (at(from), at(to)) {
+                    let loops =
+                        if self.looping && secs > 0.0 { (to / secs).floor() - (from / secs).floor() } else { 0.0 };
+                    let travel = root.loop_travel.get(layer.clip.index()).copied().unwrap_or(Vec3::ZERO);
+                    delta += weight * (root.horizontal(b - a) + travel * loops);
+                }
+            }
+        }
+        let velocity = delta / h + snapshot_weight * root.snapshot_velocity;
+        let inertial = self.inertial_weight();
+        let velocity = (1.0 - inertial) * velocity + inertial * root.inertial_velocity;
+        velocity.is_finite().then_some(velocity)
     }
 
     /// Switch to `to_clip` at once and add an offset for the change of target, decaying to zero.
@@ -585,71 +770,38 @@ impl CrossFader {
         if self.offset_count == MAX_OFFSETS {
             self.merge_oldest_offsets();
         }
-        // The live offsets' sum X now, and its velocity and acceleration.
-        for (order, out) in
-            [&mut self.offset_now, &mut self.offset_rate, &mut self.offset_rate2].into_iter().enumerate()
-        {
-            out.clear();
-            for offset in &self.offsets[..self.offset_count] {
-                offset.add_into(out, order, 1.0);
-            }
-        }
+        self.sum_offsets();
         // The output without the offsets (the layers and snapshot: what the new target
-        // replaces), with its velocity and acceleration from the same stack evaluated `h` and
-        // `2h` later — the motion it would make playing on (a key just ahead may change its
-        // acceleration); earlier when a clip would cross its loop point, where a travelling
-        // root jumps back. Exact motion, never the output's finite differences, so
-        // re-triggering cannot feed back into itself.
-        let h = TARGET_VELOCITY_DT_SECS;
-        let ahead_fits = self.layers.iter().all(|l| {
-            let secs = self.clip_secs(l.clip);
-            let now = self.wrap(l.clip, l.time_secs);
-            !self.looping || secs <= 0.0 || now + 2.0 * h < secs
-        });
-        let base_sign = if ahead_fits { 1.0 } else { -1.0 };
+        // replaces) and its motion over the next two frames; the root's likewise.
+        let h = self.frame_secs();
+        self.stack_rates(model, settings, h);
+        let root_velocity = self.root_velocity_ahead(model, settings, h);
+
+        // The target's motion over its first two frames likewise (at its starting playback
+        // rate, which speed matching lowers or raises; past its seam without the seam's jump).
+        let start = if transition.start_secs.is_finite() { transition.start_secs } else { 0.0 };
+        let mut first = Layer::new(to_clip, start, 0.0, Easing::Linear);
+        if transition.match_cycle_secs > 0.0 && transition.match_cycle_secs.is_finite() {
+            first.match_cycle_secs = transition.match_cycle_secs;
+            first.match_duration_secs = duration;
+        }
+        let rate = playback_rates(std::slice::from_ref(&first), &self.clip_secs)[0];
+        let at = |time_secs| Layer::new(to_clip, time_secs, 0.0, Easing::Linear);
         let mut job = LayerJob {
             model,
             looping: self.looping,
             settings,
             rest: &self.rest,
             covers_pose: &self.covers_pose,
+            seam_jumps: &self.seam_jumps,
             cursors: &mut self.cursors,
         };
-        let snapshot = self.snapshot_active.then_some(Extrapolation {
-            pose: &self.snapshot,
-            velocity: &self.snapshot_velocity,
-            elapsed_secs: self.snapshot_elapsed_secs,
-            half_life_secs: self.snapshot_half_life_secs,
-        });
-        let space = settings.scale_space;
-        let stack = |job: &mut LayerJob, shift: f32, out: &mut SoaPose, tmp: &mut SoaPose| {
-            evaluate_stack(job, &self.layers, snapshot, shift, space, out, tmp);
-        };
-        stack(&mut job, 0.0, &mut self.base, &mut self.scratch);
-        stack(&mut job, base_sign * h, &mut self.scratch_b, &mut self.scratch);
-        stack(&mut job, base_sign * 2.0 * h, &mut self.scratch_c, &mut self.scratch);
-        rates_at_start(
-            base_sign,
-            h,
-            [&self.base, &self.scratch_b, &self.scratch_c],
-            [&mut self.step_a, &mut self.step_b],
-            &mut self.velocity,
-            &mut self.acceleration,
-        );
-
-        let start = if transition.start_secs.is_finite() { transition.start_secs } else { 0.0 };
-        let at = |time_secs| Layer::new(to_clip, time_secs, 0.0, Easing::Linear);
-        // The target's velocity and acceleration at its start likewise, forwards (the motion it
-        // is about to make: a key at the start may change its acceleration) unless the clip
-        // ends first (never across its loop point, where a travelling root jumps back).
-        let secs = self.clip_secs.get(to_clip.index()).copied().unwrap_or(0.0);
-        let sign = if start + 2.0 * h <= secs.max(0.0) { 1.0 } else { -1.0 };
-        job.sample(&at(start), &mut self.scratch);
-        job.sample(&at(start + sign * h), &mut self.scratch_b);
-        job.sample(&at(start + sign * 2.0 * h), &mut self.scratch_c);
+        job.sample(&at(start), start, &mut self.scratch);
+        job.sample(&at(start + h * rate), start, &mut self.scratch_b);
+        job.sample(&at(start + 2.0 * h * rate), start, &mut self.scratch_c);
         let slot = &mut self.offsets[self.offset_count];
         rates_at_start(
-            sign,
+            1.0,
             h,
             [&self.scratch, &self.scratch_b, &self.scratch_c],
             [&mut self.step_a, &mut self.step_b],
@@ -697,7 +849,7 @@ impl CrossFader {
                     *t -= root.horizontal(*t);
                 }
             }
-            root.inertial_velocity = root.velocity;
+            root.inertial_velocity = root_velocity.unwrap_or(root.velocity);
         }
         self.offset_count += 1;
         self.snapshot_active = false;
@@ -760,26 +912,7 @@ impl CrossFader {
     /// phase).
     pub fn advance(&mut self, dt_secs: f32) {
         let dt = if dt_secs.is_finite() { dt_secs.max(0.0) } else { 0.0 };
-        let n = self.layers.len();
-        let mut rates = [1.0f32; MAX_LAYERS + 1];
-        if let Some(top) = self.layers.last()
-            && top.match_cycle_secs > 0.0
-            && top.elapsed_secs < top.match_duration_secs
-        {
-            let own = self.clip_secs(top.clip);
-            let u = if top.match_duration_secs > 0.0 { top.elapsed_secs / top.match_duration_secs } else { 1.0 };
-            let w = if top.duration_secs > 0.0 { top.progress() } else { u };
-            let below = n.checked_sub(2).and_then(|i| self.layers.get(i)).map(|l| self.clip_secs(l.clip));
-            let source = below.filter(|&s| s > 0.0).unwrap_or(top.match_cycle_secs);
-            if own > 0.0 {
-                // Cycles per second, blended from the source's to the target's.
-                let frequency = (1.0 - w) / source + w / own;
-                rates[n - 1] = frequency * own;
-                if let (Some(s), Some(rate)) = (below.filter(|&s| s > 0.0), rates.get_mut(n.wrapping_sub(2))) {
-                    *rate = frequency * s;
-                }
-            }
-        }
+        let rates = playback_rates(&self.layers, &self.clip_secs);
         for (layer, rate) in self.layers.iter_mut().zip(rates) {
             layer.time_secs += dt * rate;
             layer.elapsed_secs += dt;
@@ -879,17 +1012,20 @@ impl CrossFader {
             settings,
             rest: &self.rest,
             covers_pose: &self.covers_pose,
+            seam_jumps: &self.seam_jumps,
             cursors: &mut self.cursors,
         };
         let snapshot = self.snapshot_active.then_some(Extrapolation {
             pose: &self.snapshot,
             velocity: &self.snapshot_velocity,
+            bound: &self.extrapolation_bounds,
             elapsed_secs: self.snapshot_elapsed_secs,
             half_life_secs: self.snapshot_half_life_secs,
         });
         evaluate_stack(
             &mut job,
             &self.layers,
+            &[],
             snapshot,
             0.0,
             settings.scale_space,
@@ -950,6 +1086,36 @@ impl CrossFader {
     pub fn output(&self) -> &SoaPose {
         &self.output
     }
+}
+
+/// Playback rate of each layer now (clip seconds per second, oldest first): 1, except a
+/// speed-matched top layer (and the source beneath it), which play at the cycle rate blended from
+/// the source's to the target's by the top layer's progress.
+fn playback_rates(layers: &[Layer], clip_secs: &[f32]) -> [f32; MAX_LAYERS + 1] {
+    let secs = |clip: ClipId| clip_secs.get(clip.index()).copied().unwrap_or(0.0);
+    let n = layers.len();
+    let mut rates = [1.0f32; MAX_LAYERS + 1];
+    if let Some(top) = layers.last()
+        && top.match_cycle_secs > 0.0
+        && top.elapsed_secs < top.match_duration_secs
+    {
+        let own = secs(top.clip);
+        let u = if top.match_duration_secs > 0.0 { top.elapsed_secs / top.match_duration_secs } else { 1.0 };
+        let w = if top.duration_secs > 0.0 { top.progress() } else { u };
+        let below = n.checked_sub(2).and_then(|i| layers.get(i)).map(|l| secs(l.clip));
+        let source = below.filter(|&s| s > 0.0).unwrap_or(top.match_cycle_secs);
+        if own > 0.0 {
+            // Cycles per second, blended from the source's to the target's.
+            let frequency = (1.0 - w) / source + w / own;
+            if let Some(rate) = rates.get_mut(n - 1) {
+                *rate = frequency * own;
+            }
+            if let (Some(s), Some(rate)) = (below.filter(|&s| s > 0.0), rates.get_mut(n.wrapping_sub(2))) {
+                *rate = frequency * s;
+            }
+        }
+    }
+    rates
 }
 
 /// `J(x)·v` with `J` the left Jacobian of the rotation exponential at rotation vector `x`: the
@@ -1013,36 +1179,48 @@ fn rotation_offset(
 struct Extrapolation<'a> {
     pose: &'a SoaPose,
     velocity: &'a PoseDelta,
+    /// Per node, the furthest it is extrapolated (softly saturated).
+    bound: &'a PoseDelta,
     elapsed_secs: f32,
     half_life_secs: f32,
 }
 
 /// The layer stack (over the extrapolated snapshot, if any) evaluated `shift_secs` from now
-/// (every clip time, fade and the extrapolation shifted) into `out`; `tmp` is scratch.
+/// (every fade and the extrapolation shifted, every clip time by `shift_secs` times its layer's
+/// playback rate in `rates`, 1 where it has none; a clip that loops meanwhile continues past its
+/// seam without the seam's jump) into `out`; `tmp` is scratch.
+#[allow(clippy::too_many_arguments)]
 fn evaluate_stack(
     job: &mut LayerJob,
     layers: &[Layer],
+    rates: &[f32],
     snapshot: Option<Extrapolation>,
     shift_secs: f32,
     scale_space: ScaleSpace,
     out: &mut SoaPose,
     tmp: &mut SoaPose,
 ) {
-    let shifted =
-        |l: &Layer| Layer { time_secs: l.time_secs + shift_secs, elapsed_secs: l.elapsed_secs + shift_secs, ..*l };
-    let mut layers = layers.iter();
+    let shifted = |(i, l): (usize, &Layer)| {
+        let rate = rates.get(i).copied().unwrap_or(1.0);
+        (
+            Layer { time_secs: l.time_secs + shift_secs * rate, elapsed_secs: l.elapsed_secs + shift_secs, ..*l },
+            l.time_secs,
+        )
+    };
+    let mut layers = layers.iter().enumerate();
     if let Some(snapshot) = snapshot {
         out.copy_from(snapshot.pose);
         let travel = decayed_travel(snapshot.elapsed_secs + shift_secs, snapshot.half_life_secs);
-        snapshot.velocity.apply_to(out, travel);
+        snapshot.velocity.apply_saturated(out, travel, snapshot.bound);
     } else if let Some(bottom) = layers.next() {
-        job.sample(&shifted(bottom), out);
+        let (bottom, from) = shifted(bottom);
+        job.sample(&bottom, from, out);
     } else {
         out.copy_from(job.rest);
     }
     for layer in layers {
-        let layer = shifted(layer);
-        job.sample(&layer, tmp);
+        let (layer, from) = shifted(layer);
+        job.sample(&layer, from, tmp);
         blend_into(out, tmp, layer.progress(), scale_space);
     }
 }
@@ -1130,13 +1308,19 @@ struct LayerJob<'a> {
     settings: &'a SampleSettings,
     rest: &'a SoaPose,
     covers_pose: &'a [bool],
+    /// Per clip: the jump at its loop seam (zero where the seam continues the motion).
+    seam_jumps: &'a [PoseDelta],
     cursors: &'a mut [ClipCursor],
 }
 
 impl LayerJob<'_> {
     /// Sample `layer`'s clip at its time into `out`, over the rest pose unless the clip
-    /// overwrites all of it.
-    fn sample(&mut self, layer: &Layer, out: &mut SoaPose) {
+    /// overwrites all of it. Looping, a time in a later (earlier) loop than `from_secs` has the
+    /// seam's jump added (taken away) once per loop between them, so the motion from
+    /// `from_secs` on continues past the seam as the clip moves elsewhere (a travelling root
+    /// carries on, a last key that misses the first does not pop); at `from_secs ==
+    /// layer.time_secs` it is the clip as played.
+    fn sample(&mut self, layer: &Layer, from_secs: f32, out: &mut SoaPose) {
         let index = layer.clip.index();
         let (Some(clip), Some(cursor)) = (self.model.clips.get(index), self.cursors.get_mut(index)) else {
             out.copy_from(self.rest);
@@ -1145,7 +1329,88 @@ impl LayerJob<'_> {
         if !self.covers_pose.get(index).copied().unwrap_or(false) {
             out.copy_from(self.rest);
         }
-        let time = wrap_time(clip.end_secs(), self.looping, layer.time_secs);
+        let secs = clip.end_secs();
+        let time = wrap_time(secs, self.looping, layer.time_secs);
         clip.sample(time, cursor, self.settings, out);
+        if self.looping && secs > 0.0 {
+            let loops = (layer.time_secs / secs).floor() - (from_secs / secs).floor();
+            if let Some(jump) = self.seam_jumps.get(index)
+                && loops.is_finite()
+                && loops != 0.0
+            {
+                jump.apply_to(out, loops);
+            }
+        }
     }
+}
+
+/// Each clip sampled once at [`FACT_HZ`]: per node the fastest rates any clip shows (over its
+/// steps, the loop seam excluded) and the furthest any clip moves it from its first pose, and per clip the jump at its loop seam — the seam's step from
+/// the last pose back to the first, kept only for the components (a node's translation,
+/// rotation or scale, a weight) that move faster there than in any step of the clip (with a
+/// little slack for rounding): a travelling root, or a clip whose last key does not meet its
+/// first.
+fn clip_motion_facts(model: &Model, rest: &SoaPose, covers_pose: &[bool]) -> (PoseDelta, PoseDelta, Vec<PoseDelta>) {
+    let settings = SampleSettings::default();
+    let mut limits = PoseDelta::zeros_like(rest);
+    let mut reach = limits.clone();
+    let mut first = rest.clone();
+    let mut clip_limits = limits.clone();
+    let mut step = limits.clone();
+    let (mut a, mut b) = (rest.clone(), rest.clone());
+    let mut jumps = Vec::with_capacity(model.clips.len());
+    for (index, clip) in model.clips.iter().enumerate() {
+        let mut jump = PoseDelta::zeros_like(rest);
+        let secs = clip.end_secs();
+        let samples = (secs * FACT_HZ).ceil();
+        if !(secs.is_finite() && samples >= 1.0) {
+            // A pose, or nothing: no motion, and no seam to jump.
+            jumps.push(jump);
+            continue;
+        }
+        let samples = (samples as usize).min(MAX_FACT_SAMPLES);
+        let dt = secs / samples as f32;
+        let mut cursor = ClipCursor::new(clip);
+        let covers = covers_pose.get(index).copied().unwrap_or(false);
+        let mut sample = |time_secs: f32, out: &mut SoaPose| {
+            if !covers {
+                out.copy_from(rest);
+            }
+            clip.sample(time_secs, &mut cursor, &settings, out);
+        };
+        clip_limits.clear();
+        sample(0.0, &mut a);
+        first.copy_from(&a);
+        for k in 1..=samples {
+            sample(k as f32 * dt, &mut b);
+            step.set_difference(&b, &first, 1.0);
+            reach.keep_longest(&step);
+            step.set_difference(&b, &a, 1.0 / dt);
+            clip_limits.keep_longest(&step);
+            std::mem::swap(&mut a, &mut b);
+        }
+        // `a` is the last pose; the seam as one more step, back to the first.
+        sample(0.0, &mut b);
+        step.set_difference(&b, &a, 1.0 / dt);
+        let jumps_here = |x: f32, bound: f32| x > bound * 1.01 + 1e-4;
+        let keep = |out: &mut [Vec3], step: &[Vec3], bound: &[Vec3]| {
+            for ((o, &x), &b) in out.iter_mut().zip(step).zip(bound) {
+                if jumps_here(x.length(), b.length()) {
+                    // last ⊖ first = −(first ⊖ last), per second → per seam.
+                    *o = -x * dt;
+                }
+            }
+        };
+        keep(&mut jump.translation, &step.translation, &clip_limits.translation);
+        keep(&mut jump.rotation, &step.rotation, &clip_limits.rotation);
+        keep(&mut jump.scale, &step.scale, &clip_limits.scale);
+        for ((o, &x), &b) in jump.weights.iter_mut().zip(&step.weights).zip(&clip_limits.weights) {
+            if jumps_here(x.abs(), b.abs()) {
+                *o = -x * dt;
+            }
+        }
+        jumps.push(jump);
+        limits.keep_longest(&clip_limits);
+    }
+    (limits, reach, jumps)
 }

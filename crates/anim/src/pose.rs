@@ -442,6 +442,74 @@ impl PoseDelta {
         }
     }
 
+    /// Per node and component, keep the longer of `self`'s vector and `other`'s (per weight, the
+    /// larger magnitude): folded over a clip's rates it gives each joint's fastest motion.
+    pub fn keep_longest(&mut self, other: &Self) {
+        let keep = |out: &mut [Vec3], a: &[Vec3]| {
+            for (o, &a) in out.iter_mut().zip(a) {
+                if a.length_squared() > o.length_squared() {
+                    *o = a;
+                }
+            }
+        };
+        keep(&mut self.translation, &other.translation);
+        keep(&mut self.rotation, &other.rotation);
+        keep(&mut self.scale, &other.scale);
+        for (o, &a) in self.weights.iter_mut().zip(&other.weights) {
+            if a.abs() > o.abs() {
+                *o = a.abs();
+            }
+        }
+    }
+
+    /// Shorten each node's translation, rotation and scale vector to at most the length of
+    /// `bound`'s (its direction kept), and each weight to at most `bound`'s magnitude. Non-finite
+    /// values become zero.
+    pub fn clamp_lengths(&mut self, bound: &Self) {
+        let clamp = |out: &mut [Vec3], b: &[Vec3]| {
+            for (o, &b) in out.iter_mut().zip(b) {
+                *o = if o.is_finite() { o.clamp_length_max(b.length()) } else { Vec3::ZERO };
+            }
+        };
+        clamp(&mut self.translation, &bound.translation);
+        clamp(&mut self.rotation, &bound.rotation);
+        clamp(&mut self.scale, &bound.scale);
+        for (o, &b) in self.weights.iter_mut().zip(&bound.weights) {
+            *o = if o.is_finite() { o.clamp(-b.abs(), b.abs()) } else { 0.0 };
+        }
+    }
+
+    /// [`Self::apply_to`] with each node's displacement `d = |self · factor|` (translation,
+    /// rotation angle, scale; each weight's magnitude) softly saturated at the length `b` of
+    /// `bound`'s: `b·tanh(d/b)`, direction kept — the same to second order for small `d`, never
+    /// beyond `b`, never moving faster than `d` does (nothing where `b = 0`).
+    pub fn apply_saturated(&self, pose: &mut SoaPose, factor: f32, bound: &Self) {
+        if factor == 0.0 {
+            return;
+        }
+        let saturate = |x: Vec3, b: f32| {
+            let d = x.length();
+            if d > 0.0 && b > 0.0 && d.is_finite() { x * (b * (d / b).tanh() / d) } else { Vec3::ZERO }
+        };
+        for node in 0..pose.len() {
+            let id = NodeId::from_index(node);
+            let (Some(t), Some(r), Some(s), Some(mut local)) =
+                (self.translation.get(node), self.rotation.get(node), self.scale.get(node), pose.get(id))
+            else {
+                break;
+            };
+            let b = |v: &[Vec3]| v.get(node).map_or(0.0, |b| b.length());
+            local.translation += saturate(*t * factor, b(&bound.translation));
+            let turn = saturate(*r * factor, b(&bound.rotation));
+            local.rotation = (Quat::from_scaled_axis(turn) * local.rotation).normalize();
+            local.scale += saturate(*s * factor, b(&bound.scale));
+            pose.set(id, local);
+        }
+        for ((w, &d), &b) in pose.weights_mut().iter_mut().zip(&self.weights).zip(&bound.weights) {
+            *w += saturate(Vec3::X * d * factor, b.abs()).x;
+        }
+    }
+
     /// Largest translation, rotation (radians) and scale component over the nodes, for tests and
     /// readouts.
     pub fn max_norms(&self) -> (f32, f32, f32) {
