@@ -1,0 +1,113 @@
+//! Transition figures on the rigs people bring (issue #23): every rig of `devtools::rigs` (the
+//! built-in character and the shared RobotExpressive, Fox and `CesiumMan`) as it is, at ×0.01
+//! and ×100, Mixamo-style (under an `Armature` scaled 0.01, turned as Blender writes it) and with
+//! IK controls, plus a clip whose feet never reach the ground. Per rig and variant: an idle's
+//! character offset in centimetres and the same at every scale, foot contacts on every walk
+//! and run cycle and none on the hovering clip, `pop` bounded for still sources, phase sync
+//! never sliding more than no sync. With `ANIMTUNE_RIGS` pointing at a folder of fetched rigs
+//! (never committed), the same on those.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use anim::{ClipId, Easing, Model, RootMotion, Transition, TransitionKind};
+use animtune::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
+use devtools::rigs::{self, RIGS, RigSource, RigVariant};
+use glam::{Affine3A, Vec3};
+
+/// Trigger times per pair: five spread over the source, as `animtune transition` does.
+const TRIGGERS: usize = 5;
+
+fn settings(kind: TransitionKind, sync: Sync) -> PairSettings {
+    PairSettings {
+        transition: Transition { easing: Easing::Smoothstep, ..Transition::new(kind, 0.3) },
+        sync,
+        match_speed: false,
+        root_motion: RootMotion::Authored,
+        loops: 1,
+        start_secs: None,
+    }
+}
+
+fn clip(model: &Model, name: &str) -> ClipId {
+    rigs::find_clip(model, name).unwrap_or_else(|| panic!("no clip {name}"))
+}
+
+fn run(model: &Model, rig: &Rig, from: &str, to: &str, kind: TransitionKind, sync: Sync) -> TransitionReport {
+    let (from, to) = (clip(model, from), clip(model, to));
+    let secs = model.clips[from.index()].end_secs();
+    let at: Vec<f32> = (0..TRIGGERS).map(|i| secs * (i as f32 + 0.5) / TRIGGERS as f32).collect();
+    measure(model, rig, from, to, &at, &settings(kind, sync), None)
+}
+
+/// The corpus's models, each variant made once; `None` when the shared models are missing
+/// (skipped, or failed under CI).
+fn corpus() -> Option<Vec<(RigSource, Vec<(RigVariant, Model)>)>> {
+    devtools::ci::shared_models("the rig corpus")?;
+    Some(
+        RIGS.iter()
+            .map(|rig| {
+                let variants = RigVariant::ALL
+                    .iter()
+                    .map(|&v| {
+                        let glb = rigs::make(rig, v).unwrap_or_else(|e| panic!("{}: {e}", rig.name));
+                        let model = anim::import::load_slice(&glb, None)
+                            .unwrap_or_else(|e| panic!("{} {}: {e}", rig.name, v.name()));
+                        (v, model)
+                    })
+                    .collect();
+                (*rig, variants)
+            })
+            .collect(),
+    )
+}
+
+fn world(model: &Model, clip: Option<ClipId>, time_secs: f32) -> Vec<Affine3A> {
+    let pose = animtune::cli::render::sample_pose(model, clip, time_secs, anim::InterpolationOverride::Authored);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    model.hierarchy.local_to_model(&pose, &mut anim::LocalMatrices::new(model.nodes.len()), &mut world);
+    world
+}
+
+/// The generator's promise: every joint of every variant sits where the original's does (up to
+/// the variant's scale) in every clip.
+#[test]
+fn variants_pose_every_joint_where_the_original_does() {
+    let Some(corpus) = corpus() else { return };
+    for (rig, variants) in &corpus {
+        let original = &variants[0].1;
+        let joints: Vec<usize> = original.skins[0].joints.iter().map(|j| j.index()).collect();
+        assert!(original.find_clip(rigs::HOVER_CLIP).is_some(), "{}: the hovering clip", rig.name);
+        let size = {
+            let w = world(original, None, 0.0);
+            let (lo, hi) = joints.iter().fold((Vec3::MAX, Vec3::MIN), |(lo, hi), &j| {
+                (lo.min(w[j].translation.into()), hi.max(w[j].translation.into()))
+            });
+            (hi - lo).max_element()
+        };
+        for (variant, model) in &variants[1..] {
+            let scale = if let RigVariant::Scaled(s) = variant { *s } else { 1.0 };
+            let mut worst = 0.0f32;
+            for c in 0..original.clips.len() {
+                let clip = ClipId::from_index(c);
+                let secs = original.clips[c].end_secs();
+                for k in 0..5 {
+                    let t = secs * k as f32 / 4.0;
+                    let (a, b) = (world(original, Some(clip), t), world(model, Some(clip), t));
+                    for &j in &joints {
+                        // Variants keep node indices (new nodes come last) and names (prefixed).
+                        let (name, renamed) = (original.nodes[j].name.as_deref(), model.nodes[j].name.as_deref());
+                        assert_eq!(renamed.map(|n| n.strip_prefix("mixamorig:").unwrap_or(n)), name);
+                        let d = Vec3::from(b[j].translation) / scale - Vec3::from(a[j].translation);
+                        worst = worst.max(d.length() / size);
+                    }
+                }
+            }
+            assert!(
+                worst < 2e-3,
+                "{} {}: a joint is {worst} of the size away from the original's",
+                rig.name,
+                variant.name()
+            );
+        }
+    }
+}
