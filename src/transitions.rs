@@ -99,9 +99,11 @@ pub struct TriggerMetrics {
     /// Largest per-frame joint displacement during the transition, metres.
     pub max_step_m: f32,
     /// With root motion in place: largest horizontal distance of the root from its anchor over
-    /// the run, metres (`null` as authored).
+    /// the run, in model space (the root's parents applied), metres (`null` as authored).
     pub root_drift_m: Option<f32>,
-    /// Horizontal length of the character offset at the end of the run, metres.
+    /// Horizontal length of the character offset at the end of the run, in model space (the
+    /// root's parents applied: the same for a rig under an `Armature` scaled 0.01 and at any
+    /// scale), metres.
     pub character_offset_m: f32,
     /// No NaN or infinity in any frame.
     pub finite: bool,
@@ -329,10 +331,9 @@ impl<'a> Recorder<'a> {
         fader.evaluate(self.model, &self.settings);
         let pose = fader.output();
         let finite = pose.is_finite();
-        let drift = fader
-            .root_motion()
-            .and_then(|(_, root)| pose.get(root))
-            .map_or(0.0, |local| fader.horizontal(local.translation - fader.root_anchor()).length());
+        let drift = fader.root_motion().and_then(|(_, root)| pose.get(root)).map_or(0.0, |local| {
+            fader.root_frame_to_model(fader.horizontal(local.translation - fader.root_anchor())).length()
+        });
         self.model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.world);
         // In place, the character offset moves the character; as authored it is in the pose.
         let offset = if in_place { self.offset_in_model(fader) } else { Vec3::ZERO };
@@ -421,6 +422,11 @@ impl FootStats {
         let threshold = low + PLANTED_FRACTION * range;
         p0.y <= threshold && p1.y <= threshold && (p1.y - p0.y).abs() <= PLANTED_VERTICAL_FRACTION * fastest * dt
     }
+}
+
+/// Length of `v` (model space) along the ground: its +Y part left out.
+fn horizontal_length(v: Vec3) -> f32 {
+    Vec3::new(v.x, 0.0, v.z).length()
 }
 
 /// Largest distance between matching points.
@@ -601,7 +607,7 @@ fn measure_trigger(
         displacement_after_m: pop.after * m,
         max_step_m: max_step * m,
         root_drift_m: root_drift,
-        character_offset_m: fader.horizontal(fader.character_offset()).length() * m,
+        character_offset_m: horizontal_length(fader.character_offset_in_model()) * m,
         finite: frames.iter().all(|f| f.finite),
     }
 }

@@ -111,3 +111,107 @@ fn variants_pose_every_joint_where_the_original_does() {
         }
     }
 }
+
+/// `a` and `b` agree within `rel` of the larger plus `abs`.
+fn same(a: f32, b: f32, rel: f32, abs: f32) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()) + abs
+}
+
+/// Item 1: idle→idle keeps the character within centimetres (root motion in model space, in
+/// metres), and every figure is the same at ×0.01, ×1, ×100 and Mixamo-style.
+#[test]
+fn idle_offsets_are_centimetres_and_the_same_at_every_scale() {
+    let Some(corpus) = corpus() else { return };
+    let mut failures = Vec::new();
+    for (rig, variants) in &corpus {
+        let Some(idle) = rig.idle else { continue };
+        let mut reports = Vec::new();
+        for (variant, model) in variants {
+            let report = run(model, &Rig::new(model), idle, idle, TransitionKind::CrossFade, Sync::None);
+            for r in &report.runs {
+                assert!(
+                    r.character_offset_m < 0.05,
+                    "{} {}: {idle}->{idle} at {} s moved the character {} m",
+                    rig.name,
+                    variant.name(),
+                    r.at_secs,
+                    r.character_offset_m
+                );
+            }
+            reports.push((*variant, report));
+        }
+        let original = &reports[0].1;
+        for (variant, report) in &reports[1..] {
+            if *variant == RigVariant::IkControls {
+                continue;
+            }
+            for (a, b) in original.runs.iter().zip(&report.runs) {
+                // Relative 1e-3, plus what f32 rounding of a frame's motion reaches: 10 µm, 0.1 mm/s,
+                // 1 mm of slide summed over the frames (a foot at the planted threshold in one
+                // frame may count in one scale and not another), 0.002 of pop.
+                let figures = [
+                    ("character_offset_m", a.character_offset_m, b.character_offset_m, 1e-5),
+                    ("velocity_jump_mps", a.velocity_jump_mps, b.velocity_jump_mps, 1e-4),
+                    ("max_step_m", a.max_step_m, b.max_step_m, 1e-5),
+                    ("foot_slide_m", a.foot_slide_m, b.foot_slide_m, 1e-3),
+                    ("pop", a.pop.unwrap_or(0.0), b.pop.unwrap_or(0.0), 2e-3),
+                ];
+                for (what, x, y, floor) in figures {
+                    if !same(x, y, 1e-3, floor) {
+                        failures.push(format!(
+                            "{} {} at {} s: {what} {y} vs {x} as it is",
+                            rig.name,
+                            variant.name(),
+                            a.at_secs
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Item 2: every foot touches down at least once in every walk and run cycle, and never in a
+/// clip whose feet never reach the ground.
+#[test]
+fn contacts_on_every_cycle_and_none_off_the_ground() {
+    let Some(corpus) = corpus() else { return };
+    for (rig, variants) in &corpus {
+        for (variant, model) in variants {
+            let r = Rig::new(model);
+            let feet = r.foot_names().count();
+            assert!(feet >= 2, "{} {}: feet {:?}", rig.name, variant.name(), r.foot_names().collect::<Vec<_>>());
+            for cycle in rig.cycles {
+                let contacts = r.contacts(model, clip(model, cycle));
+                for foot in 0..feet {
+                    assert!(
+                        contacts.iter().any(|c| c.foot == foot),
+                        "{} {}: {cycle}: foot {foot} never touches down ({contacts:?})",
+                        rig.name,
+                        variant.name()
+                    );
+                }
+            }
+            if !rig.cycles.is_empty() {
+                let contacts = r.contacts(model, clip(model, rigs::HOVER_CLIP));
+                assert!(contacts.is_empty(), "{} {}: hovering, yet contacts {contacts:?}", rig.name, variant.name());
+            }
+        }
+    }
+}
+
+/// Not a check: writes every variant of the corpus to `target/rigs/` for `animtune transition`
+/// (`cargo test --test rigs -- --ignored write_corpus`).
+#[test]
+#[ignore = "writes files for the command line"]
+fn write_corpus() {
+    let out = devtools::ci::repo_root().join("target/rigs");
+    std::fs::create_dir_all(&out).unwrap();
+    for rig in RIGS {
+        for variant in RigVariant::ALL {
+            let Ok(glb) = rigs::make(rig, variant) else { continue };
+            std::fs::write(out.join(format!("{}-{}.glb", rig.name, variant.name())), glb).unwrap();
+        }
+    }
+}
