@@ -192,11 +192,14 @@ pub struct Rig {
     metres_per_unit: f32,
     /// Character size, model units.
     size: f32,
+    /// Per foot, the ground it stands on (model units, +Y; `anim::foot_ground_heights`).
+    ground: Vec<f32>,
 }
 
 impl Rig {
     /// Feet from the ragdoll anatomy (bone names, else the skeleton's geometry), else nodes named
-    /// "foot", else the two lowest leaf chains' ends; sizes from the ragdoll layout.
+    /// "foot", else the two lowest leaf chains' ends; sizes from the ragdoll layout; the ground
+    /// under each foot from every clip (allocates and samples every clip: once per model).
     pub fn new(model: &Model) -> Self {
         let n = model.nodes.len();
         let name =
@@ -239,12 +242,9 @@ impl Rig {
             },
             |s| (s.size, s.metres_per_unit),
         );
-        Self {
-            joints,
-            feet: feet.into_iter().map(|f| (NodeId::from_index(f), name(f))).collect(),
-            metres_per_unit,
-            size,
-        }
+        let feet: Vec<(NodeId, String)> = feet.into_iter().map(|f| (NodeId::from_index(f), name(f))).collect();
+        let ground = anim::foot_ground_heights(model, &feet.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+        Self { joints, feet, metres_per_unit, size, ground }
     }
 
     /// The feet's nodes.
@@ -252,9 +252,10 @@ impl Rig {
         self.feet.iter().map(|(n, _)| *n).collect()
     }
 
-    /// Foot-contact markers of `clip` (automatic).
+    /// Foot-contact markers of `clip` (automatic): once per stance of each foot that lifts at
+    /// least 3 cm and reaches the ground its clips stand on (none in a clip in the air).
     pub fn contacts(&self, model: &Model, clip: ClipId) -> Vec<FootContact> {
-        anim::find_foot_contacts(model, clip, &self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit)
+        anim::find_foot_contacts(model, clip, &self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit, Some(&self.ground))
     }
 
     /// Stored markers (foot name, time) as contacts of this rig's feet (unknown feet and

@@ -20,6 +20,9 @@ pub struct FootContact {
 /// Samples per second of clip time when looking for contacts (at least 64 per clip).
 const CONTACT_SAMPLES_PER_SEC: f32 = 240.0;
 
+/// Samples per second of clip time when finding the ground (at least 16 per clip).
+const GROUND_SAMPLES_PER_SEC: f32 = 60.0;
+
 /// A foot is low when it is within this fraction of its height range above its lowest point.
 const LOW_FRACTION: f32 = 0.2;
 
@@ -27,28 +30,26 @@ const LOW_FRACTION: f32 = 0.2;
 /// fastest.
 const SETTLED_FRACTION: f32 = 0.1;
 
-/// Shortest planted interval that counts as a contact, as a fraction of the cycle.
-const MIN_PLANT_FRACTION: f32 = 0.05;
+/// A low interval is a stance only when it reaches within this fraction of the height range of
+/// the foot's lowest point (a run's swing foot passing low is not a touch-down).
+const TOUCH_FRACTION: f32 = 0.1;
 
-/// Foot-contact markers of `clip` (looping) for each of `feet`, sorted by time: where a foot,
-/// low (within 20 % of its height range above its lowest point), has the lowest vertical speed
-/// — the first sample of each planted interval whose vertical speed has fallen under 10 % of
-/// the foot's fastest. A foot that rises less than `min_lift` (model units, along +Y) over the
-/// clip never leaves the ground and has no markers (an idle). Allocates (an offline job).
-pub fn find_foot_contacts(model: &Model, clip: ClipId, feet: &[NodeId], min_lift: f32) -> Vec<FootContact> {
-    let Some(c) = model.clip(clip) else { return Vec::new() };
+/// Low intervals closer than this fraction of the cycle are one stance (a foot that rolls or
+/// wobbles at the threshold touches down once).
+const MIN_GAP_FRACTION: f32 = 0.05;
+
+/// Heights (model +Y) of `feet` at `n` evenly spaced times over `clip` (looping: the end is
+/// not sampled), one row per foot.
+fn foot_heights(model: &Model, clip: ClipId, feet: &[NodeId], n: usize) -> Vec<Vec<f32>> {
+    let mut heights = vec![vec![0.0f32; n]; feet.len()];
+    let Some(c) = model.clip(clip) else { return heights };
     let secs = c.end_secs();
-    if secs <= 0.0 || feet.is_empty() {
-        return Vec::new();
-    }
-    let n = ((secs * CONTACT_SAMPLES_PER_SEC) as usize).max(64);
     let rest = model.rest_pose();
     let mut pose = rest.clone();
     let mut cursor = ClipCursor::new(c);
     let settings = SampleSettings::default();
     let mut locals = LocalMatrices::new(model.nodes.len());
     let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut heights = vec![vec![0.0f32; n]; feet.len()];
     for i in 0..n {
         pose.copy_from(&rest);
         c.sample(secs * i as f32 / n as f32, &mut cursor, &settings, &mut pose);
@@ -57,25 +58,105 @@ pub fn find_foot_contacts(model: &Model, clip: ClipId, feet: &[NodeId], min_lift
             h[i] = world.get(foot.index()).map_or(0.0, |w| Vec3::from(w.translation).y);
         }
     }
+    heights
+}
+
+/// The ground each of `feet` stands on (model units, +Y): per foot, the lower median over the
+/// model's clips of its lowest height in each clip — where the feet are in most clips, so a
+/// clip in the air (a jump's tuck, a hover, a flight) does not set it. Allocates (an offline
+/// job); empty clips are left out, and a foot without clips gets 0.
+pub fn foot_ground_heights(model: &Model, feet: &[NodeId]) -> Vec<f32> {
+    let mut lows: Vec<Vec<f32>> = vec![Vec::new(); feet.len()];
+    for (index, clip) in model.clips.iter().enumerate() {
+        let secs = clip.end_secs();
+        if secs <= 0.0 || !secs.is_finite() {
+            continue;
+        }
+        let n = ((secs * GROUND_SAMPLES_PER_SEC) as usize).max(16);
+        for (h, lows) in foot_heights(model, ClipId::from_index(index), feet, n).iter().zip(&mut lows) {
+            let low = h.iter().copied().fold(f32::MAX, f32::min);
+            if low.is_finite() {
+                lows.push(low);
+            }
+        }
+    }
+    lows.into_iter()
+        .map(|mut l| {
+            l.sort_by(f32::total_cmp);
+            l.get(l.len().saturating_sub(1) / 2).copied().unwrap_or(0.0)
+        })
+        .collect()
+}
+
+/// Foot-contact markers of `clip` (looping) for each of `feet`, sorted by time.
+///
+/// A foot touches down once per stance: each interval in which it is low (within 20 % of its
+/// height range above its lowest point; intervals closer than 5 % of the cycle are one), that
+/// comes within 10 % of the range of that lowest point, and in which its vertical speed falls
+/// under 10 % of its fastest gives one marker, at the first such sample. No markers for a foot that rises less than `min_lift` (model units, along +Y)
+/// over the clip (it never leaves the ground: an idle), nor, given `ground` (per foot, e.g.
+/// [`foot_ground_heights`]), for a foot whose lowest point in the clip is farther from its
+/// ground than 20 % of its height range plus `min_lift` (it never reaches the ground: a jump's
+/// tuck, a hover). Allocates (an offline job).
+pub fn find_foot_contacts(
+    model: &Model,
+    clip: ClipId,
+    feet: &[NodeId],
+    min_lift: f32,
+    ground: Option<&[f32]>,
+) -> Vec<FootContact> {
+    let Some(c) = model.clip(clip) else { return Vec::new() };
+    let secs = c.end_secs();
+    if secs <= 0.0 || !secs.is_finite() || feet.is_empty() {
+        return Vec::new();
+    }
+    let n = ((secs * CONTACT_SAMPLES_PER_SEC) as usize).max(64);
+    let heights = foot_heights(model, clip, feet, n);
     let dt = secs / n as f32;
+    let min_gap = ((MIN_GAP_FRACTION * n as f32) as usize).max(1);
     let mut contacts = Vec::new();
     for (foot, h) in heights.iter().enumerate() {
         let (low, high) = h.iter().fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-        let lifts = high - low > min_lift;
-        if !lifts {
+        let range = high - low;
+        if !(range > min_lift) {
+            continue;
+        }
+        let on_ground = ground
+            .and_then(|g| g.get(foot))
+            .is_none_or(|&g| !g.is_finite() || (low - g).abs() <= LOW_FRACTION * range + min_lift);
+        if !on_ground {
             continue;
         }
         let speed = |i: usize| (h[(i + 1) % n] - h[(i + n - 1) % n]) / (2.0 * dt);
         let fastest = (0..n).map(|i| speed(i).abs()).fold(0.0f32, f32::max);
-        let planted: Vec<bool> = (0..n)
-            .map(|i| h[i] <= low + LOW_FRACTION * (high - low) && speed(i).abs() <= SETTLED_FRACTION * fastest)
-            .collect();
-        // Each planted run (cyclic) starting where the previous sample was not planted.
-        let min_run = ((MIN_PLANT_FRACTION * n as f32) as usize).max(1);
-        for start in (0..n).filter(|&i| planted[i] && !planted[(i + n - 1) % n]) {
-            let run = (0..n).take_while(|&k| planted[(start + k) % n]).count();
-            if run >= min_run {
-                contacts.push(FootContact { foot, time_secs: start as f32 * dt });
+        let mut is_low: Vec<bool> = h.iter().map(|&y| y <= low + LOW_FRACTION * range).collect();
+        // Close gaps shorter than min_gap between low intervals (cyclically).
+        if let Some(first_high) = is_low.iter().position(|&l| !l) {
+            let mut k = 0;
+            while k < n {
+                let i = (first_high + k) % n;
+                if is_low[i] || !is_low[(i + n - 1) % n] {
+                    k += 1;
+                    continue;
+                }
+                let gap = (0..n).take_while(|&g| !is_low[(i + g) % n]).count();
+                if gap < min_gap && gap < n {
+                    for g in 0..gap {
+                        is_low[(i + g) % n] = true;
+                    }
+                }
+                k += gap.max(1);
+            }
+        }
+        // One marker per low interval (cyclic): its first settled sample.
+        for start in (0..n).filter(|&i| is_low[i] && !is_low[(i + n - 1) % n]) {
+            let interval = || (0..n).take_while(|&k| is_low[(start + k) % n]).map(|k| (start + k) % n);
+            if !interval().any(|i| h[i] <= low + TOUCH_FRACTION * range) {
+                continue;
+            }
+            let settled = interval().find(|&i| speed(i).abs() <= SETTLED_FRACTION * fastest);
+            if let Some(i) = settled {
+                contacts.push(FootContact { foot, time_secs: i as f32 * dt });
             }
         }
     }

@@ -505,15 +505,19 @@ fn ik_controls(doc: &mut Doc, model: &Model, feet: &[&str]) -> Result<(), String
 /// The name of the clip [`with_hover_clip`] adds.
 pub const HOVER_CLIP: &str = "Hover";
 
-/// Add a clip [`HOVER_CLIP`] to a GLB: `walk` with the root-motion node lifted by half the character's
-/// height (model space), so its feet step but never reach the ground.
+/// Add a clip [`HOVER_CLIP`] to a GLB: `walk` with the skeleton's top joint lifted by half the
+/// character's height (model space), so its feet step but never reach the ground.
 ///
 /// # Errors
-/// When the GLB does not import, has no clip `walk` or no root-motion node.
+/// When the GLB does not import, has no clip `walk` or no skin.
 pub fn with_hover_clip(bytes: &[u8], walk: &str) -> Result<Vec<u8>, String> {
     let model = anim::import::load_slice(bytes, None).map_err(|e| e.to_string())?;
     let clip = find_clip(&model, walk).ok_or_else(|| format!("no clip {walk}"))?;
-    let root = anim::crossfade::root_motion_node(&model).ok_or("no root-motion node")?;
+    // The skeleton's top joint: everything the skin moves hangs below it (feet under IK
+    // controls too, which the hips do not carry).
+    let skin = model.skins.first().ok_or("no skin")?;
+    let depth = |node: NodeId| std::iter::successors(Some(node), |&n| model.hierarchy.parent(n)).count();
+    let root = skin.joints.iter().copied().min_by_key(|&j| (depth(j), j.index())).ok_or("the skin has no joints")?;
     let rest = world_at(&model, None, 0.0);
     let joints: Vec<usize> = model
         .skins
