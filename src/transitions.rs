@@ -89,8 +89,10 @@ pub struct TriggerMetrics {
     /// Horizontal motion of planted feet during the transition, relative to the ground under
     /// them (which moves with the clips' own stance speed for in-place clips), metres.
     pub foot_slide_m: f32,
-    /// Largest per-frame joint displacement in the 3 frames after the trigger over the largest
-    /// in the 3 frames before (the ragdoll report's `pop`; `null` when nothing moved before).
+    /// Largest per-frame joint displacement in the 3 frames after the trigger over the larger of
+    /// the largest in the 3 frames before and `playback_max_step_m` (plain playback of either
+    /// clip), so a still source cannot blow it up (`motion::Pop`, the ragdoll report's
+    /// definition; `null` when nothing moves).
     pub pop: Option<f32>,
     /// Largest per-frame joint displacement in the 3 frames up to the trigger, metres.
     pub displacement_before_m: f32,
@@ -575,7 +577,9 @@ fn measure_trigger(
     let displacement: Vec<f32> = (0..frames.len())
         .map(|k| if k == 0 { 0.0 } else { max_distance(&frames[k].joints, &frames[k - 1].joints) })
         .collect();
-    let pop = Pop::measure(&displacement, trigger, 1e-6 * rig.size);
+    let playback_step = |s: &[FootStats]| s.first().map_or(0.0, |s| s.max_step);
+    let reference = playback_step(source_stats).max(playback_step(target_stats));
+    let pop = Pop::measure(&displacement, trigger, reference, 1e-6 * rig.size);
     let max_step = displacement[trigger + 1..=(trigger + transition_frames).min(frames.len() - 1)]
         .iter()
         .copied()
