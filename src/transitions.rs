@@ -28,6 +28,10 @@ const PLANTED_FRACTION: f32 = 0.2;
 /// ... and moves up or down slower than this fraction of its clips' fastest vertical speed.
 const PLANTED_VERTICAL_FRACTION: f32 = 0.1;
 
+/// A clip is cyclic when its last pose is within this fraction of the character's size of its
+/// first (joints relative to their centroid, so a clip that travels still loops).
+const CYCLIC_FRACTION: f32 = 0.05;
+
 /// A foot that rises less than this (metres) over a clip never leaves the ground in it.
 const MIN_LIFT_M: f32 = 0.03;
 
@@ -38,8 +42,9 @@ pub enum Sync {
     /// From its start.
     #[default]
     None,
-    /// At the source's phase: by foot-contact markers when both clips have them, else by
-    /// normalized time.
+    /// At the source's phase by foot-contact markers (`anim::synced_start_secs`), only between
+    /// cyclic clips and only where it slides the feet no more than starting the target from
+    /// its start (both are measured; the better start is kept).
     Phase,
 }
 
@@ -75,7 +80,8 @@ pub struct PairSettings {
 pub struct TriggerMetrics {
     /// Source clip time of the trigger.
     pub at_secs: f32,
-    /// Target clip time it started at (0 without sync).
+    /// Target clip time it started at (0 without sync, and with `--sync phase` where the clips
+    /// do not both loop or the synced start slid the feet more than 0 did).
     pub target_start_secs: f32,
     /// Largest change of any joint's world velocity that the trigger causes: its velocity over
     /// the frame after the trigger against the velocity it had playing the source on over the
@@ -258,6 +264,26 @@ impl Rig {
     /// least 3 cm and reaches the ground its clips stand on (none in a clip in the air).
     pub fn contacts(&self, model: &Model, clip: ClipId) -> Vec<FootContact> {
         anim::find_foot_contacts(model, clip, &self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit, Some(&self.ground))
+    }
+
+    /// `clip` loops: its last pose is within 5 % of the character's size of its first, joints
+    /// taken relative to their centroid (travel does not count).
+    pub fn is_cyclic(&self, model: &Model, clip: ClipId) -> bool {
+        let Some(c) = model.clip(clip) else { return false };
+        let n = model.nodes.len();
+        let mut locals = LocalMatrices::new(n);
+        let mut pose = model.rest_pose();
+        let mut at = |time_secs: f32| -> Vec<Vec3> {
+            pose.copy_from(&model.rest_pose());
+            c.sample(time_secs, &mut anim::ClipCursor::new(c), &SampleSettings::default(), &mut pose);
+            let mut world = vec![Affine3A::IDENTITY; n];
+            model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
+            let points: Vec<Vec3> = self.joints.iter().map(|&j| Vec3::from(world[j].translation)).collect();
+            let centre = points.iter().copied().sum::<Vec3>() / points.len().max(1) as f32;
+            points.into_iter().map(|p| p - centre).collect()
+        };
+        let (first, last) = (at(c.start_secs()), at(c.end_secs()));
+        c.end_secs() > 0.0 && max_distance(&first, &last) <= CYCLIC_FRACTION * self.size
     }
 
     /// Stored markers (foot name, time) as contacts of this rig's feet (unknown feet and
@@ -454,18 +480,24 @@ pub fn measure(
     let target_stats = clip_stats(&mut recorder, to, settings.root_motion);
     let [source_contacts, target_contacts] =
         contacts.unwrap_or_else(|| [rig.contacts(model, from), rig.contacts(model, to)]);
+    // Phase sync only between cyclic clips, and only where it slides no more than no sync.
+    let unsynced = PairSettings { start_secs: Some(0.0), ..*settings };
+    let phase = settings.sync == Sync::Phase && settings.start_secs.is_none();
+    let cyclic = phase && rig.is_cyclic(model, from) && rig.is_cyclic(model, to);
     let runs: Vec<TriggerMetrics> = at_secs
         .iter()
         .map(|&at| {
-            measure_trigger(
-                &mut recorder,
-                from,
-                to,
-                at,
-                settings,
-                (&source_stats, &target_stats),
-                (&source_contacts, &target_contacts),
-            )
+            let stats = (&source_stats[..], &target_stats[..]);
+            let contacts = (&source_contacts[..], &target_contacts[..]);
+            if phase && !cyclic {
+                return measure_trigger(&mut recorder, from, to, at, &unsynced, stats, contacts);
+            }
+            let run = measure_trigger(&mut recorder, from, to, at, settings, stats, contacts);
+            if !phase || run.target_start_secs == 0.0 {
+                return run;
+            }
+            let plain = measure_trigger(&mut recorder, from, to, at, &unsynced, stats, contacts);
+            if run.foot_slide_m <= plain.foot_slide_m { run } else { plain }
         })
         .collect();
     let worst_of = |f: fn(&TriggerMetrics) -> f32| runs.iter().map(f).fold(0.0f32, f32::max);

@@ -250,3 +250,62 @@ fn pop_is_bounded_for_still_sources() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Item 6: phase sync never slides the feet more than starting the target from its start (per
+/// trigger, cross-fade and inertialization, between the cycles and from the idle), and starts a
+/// clip without contacts (the idle, the hovering clip) from its start, never at a normalized
+/// time.
+#[test]
+fn phase_sync_never_slides_more_than_no_sync() {
+    let Some(corpus) = corpus() else { return };
+    let mut failures = Vec::new();
+    for (rig, variants) in &corpus {
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for (i, a) in rig.cycles.iter().enumerate() {
+            pairs.extend(rig.cycles.iter().skip(i + 1).flat_map(|b| [(*a, *b), (*b, *a)]));
+            pairs.extend(rig.idle.map(|idle| (idle, *a)));
+        }
+        if rig.cycles.len() == 1 {
+            pairs.push((rig.cycles[0], rig.cycles[0]));
+        }
+        for (variant, model) in variants.iter().filter(|(v, _)| matches!(v, RigVariant::Original | RigVariant::Mixamo))
+        {
+            let r = Rig::new(model);
+            for &(from, to) in &pairs {
+                for kind in [TransitionKind::CrossFade, TransitionKind::Inertialize] {
+                    let none = run(model, &r, from, to, kind, Sync::None);
+                    let phase = run(model, &r, from, to, kind, Sync::Phase);
+                    for (n, p) in none.runs.iter().zip(&phase.runs) {
+                        if p.foot_slide_m > n.foot_slide_m + 1e-6 {
+                            failures.push(format!(
+                                "{} {}: {from}->{to} {} at {} s: phase sync slid {} m, none {} m",
+                                rig.name,
+                                variant.name(),
+                                kind.name(),
+                                n.at_secs,
+                                p.foot_slide_m,
+                                n.foot_slide_m
+                            ));
+                        }
+                    }
+                }
+            }
+            for (from, to) in
+                [(rig.cycles[0], rigs::HOVER_CLIP)].into_iter().chain(rig.idle.map(|i| (rig.cycles[0], i)))
+            {
+                let phase = run(model, &r, from, to, TransitionKind::CrossFade, Sync::Phase);
+                for p in &phase.runs {
+                    if p.target_start_secs != 0.0 {
+                        failures.push(format!(
+                            "{} {}: {from}->{to} (no contacts in the target) started at {} s",
+                            rig.name,
+                            variant.name(),
+                            p.target_start_secs
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,5 +1,5 @@
 //! Phase sync for cyclic clips: foot-contact markers found from the feet's motion, and the
-//! target time that matches a source's phase (by markers, else by normalized time).
+//! target time that matches a source's phase by those markers (no markers in the target: no sync).
 
 use glam::{Affine3A, Vec3};
 
@@ -172,9 +172,11 @@ pub fn find_foot_contacts(
 ///   that its first contact lands half way through the transition (`transition_secs`): it steps
 ///   off while the source still holds the feet, and a target foot is planted only once the
 ///   target carries the pose, never dragged by a standing pose.
-/// * Otherwise: by normalized time (`source_time / source_secs · target_secs`).
+/// * Otherwise (the target has no markers, or none of the source's foot): 0, no sync — a
+///   phase taken from normalized time would start a long clip anywhere (a dance 13 s in).
 ///
-/// Times wrap (clips loop); the result is in `[0, target_secs)`.
+/// Times wrap (clips loop); the result is in `[0, target_secs)`. Whether the synced start is
+/// better than none is for the caller to measure (`animtune transition` measures both).
 pub fn synced_start_secs(
     source_secs: f32,
     source_time_secs: f32,
@@ -188,8 +190,7 @@ pub fn synced_start_secs(
         return 0.0;
     }
     let t = source_time_secs.rem_euclid(source_secs);
-    let normalized = (t / source_secs * target_secs).rem_euclid(target_secs);
-    let Some(first_target) = target_contacts.first() else { return normalized };
+    let Some(first_target) = target_contacts.first() else { return 0.0 };
     if source_contacts.is_empty() {
         let lead = if transition_secs.is_finite() { 0.5 * transition_secs.max(0.0) } else { 0.0 };
         return (first_target.time_secs - lead).rem_euclid(target_secs);
@@ -201,7 +202,7 @@ pub fn synced_start_secs(
     let span = (next.time_secs - from.time_secs).rem_euclid(source_secs);
     let span = if span > 0.0 { span } else { source_secs };
     let fraction = ((t - from.time_secs).rem_euclid(source_secs) / span).clamp(0.0, 1.0);
-    let Some(j) = target_contacts.iter().position(|c| c.foot == from.foot) else { return normalized };
+    let Some(j) = target_contacts.iter().position(|c| c.foot == from.foot) else { return 0.0 };
     let to = target_contacts[j];
     let to_next = target_contacts[(j + 1) % target_contacts.len()];
     let to_span = (to_next.time_secs - to.time_secs).rem_euclid(target_secs);
@@ -232,8 +233,12 @@ mod tests {
     }
 
     #[test]
-    fn without_markers_the_phase_is_normalized_time_or_the_first_contact() {
-        assert!((synced_start_secs(2.0, 1.5, &[], 0.8, &[], 0.3) - 0.6).abs() < 1e-6);
+    fn without_target_markers_there_is_no_sync_and_a_standing_source_leads_into_the_first_contact() {
+        // No markers in the target (a dance, a clip in the air): its start, never normalized time.
+        assert_eq!(synced_start_secs(2.0, 1.5, &[], 0.8, &[], 0.3), 0.0);
+        assert_eq!(synced_start_secs(22.0, 15.0, &[c(0, 0.5), c(1, 1.0)], 22.0, &[], 0.3), 0.0);
+        // The target has no marker of the source's foot.
+        assert_eq!(synced_start_secs(1.0, 0.5, &[c(1, 0.2)], 1.0, &[c(0, 0.4)], 0.3), 0.0);
         // From a standing source: the first contact half way through a 0.4 s transition.
         assert!((synced_start_secs(4.0, 3.0, &[], 0.7, &[c(1, 0.3), c(0, 0.6)], 0.4) - 0.1).abs() < 1e-6);
         assert!((synced_start_secs(4.0, 3.0, &[], 0.7, &[c(1, 0.1)], 0.4) - 0.6).abs() < 1e-6);
