@@ -39,17 +39,91 @@ fn run(model: &Model, rig: &Rig, from: &str, to: &str, kind: TransitionKind, syn
     measure(model, rig, from, to, &at, &settings(kind, sync), None)
 }
 
-/// The corpus's models, each variant made once; `None` when the shared models are missing
-/// (skipped, or failed under CI).
-fn corpus() -> Option<Vec<(RigSource, Vec<(RigVariant, Model)>)>> {
+/// Fetched rigs read from `ANIMTUNE_RIGS` (Godot demo characters; never committed): file name
+/// and clips. `squash_the_creeps`' player and mob have no clips (the game animates them in code).
+const FETCHED: &[(&str, RigSource)] = &[
+    (
+        "platformer_player_player.glb",
+        RigSource {
+            name: "platformer-player",
+            path: "",
+            idle: Some("idle"),
+            cycles: &["walk", "run"],
+            air: &["falling", "jump"],
+            feet: &["l-foot", "r-foot"],
+            humanoid: true,
+        },
+    ),
+    (
+        "platformer_enemy_enemy.glb",
+        RigSource {
+            name: "platformer-enemy",
+            path: "",
+            idle: Some("idle"),
+            cycles: &["walk"],
+            air: &[],
+            feet: &["l-frontleg001", "r-frontleg001"],
+            humanoid: false,
+        },
+    ),
+    (
+        "gdquest_mannequiny.glb",
+        RigSource {
+            name: "gdquest-mannequiny",
+            path: "",
+            idle: Some("idle"),
+            cycles: &["run"],
+            air: &["air_jump"],
+            feet: &["foot.l", "foot.r"],
+            humanoid: true,
+        },
+    ),
+    (
+        "ragdoll_physics_characters_mannequiny.glb",
+        RigSource {
+            name: "ragdoll-mannequiny",
+            path: "",
+            idle: Some("idle_root.001"),
+            cycles: &["run_root.001"],
+            air: &["air_jump_root.001"],
+            feet: &["foot.l", "foot.r"],
+            humanoid: true,
+        },
+    ),
+];
+
+type Corpus = Vec<(RigSource, Vec<(RigVariant, Model)>)>;
+
+/// The corpus's models, each variant made once: the shared rigs, and the fetched ones when
+/// `ANIMTUNE_RIGS` names their folder (skipped with a message otherwise); `None` when the shared
+/// models are missing (skipped, or failed under CI).
+fn corpus() -> Option<Corpus> {
     devtools::ci::shared_models("the rig corpus")?;
+    let mut sources: Vec<(RigSource, Vec<u8>)> = RIGS
+        .iter()
+        .map(|rig| {
+            let path = rigs::source_path(rig).unwrap_or_else(|| panic!("{}: {} missing", rig.name, rig.path));
+            (*rig, std::fs::read(&path).unwrap())
+        })
+        .collect();
+    match std::env::var_os("ANIMTUNE_RIGS") {
+        Some(dir) => {
+            for (file, rig) in FETCHED {
+                let path = std::path::Path::new(&dir).join(file);
+                let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                sources.push((*rig, bytes));
+            }
+        }
+        None => eprintln!("skipped: the fetched rigs (set ANIMTUNE_RIGS to their folder to measure them too)"),
+    }
     Some(
-        RIGS.iter()
-            .map(|rig| {
+        sources
+            .iter()
+            .map(|(rig, bytes)| {
                 let variants = RigVariant::ALL
                     .iter()
                     .map(|&v| {
-                        let glb = rigs::make(rig, v).unwrap_or_else(|e| panic!("{}: {e}", rig.name));
+                        let glb = rigs::make_rig(bytes, rig, v).unwrap_or_else(|e| panic!("{}: {e}", rig.name));
                         let model = anim::import::load_slice(&glb, None)
                             .unwrap_or_else(|e| panic!("{} {}: {e}", rig.name, v.name()));
                         (v, model)
@@ -193,9 +267,15 @@ fn contacts_on_every_cycle_and_none_off_the_ground() {
                     );
                 }
             }
-            if !rig.cycles.is_empty() {
-                let contacts = r.contacts(model, clip(model, rigs::HOVER_CLIP));
-                assert!(contacts.is_empty(), "{} {}: hovering, yet contacts {contacts:?}", rig.name, variant.name());
+            let hover = (!rig.cycles.is_empty()).then_some(rigs::HOVER_CLIP);
+            for air in rig.air.iter().copied().chain(hover) {
+                let contacts = r.contacts(model, clip(model, air));
+                assert!(
+                    contacts.is_empty(),
+                    "{} {}: {air} is off the ground, yet contacts {contacts:?}",
+                    rig.name,
+                    variant.name()
+                );
             }
         }
     }

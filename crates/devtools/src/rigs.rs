@@ -28,6 +28,8 @@ pub struct RigSource {
     pub idle: Option<&'static str>,
     /// Cyclic clips whose feet step: each foot touches down at least once per cycle.
     pub cycles: &'static [&'static str],
+    /// Clips whose feet never touch the ground (besides [`HOVER_CLIP`]).
+    pub air: &'static [&'static str],
     /// Feet (node names) the IK-control variant re-parents under control bones.
     pub feet: &'static [&'static str],
     /// Joint names are humanoid (the Mixamo-style variant prefixes them `mixamorig:`).
@@ -41,6 +43,7 @@ pub const RIGS: &[RigSource] = &[
         path: "assets/mannequin.glb",
         idle: Some("Idle"),
         cycles: &["Walk", "Run"],
+        air: &[],
         feet: &["Foot.L", "Foot.R"],
         humanoid: true,
     },
@@ -49,6 +52,7 @@ pub const RIGS: &[RigSource] = &[
         path: "RobotExpressive/RobotExpressive.glb",
         idle: Some("Idle"),
         cycles: &["Walking", "Running"],
+        air: &[],
         feet: &["Foot.L", "Foot.R"],
         humanoid: true,
     },
@@ -57,6 +61,7 @@ pub const RIGS: &[RigSource] = &[
         path: "Fox/Fox.glb",
         idle: Some("Survey"),
         cycles: &["Walk", "Run"],
+        air: &[],
         feet: &["b_LeftFoot01_017", "b_RightFoot01_021"],
         humanoid: false,
     },
@@ -65,6 +70,7 @@ pub const RIGS: &[RigSource] = &[
         path: "CesiumMan/CesiumMan.glb",
         idle: None,
         cycles: &["animation_0"],
+        air: &[],
         feet: &["leg_joint_L_3", "leg_joint_R_3"],
         humanoid: true,
     },
@@ -113,11 +119,21 @@ pub fn source_path(rig: &RigSource) -> Option<PathBuf> {
 /// When the file cannot be read or is not a GLB whose animation data are plain floats.
 pub fn make(rig: &RigSource, variant: RigVariant) -> Result<Vec<u8>, String> {
     let path = source_path(rig).ok_or_else(|| format!("{}: source {} not found", rig.name, rig.path))?;
-    let mut bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if let Some(walk) = rig.cycles.first() {
-        bytes = with_hover_clip(&bytes, walk).map_err(|e| format!("{}: {e}", rig.name))?;
-    }
-    make_from(&bytes, rig.feet, rig.humanoid, variant)
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    make_rig(&bytes, rig, variant)
+}
+
+/// `bytes` (a GLB of `rig`, e.g. a fetched one) with a [`HOVER_CLIP`] made from its first cycle,
+/// then made into `variant`.
+///
+/// # Errors
+/// As [`make`].
+pub fn make_rig(bytes: &[u8], rig: &RigSource, variant: RigVariant) -> Result<Vec<u8>, String> {
+    let hovering = match rig.cycles.first() {
+        Some(walk) => Some(with_hover_clip(bytes, walk).map_err(|e| format!("{}: {e}", rig.name))?),
+        None => None,
+    };
+    make_from(hovering.as_deref().unwrap_or(bytes), rig.feet, rig.humanoid, variant)
 }
 
 /// A GLB made into `variant` (`feet` for [`RigVariant::IkControls`], `humanoid` for the names of
