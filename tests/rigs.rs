@@ -176,8 +176,11 @@ fn variants_pose_every_joint_where_the_original_does() {
                     }
                 }
             }
+            // The IK controls' motion is baked at 60 Hz and key times as TRS, which drops the
+            // shear a non-uniformly scaled chain has (a fetched mannequiny: 0.6 % of its size).
+            let tolerance = if *variant == RigVariant::IkControls { 1e-2 } else { 2e-3 };
             assert!(
-                worst < 2e-3,
+                worst < tolerance,
                 "{} {}: a joint is {worst} of the size away from the original's",
                 rig.name,
                 variant.name()
