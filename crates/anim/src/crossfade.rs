@@ -408,7 +408,7 @@ impl CrossFader {
         model.hierarchy.local_to_model(&self.rest, &mut locals, &mut world);
         let parent = model.hierarchy.parent(node).and_then(|p| world.get(p.index()));
         let to_model = parent.map(|w| glam::Mat3::from(w.matrix3)).filter(|m| m.determinant().abs() > 0.0);
-        let to_model = to_model.filter(|m| m.is_finite()).unwrap_or(glam::Mat3::IDENTITY);
+        let to_model = to_model.filter(glam::Mat3::is_finite).unwrap_or(glam::Mat3::IDENTITY);
         let up = to_model.inverse().mul_vec3(Vec3::Y).try_normalize().unwrap_or(Vec3::Y);
         let tracks: Vec<Option<TrackId>> = model
             .clips
@@ -1122,7 +1122,7 @@ pub fn root_motion_node(model: &Model) -> Option<NodeId> {
     let n = model.nodes.len();
     let mut depth = vec![0usize; n];
     let mut descendants = vec![0usize; n];
-    for node in 0..n {
+    for (node, node_depth) in depth.iter_mut().enumerate() {
         let mut at = NodeId::from_index(node);
         let mut steps = 0usize;
         while let Some(p) = model.hierarchy.parent(at) {
@@ -1135,7 +1135,7 @@ pub fn root_motion_node(model: &Model) -> Option<NodeId> {
             }
             at = p;
         }
-        depth[node] = steps;
+        *node_depth = steps;
     }
     model
         .clips

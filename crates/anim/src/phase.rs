@@ -118,7 +118,8 @@ pub fn find_foot_contacts(
     for (foot, h) in heights.iter().enumerate() {
         let (low, high) = h.iter().fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
         let range = high - low;
-        if !(range > min_lift) {
+        // (NaN heights or lift count as never leaving the ground.)
+        if range.partial_cmp(&min_lift) != Some(std::cmp::Ordering::Greater) {
             continue;
         }
         let on_ground = ground

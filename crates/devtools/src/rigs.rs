@@ -412,6 +412,9 @@ fn world_at(model: &Model, clip: Option<ClipId>, time_secs: f32) -> Vec<Affine3A
     world
 }
 
+/// A clip time and every node's world transform then.
+type TimedWorld = (f32, Vec<Affine3A>);
+
 /// Frames per second the control bones' motion is baked at.
 const BAKE_HZ: f32 = 60.0;
 
@@ -425,7 +428,7 @@ fn ik_controls(doc: &mut Doc, model: &Model, feet: &[&str]) -> Result<(), String
     let holder_world = |world: &[Affine3A]| holder.map_or(Affine3A::IDENTITY, |h| world[h.index()]);
     // Per clip: STEP when its tracks step, and the worlds at its key times (kinks and steps
     // exactly) and at BAKE_HZ between them.
-    let clip_worlds: Vec<(bool, Vec<(f32, Vec<Affine3A>)>)> = (0..model.clips.len())
+    let clip_worlds: Vec<(bool, Vec<TimedWorld>)> = (0..model.clips.len())
         .map(|c| {
             let clip = &model.clips[c];
             let step = clip.tracks().iter().all(|t| t.interpolation == anim::track::Interpolation::Step);
