@@ -93,7 +93,8 @@ pub fn foot_ground_heights(model: &Model, feet: &[NodeId]) -> Vec<f32> {
 /// A foot touches down once per stance: each interval in which it is low (within 20 % of its
 /// height range above its lowest point; intervals closer than 5 % of the cycle are one), that
 /// comes within 10 % of the range of that lowest point, and in which its vertical speed falls
-/// under 10 % of its fastest gives one marker, at the first such sample. No markers for a foot that rises less than `min_lift` (model units, along +Y)
+/// under 10 % of its fastest gives one marker: where it first stays settled for 5 % of the
+/// cycle, else (a run's brief plant) at its first settled sample. No markers for a foot that rises less than `min_lift` (model units, along +Y)
 /// over the clip (it never leaves the ground: an idle), nor, given `ground` (per foot, e.g.
 /// [`foot_ground_heights`]), for a foot whose lowest point in the clip is farther from its
 /// ground than 20 % of its height range plus `min_lift` (it never reaches the ground: a jump's
@@ -155,8 +156,14 @@ pub fn find_foot_contacts(
             if !interval().any(|i| h[i] <= low + TOUCH_FRACTION * range) {
                 continue;
             }
-            let settled = interval().find(|&i| speed(i).abs() <= SETTLED_FRACTION * fastest);
-            if let Some(i) = settled {
+            let is_settled = |i: usize| speed(i).abs() <= SETTLED_FRACTION * fastest;
+            // The first settled run of at least 5 % of the cycle (a foot that stays planted),
+            // else the first settled sample (a run's brief plant).
+            let held = interval().find(|&i| {
+                (!is_settled((i + n - 1) % n) || i == start)
+                    && (0..min_gap).all(|k| is_low[(i + k) % n] && is_settled((i + k) % n))
+            });
+            if let Some(i) = held.or_else(|| interval().find(|&i| is_settled(i))) {
                 contacts.push(FootContact { foot, time_secs: i as f32 * dt });
             }
         }
