@@ -28,6 +28,10 @@ const PLANTED_FRACTION: f32 = 0.2;
 /// ... and moves up or down slower than this fraction of its clips' fastest vertical speed.
 const PLANTED_VERTICAL_FRACTION: f32 = 0.1;
 
+/// A clip is cyclic when its last pose is within this fraction of the character's size of its
+/// first (joints relative to their centroid, so a clip that travels still loops).
+const CYCLIC_FRACTION: f32 = 0.05;
+
 /// A foot that rises less than this (metres) over a clip never leaves the ground in it.
 const MIN_LIFT_M: f32 = 0.03;
 
@@ -39,8 +43,9 @@ pub enum Sync {
     /// From its start.
     #[default]
     None,
-    /// At the source's phase: by foot-contact markers when both clips have them, else by
-    /// normalized time.
+    /// At the source's phase by foot-contact markers (`anim::synced_start_secs`), only between
+    /// cyclic clips and only where it slides the feet no more than starting the target from
+    /// its start (both are measured; the better start is kept).
     Phase,
 }
 
@@ -77,7 +82,8 @@ pub struct PairSettings {
 pub struct TriggerMetrics {
     /// Source clip time of the trigger.
     pub at_secs: f32,
-    /// Target clip time it started at (0 without sync).
+    /// Target clip time it started at (0 without sync, and with `--sync phase` where the clips
+    /// do not both loop or the synced start slid the feet more than 0 did).
     pub target_start_secs: f32,
     /// Largest change of any joint's world velocity that the trigger causes: its velocity over
     /// the frame after the trigger against the velocity it had playing the source on over the
@@ -91,8 +97,10 @@ pub struct TriggerMetrics {
     /// Horizontal motion of planted feet during the transition, relative to the ground under
     /// them (which moves with the clips' own stance speed for in-place clips), metres.
     pub foot_slide_m: f32,
-    /// Largest per-frame joint displacement in the 3 frames after the trigger over the largest
-    /// in the 3 frames before (the ragdoll report's `pop`; `null` when nothing moved before).
+    /// Largest per-frame joint displacement in the 3 frames after the trigger over the larger of
+    /// the largest in the 3 frames before and `playback_max_step_m` (plain playback of either
+    /// clip), so a still source cannot blow it up (`motion::Pop`, the ragdoll report's
+    /// definition; `null` when nothing moves).
     pub pop: Option<f32>,
     /// Largest per-frame joint displacement in the 3 frames up to the trigger, metres.
     pub displacement_before_m: f32,
@@ -101,9 +109,11 @@ pub struct TriggerMetrics {
     /// Largest per-frame joint displacement during the transition, metres.
     pub max_step_m: f32,
     /// With root motion in place: largest horizontal distance of the root from its anchor over
-    /// the run, metres (`null` as authored).
+    /// the run, in model space (the root's parents applied), metres (`null` as authored).
     pub root_drift_m: Option<f32>,
-    /// Horizontal length of the character offset at the end of the run, metres.
+    /// Horizontal length of the character offset at the end of the run, in model space (the
+    /// root's parents applied: the same for a rig under an `Armature` scaled 0.01 and at any
+    /// scale), metres.
     pub character_offset_m: f32,
     /// No NaN or infinity in any frame.
     pub finite: bool,
@@ -198,11 +208,14 @@ pub struct Rig {
     metres_per_unit: f32,
     /// Character size, model units.
     size: f32,
+    /// Per foot, the ground it stands on (model units, +Y; `anim::foot_ground_heights`).
+    ground: Vec<f32>,
 }
 
 impl Rig {
     /// Feet from the ragdoll anatomy (bone names, else the skeleton's geometry), else nodes named
-    /// "foot", else the two lowest leaf chains' ends; sizes from the ragdoll layout.
+    /// "foot", else the two lowest leaf chains' ends; sizes from the ragdoll layout; the ground
+    /// under each foot from every clip (allocates and samples every clip: once per model).
     pub fn new(model: &Model) -> Self {
         let n = model.nodes.len();
         let name =
@@ -245,12 +258,9 @@ impl Rig {
             },
             |s| (s.size, s.metres_per_unit),
         );
-        Self {
-            joints,
-            feet: feet.into_iter().map(|f| (NodeId::from_index(f), name(f))).collect(),
-            metres_per_unit,
-            size,
-        }
+        let feet: Vec<(NodeId, String)> = feet.into_iter().map(|f| (NodeId::from_index(f), name(f))).collect();
+        let ground = anim::foot_ground_heights(model, &feet.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+        Self { joints, feet, metres_per_unit, size, ground }
     }
 
     /// The feet's nodes.
@@ -258,9 +268,30 @@ impl Rig {
         self.feet.iter().map(|(n, _)| *n).collect()
     }
 
-    /// Foot-contact markers of `clip` (automatic).
+    /// Foot-contact markers of `clip` (automatic): once per stance of each foot that lifts at
+    /// least 3 cm and reaches the ground its clips stand on (none in a clip in the air).
     pub fn contacts(&self, model: &Model, clip: ClipId) -> Vec<FootContact> {
-        anim::find_foot_contacts(model, clip, &self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit)
+        anim::find_foot_contacts(model, clip, &self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit, Some(&self.ground))
+    }
+
+    /// `clip` loops: its last pose is within 5 % of the character's size of its first, joints
+    /// taken relative to their centroid (travel does not count).
+    pub fn is_cyclic(&self, model: &Model, clip: ClipId) -> bool {
+        let Some(c) = model.clip(clip) else { return false };
+        let n = model.nodes.len();
+        let mut locals = LocalMatrices::new(n);
+        let mut pose = model.rest_pose();
+        let mut at = |time_secs: f32| -> Vec<Vec3> {
+            pose.copy_from(&model.rest_pose());
+            c.sample(time_secs, &mut anim::ClipCursor::new(c), &SampleSettings::default(), &mut pose);
+            let mut world = vec![Affine3A::IDENTITY; n];
+            model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
+            let points: Vec<Vec3> = self.joints.iter().map(|&j| Vec3::from(world[j].translation)).collect();
+            let centre = points.iter().copied().sum::<Vec3>() / points.len().max(1) as f32;
+            points.into_iter().map(|p| p - centre).collect()
+        };
+        let (first, last) = (at(c.start_secs()), at(c.end_secs()));
+        c.end_secs() > 0.0 && max_distance(&first, &last) <= CYCLIC_FRACTION * self.size
     }
 
     /// Stored markers (foot name, time) as contacts of this rig's feet (unknown feet and
@@ -337,10 +368,9 @@ impl<'a> Recorder<'a> {
         fader.evaluate(self.model, &self.settings);
         let pose = fader.output();
         let finite = pose.is_finite();
-        let drift = fader
-            .root_motion()
-            .and_then(|(_, root)| pose.get(root))
-            .map_or(0.0, |local| fader.horizontal(local.translation - fader.root_anchor()).length());
+        let drift = fader.root_motion().and_then(|(_, root)| pose.get(root)).map_or(0.0, |local| {
+            fader.root_frame_to_model(fader.horizontal(local.translation - fader.root_anchor())).length()
+        });
         self.model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.world);
         // In place, the character offset moves the character; as authored it is in the pose.
         let offset = if in_place { self.offset_in_model(fader) } else { Vec3::ZERO };
@@ -441,6 +471,11 @@ impl FootStats {
     }
 }
 
+/// Length of `v` (model space) along the ground: its +Y part left out.
+fn horizontal_length(v: Vec3) -> f32 {
+    Vec3::new(v.x, 0.0, v.z).length()
+}
+
 /// Largest distance between matching points.
 fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
     a.iter().zip(b).map(|(p, q)| p.distance(*q)).fold(0.0, f32::max)
@@ -463,18 +498,24 @@ pub fn measure(
     let target_stats = clip_stats(&mut recorder, to, settings.root_motion);
     let [source_contacts, target_contacts] =
         contacts.unwrap_or_else(|| [rig.contacts(model, from), rig.contacts(model, to)]);
+    // Phase sync only between cyclic clips, and only where it slides no more than no sync.
+    let unsynced = PairSettings { start_secs: Some(0.0), ..*settings };
+    let phase = settings.sync == Sync::Phase && settings.start_secs.is_none();
+    let cyclic = phase && rig.is_cyclic(model, from) && rig.is_cyclic(model, to);
     let runs: Vec<TriggerMetrics> = at_secs
         .iter()
         .map(|&at| {
-            measure_trigger(
-                &mut recorder,
-                from,
-                to,
-                at,
-                settings,
-                (&source_stats, &target_stats),
-                (&source_contacts, &target_contacts),
-            )
+            let stats = (&source_stats[..], &target_stats[..]);
+            let contacts = (&source_contacts[..], &target_contacts[..]);
+            if phase && !cyclic {
+                return measure_trigger(&mut recorder, from, to, at, &unsynced, stats, contacts);
+            }
+            let run = measure_trigger(&mut recorder, from, to, at, settings, stats, contacts);
+            if !phase || run.target_start_secs == 0.0 {
+                return run;
+            }
+            let plain = measure_trigger(&mut recorder, from, to, at, &unsynced, stats, contacts);
+            if run.foot_slide_m <= plain.foot_slide_m { run } else { plain }
         })
         .collect();
     let worst_of = |f: fn(&TriggerMetrics) -> f32| runs.iter().map(f).fold(0.0f32, f32::max);
@@ -588,7 +629,9 @@ fn measure_trigger(
     let displacement: Vec<f32> = (0..frames.len())
         .map(|k| if k == 0 { 0.0 } else { max_distance(&frames[k].joints, &frames[k - 1].joints) })
         .collect();
-    let pop = Pop::measure(&displacement, trigger, 1e-6 * rig.size);
+    let playback_step = |s: &[FootStats]| s.first().map_or(0.0, |s| s.max_step);
+    let reference = playback_step(source_stats).max(playback_step(target_stats));
+    let pop = Pop::measure(&displacement, trigger, reference, 1e-6 * rig.size);
     let max_step = displacement[trigger + 1..=(trigger + transition_frames).min(frames.len() - 1)]
         .iter()
         .copied()
@@ -621,7 +664,7 @@ fn measure_trigger(
         displacement_after_m: pop.after * m,
         max_step_m: max_step * m,
         root_drift_m: root_drift,
-        character_offset_m: fader.horizontal(fader.character_offset()).length() * m,
+        character_offset_m: horizontal_length(fader.character_offset_in_model()) * m,
         finite: frames.iter().all(|f| f.finite),
     }
 }

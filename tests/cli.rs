@@ -447,6 +447,21 @@ fn unknown_clip() {
     failure(&["sample", model, "--clip", "3", "--times", "0", "--format", "json"], &["\"3\"", "walk"]);
 }
 
+/// `render` checks its arguments before it initialises the GPU: a wrong clip or joint is the
+/// only thing on stderr (no adapter search, no driver warnings), on machines with or without a
+/// GPU alike.
+#[test]
+fn render_validates_arguments_before_the_gpu() {
+    let dir = TempDir::new("render-args");
+    let out = dir.path().join("never.png");
+    let out = out.to_str().unwrap();
+    for (flag, value) in [("--clip", "NoSuchClip"), ("--joint", "NoSuchJoint")] {
+        let stderr = failure(&["render", flag, value, "--out", out], &[&format!("\"{value}\" not found")]);
+        assert_eq!(stderr.trim().lines().count(), 1, "render {flag} {value}: more than the argument error: {stderr}");
+    }
+    assert!(!dir.path().join("never.png").exists());
+}
+
 #[test]
 fn malformed_gltf() {
     let dir = TempDir::new("malformed");

@@ -316,7 +316,9 @@ pub struct RagdollReport {
     /// the velocity error from below.
     pub stretch_velocity_per_size: f32,
     /// Largest per-frame joint displacement of the output in the 3 frames after the handoff over
-    /// the largest in the 3 frames before (`null` when nothing moved before).
+    /// the larger of the largest in the 3 frames before and the motions' own: the clip's largest
+    /// up to the handoff, a free fall's from rest by the third frame (`motion::Pop`; `null` when
+    /// nothing moved).
     pub pop: Option<f32>,
     /// Largest per-frame joint displacement in the 3 output frames before the handoff.
     pub displacement_before_m: f32,
@@ -707,7 +709,12 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
     }
 
     let (position_error, velocity_error, stretch) = first_step.unwrap_or((0.0, 0.0, 0.0));
-    let Pop { pop, before, after } = Pop::measure(&displacement, handoff_frame, 1e-6 * spec.size);
+    // The motions alone (motion::Pop): the clip's largest step up to the handoff, and a body's
+    // step falling freely from rest by the end of pop's window (what a ragdoll does of itself).
+    let played = displacement.get(1..=handoff_frame).map_or(0.0, |d| d.iter().copied().fold(0.0, f32::max));
+    let falling = settings.gravity * crate::motion::POP_FRAMES as f32 * frame_dt * frame_dt / m;
+    let reference = if falling.is_finite() { played.max(falling) } else { played };
+    let Pop { pop, before, after } = Pop::measure(&displacement, handoff_frame, reference, 1e-6 * spec.size);
     let final_height = root_height_history.last().copied().unwrap_or(0.0);
     let second_ago = root_height_history
         .len()

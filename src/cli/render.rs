@@ -103,23 +103,45 @@ pub fn framed_camera(model: &Model, clip: Option<ClipId>, modes: &[Interpolation
     crate::render::shot::framed_camera(model, clip, &settings, aspect)
 }
 
-/// Render what `args` asks for into an image (labels included).
+/// What `args` names in `model`, checked before any GPU work: the clip, the time and the
+/// highlighted joint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resolved {
+    /// The clip (none: the rest pose).
+    pub clip: Option<ClipId>,
+    /// Clip time, seconds.
+    pub time_secs: f32,
+    /// The highlighted joint's node index.
+    pub selected_joint: Option<usize>,
+}
+
+/// Check what `args` names against `model` (no GPU needed).
 ///
 /// # Errors
-/// Unknown clip, no GPU adapter, texture decoding or readback failures.
-pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyhow::Result<image::RgbaImage> {
+/// Unknown clip or joint, naming what is wrong.
+pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
     let clip = match &args.clip {
         Some(name) => Some(super::find_clip(model, name)?),
         None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
     };
     let time_secs = args.time.unwrap_or_else(|| clip.and_then(|c| model.clip(c)).map_or(0.0, |c| c.end_secs() * 0.5));
+    let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
+    Ok(Resolved { clip, time_secs, selected_joint })
+}
+
+/// Render what `args` asks for into an image (labels included).
+///
+/// # Errors
+/// Unknown clip, no GPU adapter, texture decoding or readback failures.
+pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyhow::Result<image::RgbaImage> {
+    let Resolved { clip, time_secs, selected_joint } = resolve(model, args)?;
     let (width, height) = args.size;
     let spec = ShotSpec {
         settings: SampleSettings::with_mode(args.interpolation),
         compare: args.compare,
         ghost_at_secs: args.ghost,
         skeleton: args.skeleton,
-        selected_joint: args.joint.as_deref().map(|j| find_node(model, j)).transpose()?,
+        selected_joint,
         ground: !args.no_ground,
         ..ShotSpec::new(clip, width, height)
     };
@@ -136,6 +158,8 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
 /// Loading, rendering or writing failures, with context.
 pub fn run(args: &RenderArgs) -> anyhow::Result<String> {
     let (model, _) = super::load_model_or_default_with_limits(args.model.as_deref(), &args.limits.limits())?;
+    // Arguments first: a wrong clip or joint is reported without initialising the GPU.
+    resolve(&model, args)?;
     let ctx = GpuContext::new_headless()?;
     let image = render_image(&ctx, &model, args)?;
     image

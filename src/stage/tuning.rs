@@ -71,7 +71,7 @@ pub struct FadeTuning {
     pub decay: OffsetDecay,
     /// Velocity half-life of dead blending's extrapolation, seconds.
     pub half_life_secs: f32,
-    /// Start the target at the source's phase (foot-contact markers, else normalized time).
+    /// Start the target at the source's phase (foot-contact markers; none in the target: its start).
     pub phase_sync: bool,
     /// Start the target at the source's cycle rate.
     pub match_speed: bool,

@@ -239,6 +239,9 @@ struct RootState {
     node: NodeId,
     /// Unit up axis in the root's parent frame.
     up: Vec3,
+    /// The root's parent frame to model space (the parents' rest transform, linear part): what
+    /// turns the offset, kept in the parent's units, into model units.
+    to_model: glam::Mat3,
     /// Horizontal root position the root is held at (in place) or moves from (as authored).
     anchor: Vec3,
     /// Per clip: its translation track of the root.
@@ -438,12 +441,10 @@ impl CrossFader {
         let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
         let mut locals = LocalMatrices::new(model.nodes.len());
         model.hierarchy.local_to_model(&self.rest, &mut locals, &mut world);
-        let up = model
-            .hierarchy
-            .parent(node)
-            .and_then(|p| world.get(p.index()))
-            .and_then(|w| w.matrix3.inverse().mul_vec3(Vec3::Y).try_normalize())
-            .unwrap_or(Vec3::Y);
+        let parent = model.hierarchy.parent(node).and_then(|p| world.get(p.index()));
+        let to_model = parent.map(|w| glam::Mat3::from(w.matrix3)).filter(|m| m.determinant().abs() > 0.0);
+        let to_model = to_model.filter(glam::Mat3::is_finite).unwrap_or(glam::Mat3::IDENTITY);
+        let up = to_model.inverse().mul_vec3(Vec3::Y).try_normalize().unwrap_or(Vec3::Y);
         let tracks: Vec<Option<TrackId>> = model
             .clips
             .iter()
@@ -458,6 +459,7 @@ impl CrossFader {
             mode,
             node,
             up,
+            to_model,
             anchor: Vec3::ZERO,
             loop_travel: vec![Vec3::ZERO; tracks.len()],
             tracks,
@@ -490,6 +492,18 @@ impl CrossFader {
     /// on, in the root's parent frame (zero without root motion).
     pub fn character_offset(&self) -> Vec3 {
         self.root.as_ref().map_or(Vec3::ZERO, |r| r.offset)
+    }
+
+    /// The character offset in model space (model units): [`Self::character_offset`] through the
+    /// root's parents (an `Armature` node scaled 0.01 turns its centimetres into metres).
+    pub fn character_offset_in_model(&self) -> Vec3 {
+        self.root.as_ref().map_or(Vec3::ZERO, |r| r.to_model * r.offset)
+    }
+
+    /// A vector of the root's parent frame (an offset, a root translation) in model space: through
+    /// the parents' rest transform; `v` itself without root motion or parents.
+    pub fn root_frame_to_model(&self, v: Vec3) -> Vec3 {
+        self.root.as_ref().map_or(v, |r| r.to_model * v)
     }
 
     /// The horizontal position the root is anchored to (zero without root motion).
@@ -1279,26 +1293,34 @@ fn root_position(
     }
 }
 
-/// The root-motion node of `model`: the highest node (fewest ancestors) that any clip
-/// translates, the first in node order among equals.
+/// The root-motion node of `model`: of the nodes any clip translates, the one carrying the most
+/// of the skeleton (most descendants: the hips or a root bone, never an IK control beside them
+/// that carries only a foot), then the highest (fewest ancestors), then the first in node order.
 pub fn root_motion_node(model: &Model) -> Option<NodeId> {
-    let depth = |node: NodeId| {
-        let mut d = 0usize;
-        let mut at = node;
+    let n = model.nodes.len();
+    let mut depth = vec![0usize; n];
+    let mut descendants = vec![0usize; n];
+    for (node, node_depth) in depth.iter_mut().enumerate() {
+        let mut at = NodeId::from_index(node);
+        let mut steps = 0usize;
         while let Some(p) = model.hierarchy.parent(at) {
-            d += 1;
-            at = p;
-            if d > model.nodes.len() {
+            steps += 1;
+            if steps > n {
                 break;
             }
+            if let Some(d) = descendants.get_mut(p.index()) {
+                *d += 1;
+            }
+            at = p;
         }
-        d
-    };
+        *node_depth = steps;
+    }
     model
         .clips
         .iter()
         .flat_map(|c| c.tracks().iter().filter(|t| t.property() == Property::Translation).map(|t| t.node))
-        .min_by_key(|&node| (depth(node), node.index()))
+        .filter(|node| node.index() < n)
+        .min_by_key(|&node| (std::cmp::Reverse(descendants[node.index()]), depth[node.index()], node.index()))
 }
 
 /// What sampling one layer needs.

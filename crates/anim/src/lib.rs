@@ -66,7 +66,7 @@ pub use model::{
     AlphaMode, ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive,
     PrimitiveMode, Scene, TextureRef, TextureTransform,
 };
-pub use phase::{FootContact, find_foot_contacts, synced_start_secs};
+pub use phase::{FootContact, find_foot_contacts, foot_ground_heights, synced_start_secs};
 pub use pointer::{PointerTarget, PointerTrack};
 pub use pose::{NodePose, PoseDelta, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};

@@ -15,6 +15,9 @@
 //!   at the armature root, their motion baked into the controls' keys), for the ragdoll tests.
 //! * [`variants`]: compressed, quantized and re-textured variants of the shared skinned models,
 //!   made by gltf-transform and cached under `target/variants/`.
+//! * [`rigs`]: the rig corpus of the transition figures, made at test time from the shared
+//!   models: ×0.01 / ×100, Mixamo-style (`Armature` scaled 0.01) and IK-control variants, and a
+//!   clip whose feet never touch the ground.
 //!
 //! The random stream is the core's ([`anim::rng::Rng`]): shipped code (crowds, soak, bench) needs
 //! it too. The `xtask` binary (`cargo xtask generate …`) writes the generated assets.
@@ -26,6 +29,7 @@ pub mod fader;
 pub mod gltf;
 pub mod ikrig;
 pub mod mannequin;
+pub mod rigs;
 pub mod variants;
 pub mod w64;
 
