@@ -346,7 +346,7 @@ impl CrossFadePanel {
                 ),
                 (
                     "pop",
-                    "A ratio (no unit): the largest per-frame joint step in the 3 frames after the trigger over the largest in the 3 frames up to it; 1× means the motion carries on as it was, \"-\" that nothing moved before",
+                    "A ratio (no unit): the largest per-frame joint step in the 3 frames after the trigger over the larger of the largest in the 3 frames up to it and the clips' own largest playback step (so a still source cannot blow it up); 1× or less means no pop, \"-\" that nothing moved",
                     ratio(a.pop),
                     ratio(b.pop),
                 ),
