@@ -840,7 +840,7 @@ fn handoff_errors(
     let mut stretch = 0.0f32;
     let rigid = |w: &Affine3A| {
         let (_, r, t) = w.to_scale_rotation_translation();
-        (r.normalize(), Vec3::from(t))
+        (r.normalize(), t)
     };
     for (b, body) in spec.bodies.iter().enumerate() {
         let next: Vec3 = world_next[body.node].translation.into();
