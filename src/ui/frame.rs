@@ -46,6 +46,8 @@ pub struct FrameOutput {
     /// height it is drawn at (found on first use).
     clip_path: Option<(usize, Vec<Vec3>)>,
     ground_y: Option<f32>,
+    /// The model's root-motion node (found once per model: finding it allocates).
+    root_node: Option<Option<anim::NodeId>>,
     deviation: Option<PoseDeviation>,
     /// Animated material values and node visibility (`KHR_animation_pointer`), for clips that
     /// animate them.
@@ -98,6 +100,7 @@ impl FrameOutput {
             trail: std::collections::VecDeque::with_capacity(TRAIL_FRAMES + 1),
             clip_path: None,
             ground_y: None,
+            root_node: None,
             deviation: None,
             properties: None,
             cursor: None,
@@ -187,7 +190,8 @@ impl FrameOutput {
     /// The root's trajectory on the ground: its path over the playing clip (cyan) and the trail
     /// of where it went over the last seconds, through fades and loops (orange, fading out).
     fn push_trajectory(&mut self, model: &Model, clip: Option<usize>, tuning: &Tuning) {
-        let Some(root) = anim::crossfade::root_motion_node(model).filter(|_| self.trajectory) else {
+        let root = *self.root_node.get_or_insert_with(|| anim::crossfade::root_motion_node(model));
+        let Some(root) = root.filter(|_| self.trajectory) else {
             self.trail.clear();
             return;
         };
