@@ -61,4 +61,5 @@ const summary = {
     })),
 };
 console.log(JSON.stringify(summary, null, 2));
-process.exit(issues.numErrors > 0 || issues.numWarnings > 0 ? 1 : 0);
+// Not process.exit(): it would cut a long report written to a pipe short.
+process.exitCode = issues.numErrors > 0 || issues.numWarnings > 0 ? 1 : 0;

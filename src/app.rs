@@ -14,6 +14,7 @@ use winit::window::{Window, WindowId};
 
 use crate::render::GpuContext;
 use crate::render::device::device_descriptor;
+use crate::stage::stats::{Phase, PhaseClock};
 use crate::ui::gpu_bridge::ViewerGpu;
 use crate::ui::{ModelSource, Viewer};
 
@@ -117,19 +118,19 @@ impl ViewerOptions {
     /// An unknown clip or interpolation mode, or a number out of range.
     pub fn apply(&self, viewer: &mut Viewer) -> anyhow::Result<()> {
         if let Some(clip) = &self.clip {
-            let clip = crate::cli::find_clip(&viewer.model, clip)?;
-            viewer.playback.select_clip(clip.index());
+            let clip = crate::cli::find_clip(viewer.stage.model(), clip)?;
+            viewer.stage.transport.select_clip(clip.index());
         }
         if let Some(time) = self.time {
             anyhow::ensure!(time.is_finite(), "--time takes a number of seconds");
-            viewer.playback.seek(time);
-            viewer.playback.playing = false;
+            viewer.stage.transport.seek(time);
+            viewer.stage.transport.playing = false;
         }
         if let Some(joint) = &self.joint {
-            viewer.selection.joint = Some(crate::cli::render::find_node(&viewer.model, joint)?);
+            viewer.stage.selection.joint = Some(crate::cli::render::find_node(viewer.stage.model(), joint)?);
         }
         if let Some(channel) = &self.channel {
-            viewer.selection.property = match channel.as_str() {
+            viewer.stage.selection.property = match channel.as_str() {
                 "translation" => anim::Property::Translation,
                 "rotation" => anim::Property::Rotation,
                 "scale" => anim::Property::Scale,
@@ -138,15 +139,15 @@ impl ViewerOptions {
             };
         }
         if let Some(mode) = self.interpolation {
-            let mut interpolation = viewer.tuning.interpolation();
+            let mut interpolation = viewer.stage.tuning.interpolation();
             interpolation.mode = mode;
-            viewer.tuning.set_interpolation(interpolation);
+            viewer.stage.tuning.set_interpolation(interpolation);
         }
         if let Some(path) = &self.ab {
             let second = crate::cli::load_model(path)?;
-            viewer.ab.set_second(&viewer.model, path, second);
+            viewer.ab.set_second(viewer.stage.model(), path, second);
             if self.ghost {
-                viewer.ab.layout = crate::ui::compare::CompareLayout::Ghost;
+                viewer.ab.layout = crate::stage::compare::CompareLayout::Ghost;
             }
             viewer.focus_panel = viewer.focus_panel.or(Some(crate::ui::Panel::Compare));
         }
@@ -155,13 +156,13 @@ impl ViewerOptions {
         if let Some(compare) = &self.compare {
             let (left, right) = compare.split_once(',').context("--compare takes LEFT,RIGHT, e.g. linear,cubic")?;
             let parse = |m: &str| m.trim().parse::<anim::InterpolationOverride>().map_err(anyhow::Error::msg);
-            viewer.compare.show(crate::ui::compare::CompareModes {
+            viewer.stage.compare.show(crate::stage::compare::CompareModes {
                 left: parse(left)?,
                 right: parse(right)?,
                 layout: if self.ghost {
-                    crate::ui::compare::CompareLayout::Ghost
+                    crate::stage::compare::CompareLayout::Ghost
                 } else {
-                    crate::ui::compare::CompareLayout::Split
+                    crate::stage::compare::CompareLayout::Split
                 },
                 heatmap: self.heatmap,
                 ..Default::default()
@@ -184,7 +185,7 @@ impl ViewerOptions {
         viewer.overlays.skeleton |= self.skeleton;
         viewer.overlays.trajectory |= self.trajectory;
         viewer.overlays.stats_visible |= self.stats;
-        viewer.ragdoll.show_colliders |= self.colliders;
+        viewer.stage.ragdoll.show_colliders |= self.colliders;
         viewer.compute_frame();
         viewer.frame_camera();
         Ok(())
@@ -258,7 +259,7 @@ impl App {
         if let Some(path) = &self.stats_out {
             let profile = self.viewer.profile.path().map(|p| p.display().to_string());
             let mut report =
-                self.viewer.overlays.stats.report(Instant::now(), self.viewer.source.label.clone(), profile);
+                self.viewer.overlays.stats.report(Instant::now(), self.viewer.stage.source().label.clone(), profile);
             report.reloads = self.viewer.hot_reload.reloads;
             report.failed_reloads = self.viewer.hot_reload.failed_reloads;
             report.clips = self.viewer.clip_names();
@@ -409,8 +410,14 @@ impl WindowState {
             eprintln!("animtune: destroying the GPU device ({SIMULATE_DEVICE_LOSS_ENV})");
             self.gpu.gpu.device.destroy();
         }
-        // Lets wgpu run its device-lost callback (and free finished work) before we draw.
-        let _ = self.gpu.gpu.device.poll(wgpu::PollType::Poll);
+        // Lets wgpu run its device-lost callback (and free finished work) before we draw, after
+        // the last frame's GPU work is done (at most one frame in flight: a software driver then
+        // never queues a second frame's scenes, and its memory stays flat).
+        let gpu_wait = Instant::now();
+        let last_frame_done =
+            wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(250)) };
+        let _ = self.gpu.gpu.device.poll(last_frame_done);
+        viewer.overlays.stats.add_phase(Phase::PresentWait, gpu_wait.elapsed());
         if let Some(why) = self.gpu.lost() {
             let message = match self.recover_device() {
                 Ok(()) => format!("{why}; recovered on a new device (model and tuning kept)"),
@@ -425,19 +432,24 @@ impl WindowState {
         for error in self.gpu.health.take_errors() {
             viewer.error = Some(format!("GPU error: {error}"));
         }
+        let step_started = PhaseClock::start();
         viewer.advance(dt_secs);
+        viewer.overlays.stats.add_phase(Phase::StageStep, step_started.elapsed());
 
+        let ui_started = PhaseClock::start();
         let input = self.egui_winit.take_egui_input(&self.window);
         let mut output = self.egui_ctx.run_ui(input, |root| viewer.ui(root));
         self.egui_winit.handle_platform_output(&self.window, output.platform_output);
         if let Some(error) = self.gpu.viewport.error.take() {
             viewer.error = Some(format!("cannot show the model on the GPU: {error}"));
         }
-        let title = format!("animtune — {}", viewer.source.short_name());
+        let title = format!("animtune — {}", viewer.stage.source().short_name());
         if self.title != title {
             self.window.set_title(&title);
             self.title = title;
         }
+        let mut ui_time = ui_started.elapsed();
+        let gpu_started = PhaseClock::start();
         viewer.viewport.texture = self.gpu.render_viewport(viewer, viewer.viewport.size_pixels);
 
         // Texture deltas are applied before anything can fail: egui panics on dropped deltas.
@@ -447,7 +459,10 @@ impl WindowState {
                 egui_renderer.update_texture(&gpu.device, &gpu.queue, id, &delta);
             }
         }
+        let mut gpu_time = gpu_started.elapsed();
+        let tessellate_started = PhaseClock::start();
         let jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
+        ui_time += tessellate_started.elapsed();
         let repaint_delay =
             output.viewport_output.get(&egui::ViewportId::ROOT).map_or(Duration::from_millis(500), |v| v.repaint_delay);
 
@@ -474,6 +489,7 @@ impl WindowState {
                 size_in_pixels: [self.config.width, self.config.height],
                 pixels_per_point: output.pixels_per_point,
             };
+            let encode_started = PhaseClock::start();
             let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("egui") });
             let mut commands = egui_renderer.update_buffers(device, queue, &mut encoder, &jobs, &screen);
@@ -500,6 +516,7 @@ impl WindowState {
             }
             commands.push(encoder.finish());
             queue.submit(commands);
+            gpu_time += encode_started.elapsed();
             self.window.pre_present_notify();
             let present_started = Instant::now();
             queue.present(frame);
@@ -508,13 +525,18 @@ impl WindowState {
         for id in output.textures_delta.free.drain() {
             self.gpu.egui_renderer.free_texture(&id);
         }
+        let stats = &mut viewer.overlays.stats;
+        stats.add_phase(Phase::UiBuild, ui_time);
+        stats.add_phase(Phase::GpuEncodeSubmit, gpu_time);
+        stats.add_phase(Phase::PresentWait, swapchain_wait);
         // The thread's CPU time where the OS says it, else wall time without the swapchain waits.
         let cpu = match (cpu_at_start, crate::stage::stats::thread_cpu_time()) {
             (Some(start), Some(end)) => end.saturating_sub(start),
             _ => now.elapsed().saturating_sub(swapchain_wait),
         };
-        let animating = viewer.playback.playing || viewer.playback.is_fading() || viewer.ragdoll.is_active();
-        let delay = if animating || viewer.crowd.crowd.is_some() { Duration::ZERO } else { repaint_delay };
+        let animating =
+            viewer.stage.transport.playing || viewer.stage.transport.is_fading() || viewer.stage.ragdoll.is_active();
+        let delay = if animating || viewer.stage.crowd.crowd.is_some() { Duration::ZERO } else { repaint_delay };
         (delay, Some(cpu))
     }
 }
@@ -599,7 +621,7 @@ impl ApplicationHandler<Wake> for App {
 mod tests {
     use clap::Parser as _;
 
-    use crate::ui::compare::{CompareLayout, CompareModes};
+    use crate::stage::compare::{CompareLayout, CompareModes};
     use crate::ui::{ModelSource, Panel, Viewer};
 
     /// The viewer's command line as the binary parses it ([`super::ViewerLine`], flattened
@@ -653,14 +675,19 @@ mod tests {
     fn a_copied_command_line_opens_the_same_view() {
         let mut shown = viewer();
         let wave = shown.clip_names().iter().position(|n| n == "Wave").expect("Wave");
-        shown.playback.select_clip(wave);
-        shown.playback.seek(1.25);
-        shown.selection.joint = shown.model.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L"));
-        shown.selection.property = anim::Property::Translation;
-        let mut interpolation = shown.tuning.interpolation();
+        shown.stage.transport.select_clip(wave);
+        shown.stage.transport.seek(1.25);
+        shown.stage.selection.joint =
+            shown.stage.model().nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L"));
+        shown.stage.selection.property = anim::Property::Translation;
+        let mut interpolation = shown.stage.tuning.interpolation();
         interpolation.mode = anim::InterpolationOverride::Step;
-        shown.tuning.set_interpolation(interpolation);
-        shown.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
+        shown.stage.tuning.set_interpolation(interpolation);
+        shown.stage.compare.show(CompareModes {
+            layout: CompareLayout::Ghost,
+            heatmap: true,
+            ..CompareModes::default()
+        });
         shown.overlays.skeleton = true;
         shown.panel_in_view = Some(Panel::Curves);
         let line = shown.command_line();
@@ -669,12 +696,12 @@ mod tests {
         let parsed = Line::try_parse_from(shell_words(&line)).unwrap_or_else(|e| panic!("{line}: {e}"));
         let mut opened = viewer();
         parsed.view.apply(&mut opened).expect("applies");
-        assert_eq!(opened.playback.clip(), Some(wave));
-        assert!((opened.playback.time_secs() - 1.25).abs() < 1e-3);
-        assert!(!opened.playback.playing, "--time shows that frame");
-        assert_eq!(opened.selection, shown.selection);
-        assert_eq!(opened.tuning.interpolation().mode, anim::InterpolationOverride::Step);
-        assert_eq!(opened.compare.active(), shown.compare.active());
+        assert_eq!(opened.stage.transport.clip(), Some(wave));
+        assert!((opened.stage.transport.time_secs() - 1.25).abs() < 1e-3);
+        assert!(!opened.stage.transport.playing, "--time shows that frame");
+        assert_eq!(opened.stage.selection, shown.stage.selection);
+        assert_eq!(opened.stage.tuning.interpolation().mode, anim::InterpolationOverride::Step);
+        assert_eq!(opened.stage.compare.active(), shown.stage.compare.active());
         assert!(opened.overlays.skeleton);
         assert_eq!(opened.focus_panel, Some(Panel::Curves));
     }
@@ -711,8 +738,8 @@ mod tests {
         let opened = open(&line);
         assert_eq!(opened.state().panel_in_view, Some(at), "{line}");
         // A path with a space in it survives the shell.
-        let mut shown = viewer();
-        shown.source = crate::ui::ModelSource::file(std::path::Path::new("/tmp/my exports/it's.glb"));
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let shown = Viewer::new(model, ModelSource::file(std::path::Path::new("/tmp/my exports/it's.glb")));
         let parsed = Line::try_parse_from(shell_words(&shown.command_line())).expect("parses");
         assert_eq!(parsed.model.as_deref(), Some(std::path::Path::new("/tmp/my exports/it's.glb")));
     }

@@ -49,6 +49,10 @@ pub enum Command {
         /// Interpolation override: authored, step, linear or cubic.
         #[arg(long, default_value = "authored")]
         interpolation: InterpolationOverride,
+        /// A layer over the clip, applied in order:
+        /// `CLIP[:mask=JOINT[+JOINT...]][:additive[=REF]][:weight=W]` (see docs/layers.md).
+        #[arg(long = "layer", value_name = "SPEC", value_parser = crate::stage::layers::LayerSpec::parse)]
+        layers: Vec<crate::stage::layers::LayerSpec>,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -85,6 +89,13 @@ pub enum Command {
     /// Write a copy of a model whose clip, as authored, samples what an interpolation override
     /// shows (the rest of the file kept); read it back and report the largest difference.
     Bake(Box<cli::bake::BakeArgs>),
+    /// Play clips of one humanoid on another (joints mapped by anatomy, poses transferred in
+    /// model space, feet kept planted) and write them into a copy of the target; report the
+    /// mapping, foot slide and end-effector error.
+    Retarget(Box<cli::retarget::RetargetArgs>),
+    /// Play clips placed at parameter values (a 1D or 2D blend space) in phase at one parameter
+    /// or a sweep, and measure weights, playback rate, foot slide and joint acceleration.
+    BlendSpace(Box<cli::blend_space::BlendSpaceArgs>),
     /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
     /// non-finite value or resident-memory growth.
     Soak(cli::soak::SoakArgs),

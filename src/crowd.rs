@@ -2,19 +2,28 @@
 //! cross-fades, updated in parallel (rayon) into one instance-major buffer of skinning palettes
 //! that the renderer draws with GPU instancing ([`crate::render::CrowdView`]).
 //!
-//! Each instance runs the animation core's one pipeline: its cross-fade sampled and blended in
-//! blocks of eight nodes ([`CrossFader::evaluate`], with the crowd's sample settings), the
+//! Each instance runs the animation core's one pipeline: its clips sampled in blocks of eight
+//! nodes ([`anim::Clip::sample`], with the crowd's sample settings) and, while it cross-fades,
+//! blended ([`anim::blend_into`], the layered, eased cross-fade of [`anim::CrossFader`]), the
 //! local→model pass with the instance's placement as the roots' parent
 //! ([`anim::Hierarchy::local_to_model_placed`]) and prepared skinning palettes.
 //!
-//! Per frame nothing is allocated: every instance owns its fader, pose and node transforms, and
-//! the palettes, node transforms and morph weights of all instances live in three buffers sized
-//! once. Call [`init_thread_pool`] on the thread that updates crowds: it makes that thread one of
-//! rayon's workers, so a frame's work is pushed onto its own (reused) deque; from any other
-//! thread rayon injects the job through a queue that allocates a block every 63 frames.
+//! Cost (docs/performance.md): an instance keeps only its playback state (clips, times, fade
+//! clocks, placement: about 120 bytes). Its pose, local matrices and node transforms live in
+//! the scratch of the worker lane that runs it (a few KB, in cache), so the one pass from
+//! sampling to palette reads the clips' keys and writes the palette, the transforms of the nodes
+//! that carry a mesh and the morph weights once, in the layout the renderer uploads. Every few
+//! frames the instances are sorted by (clip, phase), so neighbours in a lane read the same keys.
+//!
+//! Per frame nothing is allocated: every buffer is sized once. Call [`init_thread_pool`] on the
+//! thread that updates crowds: it makes that thread one of rayon's workers, so a frame's work is
+//! pushed onto its own (reused) deque; from any other thread rayon injects the job through a
+//! queue that allocates a block every 63 frames.
 
 use anim::rng::Rng;
-use anim::{ClipId, CrossFader, Easing, LocalMatrices, Model, PreparedSkin, SampleSettings, SoaPose};
+use anim::{
+    Clip, ClipCursor, ClipId, Easing, LocalMatrices, Model, NodeId, PreparedSkin, SampleSettings, SoaPose, blend_into,
+};
 use glam::{Affine3A, Mat4, Quat, Vec3};
 use rayon::prelude::*;
 
@@ -57,15 +66,49 @@ pub fn init_thread_pool() -> bool {
     built
 }
 
-/// Most instances a crowd may have (memory: about 100 KB per instance of a 64-joint model).
+/// Most instances a crowd may have (memory: a few hundred bytes of state and output per joint
+/// of each instance).
 pub const MAX_CROWD: usize = 20_000;
 
-/// One character of the crowd.
+/// Worker lanes a crowd's instances are split into (each with its own scratch, run in parallel).
+const LANES: usize = 64;
+
+/// The instances are put back in (clip, phase) order every this many updates (between sorts
+/// they drift apart only by their speeds' differences; a sort is serial work).
+const SORT_EVERY: u64 = 16;
+
+/// Clips stacked at most in one instance's cross-fade (the crowd's schedule needs two: fades of
+/// at most 0.8 s start at least 2 s apart).
+const MAX_PLAYS: usize = 3;
+
+/// One clip an instance plays, and its fade-in (a layer of the cross-fade, as in
+/// [`anim::CrossFader`]).
+#[derive(Debug, Clone, Copy)]
+struct Play {
+    clip: ClipId,
+    /// Playback time, wrapped into the clip.
+    time_secs: f32,
+    /// Time since its fade-in started.
+    elapsed_secs: f32,
+    /// Length of its fade-in (0: instant).
+    duration_secs: f32,
+}
+
+impl Play {
+    const NONE: Self = Self { clip: ClipId::new(0), time_secs: 0.0, elapsed_secs: 0.0, duration_secs: 0.0 };
+
+    /// Its weight over the layers beneath (eased, in `[0, 1]`).
+    fn progress(&self) -> f32 {
+        if self.duration_secs > 0.0 { Easing::Smoothstep.apply(self.elapsed_secs / self.duration_secs) } else { 1.0 }
+    }
+}
+
+/// One character of the crowd: its playback state only (its pose is made in a lane's scratch).
 #[derive(Debug, Clone)]
 struct Member {
-    fader: CrossFader,
-    /// Scratch of the local→model pass.
-    locals: LocalMatrices,
+    /// The cross-fade's layers, bottom first; `play_count` are live.
+    plays: [Play; MAX_PLAYS],
+    play_count: usize,
     /// Where it stands: turned about +Y by `yaw`, then moved by `offset`.
     yaw: Quat,
     offset: Vec3,
@@ -74,22 +117,151 @@ struct Member {
     /// Seconds until the next cross-fade.
     next_fade_secs: f32,
     rng: Rng,
+    /// (current clip, phase) at the last update: the order instances are sorted in.
+    order: u64,
+}
+
+impl Member {
+    fn plays(&self) -> &[Play] {
+        &self.plays[..self.play_count]
+    }
+
+    /// The clip played (or faded to).
+    fn current_clip(&self) -> ClipId {
+        self.plays().last().map_or(ClipId::from_index(0), |p| p.clip)
+    }
+
+    /// Sort key: the current clip, then its phase (instances that read the same keys together).
+    fn order_key(&self, clip_secs: &[f32]) -> u64 {
+        let Some(top) = self.plays().last() else { return 0 };
+        let secs = clip_secs.get(top.clip.index()).copied().unwrap_or(0.0);
+        let phase = if secs > 0.0 { (top.time_secs / secs).clamp(0.0, 1.0) } else { 0.0 };
+        ((top.clip.index() as u64) << 32) | (phase * u32::MAX as f32) as u64
+    }
+
+    /// Advance by `dt_secs` at the member's speed; drop the layers a finished fade covers; every
+    /// few seconds start a cross-fade to another clip (from its start, as
+    /// [`anim::CrossFader::trigger`] does).
+    fn advance(&mut self, dt_secs: f32, clip_secs: &[f32]) {
+        let step = dt_secs * self.speed;
+        for play in &mut self.plays[..self.play_count] {
+            let secs = clip_secs.get(play.clip.index()).copied().unwrap_or(0.0);
+            play.time_secs = wrap_time(secs, play.time_secs + step);
+            play.elapsed_secs += step;
+        }
+        if let Some(top_full) = self.plays().iter().rposition(|p| p.progress() >= 1.0)
+            && top_full > 0
+        {
+            self.plays.copy_within(top_full..self.play_count, 0);
+            self.play_count -= top_full;
+        }
+        self.next_fade_secs -= dt_secs;
+        let clips = clip_secs.len();
+        self.order = self.order_key(clip_secs);
+        if self.next_fade_secs <= 0.0 && clips > 1 {
+            let current = self.current_clip().index();
+            let step = 1 + self.rng.below(clips - 1);
+            let duration_secs = self.rng.range(0.2, 0.8);
+            if self.play_count == MAX_PLAYS {
+                // Never reached by the schedule above; the oldest layer goes.
+                self.plays.copy_within(1.., 0);
+                self.play_count -= 1;
+            }
+            let clip = ClipId::from_index((current + step) % clips);
+            self.plays[self.play_count] = Play { clip, time_secs: 0.0, elapsed_secs: 0.0, duration_secs };
+            self.play_count += 1;
+            self.next_fade_secs = self.rng.range(2.0, 6.0);
+            self.order = self.order_key(clip_secs);
+        }
+    }
+
+    fn placement(&self) -> Affine3A {
+        Affine3A::from_rotation_translation(self.yaw, self.offset)
+    }
+}
+
+/// `time_secs` wrapped into `[0, clip_secs)` (0 for an empty clip or a time that is not finite).
+fn wrap_time(clip_secs: f32, time_secs: f32) -> f32 {
+    if !time_secs.is_finite() || clip_secs <= 0.0 { 0.0 } else { time_secs.rem_euclid(clip_secs) }
+}
+
+/// What every instance reads: the model's clips and the crowd's settings.
+struct Job<'a> {
+    model: &'a Model,
+    settings: &'a SampleSettings,
+    rest: &'a SoaPose,
+    /// Per clip: sampling it overwrites the whole rest pose (no copy of the rest pose first).
+    covers_pose: &'a [bool],
+}
+
+impl Job<'_> {
+    /// Instance `member`'s (unplaced) pose into `pose`: the bottom layer sampled, each layer above
+    /// sampled into `layer` and blended over it by its fade's progress.
+    fn pose(&self, member: &Member, cursors: &mut [ClipCursor], pose: &mut SoaPose, layer: &mut SoaPose) {
+        let mut plays = member.plays().iter();
+        match plays.next() {
+            Some(bottom) => self.sample(bottom, cursors, pose),
+            None => pose.copy_from(self.rest),
+        }
+        for play in plays {
+            self.sample(play, cursors, layer);
+            blend_into(pose, layer, play.progress(), self.settings.scale_space);
+        }
+    }
+
+    fn sample(&self, play: &Play, cursors: &mut [ClipCursor], out: &mut SoaPose) {
+        let index = play.clip.index();
+        let (Some(clip), Some(cursor)) = (self.model.clips.get(index), cursors.get_mut(index)) else {
+            out.copy_from(self.rest);
+            return;
+        };
+        if !self.covers_pose.get(index).copied().unwrap_or(false) {
+            out.copy_from(self.rest);
+        }
+        clip.sample(play.time_secs, cursor, self.settings, out);
+    }
+}
+
+/// A worker lane's scratch: one instance's pose, local matrices and node transforms at a time,
+/// reused for every instance of the lane (so they stay in cache), and key cursors per clip.
+#[derive(Debug, Clone)]
+struct Lane {
+    pose: SoaPose,
+    layer: SoaPose,
+    locals: LocalMatrices,
+    world: Vec<Affine3A>,
+    cursors: Vec<ClipCursor>,
 }
 
 /// Many animated copies of one model.
 #[derive(Debug, Clone)]
 pub struct Crowd {
     members: Vec<Member>,
+    lanes: Vec<Lane>,
+    /// Updates so far (the instances are sorted every [`SORT_EVERY`]).
+    updates: u64,
+    /// Instances per lane.
+    lane_len: usize,
     /// Palettes of every instance (`palette_stride` each), placement included.
     palettes: Vec<Mat4>,
-    /// Placed model-space transforms of every node of every instance.
+    /// Placed model-space transforms of the nodes in `mesh_nodes`, for every instance.
     node_worlds: Vec<Affine3A>,
+    /// The nodes that carry a mesh (what the renderer reads of the node transforms).
+    mesh_nodes: Vec<NodeId>,
+    /// Per node: its slot in an instance's `node_worlds` (`u32::MAX`: none).
+    node_slots: Vec<u32>,
     /// Morph weights of every instance.
     weights: Vec<f32>,
     palette_stride: usize,
     skin_offsets: Vec<usize>,
     /// The model's skins prepared for fast palettes.
     skins: Vec<PreparedSkin>,
+    /// The model's rest pose (under clips that do not animate every node).
+    rest: SoaPose,
+    /// Per clip: its length, and whether it animates every node's translation, rotation and
+    /// scale (and the model has no morph weights).
+    clip_secs: Vec<f32>,
+    covers_pose: Vec<bool>,
     /// The model's node tree (for [`Self::pose`]).
     hierarchy: anim::Hierarchy,
     /// Sampling settings shared by the crowd.
@@ -116,25 +288,27 @@ impl Crowd {
         let spacing = size * 1.2;
         let side = (count as f64).sqrt().ceil().max(1.0) as usize;
         let centre = (side as f32 - 1.0) * 0.5 * spacing;
+        let clip_secs: Vec<f32> = model.clips.iter().map(Clip::end_secs).collect();
         let members = (0..count)
             .map(|i| {
                 let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
                 let clip = ClipId::from_index(if clips > 0 { i % clips } else { 0 });
-                let mut fader = CrossFader::new(model, clip);
-                if let Some(c) = model.clip(clip) {
-                    fader.play(clip, rng.range(0.0, c.end_secs().max(1e-3)));
-                }
+                let secs = clip_secs.get(clip.index()).copied().unwrap_or(0.0);
+                let time_secs = if secs > 0.0 { wrap_time(secs, rng.range(0.0, secs.max(1e-3))) } else { 0.0 };
+                let mut plays = [Play::NONE; MAX_PLAYS];
+                plays[0] = Play { clip, time_secs, ..Play::NONE };
                 let (row, column) = (i / side, i % side);
                 let jitter = Vec3::new(rng.range(-0.15, 0.15), 0.0, rng.range(-0.15, 0.15));
                 Member {
-                    fader,
-                    locals: LocalMatrices::new(model.nodes.len()),
+                    plays,
+                    play_count: 1,
                     yaw: Quat::from_rotation_y(rng.range(-0.6, 0.6)),
                     offset: Vec3::new(column as f32 * spacing - centre, 0.0, row as f32 * spacing - centre)
                         + jitter * spacing,
                     speed: rng.range(0.85, 1.15),
                     next_fade_secs: rng.range(0.5, 4.0),
                     rng,
+                    order: 0,
                 }
             })
             .collect();
@@ -150,16 +324,40 @@ impl Crowd {
             bounds = Aabb { min: Vec3::splat(-0.5), max: Vec3::splat(0.5) };
         }
         let bounds = Aabb { min: Vec3::new(-half, bounds.min.y, -half), max: Vec3::new(half, bounds.max.y, half) };
+        let rest = model.rest_pose();
+        let covers_pose = model.clips.iter().map(|clip| anim::crossfade::clip_covers_pose(model, clip)).collect();
+        let mesh_nodes: Vec<NodeId> =
+            (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).map(NodeId::from_index).collect();
+        let mut node_slots = vec![u32::MAX; model.nodes.len()];
+        for (slot, node) in mesh_nodes.iter().enumerate() {
+            node_slots[node.index()] = slot as u32;
+        }
+        let lane_len = count.div_ceil(LANES).max(1);
+        let lane = Lane {
+            pose: rest.clone(),
+            layer: rest.clone(),
+            locals: LocalMatrices::new(model.nodes.len()),
+            world: vec![Affine3A::IDENTITY; model.nodes.len()],
+            cursors: model.clips.iter().map(ClipCursor::new).collect(),
+        };
         Self {
             members,
+            lanes: vec![lane; count.div_ceil(lane_len).max(1)],
+            updates: 0,
+            lane_len,
             // At least one entry per instance, so that the per-instance chunks line up even for a
-            // model without skins, nodes or morph weights.
+            // model without skins, meshes or morph weights.
             palettes: vec![Mat4::IDENTITY; count * palette_stride.max(1)],
-            node_worlds: vec![Affine3A::IDENTITY; count * model.nodes.len().max(1)],
+            node_worlds: vec![Affine3A::IDENTITY; count * mesh_nodes.len().max(1)],
+            mesh_nodes,
+            node_slots,
             weights: vec![0.0; count * model.weight_count.max(1)],
             palette_stride,
             skin_offsets,
             skins: model.skins.iter().map(PreparedSkin::new).collect(),
+            rest,
+            clip_secs,
+            covers_pose,
             hierarchy: model.hierarchy.clone(),
             settings: SampleSettings::default(),
             spacing,
@@ -192,9 +390,23 @@ impl Crowd {
         &self.palettes[..self.members.len() * self.palette_stride]
     }
 
-    /// Placed node transforms of every instance, instance-major.
+    /// Placed transforms of the nodes that carry a mesh ([`Self::node_slots`]), instance-major:
+    /// `max(1, mesh nodes)` per instance.
     pub fn node_worlds(&self) -> &[Affine3A] {
         &self.node_worlds
+    }
+
+    /// Per node of the model: its index among an instance's [`Self::node_worlds`] (`u32::MAX`
+    /// for a node without a mesh, whose transform the crowd does not keep).
+    pub fn node_slots(&self) -> &[u32] {
+        &self.node_slots
+    }
+
+    /// Instance `index`'s placed transform of `node` from the last update, for a node that
+    /// carries a mesh.
+    pub fn node_world(&self, index: usize, node: NodeId) -> Option<Affine3A> {
+        let slot = *self.node_slots.get(node.index())? as usize;
+        self.node_worlds.get(index * self.mesh_nodes.len().max(1) + slot).copied()
     }
 
     /// Morph weights of every instance, instance-major.
@@ -202,63 +414,80 @@ impl Crowd {
         &self.weights
     }
 
-    /// The placed pose of instance `index` from the last update (its roots turned and moved to
-    /// its grid cell): what [`Self::palettes`] was computed from. Allocates (a copy).
-    pub fn pose(&self, index: usize) -> Option<SoaPose> {
+    /// The placed pose of instance `index` at the last update (its roots turned and moved to
+    /// its grid cell): what [`Self::palettes`] was computed from, sampled again. Allocates.
+    pub fn pose(&self, model: &Model, index: usize) -> Option<SoaPose> {
         let member = self.members.get(index)?;
-        let mut pose = member.fader.output().clone();
+        let job = Job { model, settings: &self.settings, rest: &self.rest, covers_pose: &self.covers_pose };
+        let mut cursors: Vec<ClipCursor> = model.clips.iter().map(ClipCursor::new).collect();
+        let (mut pose, mut layer) = (self.rest.clone(), self.rest.clone());
+        job.pose(member, &mut cursors, &mut pose, &mut layer);
         self.hierarchy.place_roots(&mut pose, member.yaw, member.offset);
         Some(pose)
     }
 
     /// The clip instance `index` is playing (or fading to).
     pub fn current_clip(&self, index: usize) -> Option<ClipId> {
-        self.members.get(index).map(|m| m.fader.current_clip())
+        self.members.get(index).map(Member::current_clip)
     }
 
     /// Total cross-fades in progress.
     pub fn fading(&self) -> usize {
-        self.members.iter().filter(|m| m.fader.is_fading()).count()
+        self.members.iter().filter(|m| m.play_count > 1).count()
     }
 
     /// Advance every instance by `dt_secs` (each at its own speed, cross-fading to another clip
     /// every few seconds) and recompute all palettes, in parallel. Allocates nothing.
+    ///
+    /// Every few updates the instances are first put in (clip, phase) order; the order of
+    /// [`Self::palettes`] is that order (each instance's placement is in its palette, so the picture does not
+    /// depend on it).
     pub fn update(&mut self, model: &Model, dt_secs: f32) {
         let dt = if dt_secs.is_finite() { dt_secs.clamp(0.0, 0.25) } else { 0.0 };
+        let clip_secs = &self.clip_secs;
+        // In place, no allocation; the keys were computed by the last update, in parallel.
+        if self.updates.is_multiple_of(SORT_EVERY) {
+            self.members.sort_unstable_by_key(|m| m.order);
+        }
+        self.updates += 1;
         let nodes = model.nodes.len();
-        let (stride, weight_count) = (self.palette_stride, model.weight_count);
-        let settings = &self.settings;
-        let skin_offsets = &self.skin_offsets;
-        let skins = &self.skins;
-        let clips = model.clips.len();
-        // Chunks of one instance each; zip keeps the buffers split per instance without copies.
-        let palettes = self.palettes.par_chunks_mut(stride.max(1));
-        let worlds = self.node_worlds.par_chunks_mut(nodes.max(1));
-        let weights = self.weights.par_chunks_mut(weight_count.max(1));
-        self.members.par_iter_mut().zip(palettes).zip(worlds).zip(weights).for_each(
-            |(((member, palette), world), weights)| {
-                member.fader.advance(dt * member.speed);
-                member.next_fade_secs -= dt;
-                if member.next_fade_secs <= 0.0 && clips > 1 {
-                    let current = member.fader.current_clip().index();
-                    let step = 1 + member.rng.below(clips - 1);
-                    let duration = member.rng.range(0.2, 0.8);
-                    member.fader.trigger(ClipId::from_index((current + step) % clips), duration, Easing::Smoothstep);
-                    member.next_fade_secs = member.rng.range(2.0, 6.0);
-                }
-                // The pose stays as sampled; each root's parent is the instance's placement.
-                let pose = member.fader.evaluate(model, settings);
-                let placement = Affine3A::from_rotation_translation(member.yaw, member.offset);
-                if world.len() == nodes && pose.len() == nodes {
-                    model.hierarchy.local_to_model_placed(pose, &mut member.locals, &placement, world);
-                }
-                for (skin, &offset) in skins.iter().zip(skin_offsets) {
-                    if let Some(out) = palette.get_mut(offset..offset + skin.len()) {
-                        skin.skinning_matrices(world, out);
+        let (stride, weight_count, lane_len) = (self.palette_stride.max(1), model.weight_count.max(1), self.lane_len);
+        let world_stride = self.mesh_nodes.len().max(1);
+        let (mesh_nodes, skins, skin_offsets) = (&self.mesh_nodes, &self.skins, &self.skin_offsets);
+        let job = Job { model, settings: &self.settings, rest: &self.rest, covers_pose: &self.covers_pose };
+        let members = self.members.par_chunks_mut(lane_len);
+        let palettes = self.palettes.par_chunks_mut(lane_len * stride);
+        let worlds = self.node_worlds.par_chunks_mut(lane_len * world_stride);
+        let weights = self.weights.par_chunks_mut(lane_len * weight_count);
+        members.zip(self.lanes.par_iter_mut()).zip(palettes).zip(worlds).zip(weights).for_each(
+            |((((members, lane), palettes), worlds), weights)| {
+                let outputs = palettes
+                    .chunks_mut(stride)
+                    .zip(worlds.chunks_mut(world_stride))
+                    .zip(weights.chunks_mut(weight_count));
+                for (member, ((palette, world_out), weights)) in members.iter_mut().zip(outputs) {
+                    member.advance(dt, clip_secs);
+                    job.pose(member, &mut lane.cursors, &mut lane.pose, &mut lane.layer);
+                    // The pose stays as sampled; each root's parent is the instance's placement.
+                    if lane.world.len() == nodes && lane.pose.len() == nodes {
+                        model.hierarchy.local_to_model_placed(
+                            &lane.pose,
+                            &mut lane.locals,
+                            &member.placement(),
+                            &mut lane.world,
+                        );
                     }
-                }
-                if weights.len() == pose.weights().len() {
-                    weights.copy_from_slice(pose.weights());
+                    for (skin, &offset) in skins.iter().zip(skin_offsets) {
+                        if let Some(out) = palette.get_mut(offset..offset + skin.len()) {
+                            skin.skinning_matrices(&lane.world, out);
+                        }
+                    }
+                    for (out, node) in world_out.iter_mut().zip(mesh_nodes) {
+                        *out = lane.world.get(node.index()).copied().unwrap_or(Affine3A::IDENTITY);
+                    }
+                    if weights.len() == lane.pose.weights().len() {
+                        weights.copy_from_slice(lane.pose.weights());
+                    }
                 }
             },
         );
@@ -283,9 +512,15 @@ mod tests {
         let clips: std::collections::HashSet<ClipId> = (0..25).filter_map(|i| crowd.current_clip(i)).collect();
         assert_eq!(clips.len(), model.clips.len().min(25), "every clip is played by someone");
         // The hips of each instance stand in its own grid cell.
-        let nodes = model.nodes.len();
         let hips = model.skins[0].joints[0].index();
-        let positions: Vec<Vec3> = (0..25).map(|i| crowd.node_worlds()[i * nodes + hips].translation.into()).collect();
+        let positions: Vec<Vec3> = (0..25)
+            .map(|i| {
+                let pose = crowd.pose(&model, i).expect("pose");
+                let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+                model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut world);
+                world[hips].translation.into()
+            })
+            .collect();
         for (i, a) in positions.iter().enumerate() {
             for b in &positions[i + 1..] {
                 assert!(a.distance(*b) > crowd.spacing * 0.4, "{a} and {b} overlap");
@@ -326,7 +561,7 @@ mod tests {
             }
             assert!(crowd.fading() > 0 || mode != anim::InterpolationOverride::Authored || crowd.len() == 12);
             // Instance 3's palette and node transforms, recomputed from its placed pose.
-            let pose = crowd.pose(3).expect("pose");
+            let pose = crowd.pose(&model, 3).expect("pose");
             let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
             model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut world);
             let mut palette = vec![Mat4::IDENTITY; skin.len()];
@@ -337,9 +572,15 @@ mod tests {
                 worst = worst.max((*a - *b).abs().to_cols_array().into_iter().fold(0.0, f32::max));
             }
             assert!(worst < 1e-4, "{mode}: palettes differ from the placed pose by {worst:e}");
-            let hips = skin.joints()[0].index();
-            let stored: Vec3 = crowd.node_worlds()[3 * model.nodes.len() + hips].translation.into();
-            assert!(stored.distance(world[hips].translation.into()) < 1e-4, "{mode}: the roots are placed");
+            // The transforms kept for the nodes that carry a mesh are the same pass's.
+            let meshes: Vec<NodeId> =
+                (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).map(NodeId::from_index).collect();
+            assert!(!meshes.is_empty());
+            for &node in &meshes {
+                let stored: Vec3 = crowd.node_world(3, node).expect("a mesh node").translation.into();
+                assert!(stored.distance(world[node.index()].translation.into()) < 1e-4, "{mode}: placed mesh nodes");
+            }
+            assert_eq!(crowd.node_world(3, skin.joints()[0]), None, "joints without a mesh are not kept");
         }
     }
 }

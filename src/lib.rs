@@ -16,6 +16,7 @@ pub mod process;
 pub mod profile;
 pub mod record;
 pub mod render;
+pub mod retarget;
 pub mod stage;
 pub mod transitions;
 pub mod ui;

@@ -19,10 +19,11 @@ fn run(command: Command) -> anyhow::Result<String> {
                 Format::Json => serde_json::to_string_pretty(&report)? + "\n",
             })
         }
-        Command::Sample { model, clip, times, interpolation, format, limits } => {
+        Command::Sample { model, clip, times, interpolation, layers, format, limits } => {
             let (loaded, _) = cli::load_model_or_default_with_limits(model.as_deref(), &limits.limits())?;
             let clip = cli::find_clip(&loaded, &clip)?;
-            let report = SampleReport::new(&loaded, clip, &times, interpolation);
+            let stack = cli::sample::layer_stack(&loaded, &anim::SampleSettings::with_mode(interpolation), &layers)?;
+            let report = SampleReport::with_layers(&loaded, clip, &times, interpolation, stack);
             Ok(match format {
                 Format::Text => report.to_text(&loaded),
                 Format::Json => serde_json::to_string(&report)? + "\n",
@@ -71,9 +72,11 @@ fn run(command: Command) -> anyhow::Result<String> {
         }
         Command::Render(render) => cli::render::run(&render),
         Command::Bake(bake) => cli::bake::run(&bake),
+        Command::Retarget(retarget) => cli::retarget::run(&retarget),
         Command::Record(record) => cli::record::run(&record),
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
         Command::Transition(transition) => cli::transition::run(&transition),
+        Command::BlendSpace(blend_space) => cli::blend_space::run(&blend_space),
         Command::Soak(soak) => {
             let (report, passed) = cli::soak::run(&soak)?;
             if passed {

@@ -16,7 +16,7 @@ use anim::{Easing, InterpolationOverride, Model};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
-pub use crate::stage::tuning::{ClipMarkers, ClipRootMotion, ContactMarker};
+pub use crate::stage::tuning::{ClipMarkers, ClipRootMotion, ContactMarker, RetargetEdit};
 use crate::stage::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
 
 /// Version written in every profile (2 added `identity`; version 1 files still load).
@@ -47,6 +47,15 @@ pub struct TuningProfile {
     /// Root motion per clip (`authored` or `in-place`); absent clips play as authored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub root_motion: Vec<ClipRootMotion>,
+    /// Edits to the retarget joint table onto this model, by joint name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retarget: Vec<RetargetEdit>,
+    /// Layers over what plays, in order (clips and joints by name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layers: Vec<crate::stage::layers::LayerSpec>,
+    /// The blend space (clips by name at their parameter values, the parameter, sync).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blend_space: Option<crate::stage::layers::BlendSpaceTuning>,
 }
 
 /// The ragdoll handoff's tunables, by name.
@@ -280,10 +289,7 @@ pub fn legacy_profile_path(dir: &Path, model_label: &str) -> PathBuf {
     dir.join(format!("{}-{:08x}.json", safe_file_stem(stem), fnv1a64(model_label.as_bytes()) as u32))
 }
 
-/// Display name of node `node` (`node N` when unnamed), as profiles store nodes.
-pub fn node_display_name(model: &Model, node: usize) -> String {
-    model.nodes.get(node).and_then(|n| n.name.clone()).unwrap_or_else(|| format!("node {node}"))
-}
+pub use crate::stage::selection::node_display_name;
 
 /// How much of a profile fitted the model it was applied to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -366,6 +372,9 @@ impl TuningProfile {
             }),
             markers: tuning.clip_extras.markers.clone(),
             root_motion: tuning.clip_extras.root_motion.clone(),
+            retarget: tuning.retarget_edits.clone(),
+            layers: tuning.clip_extras.layers.clone(),
+            blend_space: tuning.clip_extras.blend_space.clone(),
         }
     }
 
@@ -489,8 +498,21 @@ impl TuningProfile {
                 fit.skipped.push(format!("get-up clip {}: not in this model", r.get_up_clip));
             }
         }
-        tuning.clip_extras =
-            crate::stage::tuning::ClipExtras { markers: self.markers.clone(), root_motion: self.root_motion.clone() };
+        for layer in &self.layers {
+            if let Err(e) = layer.resolve(model) {
+                fit.skipped.push(format!("layer {}: {e}", layer.to_arg()));
+            }
+        }
+        if let Some(Err(e)) = self.blend_space.as_ref().map(|b| b.space.resolve(model)) {
+            fit.skipped.push(format!("blend space: {e}"));
+        }
+        tuning.clip_extras = crate::stage::tuning::ClipExtras {
+            markers: self.markers.clone(),
+            root_motion: self.root_motion.clone(),
+            layers: self.layers.clone(),
+            blend_space: self.blend_space.clone(),
+        };
+        tuning.retarget_edits = self.retarget.clone();
         (tuning, fit)
     }
 }

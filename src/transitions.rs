@@ -274,6 +274,18 @@ impl Rig {
         anim::find_foot_contacts(model, clip, &self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit, Some(&self.ground))
     }
 
+    /// Phase markers of `clip` for a blend space: each foot's touch-downs (as [`Self::contacts`],
+    /// foot `f`) and lift-offs (foot `f + feet`), by time — stance and swing aligned clip by
+    /// clip.
+    pub fn phase_markers(&self, model: &Model, clip: ClipId) -> Vec<FootContact> {
+        let (feet, min_lift) = (self.foot_nodes(), MIN_LIFT_M / self.metres_per_unit);
+        let mut markers = anim::find_foot_contacts(model, clip, &feet, min_lift, Some(&self.ground));
+        let lifts = anim::find_foot_lift_offs(model, clip, &feet, min_lift, Some(&self.ground));
+        markers.extend(lifts.into_iter().map(|c| FootContact { foot: c.foot + feet.len(), ..c }));
+        markers.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
+        markers
+    }
+
     /// `clip` loops: its last pose is within 5 % of the character's size of its first, joints
     /// taken relative to their centroid (travel does not count).
     pub fn is_cyclic(&self, model: &Model, clip: ClipId) -> bool {
@@ -471,6 +483,60 @@ impl FootStats {
     }
 }
 
+/// How [`planted_slide`] tells a planted foot when several clips are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PlantedBy {
+    /// The lowest point, largest height range and fastest vertical speed of any of the clips
+    /// (a transition: the pose goes from one clip to the other).
+    Extremes,
+    /// Those of the clips weighted (a blend space: the pose is the weighted clips, at a
+    /// clip's own position exactly that clip's).
+    Weighted,
+}
+
+/// Horizontal motion (model units) of the planted feet from `p0` to `p1` over `dt`, against
+/// the ground under them: `clips` are the clips shown with their weights (their feet's
+/// [`FootStats`]); a foot is planted by `by`, and the ground moves at the clips' stance
+/// velocities weighted. What `measure` sums over a transition and `measure_blend_space` over a
+/// blend space.
+fn planted_slide(clips: &[(&[FootStats], f32)], by: PlantedBy, p0: &[Vec3], p1: &[Vec3], dt: f32) -> f32 {
+    let mut slide = 0.0;
+    for (f, (&a, &b)) in p0.iter().zip(p1).enumerate() {
+        let mut mixed: Option<FootStats> = None;
+        let mut ground = Vec3::ZERO;
+        let total: f32 = clips.iter().map(|&(_, w)| w).sum();
+        for &(stats, w) in clips {
+            let Some(s) = stats.get(f) else { continue };
+            ground += w * s.stance_velocity;
+            mixed = Some(match (mixed, by) {
+                (None, PlantedBy::Extremes) => *s,
+                (Some(m), PlantedBy::Extremes) => {
+                    let low = m.low.min(s.low);
+                    let high = low + (m.high - m.low).max(s.high - s.low);
+                    FootStats { low, high, fastest_vertical: m.fastest_vertical.max(s.fastest_vertical), ..m }
+                }
+                (m, PlantedBy::Weighted) => {
+                    let u = if total > 0.0 { w / total } else { 0.0 };
+                    let m = m.unwrap_or(FootStats { low: 0.0, high: 0.0, fastest_vertical: 0.0, ..*s });
+                    FootStats {
+                        low: m.low + u * s.low,
+                        high: m.high + u * s.high,
+                        fastest_vertical: m.fastest_vertical + u * s.fastest_vertical,
+                        ..m
+                    }
+                }
+            });
+        }
+        if let Some(m) = mixed
+            && m.planted(a, b, &m, dt)
+        {
+            let moved = b - a - ground * dt;
+            slide += Vec3::new(moved.x, 0.0, moved.z).length();
+        }
+    }
+    slide
+}
+
 /// Length of `v` (model space) along the ground: its +Y part left out.
 fn horizontal_length(v: Vec3) -> f32 {
     Vec3::new(v.x, 0.0, v.z).length()
@@ -479,6 +545,42 @@ fn horizontal_length(v: Vec3) -> f32 {
 /// Largest distance between matching points.
 fn max_distance(a: &[Vec3], b: &[Vec3]) -> f32 {
     a.iter().zip(b).map(|(p, q)| p.distance(*q)).fold(0.0, f32::max)
+}
+
+/// Foot slide of `clip` played alone (root motion as authored), as the transition report
+/// measures it: the horizontal motion of planted feet (low and hardly moving up or down, by the
+/// clip's own heights and speeds) relative to the ground under them (which moves with the
+/// clip's stance velocity for an in-place clip), summed over each stance of each foot; the
+/// largest stance's sum, metres. 0 for a clip whose feet never plant.
+pub fn clip_foot_slide(model: &Model, rig: &Rig, clip: ClipId) -> f32 {
+    if model.clip(clip).is_none() || rig.feet.is_empty() {
+        return 0.0;
+    }
+    let mut recorder = Recorder::new(model, rig);
+    let stats = clip_stats(&mut recorder, clip, RootMotion::Authored);
+    let dt = 1.0 / FRAME_HZ;
+    let secs = model.clips[clip.index()].end_secs();
+    let frames = ((secs * FRAME_HZ).ceil() as usize).max(2);
+    let mut fader = recorder.fader(clip, 0.0, RootMotion::Authored);
+    let mut previous = recorder.frame(&mut fader, false).feet;
+    let mut stance = vec![0.0f32; stats.len()];
+    let mut worst = 0.0f32;
+    for _ in 0..frames {
+        fader.advance(dt);
+        let feet = recorder.frame(&mut fader, false).feet;
+        for (f, s) in stats.iter().enumerate() {
+            let (p0, p1) = (previous[f], feet[f]);
+            if s.planted(p0, p1, s, dt) {
+                let moved = p1 - p0 - s.stance_velocity * dt;
+                stance[f] += horizontal_length(moved);
+                worst = worst.max(stance[f]);
+            } else {
+                stance[f] = 0.0;
+            }
+        }
+        previous = feet;
+    }
+    worst * rig.metres_per_unit
 }
 
 /// Measure `from → to` at each trigger time, with the clips' foot contacts given (edited
@@ -642,14 +744,8 @@ fn measure_trigger(
     let mut slide = 0.0f32;
     for k in trigger + 1..=(trigger + transition_frames).min(frames.len() - 1) {
         let w = frames[k].target_weight;
-        for (f, (s, g)) in source_stats.iter().zip(target_stats).enumerate() {
-            let (p0, p1) = (frames[k - 1].feet[f], frames[k].feet[f]);
-            if s.planted(p0, p1, g, dt) {
-                let ground = (1.0 - w) * s.stance_velocity + w * g.stance_velocity;
-                let moved = p1 - p0 - ground * dt;
-                slide += Vec3::new(moved.x, 0.0, moved.z).length();
-            }
-        }
+        let clips = [(source_stats, 1.0 - w), (target_stats, w)];
+        slide += planted_slide(&clips, PlantedBy::Extremes, &frames[k - 1].feet, &frames[k].feet, dt);
     }
     let root_drift = in_place.then(|| frames.iter().map(|f| f.root_drift).fold(0.0, f32::max) * m);
     TriggerMetrics {
@@ -724,4 +820,85 @@ impl TransitionReport {
         );
         s
     }
+}
+
+/// A blend space played for a while, measured as a transition is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlendSpaceRun {
+    /// Horizontal motion of planted feet against the ground under them (the clips' stance
+    /// velocities weighted), summed over the run, metres — as `measure` sums it over a
+    /// transition.
+    pub foot_slide_m: f32,
+    /// Largest joint acceleration (second difference), m/s².
+    pub max_joint_accel_mps2: f32,
+    /// No NaN or infinity in any frame.
+    pub finite: bool,
+}
+
+/// Play `player` at its parameter for `seconds` (at [`FRAME_HZ`], from phase 0) and measure it:
+/// foot slide against the stance velocities of its clips weighted, a foot planted by its clips'
+/// heights and vertical speeds weighted (each clip's feet measured played alone, as authored),
+/// joint acceleration, finiteness. Allocates (an offline job).
+pub fn measure_blend_space(
+    model: &Model,
+    rig: &Rig,
+    player: &mut anim::BlendSpacePlayer,
+    seconds: f32,
+) -> BlendSpaceRun {
+    let dt = 1.0 / FRAME_HZ;
+    let frames = ((seconds.max(0.0) * FRAME_HZ).ceil() as usize).max(3);
+    let mut recorder = Recorder::new(model, rig);
+    let points: Vec<ClipId> = player.space().points().iter().map(|p| p.clip).collect();
+    let stats: Vec<Option<Vec<FootStats>>> = points
+        .iter()
+        .zip(player.weights())
+        .map(|(&clip, &w)| (w > 0.0).then(|| clip_stats(&mut recorder, clip, RootMotion::Authored)))
+        .collect();
+    // Each clip's feet at the rate it plays at each frame: a clip played faster moves its
+    // planted feet (an in-place clip's treadmill) faster.
+    let rated = |player: &anim::BlendSpacePlayer| -> Vec<(Vec<FootStats>, f32)> {
+        stats
+            .iter()
+            .enumerate()
+            .zip(player.weights())
+            .filter_map(|((i, s), &w)| {
+                let rate = player.clip_rate(i);
+                let s = s.as_ref()?;
+                Some((s.iter().map(|f| FootStats { stance_velocity: f.stance_velocity * rate, ..*f }).collect(), w))
+            })
+            .collect()
+    };
+    player.set_phase(0.0);
+    let settings = SampleSettings::default();
+    let mut pose = model.rest_pose();
+    let n = model.nodes.len();
+    let mut locals = LocalMatrices::new(n);
+    let mut world = vec![Affine3A::IDENTITY; n];
+    let mut joints: Vec<Vec<Vec3>> = Vec::with_capacity(frames + 1);
+    let mut feet: Vec<Vec<Vec3>> = Vec::with_capacity(frames + 1);
+    let mut finite = true;
+    let mut slide = 0.0f32;
+    for k in 0..=frames {
+        // The ground over this step moves at the rates the clips play at through it.
+        let clips = rated(player);
+        if k > 0 {
+            player.advance(dt);
+        }
+        player.evaluate(model, &settings, &mut pose);
+        finite &= pose.is_finite();
+        model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
+        joints.push(rig.joints.iter().map(|&j| Vec3::from(world[j].translation)).collect());
+        feet.push(rig.feet.iter().map(|(f, _)| Vec3::from(world[f.index()].translation)).collect());
+        if let [.., p0, p1] = feet.as_slice() {
+            let weighted: Vec<(&[FootStats], f32)> = clips.iter().map(|(s, w)| (s.as_slice(), *w)).collect();
+            slide += planted_slide(&weighted, PlantedBy::Weighted, p0, p1, dt);
+        }
+    }
+    let accel = joints
+        .windows(3)
+        .map(|w| w[0].iter().zip(&w[1]).zip(&w[2]).map(|((a, b), c)| (*c - 2.0 * *b + *a).length()).fold(0.0, f32::max))
+        .fold(0.0, f32::max)
+        / (dt * dt);
+    let m = rig.metres_per_unit;
+    BlendSpaceRun { foot_slide_m: slide * m, max_joint_accel_mps2: accel * m, finite }
 }

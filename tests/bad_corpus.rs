@@ -1,5 +1,7 @@
 //! The malformed-file corpus in `tests/bad`: in sync with its generator, every file failing with
-//! its expected error quickly, and `animtune info` reporting it on stderr.
+//! its expected error quickly (imported as the command line and the viewer import it, with every
+//! decoder: the corpus holds hostile Draco streams too), and `animtune info` reporting it in one
+//! line on stderr.
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
@@ -88,7 +90,7 @@ fn every_corpus_file_fails_with_its_expected_error_within_a_second() {
     for (name, expected) in &entries {
         let path = corpus_dir().join(name);
         let start = Instant::now();
-        let result = anim::import::load_path(&path);
+        let result = decode::load_path(&path, &anim::import::Limits::default());
         let elapsed = start.elapsed();
         assert!(elapsed < Duration::from_secs(1), "{name} took {elapsed:?} to import");
         match result {
@@ -102,12 +104,32 @@ fn every_corpus_file_fails_with_its_expected_error_within_a_second() {
 fn info_reports_every_corpus_file_on_stderr() {
     for (name, _) in manifest() {
         let path = corpus_dir().join(&name);
-        let error = anim::import::load_path(&path).err().unwrap();
+        let error = decode::load_path(&path, &anim::import::Limits::default()).err().unwrap();
         let out = Command::new(ANIMTUNE).arg("info").arg(&path).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{name}: info exited successfully");
+        // An error exit (1), not an abort or a signal (a failed allocation aborts with 134).
+        assert_eq!(out.status.code(), Some(1), "{name}: info exited with {:?}: {stderr}", out.status);
+        assert!(stderr.starts_with("error: ") && stderr.lines().count() == 1, "{name}: not one line: {stderr:?}");
         assert!(out.stdout.is_empty(), "{name}: info printed {:?}", String::from_utf8_lossy(&out.stdout));
         assert!(stderr.contains(&error.to_string()), "{name}: stderr {stderr:?} lacks \"{error}\"");
+    }
+}
+
+/// The hostile Draco files are refused by the decoder's own checks, each error naming what the
+/// stream claimed, and quickly: no table or face array of the declared size is ever reserved.
+#[test]
+fn hostile_draco_files_name_what_the_stream_claimed() {
+    for (name, claim) in [
+        ("draco_huge_rans_table_indices.glb", "rANS"),
+        ("draco_huge_rans_table_values.glb", "rANS"),
+        ("draco_face_count_bomb.glb", "declares 1000000000 triangles but the indices accessor holds 3"),
+    ] {
+        let error = decode::load_path(&corpus_dir().join(name), &anim::import::Limits::default()).err().unwrap();
+        let text = error.to_string();
+        assert!(text.contains("mesh 0 \"hostile\"") && text.contains(claim), "{name}: {text}");
+        // Without the decoders the same files are refused for the extension alone.
+        let core = anim::import::load_path(&corpus_dir().join(name)).err().unwrap().to_string();
+        assert!(core.contains("KHR_draco_mesh_compression"), "{name}: {core}");
     }
 }
 

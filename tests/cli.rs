@@ -629,7 +629,9 @@ fn bench_json_has_the_exact_shape() {
             "sample_random",
             "blend",
             "local_to_model_skinning",
-            "full_frame"
+            "full_frame",
+            "single_clip_frame",
+            "layered_frame"
         ]
     );
     for result in report["results"].as_array().unwrap() {
@@ -641,7 +643,7 @@ fn bench_json_has_the_exact_shape() {
 }
 
 /// W64 written as a file (`cargo xtask generate w64`) benches like the built-in workload: 64
-/// joints, the six operations.
+/// joints, the eight operations.
 #[test]
 fn generated_w64_file_benches_like_the_built_in_workload() {
     let dir = TempDir::new("w64");
@@ -652,7 +654,7 @@ fn generated_w64_file_benches_like_the_built_in_workload() {
     let report: serde_json::Value =
         serde_json::from_str(&success(&["bench", &path_str, "--clip", "W64 LINEAR", "--format", "json"])).unwrap();
     assert_eq!(report["joints"], 64);
-    assert_eq!(report["results"].as_array().unwrap().len(), 6);
+    assert_eq!(report["results"].as_array().unwrap().len(), 8);
     for result in report["results"].as_array().unwrap() {
         assert!(result["median_ns_per_joint"].as_f64().unwrap() > 0.0, "{result}");
     }

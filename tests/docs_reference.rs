@@ -65,10 +65,12 @@ fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("bench-crowd", schemars::schema_for!(cli::bench::CrowdBenchReport)),
         ("ragdoll", schemars::schema_for!(cli::ragdoll::RagdollReport)),
         ("transition", schemars::schema_for!(animtune::transitions::TransitionReport)),
+        ("blend-space", schemars::schema_for!(cli::blend_space::BlendSpaceReport)),
         ("transition-table", schemars::schema_for!(cli::transition::TableReport)),
         ("transition-export", schemars::schema_for!(cli::transition::TransitionExport)),
         ("record", schemars::schema_for!(animtune::record::RecordReport)),
         ("bake", schemars::schema_for!(cli::bake::BakeReport)),
+        ("retarget", schemars::schema_for!(animtune::retarget::clip::RetargetReport)),
         ("soak", schemars::schema_for!(cli::soak::SoakReport)),
         ("viewer-stats", schemars::schema_for!(animtune::stage::stats::StatsReport)),
     ]
@@ -225,6 +227,22 @@ fn command_output_matches_the_schemas() {
         ("sample", vec!["sample", "--clip", "Walk", "--times", "0.1,0.5", "--format", "json"]),
         ("transition", vec!["transition", "--from", "Walk", "--to", "Run", "--at", "0.3", "--format", "json"]),
         ("soak", vec!["soak", "--seconds", "1", "--format", "json"]),
+        (
+            "blend-space",
+            vec![
+                "blend-space",
+                "--clip",
+                "Walk=0",
+                "--clip",
+                "Run=1",
+                "--at",
+                "0.5",
+                "--seconds",
+                "1",
+                "--format",
+                "json",
+            ],
+        ),
         (
             "ragdoll",
             vec![

@@ -31,14 +31,14 @@ fn clip(viewer: &Viewer, name: &str) -> usize {
 fn tunables_are_saved_per_identity_and_loaded_automatically() {
     let dir = temp_dir("roundtrip");
     let mut viewer = default_viewer(&dir);
-    viewer.tuning.set_interpolation(Interpolation {
+    viewer.stage.tuning.set_interpolation(Interpolation {
         mode: InterpolationOverride::Cubic,
         rotation_space: RotationSpace::MatrixLerp,
         scale_space: ScaleSpace::Log,
         easing: Easing::Linear,
     });
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.45, Easing::EaseInOutSine));
+    viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.45, Easing::EaseInOutSine));
     viewer.save_on_exit();
 
     let path = viewer.profile.path().unwrap();
@@ -51,8 +51,8 @@ fn tunables_are_saved_per_identity_and_loaded_automatically() {
 
     // A fresh viewer on the same model gets everything back, including the pair's fade.
     let again = default_viewer(&dir);
-    assert_eq!(again.tuning, viewer.tuning);
-    let fade = again.tuning.fade_for(walk, run);
+    assert_eq!(again.stage.tuning, viewer.stage.tuning);
+    let fade = again.stage.tuning.fade_for(walk, run);
     assert!((fade.duration_secs - 0.45).abs() < 1e-6);
     assert_eq!(fade.easing, Easing::EaseInOutSine);
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
@@ -99,13 +99,13 @@ fn a_profile_of_an_older_version_is_migrated() {
     let dir = temp_dir("legacy");
     std::fs::create_dir_all(&dir).unwrap();
     let mut tuned = default_viewer(&dir);
-    tuned.tuning.ragdoll.ramp_rate_per_sec = 4.0;
-    let mut legacy = tuned.profile.profile_of(&tuned.tuning, &tuned.model);
+    tuned.stage.tuning.ragdoll.ramp_rate_per_sec = 4.0;
+    let mut legacy = tuned.profile.profile_of(&tuned.stage.tuning, tuned.stage.model());
     legacy.format = 1;
     legacy.identity = None;
     legacy.save_atomic(&legacy_profile_path(&dir, "assets/mannequin.glb")).unwrap();
     let mut viewer = default_viewer(&dir);
-    assert_eq!(viewer.tuning.ragdoll.ramp_rate_per_sec, 4.0);
+    assert_eq!(viewer.stage.tuning.ragdoll.ramp_rate_per_sec, 4.0);
     assert!(viewer.profile.status.starts_with("migrated from"), "{}", viewer.profile.status);
     viewer.save_on_exit();
     assert!(viewer.profile.path().unwrap().exists(), "written under the identity's name");
@@ -119,19 +119,19 @@ fn a_broken_profile_is_reported_kept_and_the_viewer_uses_authored_settings() {
     let path = ModelIdentity::of(&mannequin(), None).profile_path(&dir);
     std::fs::write(&path, "{ not json").unwrap();
     let mut viewer = default_viewer(&dir);
-    assert_eq!(viewer.tuning.interpolation().mode, InterpolationOverride::Authored);
+    assert_eq!(viewer.stage.tuning.interpolation().mode, InterpolationOverride::Authored);
     assert!(viewer.profile.status.contains("not loaded"), "{}", viewer.profile.status);
     // The first save keeps the broken file aside instead of losing it.
-    viewer.tuning.ragdoll.push_newton_secs = 5.0;
+    viewer.stage.tuning.ragdoll.push_newton_secs = 5.0;
     viewer.save_on_exit();
     let mut aside = path.clone().into_os_string();
     aside.push(".unreadable");
     assert_eq!(std::fs::read_to_string(aside).unwrap(), "{ not json");
     // Unknown names and clips are skipped and listed, not fatal.
-    let mut profile = viewer.profile.profile_of(&viewer.tuning, &viewer.model);
+    let mut profile = viewer.profile.profile_of(&viewer.stage.tuning, viewer.stage.model());
     profile.interpolation.mode = "bogus".to_owned();
     profile.transitions.push(animtune::profile::Transition::fade("NoSuchClip", "Walk", f32::NAN, "smoothstep"));
-    let (tuning, fit) = profile.to_tuning(&viewer.model);
+    let (tuning, fit) = profile.to_tuning(viewer.stage.model());
     assert_eq!(tuning.interpolation().mode, InterpolationOverride::Authored);
     assert_eq!(tuning.transitions().count(), 0);
     assert_eq!(fit.skipped.len(), 2, "{fit:?}");
@@ -143,9 +143,9 @@ fn a_broken_profile_is_reported_kept_and_the_viewer_uses_authored_settings() {
 fn export_writes_a_loadable_profile() {
     let dir = temp_dir("export");
     let mut viewer = Viewer::new(mannequin(), ModelSource::built_in());
-    viewer.tuning.set_interpolation(Interpolation { easing: Easing::Smoothstep, ..Interpolation::AUTHORED });
+    viewer.stage.tuning.set_interpolation(Interpolation { easing: Easing::Smoothstep, ..Interpolation::AUTHORED });
     let path = dir.join("exported.animtune.json");
-    let (tuning, model) = (viewer.tuning.clone(), viewer.model.clone());
+    let (tuning, model) = (viewer.stage.tuning.clone(), viewer.stage.model().clone());
     viewer.profile.export(&tuning, &model, &path);
     let profile = TuningProfile::load(&path).unwrap();
     assert_eq!(profile.interpolation.easing, "smoothstep");

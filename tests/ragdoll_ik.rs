@@ -90,7 +90,7 @@ fn feet_and_hands_under_ik_controls_are_jointed_to_their_limbs() {
 
     // The overlay: IK controls are not simulated and draw nothing; a foot's bone starts at its
     // shin.
-    let links = animtune::ui::ragdoll::ragdoll_skeleton_links(&model, &spec);
+    let links = animtune::stage::ragdoll::ragdoll_skeleton_links(&model, &spec);
     let simulated = spec.simulated_nodes(&model);
     for (node, n) in model.nodes.iter().enumerate() {
         let ik = n.name.as_deref().is_some_and(|s| s.ends_with(".ik"));

@@ -315,6 +315,8 @@ fn compare_renders_two_labelled_split_viewports() {
         ghost: None,
         joint: None,
         no_ground: false,
+        layers: Vec::new(),
+        mask_heat: false,
         limits: animtune::cli::LimitArgs::default(),
     };
     let image = render_image(&ctx, &model, &args).expect("render");
@@ -495,6 +497,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
         palettes: crowd.palettes(),
         palette_stride: crowd.palette_stride() as u32,
         node_worlds: crowd.node_worlds(),
+        node_slots: crowd.node_slots(),
         weights: crowd.weights(),
         ground: false,
         ground_radius: 1.0,
@@ -503,7 +506,7 @@ fn instanced_crowd_matches_drawing_each_instance() {
     renderer.render_crowd(&ctx, &model, &gpu_model, &view, &target);
     let instanced = animtune::render::readback::read_rgba8(&ctx.device, &ctx.queue, target.texture()).expect("read");
 
-    let poses: Vec<SoaPose> = (0..crowd.len()).map(|i| crowd.pose(i).expect("pose")).collect();
+    let poses: Vec<SoaPose> = (0..crowd.len()).map(|i| crowd.pose(&model, i).expect("pose")).collect();
     let separate = ViewDesc {
         viewport,
         camera,

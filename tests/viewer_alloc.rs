@@ -19,10 +19,10 @@ fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
     let run = names.iter().position(|n| n == "Run").unwrap();
     viewer.overlays.trajectory = true;
     for mode in RootMotion::ALL {
-        viewer.tuning.set_root_motion("Walk", mode);
-        viewer.tuning.set_root_motion("Run", mode);
-        viewer.playback.select_clip(walk);
-        viewer.crossfade.to_clip = run;
+        viewer.stage.tuning.set_root_motion("Walk", mode);
+        viewer.stage.tuning.set_root_motion("Run", mode);
+        viewer.stage.transport.select_clip(walk);
+        viewer.stage.fade_target = run;
         // Warm-up: the trail, the fade history and the clip's path reach their working sizes.
         for _ in 0..400 {
             viewer.step(1.0 / 60.0);
@@ -34,13 +34,13 @@ fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
         });
         viewer.trigger_fade();
         viewer.step(1.0 / 60.0);
-        assert!(viewer.playback.is_fading(), "{mode:?}");
+        assert!(viewer.stage.transport.is_fading(), "{mode:?}");
         let fading = allocations_on_this_thread(|| {
             for _ in 0..10 {
                 viewer.step(1.0 / 60.0);
             }
         });
-        assert!(viewer.playback.is_fading(), "{mode:?}: still fading while counted");
+        assert!(viewer.stage.transport.is_fading(), "{mode:?}: still fading while counted");
         assert_eq!((playing, fading), (0, 0), "{mode:?}: allocations playing, fading");
     }
 }

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anim::workload::{random_times, w64_model};
 use anim::{
-    Clip, ClipCursor, ClipId, Interpolation, LocalMatrices, Model, PreparedSkin, SampleSettings, ScaleSpace, SoaPose,
-    blend_poses,
+    AdditiveReference, Clip, ClipCursor, ClipId, CrossFader, Interpolation, LayerBlend, LayerDesc, LayerStack,
+    LocalMatrices, Model, NodeId, NodeMask, PreparedSkin, SampleSettings, ScaleSpace, SoaPose, blend_poses,
 };
 use glam::{Affine3A, Mat4};
 use serde::Serialize;
@@ -36,7 +36,10 @@ pub struct BenchReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BenchResult {
     /// `sample_linear_playback`, `sample_cubic_playback`, `sample_random`, `blend`,
-    /// `local_to_model_skinning` or `full_frame`.
+    /// `local_to_model_skinning`, `full_frame` (two samples blended, local→model, palettes),
+    /// `single_clip_frame` (one sample, local→model, palettes) or `layered_frame` (a transition
+    /// under way and two layers — a masked override and an additive — then local→model and
+    /// palettes).
     pub operation: &'static str,
     /// Median over the runs.
     pub median_ns_per_joint: f64,
@@ -154,7 +157,25 @@ impl BenchReport {
             }
             black_box(&palettes);
         }));
+        let single = linear.clone();
+        results.push(measure("single_clip_frame", PLAYBACK_FRAMES * joints, || {
+            for n in 0..PLAYBACK_FRAMES {
+                single.sample((n as f32 / 60.0) % duration, &mut cursor_a, &authored, &mut a);
+                model.hierarchy.local_to_model(&a, &mut locals, &mut world);
+                for (skin, palette) in skins.iter().zip(&mut palettes) {
+                    skin.skinning_matrices(&world, palette);
+                }
+            }
+            black_box(&palettes);
+        }));
+        results.push(layered_frame(model, &linear, joints, &mut locals, &mut world, &skins, &mut palettes));
         Self { joints, results }
+    }
+
+    /// The figure the layer goal compares: `layered_frame` over `single_clip_frame` (medians).
+    pub fn layered_ratio(&self) -> Option<f64> {
+        let median = |name: &str| self.results.iter().find(|r| r.operation == name).map(|r| r.median_ns_per_joint);
+        Some(median("layered_frame")? / median("single_clip_frame")?.max(1e-9))
     }
 
     /// Human-readable table.
@@ -175,6 +196,64 @@ impl BenchReport {
         }
         s
     }
+}
+
+/// `layered_frame`: a base clip, a transition to a copy of it always under way (a cross-fade
+/// every half second), and two layers over it — an override on the first skin joint's first
+/// child's subtree (or the second node's) and a whole-body additive at half weight — then
+/// local→model and the palettes: what a layered character costs per frame.
+fn layered_frame(
+    model: &Model,
+    clip: &Clip,
+    joints: usize,
+    locals: &mut LocalMatrices,
+    world: &mut [Affine3A],
+    skins: &[PreparedSkin],
+    palettes: &mut [Vec<Mat4>],
+) -> BenchResult {
+    // A model of its own with the clip twice (the fader and the layers name clips by id).
+    let mut owned = model.clone();
+    owned.clips = vec![clip.clone(), clip.clone()];
+    let (base, other) = (ClipId::from_index(0), ClipId::from_index(1));
+    let authored = SampleSettings::AUTHORED;
+    let duration = clip.end_secs().max(1e-3);
+    let root = model.skins.first().and_then(|s| s.joints.first().copied()).unwrap_or(NodeId::from_index(0));
+    let branch = model.hierarchy.children(root).first().copied().unwrap_or(root);
+    let layers = vec![
+        LayerDesc { mask: NodeMask::from_subtrees(&model.hierarchy, &[branch]), ..LayerDesc::new(other) },
+        LayerDesc {
+            blend: LayerBlend::Additive(AdditiveReference::AtSecs(0.25 * duration)),
+            weight: 0.5,
+            ..LayerDesc::new(other)
+        },
+    ];
+    let Ok(mut stack) = LayerStack::new(&owned, &authored, layers) else {
+        return BenchResult {
+            operation: "layered_frame",
+            median_ns_per_joint: 0.0,
+            min_ns_per_joint: 0.0,
+            max_ns_per_joint: 0.0,
+        };
+    };
+    let mut fader = CrossFader::new(&owned, base);
+    let mut pose = owned.rest_pose();
+    let mut frame = 0usize;
+    measure("layered_frame", PLAYBACK_FRAMES * joints, || {
+        for _ in 0..PLAYBACK_FRAMES {
+            if frame.is_multiple_of(30) {
+                fader.trigger(if frame.is_multiple_of(60) { other } else { base }, 0.4, anim::Easing::Smoothstep);
+            }
+            frame += 1;
+            fader.advance(1.0 / 60.0);
+            pose.copy_from(fader.evaluate(&owned, &authored));
+            stack.apply(&owned, &authored, fader.current_time_secs(), &mut pose);
+            owned.hierarchy.local_to_model(&pose, locals, world);
+            for (skin, palette) in skins.iter().zip(palettes.iter_mut()) {
+                skin.skinning_matrices(world, palette);
+            }
+        }
+        black_box(&*palettes);
+    })
 }
 
 /// Frames timed per crowd workload (after warm-up).
@@ -209,18 +288,46 @@ pub struct CrowdBenchResult {
     pub max_ms_per_frame: f64,
     /// Median nanoseconds per instance joint (the frame over instances × joints).
     pub median_ns_per_joint: f64,
+    /// CPU nanoseconds per instance joint: the CPU time of every thread of the process over the
+    /// timed frames (the process CPU clock) over frames × instances × joints — what one joint
+    /// costs a core, without the time other work on a busy machine held the cores (where the OS
+    /// does not say: `wall_ns_per_joint_per_core`).
+    pub ns_per_joint_per_core: f64,
+    /// The median frame times the worker threads, over instances × joints: the same cost with
+    /// every thread counted busy for the whole frame (above `ns_per_joint_per_core` when other
+    /// work shares the cores).
+    pub wall_ns_per_joint_per_core: f64,
+    /// A lone character's `full_frame` (two samples, a blend, local→model and palettes; one
+    /// thread) on the same model's first clip, nanoseconds per joint, measured in this run.
+    pub full_frame_ns_per_joint: Option<f64>,
+    /// `ns_per_joint_per_core` over `full_frame_ns_per_joint`: what a crowd instance costs a
+    /// core against a lone character's full frame (absent for a model without clips).
+    pub vs_full_frame: Option<f64>,
+    /// Bytes of output written per instance per frame: its palette (4×4 `f32` per joint), the
+    /// transforms of the nodes that carry a mesh (an `Affine3A` each) and its morph weights.
+    pub output_bytes_per_instance: usize,
+    /// Those bytes for every instance over the median frame: the write bandwidth the crowd
+    /// needs, GB/s.
+    pub output_gb_per_s: f64,
 }
 
 impl CrowdBenchReport {
     /// Time `count`-instance crowds of each `(label, model)`.
     pub fn run(count: usize, workloads: &[(String, &Model)]) -> Self {
+        let threads = rayon::current_num_threads();
         let results = workloads
             .iter()
             .map(|(label, model)| {
+                // The lone character first, in this run, on this model.
+                let full_frame = (!model.clips.is_empty()).then(|| {
+                    let report = BenchReport::run(Some((model, ClipId::from_index(0))));
+                    report.results.iter().find(|r| r.operation == "full_frame").map_or(0.0, |r| r.median_ns_per_joint)
+                });
                 let mut crowd = crate::crowd::Crowd::new(model, count, 1);
                 for _ in 0..10 {
                     crowd.update(model, 1.0 / 60.0);
                 }
+                let cpu_before = crate::process::cpu_time();
                 let mut ms: Vec<f64> = (0..CROWD_FRAMES)
                     .map(|_| {
                         let start = Instant::now();
@@ -229,11 +336,26 @@ impl CrowdBenchReport {
                         start.elapsed().as_secs_f64() * 1e3
                     })
                     .collect();
+                let cpu = cpu_before.zip(crate::process::cpu_time()).map(|(a, b)| b.saturating_sub(a));
                 ms.sort_by(f64::total_cmp);
                 let joints = crowd.palette_stride().max(1);
                 let round = |x: f64| (x * 1000.0).round() / 1000.0;
                 let median = ms[CROWD_FRAMES / 2];
+                let wall_per_core = median * 1e6 * threads as f64 / (count.max(1) * joints) as f64;
+                let per_core = cpu
+                    .map_or(wall_per_core, |cpu| cpu.as_nanos() as f64 / (CROWD_FRAMES * count.max(1) * joints) as f64);
+                let output_bytes = std::mem::size_of_val(crowd.palettes())
+                    + std::mem::size_of_val(crowd.node_worlds())
+                    + std::mem::size_of_val(crowd.weights());
+                let output_bytes_per_instance = output_bytes / count.max(1);
+                let full_frame = full_frame.filter(|&ns| ns > 0.0);
                 CrowdBenchResult {
+                    ns_per_joint_per_core: round(per_core),
+                    wall_ns_per_joint_per_core: round(wall_per_core),
+                    full_frame_ns_per_joint: full_frame,
+                    vs_full_frame: full_frame.map(|ns| (per_core / ns * 100.0).round() / 100.0),
+                    output_bytes_per_instance,
+                    output_gb_per_s: round(output_bytes as f64 / (median * 1e-3) / 1e9),
                     workload: label.clone(),
                     joints_per_instance: joints,
                     median_ms_per_frame: round(median),
@@ -243,7 +365,7 @@ impl CrowdBenchReport {
                 }
             })
             .collect();
-        Self { crowd: count, threads: rayon::current_num_threads(), results }
+        Self { crowd: count, threads, results }
     }
 
     /// Human-readable table.
@@ -256,21 +378,41 @@ impl CrowdBenchReport {
         );
         let _ = writeln!(
             s,
-            "{:<28} {:>7} {:>9} {:>9} {:>9} {:>12}",
-            "workload", "joints", "median", "min", "max", "ns/joint"
+            "{:<28} {:>7} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9} {:>10} {:>8} {:>9}",
+            "workload",
+            "joints",
+            "median",
+            "min",
+            "max",
+            "ns/joint",
+            "ns/j/core",
+            "wall×thr",
+            "lone ns/j",
+            "ratio",
+            "out GB/s"
         );
+        let or_dash = |x: Option<f64>| x.map_or_else(|| "-".to_owned(), |x| format!("{x:.2}"));
         for r in &self.results {
             let _ = writeln!(
                 s,
-                "{:<28} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>12.2}",
+                "{:<28} {:>7} {:>9.3} {:>9.3} {:>9.3} {:>9.2} {:>10.2} {:>9.2} {:>10} {:>8} {:>9.2}",
                 r.workload,
                 r.joints_per_instance,
                 r.median_ms_per_frame,
                 r.min_ms_per_frame,
                 r.max_ms_per_frame,
-                r.median_ns_per_joint
+                r.median_ns_per_joint,
+                r.ns_per_joint_per_core,
+                r.wall_ns_per_joint_per_core,
+                or_dash(r.full_frame_ns_per_joint),
+                or_dash(r.vs_full_frame),
+                r.output_gb_per_s
             );
         }
+        let _ = writeln!(
+            s,
+            "ns/j/core: every thread's CPU time per instance joint; wall×thr: the median frame × threads per instance joint (more when other work shares the cores); ratio: ns/j/core over a lone character's full frame (lone ns/j, one thread, this run)"
+        );
         if cfg!(debug_assertions) {
             let _ = writeln!(s, "note: this is a debug build; measure with `cargo run --release -- bench --crowd N`");
         }

@@ -3,10 +3,12 @@
 
 pub mod bake;
 pub mod bench;
+pub mod blend_space;
 pub mod info;
 pub mod ragdoll;
 pub mod record;
 pub mod render;
+pub mod retarget;
 pub mod sample;
 pub mod soak;
 pub mod transition;

@@ -48,6 +48,13 @@ pub struct RecordArgs {
     /// Draw the skeleton overlay.
     #[arg(long)]
     pub skeleton: bool,
+    /// A layer over the clip, applied in order:
+    /// `CLIP[:mask=JOINT[+JOINT...]][:additive[=REF]][:weight=W]` (see docs/layers.md).
+    #[arg(long = "layer", value_name = "SPEC", value_parser = crate::stage::layers::LayerSpec::parse)]
+    pub layers: Vec<crate::stage::layers::LayerSpec>,
+    /// Paint the layers' masks on the mesh as heat.
+    #[arg(long)]
+    pub mask_heat: bool,
     /// Output: FILE.gif, FILE.mp4 (needs ffmpeg on the PATH) or a folder DIR/ for PNG frames.
     #[arg(long)]
     pub out: PathBuf,
@@ -70,6 +77,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<String> {
         Some(name) => Some(super::find_clip(&model, name)?),
         None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
     };
+    let layers = super::render::resolve_layers(&model, &args.layers)?;
     let end_secs = clip.and_then(|c| model.clip(c)).map_or(0.0, anim::Clip::end_secs);
     let (width, height) = args.size;
     let spec = RecordSpec {
@@ -80,6 +88,8 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<String> {
             heatmap: args.heatmap,
             heat_full_scale: args.heat_scale,
             skeleton: args.skeleton,
+            layers,
+            mask_heat: args.mask_heat,
             ..ShotSpec::new(clip, width, height)
         },
         from_secs: args.from.unwrap_or(0.0),

@@ -44,6 +44,13 @@ pub struct RenderArgs {
     /// Leave out the ground grid and contact shadow.
     #[arg(long)]
     pub no_ground: bool,
+    /// A layer over the clip, applied in order:
+    /// `CLIP[:mask=JOINT[+JOINT...]][:additive[=REF]][:weight=W]` (see docs/layers.md).
+    #[arg(long = "layer", value_name = "SPEC", value_parser = crate::stage::layers::LayerSpec::parse)]
+    pub layers: Vec<crate::stage::layers::LayerSpec>,
+    /// Paint the layers' masks on the mesh as heat.
+    #[arg(long)]
+    pub mask_heat: bool,
     /// Import limits.
     #[command(flatten)]
     pub limits: super::LimitArgs,
@@ -105,10 +112,12 @@ pub fn framed_camera(model: &Model, clip: Option<ClipId>, modes: &[Interpolation
 
 /// What `args` names in `model`, checked before any GPU work: the clip, the time and the
 /// highlighted joint.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
     /// The clip (none: the rest pose).
     pub clip: Option<ClipId>,
+    /// The layers over it.
+    pub layers: Vec<anim::LayerDesc>,
     /// Clip time, seconds.
     pub time_secs: f32,
     /// The highlighted joint's node index.
@@ -126,7 +135,23 @@ pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
     };
     let time_secs = args.time.unwrap_or_else(|| clip.and_then(|c| model.clip(c)).map_or(0.0, |c| c.end_secs() * 0.5));
     let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
-    Ok(Resolved { clip, time_secs, selected_joint })
+    let layers = resolve_layers(model, &args.layers)?;
+    Ok(Resolved { clip, layers, time_secs, selected_joint })
+}
+
+/// The core's layers of `specs` on `model`, checked by building their stack.
+///
+/// # Errors
+/// An unknown clip, joint or region, named with the layer it is in.
+pub fn resolve_layers(
+    model: &Model,
+    specs: &[crate::stage::layers::LayerSpec],
+) -> anyhow::Result<Vec<anim::LayerDesc>> {
+    let mut layers = Vec::with_capacity(specs.len());
+    for spec in specs {
+        layers.push(spec.resolve(model).map_err(|e| anyhow::anyhow!("--layer {}: {e}", spec.to_arg()))?);
+    }
+    Ok(layers)
 }
 
 /// Render what `args` asks for into an image (labels included).
@@ -134,7 +159,7 @@ pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
 /// # Errors
 /// Unknown clip, no GPU adapter, texture decoding or readback failures.
 pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyhow::Result<image::RgbaImage> {
-    let Resolved { clip, time_secs, selected_joint } = resolve(model, args)?;
+    let Resolved { clip, layers, time_secs, selected_joint } = resolve(model, args)?;
     let (width, height) = args.size;
     let spec = ShotSpec {
         settings: SampleSettings::with_mode(args.interpolation),
@@ -143,6 +168,8 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
         skeleton: args.skeleton,
         selected_joint,
         ground: !args.no_ground,
+        layers,
+        mask_heat: args.mask_heat,
         ..ShotSpec::new(clip, width, height)
     };
     let footer = match clip {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use anim::{ClipCursor, ClipId, InterpolationOverride, Model, SampleSettings};
+use anim::{ClipCursor, ClipId, InterpolationOverride, LayerStack, Model, SampleSettings};
 use serde::Serialize;
 
 /// The sampled clip, in the exact JSON shape scripts rely on.
@@ -60,12 +60,30 @@ pub struct NodeSample {
 impl SampleReport {
     /// Sample clip `clip` of `model` at each time (clamped to `[0, clip end]`).
     pub fn new(model: &Model, clip_id: ClipId, times: &[f64], mode: InterpolationOverride) -> Self {
+        Self::with_layers(model, clip_id, times, mode, None)
+    }
+
+    /// [`Self::new`] with `layers` applied over the clip at each time (each layer's clip at the
+    /// same time, looped to its length); the nodes listed are those the clip or any layer
+    /// animates.
+    pub fn with_layers(
+        model: &Model,
+        clip_id: ClipId,
+        times: &[f64],
+        mode: InterpolationOverride,
+        mut layers: Option<LayerStack>,
+    ) -> Self {
         let clip = &model.clips[clip_id.index()];
         let settings = SampleSettings::with_mode(mode);
         let rest = model.rest_pose();
         let mut pose = rest.clone();
         let mut cursor = ClipCursor::new(clip);
-        let nodes = clip.animated_nodes();
+        let mut nodes = clip.animated_nodes();
+        if let Some(stack) = &layers {
+            nodes.extend(stack.descs().filter_map(|d| model.clip(d.clip)).flat_map(anim::Clip::animated_nodes));
+            nodes.sort_unstable();
+            nodes.dedup();
+        }
         let weighted: Vec<_> =
             clip.tracks().iter().filter(|t| t.property() == anim::Property::Weights).map(|t| t.node).collect();
         let pointer_tracks = model.clip_pointer_tracks(clip_id);
@@ -76,6 +94,9 @@ impl SampleReport {
                 let t = (time as f32).clamp(0.0, end_secs);
                 pose.copy_from(&rest);
                 clip.sample(t, &mut cursor, &settings, &mut pose);
+                if let Some(stack) = &mut layers {
+                    stack.apply(model, &settings, t, &mut pose);
+                }
                 // The node-indexed view of the blocks.
                 let nodes = nodes
                     .iter()
@@ -132,6 +153,26 @@ impl SampleReport {
         }
         s
     }
+}
+
+/// The layer stack of `specs` on `model` (`None` without layers), references sampled with
+/// `settings`.
+///
+/// # Errors
+/// An unknown clip, joint or region, named in the message with the layer it is in.
+pub fn layer_stack(
+    model: &Model,
+    settings: &SampleSettings,
+    specs: &[crate::stage::layers::LayerSpec],
+) -> anyhow::Result<Option<LayerStack>> {
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let mut descs = Vec::with_capacity(specs.len());
+    for spec in specs {
+        descs.push(spec.resolve(model).map_err(|e| anyhow::anyhow!("--layer {}: {e}", spec.to_arg()))?);
+    }
+    Ok(Some(LayerStack::new(model, settings, descs)?))
 }
 
 /// Parse `T1,T2,...` into finite times.

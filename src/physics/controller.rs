@@ -420,6 +420,21 @@ impl RagdollController {
             let held = self.settings.hold_during_blend && self.handoff.push.is_none();
             let (posture, support) =
                 if held { blend_hold(&self.settings, &self.spec, self.ramp.weight()) } else { (0.0, 0.0) };
+            // The joint motors of the hold engage over its first moments rather than at the
+            // handoff: at full strength at once they lock each joint's turn to the clip's and
+            // spread the clip's non-rigid motion (bones moved by translation keys, which the
+            // joints take out) over whole limbs — Fox's tail and legs started 0.3–0.5 sizes/s
+            // off. The pelvis support holds from the start (it keeps the body's own motion).
+            // A ramp done within this frame (an instant handoff) keeps the hold for the one
+            // frame it has, as it is: delayed, it would never act.
+            let rate = self.ramp.rate_per_sec;
+            let ramp_secs = if rate.is_finite() && rate > 0.0 { 1.0 / rate } else { 0.0 };
+            let since_handoff = ragdoll.steps() as f32 * ragdoll.step_secs();
+            let posture = if ramp_secs <= dt_secs {
+                posture
+            } else {
+                posture * (since_handoff / HOLD_ENGAGE_SECS).clamp(0.0, 1.0)
+            };
             let lost = self.limp.as_ref().map_or(0.0, RagdollRamp::weight);
             let powered = self.handoff.motor_strength.clamp(0.0, 1.0) * (1.0 - lost);
             let drive = Drive {
@@ -456,6 +471,10 @@ impl RagdollController {
         }
     }
 }
+
+/// Time over which the joint motors of the hold during the blend engage after a handoff (from
+/// nothing to the strength [`blend_hold`] gives), seconds.
+const HOLD_ENGAGE_SECS: f32 = 0.1;
 
 /// The hold during a blend at weight `w`, as (joint-motor strength, pelvis-hold strength): a
 /// pelvis hold whose sag under gravity grows with the weight — at full strength it holds the

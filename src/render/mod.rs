@@ -75,6 +75,9 @@ pub enum RenderError {
     /// Reading a frame back failed.
     #[error("cannot read the frame back: {0}")]
     Readback(String),
+    /// A shot's layers do not fit the model.
+    #[error("cannot build the layers: {0}")]
+    Layers(#[from] anim::LayerError),
     /// A requested size is zero or beyond the device limit.
     #[error("invalid render size {width}×{height} (limit {limit})")]
     InvalidSize {

@@ -79,9 +79,11 @@ pub struct CrowdView<'a> {
     pub palettes: &'a [Mat4],
     /// Matrices per instance in `palettes` (the model's total skin joint count).
     pub palette_stride: u32,
-    /// Model-space (placed) transform of every node, instance-major (`nodes` per instance), for
-    /// unskinned meshes.
+    /// Model-space (placed) transforms of the nodes that carry a mesh, instance-major (the
+    /// number of such nodes per instance, at least 1), for unskinned meshes and face culling.
     pub node_worlds: &'a [Affine3A],
+    /// Per node of the model: its index among an instance's `node_worlds` (`u32::MAX`: none).
+    pub node_slots: &'a [u32],
     /// Morph weights, instance-major (the model's weight count per instance).
     pub weights: &'a [f32],
     /// Draw the ground grid.
@@ -924,10 +926,15 @@ impl Renderer {
     /// skinned primitive, one draw per instance for unskinned ones.
     fn prepare_crowd(&mut self, model: &Model, gpu: &GpuModel, crowd: &CrowdView<'_>) {
         self.clear_frame();
-        let nodes = model.nodes.len();
+        let world_stride = crowd.node_slots.iter().filter(|&&s| s != u32::MAX).count().max(1);
         let instances = (crowd.instances as usize)
             .min(crowd.palettes.len() / (crowd.palette_stride as usize).max(1))
-            .min(crowd.node_worlds.len().checked_div(nodes).unwrap_or(usize::MAX));
+            .min(crowd.node_worlds.len() / world_stride);
+        let node_world = |instance: usize, node: usize| {
+            let slot = crowd.node_slots.get(node).copied().unwrap_or(u32::MAX);
+            let index = instance * world_stride + slot as usize;
+            if slot == u32::MAX { None } else { crowd.node_worlds.get(index).copied() }
+        };
         let stride = crowd.palette_stride as usize;
         self.palette_data.extend_from_slice(&crowd.palettes[..instances * stride]);
         let weights_stride = model.weight_count;
@@ -962,12 +969,12 @@ impl Renderer {
                 let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                 push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::IDENTITY, true, 0)));
                 let pass = DrawPass::of(material, 1.0);
-                let world = crowd.node_worlds.get(item.node).copied().unwrap_or_default();
+                let world = node_world(0, item.node).unwrap_or_default();
                 let faces = Faces::of(material, &Mat4::from(world));
                 self.commands.push(DrawCommand { slot, item, pass, faces, instances: instances as u32 });
             } else {
                 for instance in 0..instances {
-                    let world = crowd.node_worlds.get(instance * nodes + item.node).copied().unwrap_or_default();
+                    let world = node_world(instance, item.node).unwrap_or_default();
                     let slot = (self.draw_bytes.len() as u64 / UNIFORM_SLOT_BYTES) as u32;
                     push_slot(&mut self.draw_bytes, bytemuck::bytes_of(&uniforms(Mat4::from(world), false, instance)));
                     let (pass, faces) = (DrawPass::of(material, 1.0), Faces::of(material, &Mat4::from(world)));

@@ -3,7 +3,7 @@
 //! bounds and rendered at any clip time into labelled pixels. `animtune render` takes one
 //! image of it, `animtune record` and the viewer's recorder one per frame.
 
-use anim::{ClipCursor, ClipId, InterpolationOverride, LocalMatrices, Model, SampleSettings, SoaPose};
+use anim::{ClipCursor, ClipId, InterpolationOverride, LayerStack, LocalMatrices, Model, SampleSettings, SoaPose};
 use glam::{Affine3A, Vec3};
 
 use crate::render::animated::AnimatedProperties;
@@ -40,6 +40,15 @@ pub struct ShotSpec {
     pub selected_joint: Option<usize>,
     /// Draw the ground grid and contact shadow.
     pub ground: bool,
+    /// The camera to draw from (the viewer's view, for a recording of what is on screen);
+    /// `None` frames the clip's animated bounds from the default angle.
+    pub camera: Option<OrbitCamera>,
+    /// Layers over the clip, applied in order to every drawn pose (each layer's clip at the
+    /// clip's time, looped to its length).
+    pub layers: Vec<anim::LayerDesc>,
+    /// Paint the layers' masks (times their weights; the largest over the layers) on the mesh
+    /// as heat (without `compare`'s heat map).
+    pub mask_heat: bool,
     /// Image size in pixels.
     pub width: u32,
     /// Image height in pixels.
@@ -60,6 +69,9 @@ impl ShotSpec {
             skeleton: false,
             selected_joint: None,
             ground: true,
+            camera: None,
+            layers: Vec::new(),
+            mask_heat: false,
             width,
             height,
         }
@@ -144,6 +156,7 @@ pub struct Shot {
     poses: Vec<SoaPose>,
     ghost: SoaPose,
     cursor: Option<ClipCursor>,
+    layers: Option<LayerStack>,
     heat: Vec<f32>,
     heat_scratch: HeatScratch,
 }
@@ -167,7 +180,7 @@ impl Shot {
         let settings = spec.pose_settings();
         let split = spec.compare.is_some() && !spec.compare_ghost;
         let viewports = Viewport::split_horizontally(spec.width, spec.height, if split { 2 } else { 1 });
-        let camera = framed_camera(model, spec.clip, &settings, viewports[0].aspect());
+        let camera = spec.camera.unwrap_or_else(|| framed_camera(model, spec.clip, &settings, viewports[0].aspect()));
         let labels = match spec.compare {
             Some((a, b)) if spec.compare_ghost => vec![format!("{}, {} AS GHOST", a.name(), b.name())],
             Some((a, b)) => vec![a.name().to_owned(), b.name().to_owned()],
@@ -177,7 +190,13 @@ impl Shot {
         let gpu = renderer.upload(ctx, model)?;
         let rest = model.rest_pose();
         let cursor = spec.clip.and_then(|c| model.clip(c)).map(ClipCursor::new);
+        let layers = if spec.layers.is_empty() {
+            None
+        } else {
+            Some(LayerStack::new(model, &settings[0], spec.layers.clone())?)
+        };
         Ok(Self {
+            layers,
             poses: vec![rest.clone(); settings.len()],
             ghost: rest.clone(),
             rest,
@@ -208,6 +227,9 @@ impl Shot {
         };
         let settings = self.settings.get(which).unwrap_or(&self.settings[0]);
         clip.sample(time_secs, cursor, settings, pose);
+        if let Some(stack) = &mut self.layers {
+            stack.apply(model, settings, time_secs, pose);
+        }
     }
 
     /// Render the shot at clip time `time_secs`, with the mode labels and `footer` (bottom
@@ -228,10 +250,19 @@ impl Shot {
         if let Some(ghost_secs) = self.spec.ghost_at_secs {
             self.pose_at(model, ghost_secs, self.poses.len());
         }
-        let heat_on = self.spec.heatmap && self.poses.len() == 2;
+        let mut heat_on = self.spec.heatmap && self.poses.len() == 2;
         if heat_on {
             let (a, b) = (&self.poses[0], &self.poses[1]);
             deviation_heat(model, a, b, self.spec.heat_full_scale, &mut self.heat_scratch, &mut self.heat);
+        } else if let (true, Some(stack)) = (self.spec.mask_heat, &self.layers) {
+            self.heat.clear();
+            self.heat.resize(model.nodes.len(), 0.0);
+            for layer in 0..stack.len() {
+                for (h, &w) in self.heat.iter_mut().zip(stack.node_weights(layer).unwrap_or(&[])) {
+                    *h = h.max(w);
+                }
+            }
+            heat_on = true;
         }
         let properties = AnimatedProperties::sample(model, self.spec.clip, time_secs);
         let ghost_properties = self.spec.ghost_at_secs.map(|t| AnimatedProperties::sample(model, self.spec.clip, t));

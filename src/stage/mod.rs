@@ -5,8 +5,471 @@
 //! renderer and the physics and below the UI and the command line: `crate::profile` and
 //! `crate::cli` take their types from here, never from `crate::ui`.
 
+pub mod compare;
+pub mod crowd;
+pub mod frame;
+pub mod kind_compare;
+pub mod layer_play;
+pub mod layers;
 pub mod loading;
+pub mod ragdoll;
 pub mod sampling;
 pub mod selection;
 pub mod stats;
+pub mod transport;
 pub mod tuning;
+
+use std::path::{Path, PathBuf};
+
+use anim::Model;
+use anim::ragdoll::Placement;
+use glam::Vec3;
+
+use crate::physics::Phase;
+
+use compare::Compare;
+use crowd::CrowdPanel;
+use frame::FrameOutput;
+use ragdoll::RagdollView;
+use selection::Selection;
+use transport::Transport;
+use tuning::{FadeTuning, Tuning, TuningHistory};
+
+/// Seconds after the handoff at which the animation is sampled for the bodies' velocities.
+pub const HANDOFF_VELOCITY_SECS: f32 = 1.0 / 60.0;
+
+/// Where the model on screen came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelSource {
+    /// Shown in the window: the file's path, or "built-in character".
+    pub label: String,
+    /// The file, when there is one.
+    pub path: Option<PathBuf>,
+}
+
+impl ModelSource {
+    /// The built-in character.
+    pub fn built_in() -> Self {
+        Self { label: "built-in character".to_owned(), path: None }
+    }
+
+    /// A file.
+    pub fn file(path: &Path) -> Self {
+        Self { label: path.display().to_string(), path: Some(path.to_path_buf()) }
+    }
+
+    /// The file name without extension (identity of unnamed rigs), if there is a file.
+    pub fn stem(&self) -> Option<String> {
+        self.path.as_ref().and_then(|p| p.file_stem()).map(|s| s.to_string_lossy().into_owned())
+    }
+
+    /// The short name for titles: the file name, or the label.
+    pub fn short_name(&self) -> String {
+        self.path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| self.label.clone(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+/// The character on stage and everything about it: the model and where it came from, the one
+/// clock ([`Transport`], which plays transitions through its cross-fader), the tuning and its
+/// history, the selection, the extra pose producers (compare, kind compare, crowd) and the
+/// ragdoll — and this frame's [`FrameOutput`], made by [`Stage::step`] in one fixed order and
+/// read-only after it.
+#[derive(Debug)]
+pub struct Stage {
+    model: Model,
+    source: ModelSource,
+    generation: u64,
+    /// The one clock: clip, time, play/pause, speed, loop, frame steps, transitions.
+    pub transport: Transport,
+    /// Every tunable of the model.
+    pub tuning: Tuning,
+    /// Undo/redo of the tuning.
+    pub history: TuningHistory,
+    /// The selected joint and channel.
+    pub selection: Selection,
+    /// Interpolation-mode and transition-kind compare.
+    pub compare: Compare,
+    /// The ragdoll: controller, placement, colliders, weight history.
+    pub ragdoll: RagdollView,
+    /// Crowd mode.
+    pub crowd: CrowdPanel,
+    /// Draw the root's trajectory (the frame computes its path only when on).
+    pub trajectory: bool,
+    /// The clip the next transition goes to (T triggers it).
+    pub fade_target: usize,
+    frame: FrameOutput,
+}
+
+/// The stage's parts borrowed apart: a panel reads the model (and the frame) while it changes
+/// a part.
+#[derive(Debug)]
+pub struct StageParts<'a> {
+    /// The model on stage.
+    pub model: &'a Model,
+    /// Counts model changes.
+    pub generation: u64,
+    /// The clock.
+    pub transport: &'a mut Transport,
+    /// The tunables.
+    pub tuning: &'a mut Tuning,
+    /// The selected joint and channel.
+    pub selection: &'a mut Selection,
+    /// Compare state.
+    pub compare: &'a mut Compare,
+    /// The ragdoll.
+    pub ragdoll: &'a mut RagdollView,
+    /// Crowd mode.
+    pub crowd: &'a mut CrowdPanel,
+    /// The clip the next transition goes to.
+    pub fade_target: &'a mut usize,
+    /// This frame's output.
+    pub frame: &'a FrameOutput,
+}
+
+impl Stage {
+    /// The model, the tuning and the layer player (the Layers and Blend space sections edit
+    /// the tuning's layers and read or restart the player).
+    pub fn layer_parts(&mut self) -> (&Model, &mut Tuning, &mut layer_play::LayerPlay) {
+        (&self.model, &mut self.tuning, &mut self.frame.layers)
+    }
+
+    /// The parts borrowed apart (see [`StageParts`]).
+    pub fn parts(&mut self) -> StageParts<'_> {
+        StageParts {
+            model: &self.model,
+            generation: self.generation,
+            transport: &mut self.transport,
+            tuning: &mut self.tuning,
+            selection: &mut self.selection,
+            compare: &mut self.compare,
+            ragdoll: &mut self.ragdoll,
+            crowd: &mut self.crowd,
+            fade_target: &mut self.fade_target,
+            frame: &self.frame,
+        }
+    }
+
+    /// `model` from `source` on stage with `tuning`, playing its first clip from 0.
+    pub fn new(model: Model, source: ModelSource, tuning: Tuning) -> Self {
+        let transport = Transport::new(&model);
+        let selection = Selection::first_animated(&model, transport.clip());
+        let mut stage = Self {
+            history: TuningHistory::new(&tuning),
+            frame: FrameOutput::new(&model),
+            crowd: CrowdPanel::default(),
+            transport,
+            tuning,
+            selection,
+            compare: Compare::default(),
+            ragdoll: RagdollView::default(),
+            trajectory: false,
+            fade_target: usize::from(model.clips.len() > 1),
+            generation: 0,
+            source,
+            model,
+        };
+        stage.compute_frame();
+        stage
+    }
+
+    /// The model on stage.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Where the model came from.
+    pub fn source(&self) -> &ModelSource {
+        &self.source
+    }
+
+    /// Counts model changes (caches keyed by the model compare it).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// This frame's output (poses, matrices, heat, lines), as [`Self::step`] left it.
+    pub fn frame(&self) -> &FrameOutput {
+        &self.frame
+    }
+
+    /// The height of the ground under the model (the lowest point it reaches; found once).
+    pub fn ground_height(&mut self) -> f32 {
+        self.frame.ground_height(&self.model)
+    }
+
+    /// Display names of the model's clips.
+    pub fn clip_names(&self) -> Vec<String> {
+        self.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
+    }
+
+    /// Another model on stage with its own `tuning`: everything model-specific starts over
+    /// (clip, selection, ragdoll, crowd at the same size, history), compare settings stay.
+    pub fn switch_model(&mut self, model: Model, source: ModelSource, tuning: Tuning) {
+        self.transport = Transport::new(&model);
+        self.selection = Selection::first_animated(&model, self.transport.clip());
+        self.ragdoll = self.ragdoll.for_new_model();
+        self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
+        self.frame = FrameOutput::new(&model);
+        self.fade_target = usize::from(model.clips.len() > 1);
+        self.model = model;
+        self.source = source;
+        self.generation += 1;
+        self.set_tuning(tuning);
+    }
+
+    /// The same rig again (a reload or re-export) with `tuning` carried over by names: the
+    /// clip, time and transport settings and the selected joint are kept by name; the undo
+    /// history starts here (its steps refer to the old model's clips and tracks).
+    pub fn replace_model(&mut self, model: Model, source: ModelSource, tuning: Tuning) {
+        let clip_name = self.transport.clip().map(|c| self.transport.clip_name(c).to_owned());
+        let old = &self.transport;
+        let (time, playing, speed, looping) = (old.time_secs(), old.playing, old.speed, old.looping);
+        let joint_name = self.selection.joint.map(|n| selection::node_display_name(&self.model, n));
+        let mut transport = Transport::new(&model);
+        if let Some(clip) =
+            clip_name.and_then(|name| model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name))
+        {
+            transport.select_clip(clip);
+            transport.seek(time);
+        }
+        (transport.playing, transport.speed, transport.looping) = (playing, speed, looping);
+        let joint = joint_name
+            .and_then(|name| (0..model.nodes.len()).find(|&n| selection::node_display_name(&model, n) == name));
+        self.selection = match joint {
+            Some(joint) => Selection { joint: Some(joint), ..self.selection },
+            None => Selection::first_animated(&model, transport.clip()),
+        };
+        self.transport = transport;
+        if self.fade_target >= model.clips.len() {
+            self.fade_target = usize::from(model.clips.len() > 1);
+        }
+        self.ragdoll = self.ragdoll.for_new_model();
+        self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
+        self.frame = FrameOutput::new(&model);
+        self.model = model;
+        self.source = source;
+        self.generation += 1;
+        self.set_tuning(tuning);
+    }
+
+    /// Replace the tuning (a profile opened or imported) with a fresh undo history.
+    pub fn set_tuning(&mut self, tuning: Tuning) {
+        self.tuning = tuning;
+        self.history = TuningHistory::new(&self.tuning);
+        self.compute_frame();
+    }
+
+    /// Undo the last tuning change.
+    pub fn undo(&mut self) -> bool {
+        self.history.undo(&mut self.tuning)
+    }
+
+    /// Redo the last undone tuning change.
+    pub fn redo(&mut self) -> bool {
+        self.history.redo(&mut self.tuning)
+    }
+
+    /// One frame, in one fixed order: the clock (`dt_secs` of wall time, once, for every pose
+    /// producer: the transport and its transition, the crowd, the kind compare, the ragdoll's
+    /// weight history), then the frame output (poses, ragdoll step, local→model, heat,
+    /// colliders, trajectory). Read-only until the next step.
+    pub fn step(&mut self, dt_secs: f32) -> &FrameOutput {
+        self.advance(dt_secs);
+        self.compute_frame();
+        &self.frame
+    }
+
+    /// The clock part of [`Self::step`]: time enters here and only here.
+    pub fn advance(&mut self, dt_secs: f32) {
+        let clip_dt = self.transport.advance(dt_secs);
+        self.crowd.advance(&self.model, clip_dt, self.tuning.interpolation().mode);
+        if let Some(from) = self.transport.clip() {
+            let to = self.fade_target;
+            let fade = self.tuning.fade_for(from, to);
+            let settings = self.tuning.interpolation().to_settings();
+            self.compare.kinds.advance(&self.model, &settings, from, to, fade, clip_dt);
+        }
+        self.ragdoll.record(self.transport.clock_secs());
+    }
+
+    /// The frame part of [`Self::step`] (also after a change made between frames: an edit, a
+    /// seek, a trigger), so that what is drawn is what the state says.
+    pub fn compute_frame(&mut self) {
+        self.frame.trajectory = self.trajectory;
+        self.frame.compute(&self.model, &mut self.transport, &self.tuning, &self.compare, &mut self.ragdoll);
+        self.compare.kinds.record(self.frame.model_from_node(), self.frame.compare_model_from_node());
+    }
+
+    /// Transition to clip `to` from what is on screen, with the pair's tuned fade: the clip
+    /// (or the blend in progress) through the fader, or — while ragdolling — from the body,
+    /// blended into `to` started from 0.
+    pub fn trigger_fade(&mut self, to: usize, contacts: &dyn Fn(usize) -> Vec<anim::FootContact>) {
+        let Some(current) = self.transport.clip() else { return };
+        if to >= self.model.clips.len() {
+            return;
+        }
+        let fade: FadeTuning = self.tuning.fade_for(current, to);
+        if self.ragdoll.phase() == Phase::Ragdoll {
+            self.transport.play_from_start(to);
+            self.ragdoll.blend_out(&self.model, fade.duration_secs, fade.easing);
+        } else {
+            let settings = self.tuning.interpolation().to_settings();
+            self.transport.fade_to(&self.model, &settings, to, fade, contacts);
+        }
+    }
+
+    /// Hand the character to the ragdoll now: bodies start at the pose on screen with the
+    /// animation's velocity (from the clip [`HANDOFF_VELOCITY_SECS`] later); `push`: a node and
+    /// an impulse (N·s) for the bone it moves. False (with a status) when no ragdoll fits.
+    pub fn go_limp(&mut self, push: Option<(usize, Vec3)>) -> bool {
+        let placement = self.ragdoll.placement;
+        // The pose a moment later: the bodies move on as the clip would (negative: after).
+        let before =
+            self.frame.animation_before(&self.model, &self.transport, &self.tuning, -HANDOFF_VELOCITY_SECS, &placement);
+        let shown = self.frame.shown().clone();
+        let started =
+            self.ragdoll.trigger(&self.model, &shown, &before, -HANDOFF_VELOCITY_SECS, push, &self.tuning.ragdoll);
+        // The controller steps from the next frame's clip time on.
+        self.transport.take_pending_dt();
+        started
+    }
+
+    /// Get up from the ragdoll: the clip for how the body lies (face up or face down), placed
+    /// where it lies and turned the way the character will stand, restarted at 0 and blended
+    /// into through the get-up's key poses. False when not ragdolling.
+    pub fn get_up(&mut self) -> bool {
+        let (model, frame, tuning) = (&self.model, &self.frame, &self.tuning);
+        let got_up = self.ragdoll.get_up(model, &tuning.ragdoll, |clip| frame.clip_start_pose(model, clip, tuning));
+        let Some((clip, placement)) = got_up else { return false };
+        self.ragdoll.placement = placement;
+        match clip {
+            Some(clip) => self.transport.play_from_start(clip),
+            None => self.transport.playing = true,
+        }
+        true
+    }
+
+    /// Play the clips where they were authored again (undo get-up relocations).
+    pub fn reset_placement(&mut self) {
+        self.ragdoll.placement = Placement::IDENTITY;
+    }
+
+    /// Crowd mode on with `count` instances, or off.
+    pub fn set_crowd(&mut self, count: Option<usize>) -> bool {
+        self.crowd.set(&self.model, count, self.tuning.interpolation().mode)
+    }
+
+    /// What the camera frames: the crowd, else the pose on screen (and the compare pose) plus —
+    /// while the animation drives it — the playing clip's whole motion (`placement`: where the
+    /// clip plays; `None` frames the body where it lies).
+    pub fn bounds_on_screen(&self) -> crate::render::Aabb {
+        match &self.crowd.crowd {
+            Some(crowd) => crowd.bounds(),
+            None => {
+                let clip_placement = (!self.ragdoll.is_active()).then_some(&self.ragdoll.placement);
+                self.frame.drawn_bounds(&self.model, &self.transport, &self.tuning, clip_placement)
+            }
+        }
+    }
+
+    /// The bounds of the clip being played where it plays (after a get-up: where the
+    /// character will stand).
+    pub fn standing_bounds(&self) -> crate::render::Aabb {
+        self.frame.drawn_bounds(&self.model, &self.transport, &self.tuning, Some(&self.ragdoll.placement))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stage() -> Stage {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let tuning = Tuning::authored(&model);
+        Stage::new(model, ModelSource::built_in(), tuning)
+    }
+
+    fn clip(stage: &Stage, name: &str) -> usize {
+        stage.clip_names().iter().position(|n| n == name).expect("clip")
+    }
+
+    /// The pose `stage` shows, sampled straight from the clip at `time_secs`.
+    fn sampled(stage: &Stage, clip: usize, time_secs: f32) -> anim::NodePose {
+        let model = stage.model();
+        let mut pose = model.rest_pose();
+        let settings = stage.tuning.sampling(clip).clone();
+        model.clips[clip].sample(time_secs, &mut anim::ClipCursor::new(&model.clips[clip]), &settings, &mut pose);
+        anim::NodePose::from(&pose)
+    }
+
+    /// The largest difference of translations and rotation components between two poses.
+    fn difference(a: &anim::NodePose, b: &anim::NodePose) -> f32 {
+        let t = a.translations.iter().zip(&b.translations).map(|(x, y)| (*x - *y).abs().max_element());
+        let r = a
+            .rotations
+            .iter()
+            .zip(&b.rotations)
+            .map(|(x, y)| (glam::Vec4::from(*x) - glam::Vec4::from(*y)).abs().max_element());
+        t.chain(r).fold(0.0, f32::max)
+    }
+
+    #[test]
+    fn one_step_advances_the_one_clock_and_the_frame_follows_it() {
+        let mut stage = stage();
+        let walk = clip(&stage, "Walk");
+        stage.transport.select_clip(walk);
+        stage.transport.speed = 2.0;
+        let frame = stage.step(0.1);
+        let shown = anim::NodePose::from(frame.animated());
+        assert!((stage.transport.time_secs() - 0.2).abs() < 1e-6, "{}", stage.transport.time_secs());
+        let expected = sampled(&stage, walk, 0.2);
+        let error = difference(&shown, &expected);
+        assert!(error < 1e-5, "the frame shows the clip at the clock's time: {error}");
+        // Paused, a step moves nothing; the clock's wall time still runs (the plots' x axis).
+        stage.transport.playing = false;
+        let clock = stage.transport.clock_secs();
+        stage.step(0.1);
+        assert!((stage.transport.time_secs() - 0.2).abs() < 1e-6);
+        assert!((stage.transport.clock_secs() - clock - 0.1).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_crowd_advances_by_the_transports_clip_seconds() {
+        let mut stage = stage();
+        assert!(stage.set_crowd(Some(3)));
+        let poses = |stage: &Stage| -> Vec<anim::NodePose> {
+            let crowd = stage.crowd.crowd.as_ref().expect("crowd");
+            (0..crowd.len()).map(|i| anim::NodePose::from(&crowd.pose(stage.model(), i).expect("instance"))).collect()
+        };
+        let before = poses(&stage);
+        stage.step(0.2);
+        let after = poses(&stage);
+        assert!(before.iter().zip(&after).all(|(b, a)| difference(b, a) > 1e-4), "playing: every instance moves");
+        // Paused: the transport plays no clip seconds, so no instance moves.
+        stage.transport.playing = false;
+        stage.step(0.2);
+        let paused = poses(&stage);
+        assert!(after.iter().zip(&paused).all(|(a, p)| difference(a, p) == 0.0), "paused: the crowd holds");
+    }
+
+    #[test]
+    fn a_transition_triggered_while_paused_waits_and_steps_frame_by_frame() {
+        let mut stage = stage();
+        let (walk, run) = (clip(&stage, "Walk"), clip(&stage, "Run"));
+        stage.transport.select_clip(walk);
+        stage.transport.playing = false;
+        stage.fade_target = run;
+        stage.trigger_fade(run, &|_| Vec::new());
+        assert!(!stage.transport.playing, "T while paused does not resume");
+        assert!(stage.transport.is_fading());
+        let start = stage.transport.time_secs();
+        stage.step(0.5);
+        assert_eq!(stage.transport.time_secs(), start, "paused: the transition waits");
+        stage.transport.step_frames(1);
+        stage.compute_frame();
+        assert!(stage.transport.time_secs() > start, "a frame step advances the transition");
+    }
+}

@@ -39,3 +39,9 @@ impl Selection {
         clip.tracks().iter().position(|t| t.node.index() == node && t.property() == self.property)
     }
 }
+
+/// Display name of node `node` (`node N` when unnamed): how profiles store nodes and how a
+/// selection is kept across a reload.
+pub fn node_display_name(model: &Model, node: usize) -> String {
+    model.nodes.get(node).and_then(|n| n.name.clone()).unwrap_or_else(|| format!("node {node}"))
+}

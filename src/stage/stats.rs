@@ -8,6 +8,8 @@
 
 use std::time::{Duration, Instant};
 
+#[cfg(target_os = "linux")]
+use rustix::time::{ClockId, clock_gettime};
 use serde::Serialize;
 
 /// Histogram buckets of 0.01 ms below 100 ms.
@@ -19,12 +21,41 @@ const RECENT_FRAMES: usize = 120;
 /// How often resident memory is read.
 const RSS_SAMPLE_EVERY: Duration = Duration::from_millis(250);
 
-/// CPU time the calling thread has run so far (Linux: the first field of
-/// `/proc/thread-self/schedstat`, nanoseconds; `None` elsewhere).
+/// CPU time the calling thread has run so far (Linux: the thread's CPU clock, to the
+/// nanosecond; `None` elsewhere). Allocates nothing.
 pub fn thread_cpu_time() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let nanos: u64 = text.split_whitespace().next()?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
+    #[cfg(target_os = "linux")]
+    {
+        let t = clock_gettime(ClockId::ThreadCPUTime);
+        Some(Duration::new(u64::try_from(t.tv_sec).ok()?, u32::try_from(t.tv_nsec).ok()?))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// Times one phase of a frame: the window thread's CPU time where the OS says it, else wall
+/// time.
+#[derive(Debug, Clone, Copy)]
+pub struct PhaseClock {
+    wall: Instant,
+    cpu: Option<Duration>,
+}
+
+impl PhaseClock {
+    /// Start timing now.
+    pub fn start() -> Self {
+        Self { wall: Instant::now(), cpu: thread_cpu_time() }
+    }
+
+    /// CPU time of this thread since [`Self::start`] (wall time where the OS does not say).
+    pub fn elapsed(&self) -> Duration {
+        match (self.cpu, thread_cpu_time()) {
+            (Some(start), Some(now)) => now.saturating_sub(start),
+            _ => self.wall.elapsed(),
+        }
+    }
 }
 
 /// Median and 95th percentile of CPU milliseconds per frame.
@@ -49,6 +80,56 @@ pub struct ResidentMemory {
     pub peak: Option<u64>,
 }
 
+/// The parts of a frame the window thread times: CPU time of the thread (see [`PhaseClock`]),
+/// except the present wait, which is wall time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The stage step: playback, transitions, crowd and physics advanced, then the frame's
+    /// poses computed (sampling, blending, local→model, overlays' data).
+    StageStep,
+    /// Building the UI (egui's pass over the panels, less the stage step inside it) and
+    /// tessellating it.
+    UiBuild,
+    /// Rendering the 3D view and the UI into command buffers, uploads, and submitting them.
+    GpuEncodeSubmit,
+    /// Waiting for the last frame's GPU work, to acquire the window's next image and to present
+    /// it (the display or the driver).
+    PresentWait,
+}
+
+impl Phase {
+    /// Every phase, in frame order.
+    pub const ALL: [Self; 4] = [Self::StageStep, Self::UiBuild, Self::GpuEncodeSubmit, Self::PresentWait];
+
+    /// Short name for the overlay.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::StageStep => "stage step",
+            Self::UiBuild => "UI build",
+            Self::GpuEncodeSubmit => "GPU encode+submit",
+            Self::PresentWait => "present wait",
+        }
+    }
+}
+
+/// Median and 95th percentile of each phase of a frame in milliseconds after the warm-up: the
+/// window thread's CPU time (wall time where the OS does not say it), the present wait in wall
+/// time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FramePhases {
+    /// Stage step: playback, transitions, crowd and physics advanced, and the frame's poses.
+    pub stage_step: FrameTimes,
+    /// UI build: egui's pass (less the stage step in it) and tessellation.
+    pub ui_build: FrameTimes,
+    /// 3D view and UI rendered into command buffers, uploaded and submitted.
+    pub gpu_encode_submit: FrameTimes,
+    /// Waiting for the last frame's GPU work, to acquire and to present the window's image.
+    pub present_wait: FrameTimes,
+    /// Stage step + UI build + GPU encode and submit (per frame, then median and p95).
+    pub without_present: FrameTimes,
+}
+
 /// What `--stats-out` writes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -60,6 +141,9 @@ pub struct StatsReport {
     pub cpu_ms_per_frame: FrameTimes,
     /// Wall-clock milliseconds from one frame to the next after the warm-up.
     pub frame_interval_ms: FrameTimes,
+    /// Where each frame's time went, per phase (the window thread's CPU time; the present wait
+    /// in wall time).
+    pub phases_ms: FramePhases,
     /// Resident memory.
     pub rss_kib: ResidentMemory,
     /// The model on screen at the end.
@@ -127,6 +211,12 @@ pub struct FrameStats {
     warm_since: Option<Instant>,
     cpu: Histogram,
     interval: Histogram,
+    /// Per phase (in [`Phase::ALL`] order), then the frame without the present wait.
+    phases: [Histogram; 5],
+    /// This frame's time per phase so far, seconds (a nested phase's time is taken out of the
+    /// phase around it, which may be added later).
+    phase_now: [f64; 4],
+    recent_phase_ms: [[f32; RECENT_FRAMES]; 5],
     last_frame: Option<Instant>,
     all_frames: u64,
     recent_ms: [f32; RECENT_FRAMES],
@@ -152,6 +242,9 @@ impl FrameStats {
             warm_since: None,
             cpu: Histogram::new(),
             interval: Histogram::new(),
+            phases: std::array::from_fn(|_| Histogram::new()),
+            phase_now: [0.0; 4],
+            recent_phase_ms: [[0.0; RECENT_FRAMES]; 5],
             last_frame: None,
             all_frames: 0,
             recent_ms: [0.0; RECENT_FRAMES],
@@ -164,10 +257,45 @@ impl FrameStats {
         }
     }
 
+    /// Add `time` to `phase` of the frame being drawn (a phase may be timed in several parts;
+    /// [`Self::record_frame`] closes the frame).
+    pub fn add_phase(&mut self, phase: Phase, time: Duration) {
+        if let Some(slot) = self.phase_now.get_mut(phase as usize) {
+            *slot += time.as_secs_f64();
+        }
+    }
+
+    /// Add `time` to `phase`, spent inside a span that is timed as a whole as `outer` (the
+    /// stage step's pose computation inside egui's pass): it counts once, as `phase`.
+    pub fn add_nested_phase(&mut self, phase: Phase, outer: Phase, time: Duration) {
+        self.add_phase(phase, time);
+        if let Some(slot) = self.phase_now.get_mut(outer as usize) {
+            *slot -= time.as_secs_f64();
+        }
+    }
+
+    /// Time `work` as part of `phase` of this frame.
+    pub fn time_phase<T>(&mut self, phase: Phase, work: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let value = work();
+        self.add_phase(phase, started.elapsed());
+        value
+    }
+
     /// Record one frame that took `cpu` of the window thread's time, ending at `now`, with
-    /// resident memory read from `rss` (called at most every 250 ms).
+    /// resident memory read from `rss` (called at most every 250 ms). The phases added since
+    /// the last frame are this frame's.
     pub fn record_frame(&mut self, cpu: Duration, now: Instant, rss: impl FnOnce() -> Option<u64>) {
         let ms = cpu.as_secs_f64() * 1e3;
+        let mut phase_ms = [0.0f64; 5];
+        for (slot, time) in phase_ms.iter_mut().zip(&mut self.phase_now) {
+            *slot = time.max(0.0) * 1e3;
+            *time = 0.0;
+        }
+        phase_ms[4] = phase_ms[..4].iter().sum::<f64>() - phase_ms[Phase::PresentWait as usize];
+        for (ring, &value) in self.recent_phase_ms.iter_mut().zip(&phase_ms) {
+            ring[self.recent_next] = value as f32;
+        }
         let interval = self.last_frame.map(|t| now.duration_since(t).as_secs_f64() * 1e3);
         self.last_frame = Some(now);
         self.all_frames += 1;
@@ -191,6 +319,29 @@ impl FrameStats {
         }
         self.rss_peak = self.rss_peak.max(self.rss_now);
         self.cpu.add(ms);
+        for (histogram, &value) in self.phases.iter_mut().zip(&phase_ms) {
+            histogram.add(value);
+        }
+    }
+
+    /// Median and 95th percentile of each phase after the warm-up (zeros before any frame).
+    pub fn phase_times(&self) -> FramePhases {
+        let zero = FrameTimes { median: 0.0, p95: 0.0 };
+        let [step, ui, gpu, present, without] = std::array::from_fn(|i| self.phases[i].times().unwrap_or(zero));
+        FramePhases {
+            stage_step: step,
+            ui_build: ui,
+            gpu_encode_submit: gpu,
+            present_wait: present,
+            without_present: without,
+        }
+    }
+
+    /// Median and 95th percentile of `phase` over the last 120 frames (`None`: the frame
+    /// without its present wait), for the overlay.
+    pub fn recent_phase_times(&self, phase: Option<Phase>) -> Option<FrameTimes> {
+        let index = phase.map_or(4, |p| p as usize);
+        recent_times(&self.recent_phase_ms[index], self.all_frames)
     }
 
     /// Frames counted after the warm-up.
@@ -238,6 +389,7 @@ impl FrameStats {
             frames: self.frames(),
             cpu_ms_per_frame: self.frame_times().unwrap_or(zero),
             frame_interval_ms: self.frame_intervals().unwrap_or(zero),
+            phases_ms: self.phase_times(),
             rss_kib: self.resident(),
             model,
             profile,
@@ -321,6 +473,35 @@ mod tests {
         assert!(recent.median > 30.0 && recent.p95 <= 100.0, "{recent:?}");
         let intervals = stats.recent_frame_intervals().expect("recent intervals");
         assert!((intervals.median - 300.0).abs() < 1.0, "{intervals:?}");
+    }
+
+    #[test]
+    fn each_frame_is_split_into_its_phases() {
+        let start = Instant::now();
+        let mut stats = FrameStats::starting_at(start, Duration::ZERO);
+        for i in 0..100u64 {
+            // The stage step in two parts (advance, then the frame's poses inside the UI pass,
+            // which is timed as a whole after it): 0.1 + 0.05 ms.
+            stats.add_phase(Phase::StageStep, Duration::from_micros(100));
+            stats.add_nested_phase(Phase::StageStep, Phase::UiBuild, Duration::from_micros(50));
+            stats.add_phase(Phase::UiBuild, Duration::from_micros(if i < 90 { 750 } else { 5_050 }));
+            stats.add_phase(Phase::GpuEncodeSubmit, Duration::from_micros(400));
+            stats.add_phase(Phase::PresentWait, Duration::from_millis(16));
+            stats.record_frame(Duration::from_millis(2), start + Duration::from_millis(17 * (i + 1)), || None);
+        }
+        let phases = stats.phase_times();
+        assert!((phases.stage_step.median - 0.155).abs() < 0.011, "{phases:?}");
+        assert!((phases.ui_build.median - 0.705).abs() < 0.011 && phases.ui_build.p95 > 4.9, "{phases:?}");
+        assert!((phases.gpu_encode_submit.median - 0.405).abs() < 0.011, "{phases:?}");
+        assert!((phases.present_wait.median - 16.005).abs() < 0.011, "{phases:?}");
+        assert!((phases.without_present.median - 1.255).abs() < 0.011, "{phases:?}");
+        // A frame's phases do not leak into the next.
+        stats.record_frame(Duration::from_millis(2), start + Duration::from_secs(3), || None);
+        assert_eq!(stats.recent_phase_times(Some(Phase::StageStep)).map(|t| t.median > 0.1), Some(true));
+        let json =
+            serde_json::to_value(stats.report(start + Duration::from_secs(3), "m".to_owned(), None)).expect("json");
+        assert!(json["phases_ms"]["stage_step"]["p95"].is_number(), "{json}");
+        assert!(json["phases_ms"]["without_present"]["median"].is_number(), "{json}");
     }
 
     #[test]

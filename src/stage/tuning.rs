@@ -174,6 +174,19 @@ pub struct Tuning {
     /// Foot-contact markers and root motion per clip as the profile stores them (kept through
     /// the viewer so a save never drops them).
     pub clip_extras: ClipExtras,
+    /// Edits to the retarget joint table onto this model (Compare ▸ Retarget from file), kept
+    /// in its profile.
+    pub retarget_edits: Vec<RetargetEdit>,
+}
+
+/// One edit of the retarget joint table, by joint name: target joint `target` driven by source
+/// joint `source` (`None`: not mapped).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RetargetEdit {
+    /// The joint of this model.
+    pub target: String,
+    /// The source file's joint that drives it, or none.
+    pub source: Option<String>,
 }
 
 /// Per-clip transition data the profile stores by clip name: edited foot-contact markers
@@ -184,6 +197,10 @@ pub struct ClipExtras {
     pub markers: Vec<ClipMarkers>,
     /// Root motion per clip.
     pub root_motion: Vec<ClipRootMotion>,
+    /// Layers over what plays, in order (`crate::stage::layers`).
+    pub layers: Vec<crate::stage::layers::LayerSpec>,
+    /// The blend space, when one is set up.
+    pub blend_space: Option<crate::stage::layers::BlendSpaceTuning>,
 }
 
 /// The foot-contact markers of one clip.
@@ -227,6 +244,7 @@ impl Tuning {
             transitions: BTreeMap::new(),
             ragdoll: RagdollTuning::default(),
             clip_extras: ClipExtras::default(),
+            retarget_edits: Vec::new(),
         }
     }
 

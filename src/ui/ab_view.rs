@@ -9,10 +9,11 @@ use std::path::{Path, PathBuf};
 
 use anim::{ClipId, Model, SampleSettings, SoaPose};
 
-use super::compare::{CompareLayout, heat_color32};
-use super::frame::{ViewClick, pick_nearest_joint};
+use super::compare::heat_color32;
 use crate::ab::{AbCompare, JointDeviation, model_size, same_clip};
 use crate::render::OrbitCamera;
+use crate::stage::compare::CompareLayout;
+use crate::stage::frame::{ViewClick, pick_nearest_joint};
 use crate::stage::loading::LoadJob;
 
 /// What a list of changed joints was computed for: A's model generation and the clip.

@@ -1,195 +1,89 @@
-//! [`Compare`]: the same time under two interpolation modes, side by side or as a ghost, with a
-//! deviation heatmap, the largest difference in the current frame and over the whole clip.
+//! The Compare panel: the toggle, the two interpolation modes, layout, heatmap and the
+//! deviation readouts of the stage's [`Compare`].
 
-use anim::{InterpolationOverride, Model, SampleSettings};
+use anim::{InterpolationOverride, Model};
 
 use super::enum_combo;
-use super::kind_compare::KindCompare;
-use crate::stage::sampling::{ClipDeviation, PoseDeviation, clip_deviation};
+use crate::stage::compare::{Compare, CompareLayout};
+use crate::stage::sampling::PoseDeviation;
 use crate::stage::tuning::Tuning;
 
-/// How the two compared poses are shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CompareLayout {
-    /// Two viewports side by side, same camera.
-    #[default]
-    Split,
-    /// One viewport: the left mode solid, the right mode as a translucent ghost over it.
-    Ghost,
-}
-
-/// Two interpolation modes compared at the same time.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CompareModes {
-    /// Left view (the solid model in the ghost layout).
-    pub left: InterpolationOverride,
-    /// Right view (the ghost in the ghost layout).
-    pub right: InterpolationOverride,
-    /// Side by side or ghost overlay.
-    pub layout: CompareLayout,
-    /// Paint the per-joint deviation on the (left) mesh.
-    pub heatmap: bool,
-    /// Deviation painted fully red, in model units (metres in glTF).
-    pub heat_full_scale: f32,
-}
-
-impl Default for CompareModes {
-    fn default() -> Self {
-        Self {
-            left: InterpolationOverride::Linear,
-            right: InterpolationOverride::Cubic,
-            layout: CompareLayout::Split,
-            heatmap: false,
-            heat_full_scale: 0.02,
-        }
-    }
-}
-
-/// What the clip-wide deviation was computed for.
-#[derive(Debug, Clone, PartialEq)]
-struct ClipDeviationKey {
+/// The toggle, the two modes, layout, heatmap and the deviation readouts (`deviation`: this
+/// frame's, from the frame output).
+pub fn compare_ui(
+    compare: &mut Compare,
+    ui: &mut egui::Ui,
+    model: &Model,
     model_generation: u64,
-    clip: usize,
-    left: SampleSettings,
-    right: SampleSettings,
-}
-
-/// The compare view: on or off, its modes, and the clip-wide deviation (recomputed when the
-/// model, clip, modes or spaces change).
-#[derive(Debug, Clone, Default)]
-pub struct Compare {
-    /// Compare is on.
-    pub enabled: bool,
-    /// Modes, layout and heatmap (kept while compare is off).
-    pub modes: CompareModes,
-    /// The second layout: two transition kinds side by side (when on, it replaces the modes).
-    pub kinds: KindCompare,
-    clip_wide: Option<(ClipDeviationKey, Option<ClipDeviation>)>,
-}
-
-impl Compare {
-    /// The modes when compare is on.
-    pub fn active(&self) -> Option<CompareModes> {
-        (self.enabled && !self.kinds.enabled).then_some(self.modes)
-    }
-
-    /// The layout on screen: the modes' when comparing modes, side by side when comparing
-    /// transition kinds.
-    pub fn layout(&self) -> Option<CompareLayout> {
-        self.active().map(|m| m.layout).or_else(|| self.kinds.poses().map(|_| CompareLayout::Split))
-    }
-
-    /// Turn compare on with `modes`.
-    pub fn show(&mut self, modes: CompareModes) {
-        self.enabled = true;
-        self.modes = modes;
-    }
-
-    /// True when the two views sit side by side.
-    pub fn is_split(&self) -> bool {
-        self.active().is_some_and(|m| m.layout == CompareLayout::Split)
-    }
-
-    /// The largest deviation between the two modes over the whole of `clip` (cached).
-    pub fn clip_deviation(
-        &mut self,
-        model: &Model,
-        model_generation: u64,
-        clip: usize,
-        tuning: &Tuning,
-    ) -> Option<ClipDeviation> {
-        let modes = self.active()?;
-        let left = SampleSettings { mode: modes.left, ..tuning.interpolation().to_settings() };
-        let right = SampleSettings { mode: modes.right, ..left.clone() };
-        let key = ClipDeviationKey { model_generation, clip, left, right };
-        if let Some((cached, result)) = &self.clip_wide
-            && *cached == key
-        {
-            return *result;
-        }
-        let samples = ((model.clips.get(clip)?.duration_secs() * 60.0) as usize).clamp(30, 600);
-        let result = clip_deviation(model, clip, &key.left, &key.right, samples);
-        self.clip_wide = Some((key, result));
-        result
-    }
-
-    /// The toggle, the two modes, layout, heatmap and the deviation readouts (`deviation`: this
-    /// frame's, from the frame output).
-    pub fn compare_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &Model,
-        model_generation: u64,
-        clip: Option<usize>,
-        tuning: &Tuning,
-        deviation: Option<PoseDeviation>,
-    ) {
-        ui.checkbox(&mut self.enabled, "compare two modes")
-            .on_hover_text("Show the same time sampled with two interpolation modes (per-channel overrides off)");
-        let names = |m: InterpolationOverride| m.name().to_owned();
-        enum_combo(
-            ui,
-            "left",
-            &mut self.modes.left,
-            &InterpolationOverride::ALL,
-            names,
-            "Mode of the left view (the solid model in the ghost layout)",
+    clip: Option<usize>,
+    tuning: &Tuning,
+    deviation: Option<PoseDeviation>,
+) {
+    ui.checkbox(&mut compare.enabled, "compare two modes")
+        .on_hover_text("Show the same time sampled with two interpolation modes (per-channel overrides off)");
+    let names = |m: InterpolationOverride| m.name().to_owned();
+    enum_combo(
+        ui,
+        "left",
+        &mut compare.modes.left,
+        &InterpolationOverride::ALL,
+        names,
+        "Mode of the left view (the solid model in the ghost layout)",
+    );
+    enum_combo(
+        ui,
+        "right",
+        &mut compare.modes.right,
+        &InterpolationOverride::ALL,
+        names,
+        "Mode of the right view (the ghost in the ghost layout)",
+    );
+    ui.horizontal(|ui| {
+        ui.radio_value(&mut compare.modes.layout, CompareLayout::Split, "side by side")
+            .on_hover_text("Two views, same camera: left mode | right mode");
+        ui.radio_value(&mut compare.modes.layout, CompareLayout::Ghost, "ghost overlay")
+            .on_hover_text("Left mode solid, right mode as a translucent blue ghost over it");
+    });
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut compare.modes.heatmap, "deviation heatmap").on_hover_text(
+            "Paint each joint's distance between the two modes on the skin: blue at 0, red at the scale",
         );
-        enum_combo(
-            ui,
-            "right",
-            &mut self.modes.right,
-            &InterpolationOverride::ALL,
-            names,
-            "Mode of the right view (the ghost in the ghost layout)",
-        );
-        ui.horizontal(|ui| {
-            ui.radio_value(&mut self.modes.layout, CompareLayout::Split, "side by side")
-                .on_hover_text("Two views, same camera: left mode | right mode");
-            ui.radio_value(&mut self.modes.layout, CompareLayout::Ghost, "ghost overlay")
-                .on_hover_text("Left mode solid, right mode as a translucent blue ghost over it");
-        });
-        ui.horizontal(|ui| {
-            ui.checkbox(&mut self.modes.heatmap, "deviation heatmap").on_hover_text(
-                "Paint each joint's distance between the two modes on the skin: blue at 0, red at the scale",
-            );
-            ui.add(
-                egui::Slider::new(&mut self.modes.heat_full_scale, 0.001..=0.2)
-                    .update_while_editing(false)
-                    .logarithmic(true)
-                    .text("red at")
-                    .custom_formatter(|v, _| format!("{:.1} cm", v * 100.0)),
-            )
-            .on_hover_text("Deviation painted fully red");
-        });
-        heat_legend_ui(ui, self.modes.heat_full_scale, self.modes.heatmap);
-        let name = |node: usize| crate::profile::node_display_name(model, node);
-        let now = match deviation.filter(|_| self.enabled) {
-            Some(d) => format!(
-                "now: {:.2} cm ({}), {:.2}° ({})",
-                d.max_distance * 100.0,
-                name(d.distance_node),
-                d.max_angle_rad.to_degrees(),
-                name(d.angle_node)
-            ),
-            None => "Turn on \"compare two modes\" to see both at the same time.".to_owned(),
-        };
-        super::status_line(ui, now).on_hover_text("Largest joint position and orientation difference in this frame");
-        let whole = match clip.and_then(|c| self.clip_deviation(model, model_generation, c, tuning)) {
-            Some(c) => format!(
-                "whole clip: {:.2} cm ({} at {:.3} s), {:.2}° ({} at {:.3} s)",
-                c.deviation.max_distance * 100.0,
-                name(c.deviation.distance_node),
-                c.distance_time_secs,
-                c.deviation.max_angle_rad.to_degrees(),
-                name(c.deviation.angle_node),
-                c.angle_time_secs
-            ),
-            None => String::new(),
-        };
-        super::status_line(ui, whole)
-            .on_hover_text("Largest difference over the whole clip (sampled at 60 Hz and around every key)");
-    }
+        ui.add(
+            egui::Slider::new(&mut compare.modes.heat_full_scale, 0.001..=0.2)
+                .update_while_editing(false)
+                .logarithmic(true)
+                .text("red at")
+                .custom_formatter(|v, _| format!("{:.1} cm", v * 100.0)),
+        )
+        .on_hover_text("Deviation painted fully red");
+    });
+    heat_legend_ui(ui, compare.modes.heat_full_scale, compare.modes.heatmap);
+    let name = |node: usize| crate::profile::node_display_name(model, node);
+    let now = match deviation.filter(|_| compare.enabled) {
+        Some(d) => format!(
+            "now: {:.2} cm ({}), {:.2}° ({})",
+            d.max_distance * 100.0,
+            name(d.distance_node),
+            d.max_angle_rad.to_degrees(),
+            name(d.angle_node)
+        ),
+        None => "Turn on \"compare two modes\" to see both at the same time.".to_owned(),
+    };
+    super::status_line(ui, now).on_hover_text("Largest joint position and orientation difference in this frame");
+    let whole = match clip.and_then(|c| compare.clip_deviation(model, model_generation, c, tuning)) {
+        Some(c) => format!(
+            "whole clip: {:.2} cm ({} at {:.3} s), {:.2}° ({} at {:.3} s)",
+            c.deviation.max_distance * 100.0,
+            name(c.deviation.distance_node),
+            c.distance_time_secs,
+            c.deviation.max_angle_rad.to_degrees(),
+            name(c.deviation.angle_node),
+            c.angle_time_secs
+        ),
+        None => String::new(),
+    };
+    super::status_line(ui, whole)
+        .on_hover_text("Largest difference over the whole clip (sampled at 60 Hz and around every key)");
 }
 
 /// The heatmap's colour ramp with its scale (matches `heat_color` in `shaders/mesh.wgsl`);

@@ -14,8 +14,8 @@ use egui_plot::{Line, Plot, PlotPoints};
 
 use crate::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
 
-use super::playback::{EARLIER_BLEND, FADE_HISTORY_SECS, Playback};
 use super::{SERIES_COLORS, enum_combo};
+use crate::stage::transport::{EARLIER_BLEND, FADE_HISTORY_SECS, Transport};
 use crate::stage::tuning::{ClipExtras, FadeTuning, Tuning};
 
 /// What the cross-fade panel asks the viewer to do.
@@ -35,8 +35,6 @@ pub enum CrossFadeAction {
 /// The cross-fade panel.
 #[derive(Default)]
 pub struct CrossFadePanel {
-    /// The clip the next fade goes to.
-    pub to_clip: usize,
     /// The model's feet and scale, found on first use.
     rig: Option<Rig>,
     /// Foot contacts found per clip, on first use.
@@ -48,7 +46,7 @@ pub struct CrossFadePanel {
 
 impl std::fmt::Debug for CrossFadePanel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CrossFadePanel").field("to_clip", &self.to_clip).finish_non_exhaustive()
+        f.debug_struct("CrossFadePanel").finish_non_exhaustive()
     }
 }
 
@@ -59,11 +57,6 @@ type MeasuredKey = (usize, usize, FadeTuning, ClipExtras);
 const MEASURED_TRIGGERS: usize = 3;
 
 impl CrossFadePanel {
-    /// A panel aiming at the second clip of a model with `clips` clips (the first otherwise).
-    pub fn for_clips(clips: usize) -> Self {
-        Self { to_clip: usize::from(clips > 1), ..Self::default() }
-    }
-
     /// Foot contacts of `clip` with their feet's names, by time.
     pub fn named_contacts(&mut self, model: &Model, extras: &ClipExtras, clip: usize) -> Vec<(String, f32)> {
         let contacts = self.contacts(model, extras, clip);
@@ -144,28 +137,28 @@ impl CrossFadePanel {
     pub fn crossfade_ui(
         &mut self,
         ui: &mut egui::Ui,
-        playback: &Playback,
-        model: &Model,
-        tuning: &mut Tuning,
-        ragdoll_active: bool,
+        stage: crate::stage::StageParts<'_>,
         clip_names: &[String],
     ) -> Option<CrossFadeAction> {
-        let Some(current) = playback.clip() else {
+        let crate::stage::StageParts { transport, fade_target, model, tuning, ragdoll, .. } = stage;
+        let transport: &Transport = transport;
+        let ragdoll_active = ragdoll.phase() == crate::physics::Phase::Ragdoll;
+        let Some(current) = transport.clip() else {
             ui.label("No clips to fade between.");
             return None;
         };
         let mut action = None;
-        if self.to_clip >= clip_names.len() {
-            self.to_clip = 0;
+        if *fade_target >= clip_names.len() {
+            *fade_target = 0;
         }
-        let from = if ragdoll_active { "the ragdoll (blends into the clip)".to_owned() } else { playback.on_screen() };
+        let from = if ragdoll_active { "the ragdoll (blends into the clip)".to_owned() } else { transport.on_screen() };
         ui.horizontal(|ui| {
             ui.label("from:");
             ui.strong(from).on_hover_text(
                 "A fade always starts from what is on screen: the playing clip, a blend in progress, or the ragdoll",
             );
         });
-        let clip_name = playback.clip_name(current);
+        let clip_name = transport.clip_name(current);
         let mut root_motion = tuning.root_motion(clip_name);
         if enum_combo(
             ui,
@@ -178,9 +171,9 @@ impl CrossFadePanel {
         ) {
             tuning.set_root_motion(clip_name, root_motion);
         }
-        super::clip_combo(ui, "to", &mut self.to_clip, clip_names, "Clip the next fade goes to (T triggers)");
-        let to = self.to_clip;
-        let pair = format!("{} -> {}", playback.clip_name(current), playback.clip_name(to));
+        super::clip_combo(ui, "to", fade_target, clip_names, "Clip the next fade goes to (T triggers)");
+        let to = *fade_target;
+        let pair = format!("{} -> {}", transport.clip_name(current), transport.clip_name(to));
         let tuned = tuning.transition(current, to);
         let mut fade = tuned.unwrap_or_default();
         ui.horizontal_wrapped(|ui| {
@@ -272,13 +265,13 @@ impl CrossFadePanel {
             if ui.button("Trigger").on_hover_text("Fade now (T)").clicked() {
                 action = Some(CrossFadeAction::Trigger);
             }
-            ui.label(if playback.is_fading() {
-                format!("fading: {} layers", playback.fader().layers().len())
+            ui.label(if transport.is_fading() {
+                format!("fading: {} layers", transport.fader().layers().len())
             } else {
                 "idle (T triggers)".to_owned()
             });
         });
-        super::weight_history_ui(ui, "fade weights", &fade_series(playback), FADE_HISTORY_SECS);
+        super::weight_history_ui(ui, "fade weights", &fade_series(transport), FADE_HISTORY_SECS);
         transition_table_ui(ui, tuning, clip_names, &mut action);
         action
     }
@@ -346,7 +339,7 @@ impl CrossFadePanel {
                 ),
                 (
                     "pop",
-                    "A ratio (no unit): the largest per-frame joint step in the 3 frames after the trigger over the larger of the largest in the 3 frames up to it and the clips' own largest playback step (so a still source cannot blow it up); 1× or less means no pop, \"-\" that nothing moved",
+                    "A ratio (no unit): the largest per-frame joint step in the 3 frames after the trigger over the larger of the largest in the 3 frames up to it and the clips' own largest transport step (so a still source cannot blow it up); 1× or less means no pop, \"-\" that nothing moved",
                     ratio(a.pop),
                     ratio(b.pop),
                 ),
@@ -362,8 +355,8 @@ impl CrossFadePanel {
 
 /// One weight series per clip seen in the fade history (the clip's own colour, its name), so
 /// the plot shows each clip's weight continuously through fades and re-triggers.
-fn fade_series(playback: &Playback) -> Vec<(String, egui::Color32, Vec<[f64; 2]>)> {
-    let history = playback.fade_history();
+fn fade_series(transport: &Transport) -> Vec<(String, egui::Color32, Vec<[f64; 2]>)> {
+    let history = transport.fade_history();
     let mut clips: Vec<usize> = Vec::new();
     for sample in history {
         for &(clip, _) in sample.weights() {
@@ -372,14 +365,14 @@ fn fade_series(playback: &Playback) -> Vec<(String, egui::Color32, Vec<[f64; 2]>
             }
         }
     }
-    let now = playback.clock_secs();
+    let now = transport.clock_secs();
     clips
         .into_iter()
         .map(|clip| {
             let (label, color) = if clip == EARLIER_BLEND {
                 ("earlier blend".to_owned(), egui::Color32::GRAY)
             } else {
-                (playback.clip_name(clip).to_owned(), SERIES_COLORS[clip % SERIES_COLORS.len()])
+                (transport.clip_name(clip).to_owned(), SERIES_COLORS[clip % SERIES_COLORS.len()])
             };
             let points = history.iter().map(|s| [s.clock_secs - now, f64::from(s.weight_of(clip))]).collect();
             (label, color, points)

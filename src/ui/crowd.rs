@@ -1,101 +1,47 @@
-//! The Crowd panel: crowd mode (N copies of the model on a grid, each with its own clip, phase,
-//! speed and cross-fades, skinned with GPU instancing), its instance count and what a frame costs.
+//! The Crowd panel: crowd mode on or off, its instance count and what a frame costs (the
+//! state is the stage's [`CrowdPanel`]).
 
 use anim::{InterpolationOverride, Model};
 
-use crate::crowd::{Crowd, MAX_CROWD};
+use crate::crowd::MAX_CROWD;
+use crate::stage::crowd::CrowdPanel;
 
-/// Seed of the viewer's crowds (the same crowd every time).
-const CROWD_SEED: u64 = 0x5eed;
-
-/// Crowd mode: the crowd (when on) and its panel state.
-#[derive(Debug)]
-pub struct CrowdPanel {
-    /// Instances used when crowd mode is turned on or resized.
-    pub count: usize,
-    /// The crowd, when crowd mode is on (the 3D view then shows it instead of the character).
-    pub crowd: Option<Crowd>,
-    /// CPU milliseconds of the last crowd update (smoothed).
-    pub update_ms: f32,
-}
-
-impl Default for CrowdPanel {
-    fn default() -> Self {
-        Self { count: 100, crowd: None, update_ms: 0.0 }
+/// Toggle, instance count and the CPU cost readout. Returns true when crowd mode was
+/// switched or resized (the viewer then frames the camera).
+pub fn crowd_ui(panel: &mut CrowdPanel, ui: &mut egui::Ui, model: &Model, mode: InterpolationOverride) -> bool {
+    if let Some(crowd) = &panel.crowd {
+        panel.count = crowd.len();
     }
-}
-
-impl CrowdPanel {
-    /// Turn crowd mode on with `count` instances of `model` (capped at [`MAX_CROWD`]), or off
-    /// with `None`. Returns true when it changed (the camera should frame the result).
-    pub fn set(&mut self, model: &Model, count: Option<usize>, mode: InterpolationOverride) -> bool {
-        let was = self.crowd.as_ref().map(Crowd::len);
-        self.crowd = count.filter(|&n| n > 0).map(|n| {
-            self.count = n.min(MAX_CROWD);
-            let mut crowd = Crowd::new(model, self.count, CROWD_SEED);
-            crowd.settings.mode = mode;
-            crowd.update(model, 0.0);
-            crowd
-        });
-        was != self.crowd.as_ref().map(Crowd::len)
-    }
-
-    /// The same crowd size for a newly opened model.
-    pub fn for_new_model(&self, model: &Model, mode: InterpolationOverride) -> Self {
-        let mut panel = Self { count: self.count, crowd: None, update_ms: 0.0 };
-        if let Some(count) = self.crowd.as_ref().map(Crowd::len) {
-            panel.set(model, Some(count), mode);
+    let mut enabled = panel.crowd.is_some();
+    let toggled = ui
+        .checkbox(&mut enabled, "crowd mode")
+        .on_hover_text("Show many copies of the model, each playing and cross-fading its own clips")
+        .changed();
+    let slider = ui
+        .add(
+            egui::Slider::new(&mut panel.count, 1..=MAX_CROWD)
+                .update_while_editing(false)
+                .logarithmic(true)
+                .text("instances"),
+        )
+        .on_hover_text("Number of characters (applied when the slider is released)");
+    let resized = enabled && (slider.drag_stopped() || (slider.changed() && !slider.dragged()));
+    let changed = (toggled || resized) && panel.set(model, enabled.then_some(panel.count), mode);
+    match &panel.crowd {
+        Some(crowd) => {
+            ui.label(format!(
+                "{} instances × {} joints, {} cross-fading; CPU {:.2} ms per frame on {} threads",
+                crowd.len(),
+                crowd.palette_stride(),
+                crowd.fading(),
+                panel.update_ms,
+                rayon::current_num_threads()
+            ));
+            ui.weak("Each instance picks another clip every 2-6 s; the override applies to all.");
         }
-        panel
-    }
-
-    /// Advance every instance by `clip_dt_secs` under the override `mode`.
-    pub fn advance(&mut self, model: &Model, clip_dt_secs: f32, mode: InterpolationOverride) {
-        let Some(crowd) = &mut self.crowd else { return };
-        crowd.settings.mode = mode;
-        let start = std::time::Instant::now();
-        crowd.update(model, clip_dt_secs);
-        let ms = start.elapsed().as_secs_f32() * 1e3;
-        self.update_ms = if self.update_ms > 0.0 { self.update_ms * 0.9 + ms * 0.1 } else { ms };
-    }
-
-    /// Toggle, instance count and the CPU cost readout. Returns true when crowd mode was
-    /// switched or resized (the viewer then frames the camera).
-    pub fn crowd_ui(&mut self, ui: &mut egui::Ui, model: &Model, mode: InterpolationOverride) -> bool {
-        if let Some(crowd) = &self.crowd {
-            self.count = crowd.len();
+        None => {
+            ui.weak("Shows many copies of the model, each playing and cross-fading its own clips.");
         }
-        let mut enabled = self.crowd.is_some();
-        let toggled = ui
-            .checkbox(&mut enabled, "crowd mode")
-            .on_hover_text("Show many copies of the model, each playing and cross-fading its own clips")
-            .changed();
-        let slider = ui
-            .add(
-                egui::Slider::new(&mut self.count, 1..=MAX_CROWD)
-                    .update_while_editing(false)
-                    .logarithmic(true)
-                    .text("instances"),
-            )
-            .on_hover_text("Number of characters (applied when the slider is released)");
-        let resized = enabled && (slider.drag_stopped() || (slider.changed() && !slider.dragged()));
-        let changed = (toggled || resized) && self.set(model, enabled.then_some(self.count), mode);
-        match &self.crowd {
-            Some(crowd) => {
-                ui.label(format!(
-                    "{} instances × {} joints, {} cross-fading; CPU {:.2} ms per frame on {} threads",
-                    crowd.len(),
-                    crowd.palette_stride(),
-                    crowd.fading(),
-                    self.update_ms,
-                    rayon::current_num_threads()
-                ));
-                ui.weak("Each instance picks another clip every 2-6 s; the override applies to all.");
-            }
-            None => {
-                ui.weak("Shows many copies of the model, each playing and cross-fading its own clips.");
-            }
-        }
-        changed
     }
+    changed
 }

@@ -8,8 +8,8 @@ use egui_plot::{Line, Plot, PlotBounds, PlotPoints, Points, VLine};
 use glam::{EulerRot, Quat, Vec4};
 
 use super::enum_combo;
-use super::playback::Playback;
 use crate::stage::selection::Selection;
+use crate::stage::transport::Transport;
 use crate::stage::tuning::Tuning;
 
 /// Samples per curve.
@@ -129,13 +129,13 @@ impl CurvesPanel {
         model: &Model,
         model_generation: u64,
         tuning: &Tuning,
-        playback: &mut Playback,
+        transport: &mut Transport,
         selection: &mut Selection,
     ) {
-        if let Some(clip) = playback.clip() {
-            super::pointer_curves::pointer_curves_ui(ui, model, clip, playback.time_secs());
+        if let Some(clip) = transport.clip() {
+            super::pointer_curves::pointer_curves_ui(ui, model, clip, transport.time_secs());
         }
-        let Some((clip_index, clip)) = playback.clip().and_then(|c| Some((c, model.clips.get(c)?))) else {
+        let Some((clip_index, clip)) = transport.clip().and_then(|c| Some((c, model.clips.get(c)?))) else {
             ui.label("No clip.");
             self.last = None;
             return;
@@ -234,7 +234,7 @@ impl CurvesPanel {
             ui.label("No translation, rotation or scale track on this joint (morph weights are not plotted).");
             return;
         };
-        let time = f64::from(playback.time_secs());
+        let time = f64::from(transport.time_secs());
         ui.label(format!(
             "solid: {} ({}) · dashed: {} ({}) · dots: keys{}",
             data.primary_interpolation.gltf_name(),
@@ -296,7 +296,7 @@ impl CurvesPanel {
         self.bounds[0] = Some(*response.transform.bounds());
         self.plot_rect = Some(response.response.rect);
         if let Some(time) = scrub_to {
-            playback.seek(time);
+            transport.seek(time);
         }
         let units = if data.angles { "deg" } else { "units" };
         if self.show_velocity {

@@ -7,7 +7,7 @@ use crate::render::{
 };
 
 use super::Viewer;
-use super::compare::CompareLayout;
+use crate::stage::compare::CompareLayout;
 
 /// Every GPU object of the viewer on one device: the device, its health watch, egui's renderer
 /// and the 3D view's. When the device is lost, [`Self::replace_device`] swaps in a new one; the
@@ -106,9 +106,9 @@ impl ViewportRenderer {
         if width == 0 || height == 0 {
             return self.texture;
         }
-        if self.uploaded_generation != Some(viewer.model_generation) {
-            self.uploaded_generation = Some(viewer.model_generation);
-            match self.renderer.upload(gpu, &viewer.model) {
+        if self.uploaded_generation != Some(viewer.stage.generation()) {
+            self.uploaded_generation = Some(viewer.stage.generation());
+            match self.renderer.upload(gpu, viewer.stage.model()) {
                 Ok(model) => {
                     self.gpu_model = Some(model);
                     self.error = None;
@@ -141,7 +141,7 @@ impl ViewportRenderer {
         }
         let target = self.target.as_ref()?;
         let camera = viewer.viewport.camera;
-        if let Some(crowd) = &viewer.crowd.crowd {
+        if let Some(crowd) = &viewer.stage.crowd.crowd {
             let bounds = crowd.bounds();
             let view = CrowdView {
                 viewport: Viewport { x: 0, y: 0, width, height },
@@ -150,14 +150,15 @@ impl ViewportRenderer {
                 palettes: crowd.palettes(),
                 palette_stride: crowd.palette_stride() as u32,
                 node_worlds: crowd.node_worlds(),
+                node_slots: crowd.node_slots(),
                 weights: crowd.weights(),
                 ground: true,
                 ground_radius: (bounds.max - bounds.min).max_element() * 0.5,
             };
-            self.renderer.render_crowd(gpu, &viewer.model, gpu_model, &view, target);
+            self.renderer.render_crowd(gpu, viewer.stage.model(), gpu_model, &view, target);
             return self.texture;
         }
-        let frame = &viewer.frame;
+        let frame = &viewer.stage.frame();
         if let Some((b_model, b_pose, b_generation)) = viewer.ab.b_pose() {
             if self.second.as_ref().is_none_or(|(g, _)| *g != b_generation) {
                 match self.renderer.upload(gpu, b_model) {
@@ -188,7 +189,7 @@ impl ViewportRenderer {
                     selected_joint: skeleton.then_some(selected).flatten(),
                     lines: &[],
                 };
-                let a_views = [view(viewports[0], vec![a], true, viewer.selection.joint)];
+                let a_views = [view(viewports[0], vec![a], true, viewer.stage.selection.joint)];
                 // B's ghost in white: the heat ramp on A is blue where nothing changed.
                 let b_instance = if split {
                     InstanceDesc::solid(b_pose)
@@ -197,7 +198,7 @@ impl ViewportRenderer {
                 };
                 let b_views = [view(*viewports.last().unwrap_or(&viewports[0]), vec![b_instance], split, None)];
                 let layers = [
-                    Layer { model: &viewer.model, gpu: gpu_model, views: &a_views },
+                    Layer { model: viewer.stage.model(), gpu: gpu_model, views: &a_views },
                     Layer { model: b_model, gpu: b_gpu, views: &b_views },
                 ];
                 self.renderer.render_layers(gpu, &layers, target);
@@ -219,7 +220,7 @@ impl ViewportRenderer {
                 ..if ghost { InstanceDesc::ghost(pose) } else { InstanceDesc::solid(pose) }
             })
         };
-        let view_instances: Vec<Vec<InstanceDesc<'_>>> = match viewer.compare.layout() {
+        let view_instances: Vec<Vec<InstanceDesc<'_>>> = match viewer.stage.compare.layout() {
             Some(CompareLayout::Split) => {
                 [Some(shown), compared(false)].into_iter().flatten().map(|i| vec![i]).collect()
             }
@@ -229,7 +230,7 @@ impl ViewportRenderer {
         let skeleton = viewer.overlays.skeleton;
         // A ragdoll's skeleton is its body tree (no lines to IK targets or the armature root).
         self.renderer.skeleton_links.clear();
-        self.renderer.skeleton_links.extend_from_slice(viewer.ragdoll.skeleton_links());
+        self.renderer.skeleton_links.extend_from_slice(viewer.stage.ragdoll.skeleton_links());
         let viewports = Viewport::split_horizontally(width, height, view_instances.len() as u32);
         let views: Vec<ViewDesc<'_>> = viewports
             .iter()
@@ -240,11 +241,11 @@ impl ViewportRenderer {
                 instances,
                 ground: true,
                 skeleton,
-                selected_joint: skeleton.then_some(viewer.selection.joint).flatten(),
+                selected_joint: skeleton.then_some(viewer.stage.selection.joint).flatten(),
                 lines: frame.collider_lines(),
             })
             .collect();
-        self.renderer.render(gpu, &viewer.model, gpu_model, &views, target);
+        self.renderer.render(gpu, viewer.stage.model(), gpu_model, &views, target);
         self.texture
     }
 }
@@ -263,7 +264,7 @@ mod tests {
         };
         let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
         let mut state = Viewer::new(model, super::super::ModelSource::built_in());
-        state.playback.seek(0.4);
+        state.stage.transport.seek(0.4);
         state.compute_frame();
         let format = wgpu::TextureFormat::Rgba8Unorm;
         let mut viewer_gpu = ViewerGpu::new(gpu, format);
@@ -285,13 +286,13 @@ mod tests {
         let lost = viewer_gpu.lost().expect("the device-lost callback fired");
         assert!(lost.contains("destroyed"), "{lost}");
 
-        let generation = state.model_generation;
+        let generation = state.stage.generation();
         let new_gpu = GpuContext::new_headless().expect("a new device");
         viewer_gpu.replace_device(new_gpu);
         assert!(viewer_gpu.lost().is_none());
         assert!(viewer_gpu.render_viewport(&state, [160, 120]).is_some());
         let after = covered(&viewer_gpu);
-        assert_eq!(state.model_generation, generation, "the model is kept");
+        assert_eq!(state.stage.generation(), generation, "the model is kept");
         assert!(after.abs_diff(before) <= before / 50, "same picture after recovery: {before} vs {after} pixels");
 
         // A minimised window asks for a zero-size view: nothing is drawn or reallocated, the last

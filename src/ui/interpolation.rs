@@ -5,9 +5,9 @@
 use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
 
 use super::enum_combo;
-use super::playback::Playback;
 use crate::stage::sampling::wrong_space_effect;
 use crate::stage::selection::Selection;
+use crate::stage::transport::Transport;
 use crate::stage::tuning::Tuning;
 
 /// The Interpolation panel is the tuning's own: its settings live in [`Tuning`].
@@ -18,7 +18,7 @@ impl Tuning {
         &mut self,
         ui: &mut egui::Ui,
         model: &Model,
-        playback: &Playback,
+        transport: &Transport,
         selection: &Selection,
     ) -> bool {
         let tuning = self;
@@ -59,7 +59,7 @@ impl Tuning {
         if changed {
             tuning.set_interpolation(settings);
         }
-        channel_override_ui(ui, model, tuning, playback.clip(), selection);
+        channel_override_ui(ui, model, tuning, transport.clip(), selection);
         ui.horizontal(|ui| {
             let authored = tuning.samples_as_authored();
             if ui
@@ -72,7 +72,10 @@ impl Tuning {
             ui.weak(if authored { "sampling as authored" } else { "sampling differs from the file" });
         });
         let bake = ui
-            .add_enabled(!tuning.samples_as_authored() && playback.clip().is_some(), egui::Button::new("Bake to file…"))
+            .add_enabled(
+                !tuning.samples_as_authored() && transport.clip().is_some(),
+                egui::Button::new("Bake to file…"),
+            )
             .on_hover_text(
                 "Write a copy of the model whose clip, played by any glTF viewer, looks as it does here: the \
                  override (and channel overrides) as glTF keys; spaces and easing glTF cannot express are resampled \
@@ -82,15 +85,15 @@ impl Tuning {
             .clicked();
         colour_space_strip_ui(ui);
         ui.weak("Spaces and easing apply where the mode is LINEAR.");
-        wrong_space_readout_ui(ui, model, tuning, playback);
+        wrong_space_readout_ui(ui, model, tuning, transport);
         bake
     }
 }
 
 /// What the chosen spaces do at the current time (three lines, always, so the panel below does
 /// not move).
-fn wrong_space_readout_ui(ui: &mut egui::Ui, model: &Model, tuning: &Tuning, playback: &Playback) {
-    let effect = playback.clip().and_then(|c| wrong_space_effect(model, c, playback.time_secs(), tuning.sampling(c)));
+fn wrong_space_readout_ui(ui: &mut egui::Ui, model: &Model, tuning: &Tuning, transport: &Transport) {
+    let effect = transport.clip().and_then(|c| wrong_space_effect(model, c, transport.time_secs(), tuning.sampling(c)));
     let warn = ui.visuals().warn_fg_color;
     let Some(effect) = effect else {
         ui.label("No clip: nothing to interpolate.");

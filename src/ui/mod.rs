@@ -1,33 +1,35 @@
-//! The interactive viewer (egui): [`Viewer`] owns the model on screen and the parts that own
-//! everything else; each panel is a struct that owns its state and has a `..._ui` method. Tests
-//! drive it headless with `egui_kittest` (no window, no GPU). What each module owns and may
-//! import is in ARCHITECTURE.md (the one map; the architecture test checks it). The state that
-//! needs no egui (tuning, selection, sampling jobs, loading, frame statistics) is in
-//! `crate::stage`; the window shell is `crate::app` (winit).
+//! The interactive viewer (egui): [`Viewer`] holds the [`crate::stage::Stage`] (the character,
+//! its clock and everything about it, with no egui) and the panels that draw it and return what
+//! the user did. Tests drive it headless with `egui_kittest` (no window, no GPU). What each
+//! module owns and may import is in ARCHITECTURE.md (the one map; the architecture test checks
+//! it); the window shell is `crate::app` (winit).
 
 pub mod ab_view;
+pub mod blend_space;
 pub mod compare;
 pub mod crossfade;
 pub mod crowd;
 pub mod curves;
 pub mod file_menu;
-pub mod frame;
 pub mod gpu_bridge;
 pub mod hot_reload;
 pub mod interpolation;
 pub mod joints;
 pub mod kind_compare;
+pub mod layers;
 pub mod overlays;
 pub mod playback;
 pub mod pointer_curves;
 pub mod profiles;
 pub mod ragdoll;
 pub mod recorder;
+pub mod retarget;
 pub mod shortcuts;
 pub mod viewer;
 pub mod viewport;
 
-pub use viewer::{ModelSource, Panel, Viewer};
+pub use crate::stage::ModelSource;
+pub use viewer::{Panel, Viewer};
 
 /// Colours of the components x, y, z, w (the legend uses the same).
 pub const COMPONENT_COLORS: [egui::Color32; 4] = [

@@ -1,7 +1,8 @@
 //! [`Overlays`]: what is drawn over the 3D view besides the model — the skeleton, and the Stats
-//! overlay (frame times and resident memory, the same numbers `--stats-out` writes).
+//! overlay (frame times, each frame's phases and resident memory, the same numbers `--stats-out`
+//! writes).
 
-use crate::stage::stats::FrameStats;
+use crate::stage::stats::{FrameStats, Phase};
 
 /// Overlay toggles and the frame statistics they show.
 #[derive(Debug, Clone)]
@@ -34,6 +35,14 @@ impl Overlays {
         match self.stats.recent_frame_times() {
             Some(t) => lines.push(format!("CPU {:.1} ms/frame median, {:.1} p95 (last 120)", t.median, t.p95)),
             None => lines.push("CPU: no frame yet".to_owned()),
+        }
+        if let Some(t) = self.stats.recent_phase_times(None) {
+            lines.push(format!("frame less present wait {:.2} ms median, {:.2} p95", t.median, t.p95));
+        }
+        for phase in Phase::ALL {
+            if let Some(t) = self.stats.recent_phase_times(Some(phase)) {
+                lines.push(format!("  {:<18} {:>6.2} ms median, {:>6.2} p95", phase.label(), t.median, t.p95));
+            }
         }
         if let Some(t) = self.stats.recent_frame_intervals() {
             lines.push(format!(

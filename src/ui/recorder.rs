@@ -56,9 +56,11 @@ pub struct ViewState<'a> {
     /// How it is sampled.
     pub settings: &'a anim::SampleSettings,
     /// The compare view, when on.
-    pub compare: Option<super::compare::CompareModes>,
+    pub compare: Option<crate::stage::compare::CompareModes>,
     /// Skeleton overlay and its selected joint.
     pub skeleton: Option<Option<usize>>,
+    /// The view's camera (the recording is drawn from where the user looks).
+    pub camera: crate::render::OrbitCamera,
 }
 
 impl RecordPanel {
@@ -162,13 +164,14 @@ impl RecordPanel {
             shot: ShotSpec {
                 settings: view.settings.clone(),
                 compare: view.compare.map(|m| (m.left, m.right)),
-                compare_ghost: view.compare.is_some_and(|m| m.layout == super::compare::CompareLayout::Ghost),
+                compare_ghost: view.compare.is_some_and(|m| m.layout == crate::stage::compare::CompareLayout::Ghost),
                 heatmap: view.compare.is_some_and(|m| m.heatmap),
                 heat_full_scale: view
                     .compare
                     .map_or(crate::render::shot::DEFAULT_HEAT_FULL_SCALE, |m| m.heat_full_scale),
                 skeleton: view.skeleton.is_some(),
                 selected_joint: view.skeleton.flatten(),
+                camera: Some(view.camera),
                 ..ShotSpec::new(Some(ClipId::from_index(view.clip)), self.width, self.height)
             },
             from_secs,
@@ -182,6 +185,18 @@ impl RecordPanel {
         }
         self.job = Some(RecordJob::start(model.clone(), spec));
         Ok(())
+    }
+
+    /// Stop the recording in progress (its partial output is removed).
+    pub fn cancel(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+        }
+    }
+
+    /// What the recording in progress renders (its shot, range and output).
+    pub fn recording(&self) -> Option<&RecordSpec> {
+        self.job.as_ref().map(|job| &job.spec)
     }
 
     /// A finished recording's outcome, as a sentence for the status.

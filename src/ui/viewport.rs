@@ -4,8 +4,8 @@
 
 use crate::render::{Aabb, OrbitCamera};
 
-use super::frame::ViewClick;
 use super::shortcuts::ViewAngle;
+use crate::stage::frame::ViewClick;
 
 /// What the 3D view shows, for its labels and clicks: one view, two side by side, or one with a
 /// ghost over it.

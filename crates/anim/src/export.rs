@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::clip::RawClip;
 use crate::error::{ImportError, ObjectRef};
 use crate::import::{ByteLimit, Limits, MESHOPT_EXTENSIONS, is_glb, read_uri, split_glb};
-use crate::track::{Interpolation, TrackValues};
+use crate::track::TrackValues;
 
 /// Why a file cannot be written.
 #[derive(Debug, thiserror::Error)]
@@ -155,6 +155,220 @@ pub fn replace_clip(
     if !root.is_object() {
         return Err(doc_error("the glTF document is not a JSON object".to_owned()));
     }
+    let (mut bin, mut new_buffers) = embed_buffers(&mut root, glb_bin, base_dir, limits)?;
+
+    // The new keys.
+    let accessors_before = root.get("accessors").and_then(Value::as_array).map_or(0, Vec::len);
+    let (new_accessors, new_samplers) = write_samplers(&mut bin, accessors_before, clip)?;
+    if let Some(accessors) = root.get_mut("accessors").and_then(Value::as_array_mut) {
+        accessors.extend(new_accessors);
+    } else {
+        root["accessors"] = Value::Array(new_accessors);
+    }
+
+    // The animation: replaced channels point at new samplers, unused samplers are dropped.
+    let target = root
+        .get_mut("animations")
+        .and_then(Value::as_array_mut)
+        .and_then(|a| a.get_mut(animation))
+        .ok_or_else(|| doc_error(format!("animation {animation} does not exist")))?;
+    let old_samplers = target.get("samplers").and_then(Value::as_array).cloned().unwrap_or_default();
+    // The accessors the old samplers read: dropped below when nothing reads them any more.
+    let old_keys: Vec<usize> = old_samplers
+        .iter()
+        .flat_map(|sampler| ["input", "output"].map(|key| sampler.get(key).and_then(Value::as_u64)))
+        .flatten()
+        .map(|index| index as usize)
+        .collect();
+    let Some(channels) = target.get_mut("channels").and_then(Value::as_array_mut) else {
+        return Err(doc_error(format!("animation {animation} has no channels")));
+    };
+    let mut replaced = vec![None; channels.len()];
+    for (channel, sampler) in new_samplers {
+        let slot = replaced
+            .get_mut(channel)
+            .ok_or_else(|| doc_error(format!("animation {animation} has no channel {channel}")))?;
+        if slot.is_some() {
+            return Err(doc_error(format!("animation {animation}: two tracks replace channel {channel}")));
+        }
+        *slot = Some(sampler);
+    }
+    let mut samplers: Vec<Value> = Vec::new();
+    let mut kept: Vec<Option<usize>> = vec![None; old_samplers.len()];
+    for (c, channel) in channels.iter_mut().enumerate() {
+        let index = match replaced[c].take() {
+            Some(sampler) => {
+                samplers.push(sampler);
+                samplers.len() - 1
+            }
+            None => {
+                let old = channel.get("sampler").and_then(Value::as_u64).map(|s| s as usize);
+                let old = old
+                    .filter(|&s| s < old_samplers.len())
+                    .ok_or_else(|| doc_error(format!("animation {animation} channel {c}: no valid sampler")))?;
+                *kept[old].get_or_insert_with(|| {
+                    samplers.push(old_samplers[old].clone());
+                    samplers.len() - 1
+                })
+            }
+        };
+        channel["sampler"] = json!(index);
+    }
+    target["samplers"] = Value::Array(samplers);
+
+    if let Some(views) = root.get_mut("bufferViews").and_then(Value::as_array_mut) {
+        views.extend(bin.views);
+    } else {
+        root["bufferViews"] = Value::Array(bin.views);
+    }
+    if renumbering_is_safe(&root) {
+        drop_unused(&mut root, &mut bin.bytes, &old_keys).map_err(doc_error)?;
+    }
+    new_buffers[0] = json!({"byteLength": bin.bytes.len()});
+    root["buffers"] = Value::Array(new_buffers);
+    pack_glb(to_sorted_json(&root).as_bytes(), &bin.bytes)
+}
+
+/// A track's channel index and its new sampler.
+type ChannelSampler = (usize, Value);
+
+/// The accessors (after `accessors_before` existing ones) and samplers of `clip`'s tracks,
+/// their data appended to `bin`: one time accessor per timeline (with `min`/`max`), one value
+/// accessor per track. Returns the accessors and, per track, its channel index and sampler.
+fn write_samplers(
+    bin: &mut Bin,
+    accessors_before: usize,
+    clip: &RawClip,
+) -> Result<(Vec<Value>, Vec<ChannelSampler>), ExportError> {
+    let mut new_accessors: Vec<Value> = Vec::new();
+    let mut add_accessor = |bin: &mut Bin, data: &[f32], ty: &str, count: usize, min_max: bool| {
+        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let view = bin.add_view(&bytes);
+        let mut accessor = json!({"bufferView": view, "componentType": 5126, "type": ty, "count": count});
+        if min_max && !data.is_empty() {
+            let min = data.iter().copied().fold(f32::INFINITY, f32::min);
+            let max = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            accessor["min"] = json!([min]);
+            accessor["max"] = json!([max]);
+        }
+        new_accessors.push(accessor);
+        accessors_before + new_accessors.len() - 1
+    };
+    let mut input_of_timeline = vec![None; clip.timelines.len()];
+    let mut new_samplers = Vec::with_capacity(clip.tracks.len());
+    for track in &clip.tracks {
+        let input = match input_of_timeline.get(track.timeline).copied().flatten() {
+            Some(input) => input,
+            None => {
+                let times = &clip
+                    .timelines
+                    .get(track.timeline)
+                    .ok_or_else(|| {
+                        ExportError::Document(format!("channel {}: no timeline {}", track.channel, track.timeline))
+                    })?
+                    .times_secs;
+                let input = add_accessor(bin, times, "SCALAR", times.len(), true);
+                input_of_timeline[track.timeline] = Some(input);
+                input
+            }
+        };
+        let (flat, ty, count): (Vec<f32>, &str, usize) = match &track.values {
+            TrackValues::Translation(v) | TrackValues::Scale(v) => {
+                (v.iter().flat_map(glam::Vec3::to_array).collect(), "VEC3", v.len())
+            }
+            TrackValues::Rotation(v) => (v.iter().flat_map(glam::Quat::to_array).collect(), "VEC4", v.len()),
+            TrackValues::Weights { values, .. } => (values.clone(), "SCALAR", values.len()),
+        };
+        if let Some(bad) = flat.iter().position(|x| !x.is_finite()) {
+            return Err(ExportError::Document(format!("channel {}: value {bad} is not finite", track.channel)));
+        }
+        let output = add_accessor(bin, &flat, ty, count, false);
+        new_samplers.push((
+            track.channel,
+            json!({"input": input, "output": output, "interpolation": track.interpolation.gltf_name()}),
+        ));
+    }
+    Ok((new_accessors, new_samplers))
+}
+
+/// Re-emit the glTF file `source` (as [`replace_clip`] does: a self-contained `.glb`, every
+/// buffer in the binary chunk, external images embedded) with `clips` added as new animations
+/// after its own, each named by its clip's `name`: one channel per track, targeting the
+/// track's node and property (`Track::channel` and `Track::sampler` are not read).
+///
+/// # Errors
+/// When the source does not read, a clip is not valid, a track names a node the file does not
+/// have, a value is not finite, or the output exceeds 4 GiB.
+pub fn add_clips(
+    source: &[u8],
+    base_dir: Option<&Path>,
+    clips: &[RawClip],
+    limits: &Limits,
+) -> Result<Vec<u8>, ExportError> {
+    let doc_error = |m: String| ExportError::Document(m);
+    for (i, clip) in clips.iter().enumerate() {
+        clip.validate().map_err(|e| doc_error(format!("new clip {i} is not valid: {e}")))?;
+    }
+    let (json_bytes, glb_bin) = if is_glb(source) { split_glb(source)? } else { (source, None) };
+    let mut root: Value = serde_json::from_slice(json_bytes).map_err(|e| ImportError::Json(e.to_string()))?;
+    if !root.is_object() {
+        return Err(doc_error("the glTF document is not a JSON object".to_owned()));
+    }
+    let node_count = root.get("nodes").and_then(Value::as_array).map_or(0, Vec::len);
+    let (mut bin, mut new_buffers) = embed_buffers(&mut root, glb_bin, base_dir, limits)?;
+    let mut animations = Vec::with_capacity(clips.len());
+    for (i, clip) in clips.iter().enumerate() {
+        let accessors_before = root.get("accessors").and_then(Value::as_array).map_or(0, Vec::len);
+        let (accessors, samplers) = write_samplers(&mut bin, accessors_before, clip)?;
+        let mut channels = Vec::with_capacity(clip.tracks.len());
+        let mut sampler_list = Vec::with_capacity(samplers.len());
+        for (track, (_, sampler)) in clip.tracks.iter().zip(samplers) {
+            if track.node.index() >= node_count {
+                return Err(doc_error(format!("new clip {i}: node {} does not exist", track.node.index())));
+            }
+            channels.push(json!({
+                "sampler": sampler_list.len(),
+                "target": {"node": track.node.index(), "path": track.property().gltf_name()},
+            }));
+            sampler_list.push(sampler);
+        }
+        if let Some(existing) = root.get_mut("accessors").and_then(Value::as_array_mut) {
+            existing.extend(accessors);
+        } else {
+            root["accessors"] = Value::Array(accessors);
+        }
+        let mut animation = json!({"channels": channels, "samplers": sampler_list});
+        if let Some(name) = &clip.name {
+            animation["name"] = json!(name);
+        }
+        animations.push(animation);
+    }
+    if let Some(existing) = root.get_mut("animations").and_then(Value::as_array_mut) {
+        existing.extend(animations);
+    } else {
+        root["animations"] = Value::Array(animations);
+    }
+    if let Some(views) = root.get_mut("bufferViews").and_then(Value::as_array_mut) {
+        views.extend(bin.views);
+    } else {
+        root["bufferViews"] = Value::Array(bin.views);
+    }
+    new_buffers[0] = json!({"byteLength": bin.bytes.len()});
+    root["buffers"] = Value::Array(new_buffers);
+    pack_glb(to_sorted_json(&root).as_bytes(), &bin.bytes)
+}
+
+/// Every buffer with data moved into one binary chunk (buffer 0 of the output) at 16-byte
+/// aligned offsets, buffer views and meshopt views moved with them, fallback buffers kept
+/// without data, external images embedded as buffer views. Returns the chunk being written
+/// and the output's buffers (buffer 0's entry filled in by the caller once the chunk is done).
+fn embed_buffers(
+    root: &mut Value,
+    glb_bin: Option<&[u8]>,
+    base_dir: Option<&Path>,
+    limits: &Limits,
+) -> Result<(Bin, Vec<Value>), ExportError> {
+    let doc_error = |m: String| ExportError::Document(m);
     let views_before = root.get("bufferViews").and_then(Value::as_array).map_or(0, Vec::len);
     let mut bin = Bin { bytes: Vec::new(), views: Vec::new(), first_view: views_before };
 
@@ -233,120 +447,7 @@ pub fn replace_clip(
             }
         }
     }
-
-    // The new keys.
-    let accessors_before = root.get("accessors").and_then(Value::as_array).map_or(0, Vec::len);
-    let mut new_accessors: Vec<Value> = Vec::new();
-    let mut add_accessor = |bin: &mut Bin, data: &[f32], ty: &str, count: usize, min_max: bool| {
-        let bytes: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let view = bin.add_view(&bytes);
-        let mut accessor = json!({"bufferView": view, "componentType": 5126, "type": ty, "count": count});
-        if min_max && !data.is_empty() {
-            let min = data.iter().copied().fold(f32::INFINITY, f32::min);
-            let max = data.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            accessor["min"] = json!([min]);
-            accessor["max"] = json!([max]);
-        }
-        new_accessors.push(accessor);
-        accessors_before + new_accessors.len() - 1
-    };
-    let mut input_of_timeline = vec![None; clip.timelines.len()];
-    let mut new_samplers = Vec::with_capacity(clip.tracks.len());
-    for track in &clip.tracks {
-        let input = match input_of_timeline[track.timeline] {
-            Some(input) => input,
-            None => {
-                let times = &clip.timelines[track.timeline].times_secs;
-                let input = add_accessor(&mut bin, times, "SCALAR", times.len(), true);
-                input_of_timeline[track.timeline] = Some(input);
-                input
-            }
-        };
-        let (flat, ty, count): (Vec<f32>, &str, usize) = match &track.values {
-            TrackValues::Translation(v) | TrackValues::Scale(v) => {
-                (v.iter().flat_map(glam::Vec3::to_array).collect(), "VEC3", v.len())
-            }
-            TrackValues::Rotation(v) => (v.iter().flat_map(glam::Quat::to_array).collect(), "VEC4", v.len()),
-            TrackValues::Weights { values, .. } => (values.clone(), "SCALAR", values.len()),
-        };
-        if let Some(bad) = flat.iter().position(|x| !x.is_finite()) {
-            return Err(doc_error(format!("channel {}: value {bad} is not finite", track.channel)));
-        }
-        let output = add_accessor(&mut bin, &flat, ty, count, false);
-        let interpolation = match track.interpolation {
-            Interpolation::Step => "STEP",
-            Interpolation::Linear => "LINEAR",
-            Interpolation::CubicSpline => "CUBICSPLINE",
-        };
-        new_samplers.push((track.channel, json!({"input": input, "output": output, "interpolation": interpolation})));
-    }
-    if let Some(accessors) = root.get_mut("accessors").and_then(Value::as_array_mut) {
-        accessors.extend(new_accessors);
-    } else {
-        root["accessors"] = Value::Array(new_accessors);
-    }
-
-    // The animation: replaced channels point at new samplers, unused samplers are dropped.
-    let target = root
-        .get_mut("animations")
-        .and_then(Value::as_array_mut)
-        .and_then(|a| a.get_mut(animation))
-        .ok_or_else(|| doc_error(format!("animation {animation} does not exist")))?;
-    let old_samplers = target.get("samplers").and_then(Value::as_array).cloned().unwrap_or_default();
-    // The accessors the old samplers read: dropped below when nothing reads them any more.
-    let old_keys: Vec<usize> = old_samplers
-        .iter()
-        .flat_map(|sampler| ["input", "output"].map(|key| sampler.get(key).and_then(Value::as_u64)))
-        .flatten()
-        .map(|index| index as usize)
-        .collect();
-    let Some(channels) = target.get_mut("channels").and_then(Value::as_array_mut) else {
-        return Err(doc_error(format!("animation {animation} has no channels")));
-    };
-    let mut replaced = vec![None; channels.len()];
-    for (channel, sampler) in new_samplers {
-        let slot = replaced
-            .get_mut(channel)
-            .ok_or_else(|| doc_error(format!("animation {animation} has no channel {channel}")))?;
-        if slot.is_some() {
-            return Err(doc_error(format!("animation {animation}: two tracks replace channel {channel}")));
-        }
-        *slot = Some(sampler);
-    }
-    let mut samplers: Vec<Value> = Vec::new();
-    let mut kept: Vec<Option<usize>> = vec![None; old_samplers.len()];
-    for (c, channel) in channels.iter_mut().enumerate() {
-        let index = match replaced[c].take() {
-            Some(sampler) => {
-                samplers.push(sampler);
-                samplers.len() - 1
-            }
-            None => {
-                let old = channel.get("sampler").and_then(Value::as_u64).map(|s| s as usize);
-                let old = old
-                    .filter(|&s| s < old_samplers.len())
-                    .ok_or_else(|| doc_error(format!("animation {animation} channel {c}: no valid sampler")))?;
-                *kept[old].get_or_insert_with(|| {
-                    samplers.push(old_samplers[old].clone());
-                    samplers.len() - 1
-                })
-            }
-        };
-        channel["sampler"] = json!(index);
-    }
-    target["samplers"] = Value::Array(samplers);
-
-    if let Some(views) = root.get_mut("bufferViews").and_then(Value::as_array_mut) {
-        views.extend(bin.views);
-    } else {
-        root["bufferViews"] = Value::Array(bin.views);
-    }
-    if renumbering_is_safe(&root) {
-        drop_unused(&mut root, &mut bin.bytes, &old_keys).map_err(doc_error)?;
-    }
-    new_buffers[0] = json!({"byteLength": bin.bytes.len()});
-    root["buffers"] = Value::Array(new_buffers);
-    pack_glb(to_sorted_json(&root).as_bytes(), &bin.bytes)
+    Ok((bin, new_buffers))
 }
 
 /// Point a view (or a meshopt extension object) at its buffer's place in the output.

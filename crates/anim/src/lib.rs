@@ -22,6 +22,8 @@
 //!   deviation between two samplings.
 //! * [`export`]: the GLB writer and [`export::replace_clip`], which writes a file back with one
 //!   clip's keys replaced (`animtune bake`).
+//! * [`retarget`]: pose transfer between two skeletons in model space (rest offsets, scaled
+//!   hips); [`ik`]: two-bone inverse kinematics (planted feet).
 //! * [`pointer`]: `KHR_animation_pointer` property tracks (materials, texture transforms,
 //!   visibility).
 //!
@@ -33,19 +35,23 @@
 //! [`import::Decoder`] seam by a decoder crate the application passes in.
 
 pub mod bake;
+pub mod blend_space;
 pub mod clip;
 pub mod crossfade;
 pub mod error;
 pub mod export;
 pub mod hierarchy;
 pub mod ids;
+pub mod ik;
 pub mod import;
 pub mod interp;
+pub mod layers;
 pub mod model;
 pub mod phase;
 pub mod pointer;
 pub mod pose;
 pub mod ragdoll;
+pub mod retarget;
 pub mod rng;
 pub mod sample;
 pub mod simd8;
@@ -56,17 +62,21 @@ pub mod timeline;
 pub mod track;
 pub mod workload;
 
+pub use blend_space::{BlendPoint, BlendSpace, BlendSpaceError, BlendSpacePlayer, PhaseSync};
 pub use clip::{Clip, ClipError, RawClip};
 pub use crossfade::{CrossFader, Layer, RootMotion, Transition, TransitionKind};
 pub use error::{ImportError, ObjectKind, ObjectRef, Problem};
 pub use hierarchy::{Hierarchy, HierarchyError, LocalMatrices};
 pub use ids::{ClipId, NodeId, TrackId};
 pub use interp::{Easing, OffsetDecay, RotationSpace, ScaleSpace};
+pub use layers::{
+    AdditiveReference, LayerBlend, LayerDesc, LayerError, LayerStack, NodeMask, apply_additive, apply_override,
+};
 pub use model::{
     AlphaMode, ExtensionStatus, ExtensionUse, Image, Material, Mesh, Model, MorphTarget, Node, Primitive,
     PrimitiveMode, Scene, TextureRef, TextureTransform,
 };
-pub use phase::{FootContact, find_foot_contacts, foot_ground_heights, synced_start_secs};
+pub use phase::{FootContact, find_foot_contacts, find_foot_lift_offs, foot_ground_heights, synced_start_secs};
 pub use pointer::{PointerTarget, PointerTrack};
 pub use pose::{NodePose, PoseDelta, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};

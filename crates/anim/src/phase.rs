@@ -106,6 +106,36 @@ pub fn find_foot_contacts(
     min_lift: f32,
     ground: Option<&[f32]>,
 ) -> Vec<FootContact> {
+    stances(model, clip, feet, min_lift, ground).into_iter().map(|(contact, _)| contact).collect()
+}
+
+/// The lift-off of each stance [`find_foot_contacts`] finds a touch-down of: the end of the
+/// foot's low interval (as a [`FootContact`] of that foot at the lift-off time), sorted by
+/// time. Together with the touch-downs they cut a cycle into stance and swing, which a blend
+/// space aligns clip by clip. Allocates (an offline job).
+pub fn find_foot_lift_offs(
+    model: &Model,
+    clip: ClipId,
+    feet: &[NodeId],
+    min_lift: f32,
+    ground: Option<&[f32]>,
+) -> Vec<FootContact> {
+    let mut lifts: Vec<FootContact> = stances(model, clip, feet, min_lift, ground)
+        .into_iter()
+        .map(|(contact, lift_secs)| FootContact { foot: contact.foot, time_secs: lift_secs })
+        .collect();
+    lifts.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
+    lifts
+}
+
+/// Each stance's touch-down and lift-off time (see [`find_foot_contacts`]).
+fn stances(
+    model: &Model,
+    clip: ClipId,
+    feet: &[NodeId],
+    min_lift: f32,
+    ground: Option<&[f32]>,
+) -> Vec<(FootContact, f32)> {
     let Some(c) = model.clip(clip) else { return Vec::new() };
     let secs = c.end_secs();
     if secs <= 0.0 || !secs.is_finite() || feet.is_empty() {
@@ -164,11 +194,12 @@ pub fn find_foot_contacts(
                     && (0..min_gap).all(|k| is_low[(i + k) % n] && is_settled((i + k) % n))
             });
             if let Some(i) = held.or_else(|| interval().find(|&i| is_settled(i))) {
-                contacts.push(FootContact { foot, time_secs: i as f32 * dt });
+                let lift = interval().last().map_or(i, |last| last + 1);
+                contacts.push((FootContact { foot, time_secs: i as f32 * dt }, (lift % n) as f32 * dt));
             }
         }
     }
-    contacts.sort_by(|a, b| a.time_secs.total_cmp(&b.time_secs));
+    contacts.sort_by(|a, b| a.0.time_secs.total_cmp(&b.0.time_secs));
     contacts
 }
 

@@ -94,3 +94,53 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
     assert!(out.is_finite() && fader.output().is_finite() && teaching_fader.output().is_finite());
     assert!(kinds_fader.output().is_finite());
 }
+
+#[test]
+fn per_frame_layers_and_blend_spaces_allocate_nothing() {
+    let model = anim::workload::w64_model();
+    let settings = SampleSettings::default();
+    let (a, b) = (ClipId::from_index(0), ClipId::from_index(1));
+    let mask = anim::NodeMask::from_subtrees(&model.hierarchy, &[anim::NodeId::from_index(3)]);
+    let layers = vec![
+        anim::LayerDesc { mask, ramp_secs: 0.3, ramp_easing: Easing::Smoothstep, ..anim::LayerDesc::new(b) },
+        anim::LayerDesc {
+            blend: anim::LayerBlend::Additive(anim::AdditiveReference::AtSecs(0.2)),
+            weight: 0.5,
+            ..anim::LayerDesc::new(a)
+        },
+    ];
+    let mut stack = anim::LayerStack::new(&model, &settings, layers).unwrap();
+    let space = anim::BlendSpace::new_2d(&[
+        (a, glam::Vec2::new(0.0, 0.0)),
+        (b, glam::Vec2::new(1.0, 0.0)),
+        (a, glam::Vec2::new(0.5, 1.0)),
+    ])
+    .unwrap();
+    let contacts = [
+        vec![anim::FootContact { foot: 0, time_secs: 0.1 }, anim::FootContact { foot: 1, time_secs: 0.6 }],
+        vec![anim::FootContact { foot: 1, time_secs: 0.3 }, anim::FootContact { foot: 0, time_secs: 0.9 }],
+        vec![anim::FootContact { foot: 0, time_secs: 0.2 }, anim::FootContact { foot: 1, time_secs: 0.5 }],
+    ];
+    let mut player = anim::BlendSpacePlayer::new(&model, space, anim::PhaseSync::Phase, &contacts).unwrap();
+    assert!(player.syncs_by_markers());
+    let mut fader = CrossFader::new(&model, a);
+    let mut pose = model.rest_pose();
+    let allocations = allocations_on_this_thread(|| {
+        for frame in 0..600 {
+            let dt = 1.0 / 60.0;
+            if frame % 50 == 0 {
+                fader.trigger(if frame % 100 == 0 { b } else { a }, 0.3, Easing::Linear);
+            }
+            fader.advance(dt);
+            pose.copy_from(fader.evaluate(&model, &settings));
+            stack.advance(dt);
+            stack.apply(&model, &settings, fader.current_time_secs(), &mut pose);
+            player.set_parameter(glam::Vec2::new((frame as f32 * 0.01).sin().abs(), 0.3));
+            player.advance(dt);
+            player.evaluate(&model, &settings, &mut pose);
+            stack.apply(&model, &settings, frame as f32 * dt, &mut pose);
+        }
+    });
+    assert_eq!(allocations, 0, "per-frame layer and blend-space calls allocated {allocations} times");
+    assert!(pose.is_finite());
+}

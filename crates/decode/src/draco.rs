@@ -1,5 +1,5 @@
 //! `KHR_draco_mesh_compression` over the pure-Rust `draco-core` (a port of Google's decoder:
-//! bitstreams 1.0–2.2, sequential and edgebreaker connectivity — standard and valence — every
+//! bitstreams 1.0–2.2 and point clouds' 2.3, sequential and edgebreaker connectivity — standard and valence — every
 //! prediction scheme and attribute transform; its output is bit-identical to Google's
 //! `draco3d`, which `crates/decode/tests/draco_reference.rs` checks on every shared model at every
 //! gltf-transform setting).
@@ -24,8 +24,8 @@ pub struct DeclaredCounts {
 }
 
 /// Read the header and the connectivity counts of a Draco mesh stream without decoding it.
-/// `None` when the stream carries metadata before its connectivity, is a point cloud or an
-/// older bitstream than 2.2 (the decoder's limits check the counts then).
+/// `None` when the stream carries metadata before its connectivity, is a point cloud (bitstreams
+/// to 2.3) or an older bitstream than 2.2 (the decoder's limits check the counts then).
 ///
 /// # Errors
 /// A message when the header is not a Draco stream or the counts are unreadable.
@@ -44,11 +44,14 @@ pub fn declared_counts(bytes: &[u8]) -> Result<Option<DeclaredCounts>, String> {
         return Err("not a Draco stream (no DRACO magic)".to_owned());
     }
     let (major, minor, geometry, method) = (byte()?, byte()?, byte()?, byte()?);
-    if !matches!((major, minor), (1, 0..=3) | (2, 0..=2)) {
-        return Err(format!("Draco bitstream {major}.{minor} is not supported (1.0 to 2.2)"));
-    }
     if geometry > 1 {
         return Err(format!("unknown Draco geometry type {geometry}"));
+    }
+    // Google's encoder writes meshes as 2.2 and point clouds as 2.3 (their bitstreams are
+    // versioned apart).
+    let newest_minor = if geometry == 0 { 3 } else { 2 };
+    if !(matches!((major, minor), (1, 0..=3)) || (major == 2 && minor <= newest_minor)) {
+        return Err(format!("Draco bitstream {major}.{minor} is not supported (1.0 to 2.2; point clouds to 2.3)"));
     }
     // Older bitstreams and point clouds lay their counts out differently: the decoder's own
     // limits (set from the accessors) check them.
@@ -128,6 +131,50 @@ fn limits(primitive: &DracoPrimitive<'_>) -> DecodeLimits {
         .with_max_decoded_bytes(points.saturating_mul(attributes).saturating_mul(MAX_BYTES_PER_POINT_PER_ATTRIBUTE))
 }
 
+/// Wall time a stream may keep the decoder busy: a floor for small meshes plus a generous
+/// allowance per point and face the accessors declare (a real mesh decodes in well under a
+/// microsecond per point; some malformed streams make the decoder loop for minutes).
+fn decode_budget(primitive: &DracoPrimitive<'_>) -> std::time::Duration {
+    /// Seconds any stream may take.
+    const FLOOR_SECS: f64 = 5.0;
+    /// Seconds per declared point or face beyond the floor.
+    const SECS_PER_ELEMENT: f64 = 20e-6;
+    let elements = primitive.vertex_count as f64 + primitive.index_count.map_or(0.0, |i| i as f64 / 3.0);
+    std::time::Duration::from_secs_f64(FLOOR_SECS + SECS_PER_ELEMENT * elements)
+}
+
+/// Run the decoder on `bytes` on its own thread under `catch_unwind`, and give up with an error
+/// when it has not answered within `budget` (the thread is left to finish on its own: Rust
+/// cannot stop it, but the import, the command line and the viewer go on).
+fn decode_watched(bytes: &[u8], limits: DecodeLimits, budget: std::time::Duration) -> Result<Mesh, String> {
+    let owned: Vec<u8> = bytes.to_vec();
+    let (send, receive) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("draco decode".to_owned())
+        .spawn(move || {
+            let result = crate::quiet_catch_unwind(move || {
+                let mut mesh = Mesh::new();
+                let mut buffer = DecoderBuffer::new(&owned).with_limits(limits);
+                MeshDecoder::new().decode(&mut buffer, &mut mesh).map(|()| mesh)
+            });
+            // The importer may have given up waiting: nobody to tell then.
+            let _ = send.send(result);
+        })
+        .map_err(|e| format!("the Draco decoder could not start: {e}"))?;
+    match receive.recv_timeout(budget) {
+        Ok(result) => result
+            .map_err(|_| "the Draco decoder failed on malformed data".to_owned())?
+            .map_err(|e| format!("Draco: {e}")),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(format!(
+            "the Draco stream was still decoding after {:.0} s (a malformed stream that makes the decoder loop); gave up",
+            budget.as_secs_f64()
+        )),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err("the Draco decoder failed on malformed data".to_owned())
+        }
+    }
+}
+
 /// Decode one primitive: the attributes the importer asks for, in its accessors' types, and the
 /// triangle indices.
 ///
@@ -152,15 +199,9 @@ pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
             ));
         }
     }
-    let bytes = primitive.compressed;
     let limits = limits(primitive);
-    let mesh = crate::quiet_catch_unwind(move || {
-        let mut mesh = Mesh::new();
-        let mut buffer = DecoderBuffer::new(bytes).with_limits(limits);
-        MeshDecoder::new().decode(&mut buffer, &mut mesh).map(|()| mesh)
-    })
-    .map_err(|_| "the Draco decoder failed on malformed data".to_owned())?
-    .map_err(|e| format!("Draco: {e}"))?;
+    let budget = decode_budget(primitive);
+    let mesh = decode_watched(primitive.compressed, limits, budget)?;
 
     if mesh.num_points() != vertex_count {
         return Err(format!(
@@ -312,5 +353,115 @@ fn write_component(out: &mut Vec<u8>, x: f64, to: DracoComponent) {
         DracoComponent::U16 => out.extend_from_slice(&(x.round().clamp(0.0, 65535.0) as u16).to_le_bytes()),
         DracoComponent::U32 => out.extend_from_slice(&(x.round().clamp(0.0, f64::from(u32::MAX)) as u32).to_le_bytes()),
         DracoComponent::F32 => out.extend_from_slice(&(x as f32).to_le_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ten points, `(i * 0.37) mod 1` for each of their 30 coordinates, encoded as Draco point
+    /// clouds by Google's encoder (draco3d 1.5.7, `EncodePointCloudToDracoBuffer`, positions
+    /// quantized to 11 bits), which writes bitstream 2.3: sequentially, and with the KD-tree
+    /// (which reorders the points).
+    const SEQUENTIAL: &str = "445241434f0203000000000a0000000101000903000002000101000c23993903690603f0af8500f06b4b8d1b478e1cb971e3c64123476edcb871e4c8411b376e1c3972e4c68d1b470e00000000ff070000000000008fc2f53c295c8f3da4707d3f0b";
+    const KD_TREE: &str = "445241434f0203000100000a00000001010009030000050b0000000a000000ff025540800380f480010110010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100010100280000006136e4388ae33898525500d238c7c76955398ee37efdbf2a141d80b450d5719a07c7aa0200001c1f04000000000000000400000000000010000000008fc2f53c295c8f3da4707d3f0b";
+
+    fn hex(text: &str) -> Vec<u8> {
+        (0..text.len()).step_by(2).filter_map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok()).collect()
+    }
+
+    fn encoded_points() -> Vec<[f32; 3]> {
+        (0..10).map(|p| std::array::from_fn(|c| ((p * 3 + c) as f32 * 0.37) % 1.0)).collect()
+    }
+
+    /// Every decoded point is one of the encoded ones, each used once, within half the 11-bit
+    /// quantization step of the points' range.
+    fn assert_same_points(decoded: &[[f32; 3]], label: &str) {
+        let mut expected = encoded_points();
+        assert_eq!(decoded.len(), expected.len(), "{label}");
+        let half_step = 0.5 * 1.0 / 2047.0 + 1e-6;
+        for point in decoded {
+            let near = expected.iter().position(|e| e.iter().zip(point).all(|(a, b)| (a - b).abs() <= half_step));
+            let at = near.unwrap_or_else(|| panic!("{label}: {point:?} is none of the encoded points"));
+            expected.swap_remove(at);
+        }
+    }
+
+    #[test]
+    fn point_clouds_of_bitstream_2_3_decode_to_their_points() {
+        for (label, stream) in [("sequential", hex(SEQUENTIAL)), ("KD-tree", hex(KD_TREE))] {
+            assert_eq!(&stream[5..8], &[2, 3, 0], "{label}: a 2.3 point cloud");
+            assert_eq!(declared_counts(&stream), Ok(None), "{label}");
+            let attribute = DracoAttribute {
+                semantic: "POSITION".to_owned(),
+                unique_id: 0,
+                components: 3,
+                component: DracoComponent::F32,
+                normalized: false,
+            };
+            let primitive = DracoPrimitive {
+                compressed: &stream,
+                attributes: vec![attribute],
+                vertex_count: 10,
+                index_count: None,
+            };
+            let decoded = decode(&primitive).unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert!(decoded.indices.is_empty(), "{label}");
+            let values: Vec<f32> =
+                decoded.attributes[0].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let points: Vec<[f32; 3]> = values.chunks_exact(3).map(|p| [p[0], p[1], p[2]]).collect();
+            assert_same_points(&points, label);
+
+            // The same stream as a `POINTS` primitive of a file, through the importer.
+            let mut doc = devtools::gltf::Doc::new();
+            let view = doc.add_view(&stream);
+            doc.merge(serde_json::json!({
+                "extensionsUsed": ["KHR_draco_mesh_compression"],
+                "extensionsRequired": ["KHR_draco_mesh_compression"],
+                "accessors": [{"componentType": 5126, "type": "VEC3", "count": 10, "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 1.0]}],
+                "meshes": [{"primitives": [{"mode": 0, "attributes": {"POSITION": 0},
+                    "extensions": {"KHR_draco_mesh_compression": {"bufferView": view, "attributes": {"POSITION": 0}}}}]}],
+                "nodes": [{"mesh": 0}],
+                "scenes": [{"nodes": [0]}],
+                "scene": 0
+            }));
+            let model = crate::load_slice(&doc.to_glb(), None, &anim::import::Limits::default())
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+            let primitive = &model.meshes[0].primitives[0];
+            assert_eq!(primitive.mode, anim::model::PrimitiveMode::Points, "{label}");
+            let points: Vec<[f32; 3]> = primitive.positions.iter().map(|p| [p.x, p.y, p.z]).collect();
+            assert_same_points(&points, label);
+        }
+    }
+
+    /// A point cloud holding more points than its accessor is refused by the decoder's ceiling,
+    /// not decoded and then compared.
+    #[test]
+    fn a_point_cloud_larger_than_its_accessor_is_refused() {
+        for stream in [hex(SEQUENTIAL), hex(KD_TREE)] {
+            let attribute = DracoAttribute {
+                semantic: "POSITION".to_owned(),
+                unique_id: 0,
+                components: 3,
+                component: DracoComponent::F32,
+                normalized: false,
+            };
+            let primitive =
+                DracoPrimitive { compressed: &stream, attributes: vec![attribute], vertex_count: 3, index_count: None };
+            let error = decode(&primitive).unwrap_err();
+            assert!(error.contains("10") && error.contains("ceiling of 3"), "{error}");
+        }
+    }
+
+    #[test]
+    fn bitstream_2_3_is_a_point_cloud_version_only() {
+        let mut mesh = b"DRACO\x02\x03\x01\x00\x00\x00".to_vec();
+        mesh.extend_from_slice(&[1, 3]);
+        let error = declared_counts(&mesh).unwrap_err();
+        assert!(error.contains("Draco bitstream 2.3 is not supported"), "{error}");
+        let mut newer_cloud = hex(SEQUENTIAL);
+        newer_cloud[6] = 4;
+        assert!(declared_counts(&newer_cloud).unwrap_err().contains("2.4"));
     }
 }

@@ -283,3 +283,106 @@ fn draco_huge_rans_table_is_a_one_line_error_not_an_abort() {
         assert!(!error.contains('\n'), "{place}, scheme {scheme}: not one line: {error}");
     }
 }
+
+/// Streams whose counts animtune's header reader leaves to the decoder (metadata before the
+/// connectivity, an older bitstream with 32-bit counts) still cannot make it reserve what the
+/// accessors do not hold: the decoder gets the accessors' counts as hard limits, so a billion
+/// declared faces over a 3-index accessor is a one-line error, at once.
+#[test]
+fn draco_counts_the_header_reader_skips_are_held_to_the_accessors() {
+    let position = DracoAttribute {
+        semantic: "POSITION".to_owned(),
+        unique_id: 0,
+        components: 3,
+        component: DracoComponent::F32,
+        normalized: false,
+    };
+    // Bitstream 2.2 with the metadata flag: empty metadata (no attribute metadata, a geometry
+    // metadata without entries or children), then a billion faces over 3 points.
+    let mut with_metadata = b"DRACO\x02\x02\x01\x00\x00\x80".to_vec();
+    with_metadata.extend_from_slice(&[0, 0, 0]);
+    varint(1_000_000_000, &mut with_metadata);
+    varint(3, &mut with_metadata);
+    // Raw connectivity (method 1), then what would be the first indices.
+    with_metadata.push(1);
+    with_metadata.extend_from_slice(&[0; 64]);
+    // Bitstream 2.1: fixed-width counts.
+    let mut older = b"DRACO\x02\x01\x01\x00\x00\x00".to_vec();
+    older.extend_from_slice(&1_000_000_000u32.to_le_bytes());
+    older.extend_from_slice(&3u32.to_le_bytes());
+    older.push(1);
+    older.extend_from_slice(&[0; 64]);
+    // Bitstream 2.1 declaring 1,000 faces whose 3,000 raw indices are all there: the stream
+    // pays for them, the accessors do not.
+    let mut paid = b"DRACO\x02\x01\x01\x00\x00\x00".to_vec();
+    paid.extend_from_slice(&1000u32.to_le_bytes());
+    paid.extend_from_slice(&3u32.to_le_bytes());
+    paid.push(1);
+    paid.extend((0..3000).map(|i| (i % 3) as u8));
+    // The first two are refused because the stream is too short for what it declares (every
+    // reservation is bounded by the stream's length), the third by the accessors' ceiling.
+    for (name, stream, reason) in [
+        ("metadata first", with_metadata, "Not enough data"),
+        ("bitstream 2.1", older, "Not enough data"),
+        ("2.1, indices present", paid, "1000 faces, over the caller's ceiling of 1"),
+    ] {
+        assert_eq!(decode::draco::declared_counts(&stream), Ok(None), "{name}: the header reader skips it");
+        let primitive = DracoPrimitive {
+            compressed: &stream,
+            attributes: vec![position.clone()],
+            vertex_count: 3,
+            index_count: Some(3),
+        };
+        let started = std::time::Instant::now();
+        let error = decode::Decoders.decode_draco(&primitive).unwrap_err();
+        let elapsed = started.elapsed();
+        println!("{name}: {error} ({elapsed:?})");
+        assert!(error.starts_with("Draco") && !error.contains('\n') && error.contains(reason), "{name}: {error}");
+        assert!(elapsed < std::time::Duration::from_millis(100), "{name}: took {elapsed:?}");
+    }
+}
+
+/// Found by the `decoders` fuzz target (2026-12-02, second run): a 290-byte Draco 2.2 edgebreaker
+/// stream (after the target's 3-byte prefix) whose multi-parallelogram prediction keeps
+/// draco-core 2.3.3 busy for more than a minute (`compute_parallelogram_prediction` under
+/// `decode_values`): no panic, no allocation, but no answer. Neither animtune's count checks nor
+/// the decoder's limits bound that work, so the decoder runs on its own thread under a time budget
+/// (5 s plus 20 µs per declared point and face) and the import answers with an error when it runs
+/// out; the decoder's thread is left to finish on its own.
+#[test]
+fn draco_fuzz_timeout_multi_parallelogram_is_given_up_with_an_error() {
+    let hex: String = [
+        "010100445241434f02020101000000b203c00400be044306474717451d0aa60146223d130a3eb1017fdaf7a954bb5669",
+        "6979bf78fab4aad56f8dd256cb9ff54d4b4b976a953edeb59ebe516f976a55abadf2ed69abbe3cca53fa68e9fbb5a93e",
+        "55f52ef554fbe0dbdef5eda3a9f6d1fa1ac4f2ff5bf7276f534fd5d62efdba35d27d5dd3b65aa5b4aa4b95aa527d174a",
+        "0ba5ada595f779536d3da50ff5bc41df6d6d95a7d547bf464f1f6ff7af6beb6955f354d7a590afcffa2d7fa21eedd6f5",
+        "6fb26eddfed49a164595f23555aa4ad59a6a29ad6a5b5db700db03e6e04201ff00000400090300000309020001040404",
+        "0002040904000302020100020000000000000000000000000000000067010000004da362011f5dca7a00000000000000",
+        "0000003f0c",
+    ]
+    .concat();
+    let input: Vec<u8> =
+        (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap_or(0)).collect();
+    let stream = &input[3..];
+    let position = DracoAttribute {
+        semantic: "POSITION".to_owned(),
+        unique_id: 0,
+        components: 3,
+        component: DracoComponent::F32,
+        normalized: false,
+    };
+    let counts = decode::draco::declared_counts(stream).ok().flatten();
+    let (vertex_count, index_count) = counts.map_or((16, 0), |c| (c.vertices as usize, c.faces as usize * 3));
+    let primitive =
+        DracoPrimitive { compressed: stream, attributes: vec![position], vertex_count, index_count: Some(index_count) };
+    let budget_secs = 5.0 + 20e-6 * (vertex_count as f64 + index_count as f64 / 3.0);
+    let started = std::time::Instant::now();
+    let outcome = decode::Decoders.decode_draco(&primitive);
+    let took = started.elapsed().as_secs_f64();
+    assert!(took < budget_secs + 2.0, "took {took} s against a budget of {budget_secs} s");
+    let error = format!("{outcome:?}");
+    assert!(
+        error.starts_with("Err(") && error.contains("still decoding after"),
+        "a looping stream is refused: {error}"
+    );
+}

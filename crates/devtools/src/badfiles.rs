@@ -445,7 +445,83 @@ pub fn corpus() -> Vec<BadFile> {
         gltf_edit(&|b| b.json["images"] = json!([{"uri": "../../secret.png"}])),
         inv("Uri", "Image", 0),
     );
+
+    // Hostile Draco streams (`KHR_draco_mesh_compression`), each inside an otherwise valid
+    // one-triangle file: the importer with animtune's decoders must refuse them with a one-line
+    // error naming the mesh, never abort on an allocation the stream did not earn.
+    let huge_symbols = (1u64 << 49) - 1;
+    // The file that aborted animtune's previous decoder ("memory allocation of 4503599627370488
+    // bytes failed"): a sequential header over 1 triangle and 3 points whose rANS-coded indices
+    // declare 2^49 - 1 symbols (a 4.5 PB probability table).
+    let mut indices = draco_header(0, 1, 3);
+    indices.extend_from_slice(&[0, 1, 5]);
+    varint(huge_symbols, &mut indices);
+    indices.extend_from_slice(&[0x55; 64]);
+    add("draco_huge_rans_table_indices.glb", draco_file(&indices), inv("BadValue", "Mesh", 0));
+    // The same table declared by a quantized position attribute's entropy-coded values.
+    let mut values = draco_header(0, 1, 3);
+    values.extend_from_slice(&[1, 0, 1, 2]);
+    values.extend_from_slice(&[1, 1, 0, 9, 3, 0, 0, 2, 0xfe, 1, 1, 5]);
+    varint(huge_symbols, &mut values);
+    values.extend_from_slice(&[0x55; 64]);
+    add("draco_huge_rans_table_values.glb", draco_file(&values), inv("BadValue", "Mesh", 0));
+    // Edgebreaker connectivity declaring a billion faces for a 3-index accessor: refused from
+    // the header, before the decoder reserves anything.
+    let mut faces = b"DRACO\x02\x02\x01\x01\x00\x00".to_vec();
+    faces.push(0);
+    varint(3, &mut faces);
+    varint(1_000_000_000, &mut faces);
+    faces.extend_from_slice(&[0; 32]);
+    add("draco_face_count_bomb.glb", draco_file(&faces), inv("BadValue", "Mesh", 0));
     files
+}
+
+/// A Draco 2.2 triangle-mesh stream's header and connectivity counts (`method` 0 sequential,
+/// 1 edgebreaker).
+fn draco_header(method: u8, faces: u64, points: u64) -> Vec<u8> {
+    let mut bytes = b"DRACO\x02\x02\x01".to_vec();
+    bytes.extend_from_slice(&[method, 0, 0]);
+    varint(faces, &mut bytes);
+    varint(points, &mut bytes);
+    bytes
+}
+
+/// A varint as Draco writes it: 7 bits a byte, low first.
+fn varint(mut value: u64, out: &mut Vec<u8>) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A `.glb` with one triangle whose positions and indices are the Draco `stream` (accessors
+/// without buffer views, as `KHR_draco_mesh_compression` lays them out).
+fn draco_file(stream: &[u8]) -> Vec<u8> {
+    let mut doc = Doc::with_generator("animtune bad-corpus");
+    let view = doc.add_view(stream);
+    doc.merge(json!({
+        "extensionsUsed": ["KHR_draco_mesh_compression"],
+        "extensionsRequired": ["KHR_draco_mesh_compression"],
+        "accessors": [
+            {"componentType": 5126, "type": "VEC3", "count": 3, "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 0.0]},
+            {"componentType": 5123, "type": "SCALAR", "count": 3}
+        ],
+        "meshes": [{"name": "hostile", "primitives": [{
+            "attributes": {"POSITION": 0},
+            "indices": 1,
+            "extensions": {"KHR_draco_mesh_compression": {"bufferView": view, "attributes": {"POSITION": 0}}}
+        }]}],
+        "nodes": [{"mesh": 0}],
+        "scenes": [{"nodes": [0]}],
+        "scene": 0
+    }));
+    doc.json["buffers"] = json!([{"byteLength": doc.bin.len()}]);
+    doc.to_glb()
 }
 
 /// The manifest text for `files`: one `name<TAB>expectation` line each.

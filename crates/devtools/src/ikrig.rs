@@ -81,6 +81,12 @@ pub fn detach_extremities(glb: &[u8]) -> Result<Vec<u8>, String> {
         if let Some(children) = node.get_mut("children").and_then(Value::as_array_mut) {
             children.retain(|c| c.as_u64().is_none_or(|c| !moved.contains(&(c as usize))));
         }
+        // glTF forbids an empty `children` array.
+        if node.get("children").and_then(Value::as_array).is_some_and(Vec::is_empty)
+            && let Some(obj) = node.as_object_mut()
+        {
+            obj.remove("children");
+        }
     }
     // Control bones at the extremities' rest world transforms (relative to the armature root);
     // the extremity itself keeps only its scale.
@@ -134,6 +140,18 @@ pub fn detach_extremities(glb: &[u8]) -> Result<Vec<u8>, String> {
     let binds = doc.add_f32(&binds, "MAT4");
     doc.json["skins"][skin_index]["joints"] = Value::Array(joints);
     doc.json["skins"][skin_index]["inverseBindMatrices"] = json!(binds);
+    // The skeleton root must stay a common root of the joints: the armature root holds the
+    // controls too (without one, the skin names none).
+    if doc.json["skins"][skin_index].get("skeleton").is_some() {
+        match armature {
+            Some(a) => doc.json["skins"][skin_index]["skeleton"] = json!(a),
+            None => {
+                if let Some(obj) = doc.json["skins"][skin_index].as_object_mut() {
+                    obj.remove("skeleton");
+                }
+            }
+        }
+    }
 
     // Each clip: the extremities' channels go; their animated world transforms are baked into
     // the control bones' keys.

@@ -26,13 +26,15 @@ const CRATES: [Crate; 4] = [
     Crate { name: "devtools", src: "crates/devtools/src", manifest: "crates/devtools/Cargo.toml", extra: &[] },
 ];
 
-/// The crate names (as code writes them: `-` becomes `_`) of a manifest's `[dependencies]`.
+/// The crate names (as code writes them: `-` becomes `_`) of a manifest's `[dependencies]` and
+/// platform-specific `[target.'cfg(…)'.dependencies]`.
 fn dependencies(manifest: &str) -> BTreeSet<String> {
     let mut in_dependencies = false;
     let mut out = BTreeSet::new();
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
-            in_dependencies = line == "[dependencies]";
+            in_dependencies =
+                line == "[dependencies]" || (line.starts_with("[target.") && line.ends_with(".dependencies]"));
         } else if in_dependencies && !line.starts_with('#') {
             let key: String = line.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '-').collect();
             if !key.is_empty() {

@@ -12,7 +12,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 
 use super::{node, whole};
-use crate::ui::compare::{CompareLayout, CompareModes};
+use crate::stage::compare::{CompareLayout, CompareModes};
 use crate::ui::{ModelSource, Viewer};
 
 /// The built-in character with clip `clip`'s rotation channels of `joints` replaced by a
@@ -55,22 +55,22 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     viewer.hot_reload.set_debounce(Duration::from_millis(100));
     // The state a user has built up.
     let wave = viewer.clip_names().iter().position(|n| n == "Wave").expect("Wave");
-    viewer.playback.select_clip(wave);
-    viewer.playback.seek(1.2);
-    viewer.playback.playing = false;
+    viewer.stage.transport.select_clip(wave);
+    viewer.stage.transport.seek(1.2);
+    viewer.stage.transport.playing = false;
     let hand = node(&viewer, "Hand.L");
-    viewer.selection.joint = Some(hand);
-    viewer.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
-    let mut interpolation = viewer.tuning.interpolation();
+    viewer.stage.selection.joint = Some(hand);
+    viewer.stage.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
+    let mut interpolation = viewer.stage.tuning.interpolation();
     interpolation.mode = InterpolationOverride::Linear;
-    viewer.tuning.set_interpolation(interpolation);
-    viewer.tuning.ragdoll.ramp_rate_per_sec = 0.75;
+    viewer.stage.tuning.set_interpolation(interpolation);
+    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 0.75;
     viewer.viewport.camera.yaw_rad = 1.1;
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     let camera = harness.state().viewport.camera;
-    let before = harness.state().model.clone();
-    let generation = harness.state().model_generation;
+    let before = harness.state().stage.model().clone();
+    let generation = harness.state().stage.generation();
     assert!(harness.state().hot_reload.status().contains("watching character.glb"));
 
     // A new export with Wave changed at two joints.
@@ -78,37 +78,37 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     write(&path, &changed);
     run_until(&mut harness, "the reload", |v| v.hot_reload.reloads == 1);
     let v = harness.state();
-    assert_eq!(v.model_generation, generation + 1, "swapped in");
-    assert_ne!(v.model.clips[wave], before.clips[wave], "the new Wave is on screen");
-    assert_eq!(v.model.clips[0], before.clips[0], "the other clips as they were");
-    assert_eq!(v.playback.clip(), Some(wave), "clip kept");
-    assert!((v.playback.time_secs() - 1.2).abs() < 1e-6, "time kept: {}", v.playback.time_secs());
-    assert_eq!(v.selection.joint, Some(hand), "joint kept");
+    assert_eq!(v.stage.generation(), generation + 1, "swapped in");
+    assert_ne!(v.stage.model().clips[wave], before.clips[wave], "the new Wave is on screen");
+    assert_eq!(v.stage.model().clips[0], before.clips[0], "the other clips as they were");
+    assert_eq!(v.stage.transport.clip(), Some(wave), "clip kept");
+    assert!((v.stage.transport.time_secs() - 1.2).abs() < 1e-6, "time kept: {}", v.stage.transport.time_secs());
+    assert_eq!(v.stage.selection.joint, Some(hand), "joint kept");
     assert_eq!(v.viewport.camera, camera, "camera kept");
-    let modes = v.compare.active().expect("compare kept");
+    let modes = v.stage.compare.active().expect("compare kept");
     assert_eq!((modes.layout, modes.heatmap), (CompareLayout::Ghost, true));
-    assert_eq!(v.tuning.interpolation().mode, InterpolationOverride::Linear, "tuning kept");
-    assert!((v.tuning.ragdoll.ramp_rate_per_sec - 0.75).abs() < 1e-6, "ragdoll settings kept");
+    assert_eq!(v.stage.tuning.interpolation().mode, InterpolationOverride::Linear, "tuning kept");
+    assert!((v.stage.tuning.ragdoll.ramp_rate_per_sec - 0.75).abs() < 1e-6, "ragdoll settings kept");
     assert!(v.error.is_none());
     assert!(v.hot_reload.status().contains("1 reloads") || v.hot_reload.status().contains("reloaded"));
-    let swapped = v.model.clone();
+    let swapped = v.stage.model().clone();
 
     // An export caught half written.
     write(&path, &changed[..changed.len() / 2]);
     run_until(&mut harness, "the failed reload", |v| v.hot_reload.failed_reloads == 1);
     let v = harness.state();
-    assert_eq!(v.model_generation, generation + 1, "the model on screen stays");
-    assert_eq!(v.model, swapped);
+    assert_eq!(v.stage.generation(), generation + 1, "the model on screen stays");
+    assert_eq!(*v.stage.model(), swapped);
     let error = v.error.clone().expect("the error is shown");
     assert!(error.contains("character.glb") && error.contains("kept"), "{error}");
     assert!(v.hot_reload.status().contains("1 failed"), "{}", v.hot_reload.status());
-    assert_eq!(v.playback.clip(), Some(wave));
+    assert_eq!(v.stage.transport.clip(), Some(wave));
 
     // The export finished: it loads.
     write(&path, crate::mannequin::DEFAULT_MODEL_GLB);
     run_until(&mut harness, "the second reload", |v| v.hot_reload.reloads == 2);
     let v = harness.state();
-    assert_eq!(v.model.clips[wave], before.clips[wave]);
+    assert_eq!(v.stage.model().clips[wave], before.clips[wave]);
     assert!(v.error.is_none(), "a good reload clears the error");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -118,10 +118,10 @@ fn bake_to_file_writes_the_clip_as_the_viewer_shows_it() {
     let mut viewer = super::viewer();
     viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
     let walk = super::clip(&viewer, "Walk");
-    viewer.playback.select_clip(walk);
-    let mut interpolation = viewer.tuning.interpolation();
+    viewer.stage.transport.select_clip(walk);
+    let mut interpolation = viewer.stage.tuning.interpolation();
     interpolation.mode = InterpolationOverride::Linear;
-    viewer.tuning.set_interpolation(interpolation);
+    viewer.stage.tuning.set_interpolation(interpolation);
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     harness.get_by_label("Bake to file…").click();
@@ -144,7 +144,7 @@ fn bake_to_file_writes_the_clip_as_the_viewer_shows_it() {
     );
     // Played as authored, the baked Walk is what the viewer showed with LINEAR.
     let baked = anim::import::load_path(&out).expect("the baked file loads");
-    let shown = &harness.state().model;
+    let shown = harness.state().stage.model();
     let settings = anim::SampleSettings::with_mode(InterpolationOverride::Linear);
     let times: Vec<f32> = (0..=100).map(|i| i as f32 * 0.011).collect();
     let d = anim::bake::compare_clips(
@@ -165,10 +165,10 @@ fn record_clip_writes_the_frames_with_a_progress_bar() {
     }
     let mut viewer = super::viewer();
     viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
-    viewer.playback.select_clip(super::clip(&viewer, "Walk"));
+    viewer.stage.transport.select_clip(super::clip(&viewer, "Walk"));
     viewer.recorder.kind = crate::record::OutputKind::PngSequence;
     (viewer.recorder.width, viewer.recorder.height, viewer.recorder.fps) = (96, 64, 10);
-    viewer.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
+    viewer.stage.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
     viewer.focus_panel = Some(crate::ui::Panel::Record);
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
@@ -206,9 +206,9 @@ fn a_b_finds_exactly_the_joints_a_new_export_changed() {
     let mut viewer = super::viewer();
     viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
     let run = super::clip(&viewer, "Run");
-    viewer.playback.select_clip(run);
-    viewer.playback.seek(0.3);
-    viewer.playback.playing = false;
+    viewer.stage.transport.select_clip(run);
+    viewer.stage.transport.seek(0.3);
+    viewer.stage.transport.playing = false;
     viewer.focus_panel = Some(crate::ui::Panel::Compare);
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
@@ -235,7 +235,7 @@ fn a_b_finds_exactly_the_joints_a_new_export_changed() {
     );
     // Another clip: nothing differs.
     let walk = super::clip(harness.state(), "Walk");
-    harness.state_mut().playback.select_clip(walk);
+    harness.state_mut().stage.transport.select_clip(walk);
     harness.run();
     harness.get_by_label_contains("\"Walk\": no joint differs between A and B");
     let _ = std::fs::remove_dir_all(&dir);
@@ -253,11 +253,11 @@ fn a_click_in_b_half_picks_the_joint_b_shows_there() {
     let b_path = dir.join("character-new.glb");
     write(&b_path, &doc.to_glb());
     let mut viewer = super::viewer();
-    viewer.playback.select_clip(super::clip(&viewer, "Run"));
-    viewer.playback.seek(0.3);
-    viewer.playback.playing = false;
+    viewer.stage.transport.select_clip(super::clip(&viewer, "Run"));
+    viewer.stage.transport.seek(0.3);
+    viewer.stage.transport.playing = false;
     let b = decode::load_path(&b_path, &anim::import::Limits::default()).expect("B loads");
-    let a_model = viewer.model.clone();
+    let a_model = viewer.stage.model().clone();
     viewer.ab.set_second(&a_model, &b_path, b);
     viewer.compute_frame();
     viewer.frame_camera();
@@ -270,13 +270,14 @@ fn a_click_in_b_half_picks_the_joint_b_shows_there() {
     let (b_model, b_matrices) = viewer.ab.b_model_from_node().expect("B is posed");
     let b_hand = b_model.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L")).expect("B's Hand.L");
     let at = |m: &glam::Affine3A| {
-        crate::ui::frame::screen_position(&camera, half, glam::Vec3::from(m.translation)).expect("in view").0
+        crate::stage::frame::screen_position(&camera, half, glam::Vec3::from(m.translation)).expect("in view").0
     };
     let in_b = at(&b_matrices[b_hand]);
-    let in_a = at(&viewer.frame.model_from_node()[hand]);
+    let in_a = at(&viewer.stage.frame().model_from_node()[hand]);
     assert!(in_b.distance(in_a) > 40.0, "B's hand is elsewhere: A {in_a}, B {in_b}");
 
-    let click = |position_px, right_view| crate::ui::frame::ViewClick { position_px, view_size_px: half, right_view };
+    let click =
+        |position_px, right_view| crate::stage::frame::ViewClick { position_px, view_size_px: half, right_view };
     // Clicking B's hand in B's half selects A's Hand.L; clicking where A's hand is, in B's half,
     // does not (B's arm is not there).
     assert_eq!(viewer.pick_joint_at(click(in_b, true)), Some(hand));

@@ -14,10 +14,10 @@ use crate::ui::{ModelSource, Viewer};
 /// Model-space matrices of the built-in character playing `clip` at `time_secs`.
 fn pose_of(clip: usize, time_secs: f32) -> Vec<glam::Affine3A> {
     let mut viewer = Viewer::new(built_in_model(), ModelSource::built_in());
-    viewer.playback.select_clip(clip);
-    viewer.playback.seek(time_secs);
+    viewer.stage.transport.select_clip(clip);
+    viewer.stage.transport.seek(time_secs);
     viewer.compute_frame();
-    viewer.frame.model_from_node().to_vec()
+    viewer.stage.frame().model_from_node().to_vec()
 }
 
 /// Largest model-space distance any node moves between two sets of matrices.
@@ -33,22 +33,22 @@ fn largest_move(a: &[glam::Affine3A], b: &[glam::Affine3A]) -> f32 {
 fn a_fade_starts_from_the_clip_on_screen() {
     let mut viewer = viewer();
     let (wave, walk, idle) = (clip(&viewer, "Wave"), clip(&viewer, "Walk"), clip(&viewer, "Idle"));
-    viewer.playback.select_clip(wave);
+    viewer.stage.transport.select_clip(wave);
     for _ in 0..75 {
         viewer.step(1.0 / 60.0); // 1.25 s: the arm is up
     }
-    viewer.crossfade.to_clip = walk;
-    viewer.tuning.set_transition(wave, walk, FadeTuning::cross_fade(2.0, Easing::Smoothstep));
-    let before = viewer.frame.model_from_node().to_vec();
+    viewer.stage.fade_target = walk;
+    viewer.stage.tuning.set_transition(wave, walk, FadeTuning::cross_fade(2.0, Easing::Smoothstep));
+    let before = viewer.stage.frame().model_from_node().to_vec();
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     harness.key_press(egui::Key::T);
     harness.run();
     let viewer = harness.state_mut();
-    assert!(viewer.playback.is_fading(), "T starts the fade");
-    let time = viewer.playback.fader().layers()[0].time_secs;
+    assert!(viewer.stage.transport.is_fading(), "T starts the fade");
+    let time = viewer.stage.transport.fader().layers()[0].time_secs;
     viewer.step(1.0 / 60.0);
-    let after = viewer.frame.model_from_node().to_vec();
+    let after = viewer.stage.frame().model_from_node().to_vec();
     // Wave alone one frame later: a 2 s fade has barely started.
     let alone = pose_of(wave, time + 1.0 / 60.0);
     let off = largest_move(&alone, &after);
@@ -58,7 +58,7 @@ fn a_fade_starts_from_the_clip_on_screen() {
     assert!(off < 0.002, "one frame into a 2 s fade the pose is {off} m off Wave (a snap would be {snap} m)");
     // The weight plot shows the truth: Wave still all there, Walk just starting, and no clip's
     // weight jumps from one frame to the next.
-    let rows: Vec<_> = viewer.playback.fade_history().iter().copied().collect();
+    let rows: Vec<_> = viewer.stage.transport.fade_history().iter().copied().collect();
     let last = rows.last().expect("history");
     assert!(last.weight_of(wave) > 0.99 && last.weight_of(walk) < 0.01, "{last:?}");
     for pair in rows.windows(2) {
@@ -74,29 +74,29 @@ fn a_fade_starts_from_the_clip_on_screen() {
 fn a_fade_mid_fade_or_from_the_ragdoll_does_not_snap() {
     let mut viewer = viewer();
     let (wave, walk, run) = (clip(&viewer, "Wave"), clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.playback.select_clip(wave);
+    viewer.stage.transport.select_clip(wave);
     for _ in 0..60 {
         viewer.step(1.0 / 60.0);
     }
-    viewer.tuning.set_transition(wave, walk, FadeTuning::cross_fade(1.0, Easing::Linear));
-    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(1.0, Easing::Linear));
-    viewer.crossfade.to_clip = walk;
+    viewer.stage.tuning.set_transition(wave, walk, FadeTuning::cross_fade(1.0, Easing::Linear));
+    viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(1.0, Easing::Linear));
+    viewer.stage.fade_target = walk;
     viewer.trigger_fade();
     for _ in 0..30 {
         viewer.step(1.0 / 60.0);
     }
-    assert!(viewer.playback.is_fading());
+    assert!(viewer.stage.transport.is_fading());
     // The same fade going on without a new trigger, one frame later.
     let mut untouched = Viewer::new(built_in_model(), ModelSource::built_in());
-    untouched.playback = viewer.playback.clone();
-    untouched.tuning = viewer.tuning.clone();
+    untouched.stage.transport = viewer.stage.transport.clone();
+    untouched.stage.tuning = viewer.stage.tuning.clone();
     untouched.step(1.0 / 60.0);
-    viewer.crossfade.to_clip = run;
+    viewer.stage.fade_target = run;
     viewer.trigger_fade();
     viewer.step(1.0 / 60.0);
-    let off = largest_move(untouched.frame.model_from_node(), viewer.frame.model_from_node());
+    let off = largest_move(untouched.stage.frame().model_from_node(), viewer.stage.frame().model_from_node());
     // A snap to Run would move the pose this far; a 1 s linear fade moves 1/60 of it in a frame.
-    let snap = largest_move(untouched.frame.model_from_node(), &pose_of(run, 1.0 / 60.0));
+    let snap = largest_move(untouched.stage.frame().model_from_node(), &pose_of(run, 1.0 / 60.0));
     assert!(snap > 0.1, "the test scene must be one where a snap shows: {snap} m");
     assert!(off <= snap / 60.0 * 1.2 + 1e-3, "mid-fade trigger moved {off} m (a snap: {snap} m)");
 
@@ -105,13 +105,13 @@ fn a_fade_mid_fade_or_from_the_ragdoll_does_not_snap() {
     for _ in 0..60 {
         viewer.step(1.0 / 60.0);
     }
-    let before = viewer.frame.model_from_node().to_vec();
-    viewer.crossfade.to_clip = walk;
+    let before = viewer.stage.frame().model_from_node().to_vec();
+    viewer.stage.fade_target = walk;
     viewer.trigger_fade();
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::GettingUp, "T from the ragdoll blends out of it");
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::GettingUp, "T from the ragdoll blends out of it");
     viewer.step(1.0 / 60.0);
-    assert!(largest_move(&before, viewer.frame.model_from_node()) < 0.05, "fade from the ragdoll snapped");
-    assert_eq!(viewer.playback.clip(), Some(walk));
+    assert!(largest_move(&before, viewer.stage.frame().model_from_node()) < 0.05, "fade from the ragdoll snapped");
+    assert_eq!(viewer.stage.transport.clip(), Some(walk));
 }
 
 // ---- 3. One model identity, one profile, restored at start-up ----
@@ -122,18 +122,21 @@ fn a_fade_mid_fade_or_from_the_ragdoll_does_not_snap() {
 fn the_built_in_character_and_its_file_share_one_profile() {
     let profiles = config_dir("identity");
     let mut first = viewer().with_config_dir(Some(profiles.clone()));
-    first.tuning.set_interpolation(Interpolation { mode: InterpolationOverride::Cubic, ..Interpolation::AUTHORED });
-    first.tuning.ragdoll.ramp_rate_per_sec = 2.5;
+    first
+        .stage
+        .tuning
+        .set_interpolation(Interpolation { mode: InterpolationOverride::Cubic, ..Interpolation::AUTHORED });
+    first.stage.tuning.ragdoll.ramp_rate_per_sec = 2.5;
     first.save_on_exit();
     // Start-up: a new viewer on the built-in character gets it back.
     let again = viewer().with_config_dir(Some(profiles.clone()));
-    assert_eq!(again.tuning, first.tuning, "restored at start-up");
+    assert_eq!(again.stage.tuning, first.stage.tuning, "restored at start-up");
     assert!(again.profile.status.starts_with("loaded"), "{}", again.profile.status);
     // The same character opened from its file: the same profile.
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/mannequin.glb");
     let model = anim::import::load_path(&file).expect("mannequin.glb");
     let from_file = Viewer::new(model, ModelSource::file(&file)).with_config_dir(Some(profiles.clone()));
-    assert_eq!(from_file.tuning, first.tuning);
+    assert_eq!(from_file.stage.tuning, first.stage.tuning);
     assert_eq!(from_file.profile.path(), first.profile.path());
     let files: Vec<_> = std::fs::read_dir(&profiles).expect("profiles").filter_map(Result::ok).collect();
     assert_eq!(files.len(), 1, "one profile for one identity: {files:?}");
@@ -163,11 +166,15 @@ fn settings_do_not_leak_to_the_next_model_and_come_back_with_theirs() {
         scale_space: ScaleSpace::Log,
         easing: Easing::Linear,
     };
-    viewer.tuning.set_interpolation(tuned);
-    viewer.tuning.ragdoll.ramp_rate_per_sec = 0.5;
-    let tuning = viewer.tuning.clone();
+    viewer.stage.tuning.set_interpolation(tuned);
+    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 0.5;
+    let tuning = viewer.stage.tuning.clone();
     viewer.open_model(other_rig(), ModelSource::file(std::path::Path::new("other.glb")));
-    assert_eq!(viewer.tuning, Tuning::authored(&viewer.model), "a model without a profile opens as authored");
+    assert_eq!(
+        viewer.stage.tuning,
+        Tuning::authored(viewer.stage.model()),
+        "a model without a profile opens as authored"
+    );
     assert!(viewer.profile.status.contains("no profile yet"), "{}", viewer.profile.status);
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
@@ -178,7 +185,7 @@ fn settings_do_not_leak_to_the_next_model_and_come_back_with_theirs() {
     harness.get_by_label_contains("no profile yet");
     let viewer = harness.state_mut();
     viewer.open_built_in();
-    assert_eq!(viewer.tuning, tuning, "the character's own tuning comes back");
+    assert_eq!(viewer.stage.tuning, tuning, "the character's own tuning comes back");
     let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
 }
 
@@ -190,8 +197,8 @@ fn settings_do_not_leak_to_the_next_model_and_come_back_with_theirs() {
 fn plots_refit_on_every_change_and_legends_have_colours() {
     let mut viewer = viewer();
     let (idle, run) = (clip(&viewer, "Idle"), clip(&viewer, "Run"));
-    viewer.playback.select_clip(idle);
-    viewer.playback.playing = false;
+    viewer.stage.transport.select_clip(idle);
+    viewer.stage.transport.playing = false;
     let mut harness = whole(viewer, [1280.0, 1400.0]);
     harness.run();
     let x_max = |h: &egui_kittest::Harness<'_, Viewer>| h.state().curves.bounds[0].expect("plotted").max()[0];
@@ -220,7 +227,7 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
     // ...then picks a 0.7 s clip: the plot fits it.
     harness.get_by_label("Run").click();
     harness.run();
-    assert_eq!(harness.state().playback.clip(), Some(run));
+    assert_eq!(harness.state().stage.transport.clip(), Some(run));
     let x = x_max(&harness);
     assert!(x > 0.7 && x < 0.8, "Run is 0.7 s, the x axis ends at {x}");
     // Another channel: the velocity plot spans its data.
@@ -249,9 +256,9 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
 #[test]
 fn plots_of_a_still_channel_do_not_magnify_noise() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(clip(&viewer, "Wave"));
-    viewer.playback.playing = false;
-    viewer.selection.joint = Some(node(&viewer, "LowerArm.L"));
+    viewer.stage.transport.select_clip(clip(&viewer, "Wave"));
+    viewer.stage.transport.playing = false;
+    viewer.stage.selection.joint = Some(node(&viewer, "LowerArm.L"));
     viewer.curves.show_acceleration = true;
     let mut harness = whole(viewer, [1280.0, 1600.0]);
     harness.run();
@@ -299,7 +306,7 @@ fn file_actions_fall_back_to_the_path_field_and_say_so() {
     assert!(harness.state().file.path.ends_with("Mannequin.animtune.json"), "{}", harness.state().file.path);
     let dir = std::env::temp_dir().join(format!("animtune-export-{}", std::process::id()));
     let target = dir.join("tuned.json");
-    harness.state_mut().tuning.ragdoll.ramp_rate_per_sec = 3.0;
+    harness.state_mut().stage.tuning.ragdoll.ramp_rate_per_sec = 3.0;
     harness.state_mut().file.path = target.display().to_string();
     harness.run();
     harness.get_by_label("Export").click();
@@ -308,7 +315,7 @@ fn file_actions_fall_back_to_the_path_field_and_say_so() {
     assert!(harness.state().profile.status.contains("exported to"), "{}", harness.state().profile.status);
 
     // Import: the other way round, undoable.
-    harness.state_mut().tuning.ragdoll.ramp_rate_per_sec = 7.0;
+    harness.state_mut().stage.tuning.ragdoll.ramp_rate_per_sec = 7.0;
     harness.run();
     harness.get_by_label("File").click();
     harness.run();
@@ -318,10 +325,10 @@ fn file_actions_fall_back_to_the_path_field_and_say_so() {
     harness.run();
     harness.get_by_label("Import").click();
     harness.run();
-    assert_eq!(harness.state().tuning.ragdoll.ramp_rate_per_sec, 3.0, "imported");
+    assert_eq!(harness.state().stage.tuning.ragdoll.ramp_rate_per_sec, 3.0, "imported");
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run();
-    assert_eq!(harness.state().tuning.ragdoll.ramp_rate_per_sec, 7.0, "the import is one undo step");
+    assert_eq!(harness.state().stage.tuning.ragdoll.ramp_rate_per_sec, 7.0, "the import is one undo step");
 
     // Quit.
     assert!(!harness.state().quit_requested());
@@ -342,7 +349,7 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     let arm = model.nodes.iter().position(|n| n.name.as_deref() == Some("UpperArm.L")).expect("arm");
     model.nodes[arm].name = Some(long.to_owned());
     let mut viewer = Viewer::new(model, ModelSource::built_in());
-    viewer.selection.joint = Some(arm);
+    viewer.stage.selection.joint = Some(arm);
     // Tall enough that the whole side panel, Ragdoll included, is on screen.
     let mut harness = whole(viewer, [1280.0, 3600.0]);
     harness.run();
@@ -355,7 +362,7 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     harness.run();
     harness.get_by_label("cubic").click();
     harness.run();
-    assert_eq!(harness.state().tuning.interpolation().mode, InterpolationOverride::Step);
+    assert_eq!(harness.state().stage.tuning.interpolation().mode, InterpolationOverride::Step);
     assert_eq!(harness.state().side_panel_width, width, "the panel keeps its width");
 
     // A status line that changes (the profile saved, a long file name) does not move the rows
@@ -367,12 +374,13 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     assert_eq!(harness.get_by_label("override").rect(), below, "a status line moved the panel");
 
     // Reset position: the rows below stay where they are.
-    harness.state_mut().ragdoll.placement = anim::ragdoll::Placement { yaw_rad: 0.4, offset: Vec3::new(0.7, 0.0, 0.2) };
+    harness.state_mut().stage.ragdoll.placement =
+        anim::ragdoll::Placement { yaw_rad: 0.4, offset: Vec3::new(0.7, 0.0, 0.2) };
     harness.run();
     let colliders = harness.get_by_label("show colliders").rect();
     harness.get_by_label("Reset position").click();
     harness.run();
-    assert_eq!(harness.state().ragdoll.placement, anim::ragdoll::Placement::IDENTITY);
+    assert_eq!(harness.state().stage.ragdoll.placement, anim::ragdoll::Placement::IDENTITY);
     assert_eq!(harness.get_by_label("show colliders").rect(), colliders, "nothing moved under the pointer");
 
     // A small window: the path field shrinks, its button stays on screen.
@@ -419,9 +427,9 @@ fn the_side_panel_width_is_remembered_between_runs() {
 fn labels_tell_the_truth() {
     let mut viewer = viewer();
     let (idle, walk, run) = (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.playback.select_clip(walk);
-    viewer.playback.playing = false;
-    viewer.selection.joint = Some(node(&viewer, "UpperArm.L"));
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.transport.playing = false;
+    viewer.stage.selection.joint = Some(node(&viewer, "UpperArm.L"));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     // Cubic clip: the velocity caption describes CUBICSPLINE, not LINEAR.
@@ -431,29 +439,29 @@ fn labels_tell_the_truth() {
     // A channel override: the caption says so.
     let (clip_now, track) = {
         let v = harness.state();
-        (walk, v.selection.track(&v.model, Some(walk)).expect("track"))
+        (walk, v.stage.selection.track(v.stage.model(), Some(walk)).expect("track"))
     };
-    harness.state_mut().tuning.set_channel_mode(clip_now, track, Some(InterpolationOverride::Linear));
+    harness.state_mut().stage.tuning.set_channel_mode(clip_now, track, Some(InterpolationOverride::Linear));
     harness.run();
     harness.get_by_label_contains("solid: LINEAR (channel override)");
     harness.get_by_label_contains("LINEAR is constant between keys");
 
     // A node the clip does not animate: the curves follow an animated one and say so.
-    let mesh_node = harness.state().model.nodes.iter().position(|n| n.mesh.is_some()).expect("mesh node");
-    harness.state_mut().selection.joint = Some(mesh_node);
+    let mesh_node = harness.state().stage.model().nodes.iter().position(|n| n.mesh.is_some()).expect("mesh node");
+    harness.state_mut().stage.selection.joint = Some(mesh_node);
     harness.run();
     harness.get_by_label_contains("is not animated by this clip: showing");
     let plotted = harness.state().curves.last.as_ref().expect("still plotting").node;
-    assert!(harness.state().model.clips[walk].animated_nodes().contains(&anim::NodeId::from_index(plotted)));
+    assert!(harness.state().stage.model().clips[walk].animated_nodes().contains(&anim::NodeId::from_index(plotted)));
 
     // Untuned pairs show the defaults, and T adds nothing to the table.
-    harness.state_mut().tuning.set_transition(walk, idle, FadeTuning::cross_fade(1.5, Easing::Linear));
-    harness.state_mut().crossfade.to_clip = run;
+    harness.state_mut().stage.tuning.set_transition(walk, idle, FadeTuning::cross_fade(1.5, Easing::Linear));
+    harness.state_mut().stage.fade_target = run;
     harness.run();
     harness.get_by_label_contains("untuned: defaults");
     harness.key_press(egui::Key::T);
     harness.run();
-    let pairs: Vec<_> = harness.state().tuning.transitions().collect();
+    let pairs: Vec<_> = harness.state().stage.tuning.transitions().collect();
     assert_eq!(pairs.len(), 1, "T tunes nothing: {pairs:?}");
 
     // The profile line belongs to the model on screen.
@@ -461,7 +469,7 @@ fn labels_tell_the_truth() {
     let export = dir.join("first.json");
     {
         let v = harness.state_mut();
-        let (tuning, model) = (v.tuning.clone(), v.model.clone());
+        let (tuning, model) = (v.stage.tuning.clone(), v.stage.model().clone());
         v.profile.export(&tuning, &model, &export);
         assert!(v.profile.status.contains("first.json"));
         v.open_model(other_rig(), ModelSource::file(std::path::Path::new("other.glb")));
@@ -478,8 +486,8 @@ fn labels_tell_the_truth() {
 #[test]
 fn f_frames_the_fallen_ragdoll() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(clip(&viewer, "Walk"));
-    viewer.tuning.ragdoll.push_newton_secs = 150.0;
+    viewer.stage.transport.select_clip(clip(&viewer, "Walk"));
+    viewer.stage.tuning.ragdoll.push_newton_secs = 150.0;
     viewer.viewport.size_pixels = [900, 600];
     viewer.compute_frame();
     viewer.frame_camera();
@@ -488,8 +496,8 @@ fn f_frames_the_fallen_ragdoll() {
     for _ in 0..180 {
         viewer.step(1.0 / 60.0);
     }
-    let root = viewer.ragdoll.root_node().expect("ragdoll");
-    let body = viewer.frame.node_position(root).expect("root");
+    let root = viewer.stage.ragdoll.root_node().expect("ragdoll");
+    let body = viewer.stage.frame().node_position(root).expect("root");
     assert!(body.distance(standing_target) > 0.5, "the push moved the body away: {body} vs {standing_target}");
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
@@ -497,8 +505,12 @@ fn f_frames_the_fallen_ragdoll() {
     harness.run();
     let viewer = harness.state();
     let target = viewer.viewport.camera.target;
-    let nodes = crate::render::framing::drawn_nodes(&viewer.model);
-    let lying = crate::render::framing::CpuPoser::default().pose_bounds(&viewer.model, viewer.frame.shown(), &nodes);
+    let nodes = crate::render::framing::drawn_nodes(viewer.stage.model());
+    let lying = crate::render::framing::CpuPoser::default().pose_bounds(
+        viewer.stage.model(),
+        viewer.stage.frame().shown(),
+        &nodes,
+    );
     assert!(target.distance(lying.center()) < 0.01, "F aims at the body lying at {}: {target}", lying.center());
     assert!(target.distance(standing_target) > 0.5, "not at the clip ({standing_target})");
     // The whole body is in view.
@@ -519,28 +531,28 @@ fn f_frames_the_fallen_ragdoll() {
 #[test]
 fn transport_restarts_jumps_steps_whole_frames_and_labels_the_timeline() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(clip(&viewer, "Walk"));
-    viewer.playback.looping = false;
-    let duration = viewer.playback.duration_secs();
-    viewer.playback.seek(duration - 0.01);
+    viewer.stage.transport.select_clip(clip(&viewer, "Walk"));
+    viewer.stage.transport.looping = false;
+    let duration = viewer.stage.transport.duration_secs();
+    viewer.stage.transport.seek(duration - 0.01);
     viewer.step(0.1);
-    assert!(!viewer.playback.playing, "stopped at the end");
+    assert!(!viewer.stage.transport.playing, "stopped at the end");
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     harness.get_by_label("Play").click();
     harness.run();
-    assert!(harness.state().playback.playing);
-    assert_eq!(harness.state().playback.time_secs(), 0.0, "Play at the end restarts");
+    assert!(harness.state().stage.transport.playing);
+    assert_eq!(harness.state().stage.transport.time_secs(), 0.0, "Play at the end restarts");
     harness.key_press(egui::Key::End);
     harness.run();
-    assert_eq!(harness.state().playback.time_secs(), duration);
+    assert_eq!(harness.state().stage.transport.time_secs(), duration);
     harness.key_press(egui::Key::Home);
     harness.run();
-    assert_eq!(harness.state().playback.time_secs(), 0.0);
-    harness.state_mut().playback.seek(0.955);
+    assert_eq!(harness.state().stage.transport.time_secs(), 0.0);
+    harness.state_mut().stage.transport.seek(0.955);
     harness.key_press(egui::Key::ArrowRight);
     harness.run();
-    let playback = &harness.state().playback;
+    let playback = &harness.state().stage.transport;
     let frames = playback.time_secs() * playback.frame_rate();
     assert!((frames - frames.round()).abs() < 1e-3, "{} s is not on a frame", playback.time_secs());
     assert_eq!(playback.frame_index(), (0.955 * playback.frame_rate()).round() as i64 + 1);
@@ -561,9 +573,12 @@ fn transport_restarts_jumps_steps_whole_frames_and_labels_the_timeline() {
 fn fox_opens_with_authored_settings_after_a_tuned_character() {
     let Some(fox) = shared_model("Fox/Fox.glb") else { return };
     let mut viewer = viewer();
-    viewer.tuning.set_interpolation(Interpolation { mode: InterpolationOverride::Step, ..Interpolation::AUTHORED });
+    viewer
+        .stage
+        .tuning
+        .set_interpolation(Interpolation { mode: InterpolationOverride::Step, ..Interpolation::AUTHORED });
     viewer.load(&fox);
     assert!(viewer.wait_for_loading());
-    assert_eq!(viewer.tuning, Tuning::authored(&viewer.model));
+    assert_eq!(viewer.stage.tuning, Tuning::authored(viewer.stage.model()));
     assert_ne!(viewer.profile.identity().key, crate::profile::ModelIdentity::of(&built_in_model(), None).key);
 }

@@ -5,47 +5,47 @@ use anim::{Easing, InterpolationOverride, RotationSpace};
 use egui_kittest::kittest::Queryable as _;
 
 use super::{clip, viewer, whole};
+use crate::stage::compare::CompareModes;
 use crate::stage::sampling::clip_deviation;
 use crate::stage::tuning::{FadeTuning, Interpolation};
-use crate::ui::compare::CompareModes;
 
 #[test]
 fn every_tuning_change_is_undone_and_redone_with_the_keyboard() {
     let mut harness = whole(viewer(), [1280.0, 2600.0]);
     harness.run();
-    let authored = harness.state().tuning.clone();
+    let authored = harness.state().stage.tuning.clone();
     // An override from its combo box.
     harness.get_by_label("rotation space").click();
     harness.run();
     harness.get_by_label(RotationSpace::Squad.name()).click();
     harness.run();
     // A ramp setting (one step however it was made).
-    harness.state_mut().tuning.ragdoll.ramp_rate_per_sec = 0.5;
+    harness.state_mut().stage.tuning.ragdoll.ramp_rate_per_sec = 0.5;
     harness.run();
     // A transition table edit.
-    harness.state_mut().tuning.set_transition(0, 1, FadeTuning::cross_fade(1.0, Easing::Linear));
+    harness.state_mut().stage.tuning.set_transition(0, 1, FadeTuning::cross_fade(1.0, Easing::Linear));
     harness.run();
-    let last = harness.state().tuning.clone();
-    assert_eq!(harness.state().history.undo_steps(), 3);
+    let last = harness.state().stage.tuning.clone();
+    assert_eq!(harness.state().stage.history.undo_steps(), 3);
     let undo = |h: &mut egui_kittest::Harness<'_, crate::ui::Viewer>| {
         h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
         h.run();
     };
     undo(&mut harness);
-    assert_eq!(harness.state().tuning.transition(0, 1), None);
+    assert_eq!(harness.state().stage.tuning.transition(0, 1), None);
     undo(&mut harness);
-    assert_ne!(harness.state().tuning.ragdoll.ramp_rate_per_sec, 0.5);
+    assert_ne!(harness.state().stage.tuning.ragdoll.ramp_rate_per_sec, 0.5);
     undo(&mut harness);
-    assert_eq!(harness.state().tuning, authored);
+    assert_eq!(harness.state().stage.tuning, authored);
     for _ in 0..3 {
         harness.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
         harness.run();
     }
-    assert_eq!(harness.state().tuning, last, "redone");
+    assert_eq!(harness.state().stage.tuning, last, "redone");
     // The undo buttons of the Profile section do the same.
     harness.get_by_label("Undo").click();
     harness.run();
-    assert_eq!(harness.state().tuning.transition(0, 1), None);
+    assert_eq!(harness.state().stage.tuning.transition(0, 1), None);
 }
 
 #[test]
@@ -70,8 +70,8 @@ fn controls_that_are_not_obvious_explain_themselves() {
 fn a_row_of_the_transition_table_can_be_deleted() {
     let mut viewer = viewer();
     let (idle, walk, run) = (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.tuning.set_transition(idle, walk, FadeTuning::cross_fade(1.0, Easing::Linear));
-    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Smoothstep));
+    viewer.stage.tuning.set_transition(idle, walk, FadeTuning::cross_fade(1.0, Easing::Linear));
+    viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     harness.get_by_label("Idle -> Walk");
@@ -79,39 +79,40 @@ fn a_row_of_the_transition_table_can_be_deleted() {
     assert_eq!(deletes.len(), 2);
     deletes[0].click();
     harness.run();
-    let rows: Vec<_> = harness.state().tuning.transitions().map(|(pair, _)| pair).collect();
+    let rows: Vec<_> = harness.state().stage.tuning.transitions().map(|(pair, _)| pair).collect();
     assert_eq!(rows, vec![(walk, run)]);
     assert!(harness.query_by_label("Idle -> Walk").is_none());
     // Setting up a row plays its first clip and aims at the second.
     harness.get_by_label("Walk -> Run").click();
     harness.run();
-    assert_eq!(harness.state().playback.clip(), Some(walk));
-    assert_eq!(harness.state().crossfade.to_clip, run);
+    assert_eq!(harness.state().stage.transport.clip(), Some(walk));
+    assert_eq!(harness.state().stage.fade_target, run);
 }
 
 #[test]
 fn compare_reports_the_largest_deviation_over_the_whole_clip() {
     let mut viewer = viewer();
     let walk = clip(&viewer, "Walk_Linear");
-    viewer.playback.select_clip(walk);
-    viewer.compare.show(CompareModes {
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.compare.show(CompareModes {
         left: InterpolationOverride::Step,
         right: InterpolationOverride::Cubic,
         ..Default::default()
     });
-    let whole_clip = viewer.compare.clip_deviation(&viewer.model, 0, walk, &viewer.tuning).expect("deviation");
+    let stage = viewer.stage.parts();
+    let whole_clip = stage.compare.clip_deviation(stage.model, 0, walk, stage.tuning).expect("deviation");
     assert!(whole_clip.deviation.max_distance > 0.01, "{whole_clip:?}");
     // No frame of the clip deviates more (to sampling accuracy).
     let mut largest = 0.0f32;
     for i in 0..=110 {
-        viewer.playback.seek(i as f32 / 100.0);
+        viewer.stage.transport.seek(i as f32 / 100.0);
         viewer.compute_frame();
-        largest = largest.max(viewer.frame.deviation().expect("compare").max_distance);
+        largest = largest.max(viewer.stage.frame().deviation().expect("compare").max_distance);
     }
     assert!(whole_clip.deviation.max_distance >= largest * 0.999, "{} vs {largest}", whole_clip.deviation.max_distance);
     // Identical modes: nothing.
     let same = anim::SampleSettings::with_mode(InterpolationOverride::Cubic);
-    let zero = clip_deviation(&viewer.model, walk, &same, &same, 30).expect("deviation");
+    let zero = clip_deviation(viewer.stage.model(), walk, &same, &same, 30).expect("deviation");
     assert_eq!(zero.deviation.max_distance, 0.0);
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
@@ -121,19 +122,19 @@ fn compare_reports_the_largest_deviation_over_the_whole_clip() {
 #[test]
 fn reset_to_authored_clears_overrides_spaces_and_channels() {
     let mut viewer = viewer();
-    viewer.tuning.set_interpolation(Interpolation {
+    viewer.stage.tuning.set_interpolation(Interpolation {
         mode: InterpolationOverride::Linear,
         rotation_space: RotationSpace::EulerLerp,
         scale_space: anim::ScaleSpace::Log,
         easing: Easing::Smoothstep,
     });
-    viewer.tuning.set_channel_mode(0, 3, Some(InterpolationOverride::Step));
-    viewer.tuning.set_transition(0, 1, FadeTuning::default());
+    viewer.stage.tuning.set_channel_mode(0, 3, Some(InterpolationOverride::Step));
+    viewer.stage.tuning.set_transition(0, 1, FadeTuning::default());
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     harness.get_by_label("Reset to authored").click();
     harness.run();
-    let tuning = &harness.state().tuning;
+    let tuning = &harness.state().stage.tuning;
     assert!(tuning.samples_as_authored());
     assert_eq!(tuning.transitions().count(), 1, "the transition table stays");
     harness.get_by_label_contains("sampling as authored");
@@ -146,10 +147,16 @@ fn the_stats_overlay_shows_frame_times_and_memory() {
     viewer.overlays.stats = crate::stage::stats::FrameStats::starting_at(start, std::time::Duration::from_millis(100));
     for i in 0..20u64 {
         let at = start + std::time::Duration::from_millis(50 * i);
-        viewer.overlays.stats.record_frame(std::time::Duration::from_millis(4), at, || Some(100_000 + i));
+        let stats = &mut viewer.overlays.stats;
+        stats.add_phase(crate::stage::stats::Phase::StageStep, std::time::Duration::from_micros(150));
+        stats.add_phase(crate::stage::stats::Phase::PresentWait, std::time::Duration::from_millis(30));
+        stats.record_frame(std::time::Duration::from_millis(4), at, || Some(100_000 + i));
     }
     let lines = viewer.overlays.stats_lines("built-in character", "none");
     assert!(lines[0].contains("4.0 ms/frame"), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("stage step") && l.contains("0.15 ms median")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("present wait") && l.contains("30.00 ms median")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("frame less present wait 0.15 ms")), "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("RSS 97.7 MiB")), "{lines:?}");
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();

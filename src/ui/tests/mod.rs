@@ -10,6 +10,7 @@ use super::{ModelSource, Viewer};
 mod artist;
 mod defects;
 mod features;
+mod layers;
 mod panels;
 mod transitions;
 mod working_day;
@@ -36,7 +37,13 @@ fn clip(viewer: &Viewer, name: &str) -> usize {
 
 /// Node index called `name`.
 fn node(viewer: &Viewer, name: &str) -> usize {
-    viewer.model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).unwrap_or_else(|| panic!("no node {name}"))
+    viewer
+        .stage
+        .model()
+        .nodes
+        .iter()
+        .position(|n| n.name.as_deref() == Some(name))
+        .unwrap_or_else(|| panic!("no node {name}"))
 }
 
 /// A shared test model, when this checkout has them (`../shared/models`); under CI a missing

@@ -10,24 +10,24 @@ use crate::ui::{ModelSource, Viewer};
 #[test]
 fn clicking_trigger_starts_a_fade() {
     let mut viewer = viewer();
-    viewer.crossfade.to_clip = 1;
+    viewer.stage.fade_target = 1;
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
-    assert!(!harness.state().playback.is_fading());
+    assert!(!harness.state().stage.transport.is_fading());
     harness.get_by_label("Trigger").click();
     harness.run();
     let viewer = harness.state();
-    assert!(viewer.playback.is_fading(), "Trigger should start a cross-fade");
-    assert_eq!(viewer.playback.clip(), Some(1));
+    assert!(viewer.stage.transport.is_fading(), "Trigger should start a cross-fade");
+    assert_eq!(viewer.stage.transport.clip(), Some(1));
 }
 
 #[test]
 fn changing_the_override_changes_the_pose() {
     let mut viewer = viewer();
-    viewer.playback.playing = false;
-    viewer.playback.seek(viewer.playback.duration_secs() * 0.37);
+    viewer.stage.transport.playing = false;
+    viewer.stage.transport.seek(viewer.stage.transport.duration_secs() * 0.37);
     viewer.compute_frame();
-    let before = viewer.frame.shown().clone();
+    let before = viewer.stage.frame().shown().clone();
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     harness.get_by_label("override").click();
@@ -35,25 +35,25 @@ fn changing_the_override_changes_the_pose() {
     harness.get_by_label(InterpolationOverride::Step.name()).click();
     harness.run();
     let viewer = harness.state();
-    assert_eq!(viewer.tuning.interpolation().mode, InterpolationOverride::Step);
-    assert_ne!(*viewer.frame.shown(), before, "STEP between keys must give another pose");
+    assert_eq!(viewer.stage.tuning.interpolation().mode, InterpolationOverride::Step);
+    assert_ne!(*viewer.stage.frame().shown(), before, "STEP between keys must give another pose");
 }
 
 #[test]
 fn a_failed_load_keeps_the_model_and_shows_the_error() {
     let viewer = viewer();
-    let nodes = viewer.model.nodes.len();
+    let nodes = viewer.stage.model().nodes.len();
     let mut harness = whole(viewer, [1200.0, 800.0]);
     harness.run();
     harness.state_mut().file.path = "/no/such/model.glb".to_owned();
     harness.run();
     harness.get_by_label("Load").click();
-    harness.run();
+    harness.step();
     harness.state_mut().wait_for_loading();
     harness.run();
     let viewer = harness.state();
-    assert_eq!(viewer.model.nodes.len(), nodes);
-    assert_eq!(viewer.model_generation, 0, "the model must not be replaced");
+    assert_eq!(viewer.stage.model().nodes.len(), nodes);
+    assert_eq!(viewer.stage.generation(), 0, "the model must not be replaced");
     let error = viewer.error.clone().expect("an error is recorded");
     assert!(error.contains("/no/such/model.glb"), "{error}");
     harness.get_by_label_contains("Load failed");
@@ -65,10 +65,10 @@ fn the_curve_panel_plots_key_markers_for_the_selected_channel() {
     harness.run();
     let viewer = harness.state();
     let data = viewer.curves.last.as_ref().expect("curve data");
-    let clip = &viewer.model.clips[viewer.playback.clip().expect("clip")];
+    let clip = &viewer.stage.model().clips[viewer.stage.transport.clip().expect("clip")];
     let track = &clip.tracks()[data.track];
-    assert_eq!(Some(track.node.index()), viewer.selection.joint);
-    assert_eq!(track.property(), viewer.selection.property);
+    assert_eq!(Some(track.node.index()), viewer.stage.selection.joint);
+    assert_eq!(track.property(), viewer.stage.selection.property);
     let key_count = clip.timelines()[track.timeline].times_secs.len();
     assert_eq!(data.keys.len(), data.component_names.len());
     for keys in &data.keys {
@@ -92,13 +92,13 @@ fn the_curve_panel_plots_key_markers_for_the_selected_channel() {
 fn linear_velocity_jumps_at_keys_and_cubic_does_less() {
     let viewer = viewer();
     let settings = anim::SampleSettings::with_mode(InterpolationOverride::Linear);
-    let joint = viewer.selection.joint.expect("a joint");
+    let joint = viewer.stage.selection.joint.expect("a joint");
     let data = crate::ui::curves::curve_data(
-        &viewer.model,
+        viewer.stage.model(),
         0,
         &settings,
         joint,
-        viewer.selection.property,
+        viewer.stage.selection.property,
         InterpolationOverride::Cubic,
         false,
     )
@@ -114,90 +114,90 @@ fn linear_velocity_jumps_at_keys_and_cubic_does_less() {
 #[test]
 fn go_limp_hands_off_ramps_and_gets_up() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(1);
-    viewer.tuning.ragdoll.get_up_clip = 0;
+    viewer.stage.transport.select_clip(1);
+    viewer.stage.tuning.ragdoll.get_up_clip = 0;
     viewer.compute_frame();
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
-    assert_eq!(harness.state().ragdoll.phase(), crate::physics::Phase::Animated);
+    assert_eq!(harness.state().stage.ragdoll.phase(), crate::physics::Phase::Animated);
     harness.get_by_label("Go limp").click();
     harness.run();
-    assert_eq!(harness.state().ragdoll.phase(), crate::physics::Phase::Ragdoll);
+    assert_eq!(harness.state().stage.ragdoll.phase(), crate::physics::Phase::Ragdoll);
     // Default ramp 5/s: half weight after 0.1 s, full after 0.2 s (+ one frame).
     let viewer = harness.state_mut();
     for _ in 0..6 {
         viewer.step(1.0 / 60.0);
     }
-    assert!((viewer.ragdoll.weight() - 0.5).abs() < 0.02, "weight {}", viewer.ragdoll.weight());
+    assert!((viewer.stage.ragdoll.weight() - 0.5).abs() < 0.02, "weight {}", viewer.stage.ragdoll.weight());
     for _ in 0..7 {
         viewer.step(1.0 / 60.0);
     }
-    assert_eq!(viewer.ragdoll.weight(), 1.0);
+    assert_eq!(viewer.stage.ragdoll.weight(), 1.0);
     for _ in 0..60 {
         viewer.step(1.0 / 60.0);
     }
-    assert_ne!(*viewer.frame.shown(), *viewer.frame.animated(), "the ragdoll drives the pose");
-    assert!(viewer.frame.shown().is_finite());
-    assert!(viewer.ragdoll.history.iter().any(|&[_, w, _]| w == 1.0), "the weight plot saw full weight");
+    assert_ne!(*viewer.stage.frame().shown(), *viewer.stage.frame().animated(), "the ragdoll drives the pose");
+    assert!(viewer.stage.frame().shown().is_finite());
+    assert!(viewer.stage.ragdoll.history.iter().any(|&[_, w, _]| w == 1.0), "the weight plot saw full weight");
     harness.run();
     harness.get_by_label("Get up").click();
     harness.run();
     let viewer = harness.state_mut();
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::GettingUp);
-    assert_eq!(viewer.playback.clip(), Some(0), "gets up into the chosen clip");
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::GettingUp);
+    assert_eq!(viewer.stage.transport.clip(), Some(0), "gets up into the chosen clip");
     for _ in 0..100 {
         viewer.step(1.0 / 60.0);
     }
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Animated);
-    assert_eq!(*viewer.frame.shown(), *viewer.frame.animated());
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::Animated);
+    assert_eq!(*viewer.stage.frame().shown(), *viewer.stage.frame().animated());
     // And it can go limp again at once.
     assert!(viewer.go_limp());
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Ragdoll);
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::Ragdoll);
 }
 
 #[test]
 fn ragdoll_tuning_and_channel_overrides_round_trip_through_the_profile() {
     let mut tuned = viewer();
-    tuned.tuning.ragdoll.ramp_rate_per_sec = 12.5;
-    tuned.tuning.ragdoll.easing = anim::Easing::Smoothstep;
-    tuned.tuning.ragdoll.get_up_clip = 2;
-    tuned.tuning.ragdoll.get_up_secs = 1.25;
-    tuned.tuning.ragdoll.push_newton_secs = 40.0;
-    tuned.tuning.ragdoll.get_up_clip_face_down = Some(4);
-    tuned.tuning.ragdoll.motor_strength = 0.75;
-    tuned.tuning.ragdoll.limp_rate_per_sec = 1.5;
-    tuned.tuning.ragdoll.pin_pelvis = true;
-    tuned.tuning.ragdoll.region = Some(node(&tuned, "UpperArm.R"));
-    tuned.tuning.ragdoll.gains.stiffness[2] = 321.0;
-    let clip = tuned.playback.clip().expect("clip");
-    let track = tuned.selection.track(&tuned.model, Some(clip)).expect("a selected channel");
-    tuned.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
-    let profile = tuned.profile.profile_of(&tuned.tuning, &tuned.model);
+    tuned.stage.tuning.ragdoll.ramp_rate_per_sec = 12.5;
+    tuned.stage.tuning.ragdoll.easing = anim::Easing::Smoothstep;
+    tuned.stage.tuning.ragdoll.get_up_clip = 2;
+    tuned.stage.tuning.ragdoll.get_up_secs = 1.25;
+    tuned.stage.tuning.ragdoll.push_newton_secs = 40.0;
+    tuned.stage.tuning.ragdoll.get_up_clip_face_down = Some(4);
+    tuned.stage.tuning.ragdoll.motor_strength = 0.75;
+    tuned.stage.tuning.ragdoll.limp_rate_per_sec = 1.5;
+    tuned.stage.tuning.ragdoll.pin_pelvis = true;
+    tuned.stage.tuning.ragdoll.region = Some(node(&tuned, "UpperArm.R"));
+    tuned.stage.tuning.ragdoll.gains.stiffness[2] = 321.0;
+    let clip = tuned.stage.transport.clip().expect("clip");
+    let track = tuned.stage.selection.track(tuned.stage.model(), Some(clip)).expect("a selected channel");
+    tuned.stage.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
+    let profile = tuned.profile.profile_of(&tuned.stage.tuning, tuned.stage.model());
     let json = serde_json::to_string_pretty(&profile).expect("json");
     assert!(json.contains("\"ramp_rate_per_sec\": 12.5"), "{json}");
     assert!(json.contains("\"mode\": \"step\""), "{json}");
 
     let fresh = viewer();
     let parsed: crate::profile::TuningProfile = serde_json::from_str(&json).expect("parse");
-    let (tuning, fit) = parsed.to_tuning(&fresh.model);
+    let (tuning, fit) = parsed.to_tuning(fresh.stage.model());
     assert!(fit.skipped.is_empty(), "{fit:?}");
-    assert_eq!(tuning, tuned.tuning);
+    assert_eq!(tuning, tuned.stage.tuning);
     assert_eq!(tuning.channel_mode(clip, track), Some(InterpolationOverride::Step));
 }
 
 #[test]
 fn a_channel_override_changes_only_that_channel() {
     let mut viewer = viewer();
-    viewer.playback.playing = false;
-    viewer.playback.seek(viewer.playback.duration_secs() * 0.37);
+    viewer.stage.transport.playing = false;
+    viewer.stage.transport.seek(viewer.stage.transport.duration_secs() * 0.37);
     viewer.compute_frame();
-    let before = viewer.frame.shown().clone();
-    let joint = viewer.selection.joint.expect("joint");
-    let clip = viewer.playback.clip().expect("clip");
-    let track = viewer.selection.track(&viewer.model, Some(clip)).expect("track");
-    viewer.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
+    let before = viewer.stage.frame().shown().clone();
+    let joint = viewer.stage.selection.joint.expect("joint");
+    let clip = viewer.stage.transport.clip().expect("clip");
+    let track = viewer.stage.selection.track(viewer.stage.model(), Some(clip)).expect("track");
+    viewer.stage.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
     viewer.compute_frame();
-    let shown = viewer.frame.shown();
+    let shown = viewer.stage.frame().shown();
     let joint = anim::NodeId::from_index(joint);
     assert_ne!(shown.rotation(joint), before.rotation(joint), "STEP between keys moves the joint");
     // Other channels keep their value (to rounding: with an override the general sampling path
@@ -206,36 +206,43 @@ fn a_channel_override_changes_only_that_channel() {
         let (a, b) = (shown.rotation(other), before.rotation(other));
         assert!(a.dot(b).abs() > 1.0 - 1e-6, "node {other} must not change: {a} vs {b}");
     }
-    viewer.tuning.set_channel_mode(clip, track, None);
+    viewer.stage.tuning.set_channel_mode(clip, track, None);
     viewer.compute_frame();
-    assert_eq!(*viewer.frame.shown(), before, "clearing the override is the fast path again, bit for bit");
+    assert_eq!(*viewer.stage.frame().shown(), before, "clearing the override is the fast path again, bit for bit");
 }
 
 #[test]
 fn clicking_near_a_joint_on_screen_selects_it() {
     let mut viewer = viewer();
-    viewer.playback.playing = false;
+    viewer.stage.transport.playing = false;
     let view = glam::Vec2::new(800.0, 600.0);
     viewer.viewport.size_pixels = [800, 600];
     viewer.frame_camera();
     let camera = viewer.viewport.camera;
-    let world = viewer.frame.model_from_node().to_vec();
+    let world = viewer.stage.frame().model_from_node().to_vec();
     let clip_from_world = camera.clip_from_world(view.x / view.y);
     let mut hits = 0;
-    let joints: Vec<usize> = viewer.model.skins[0].joints.iter().map(|j| j.index()).collect();
+    let joints: Vec<usize> = viewer.stage.model().skins[0].joints.iter().map(|j| j.index()).collect();
     for &joint in &joints {
         let clip = clip_from_world * glam::Vec3::from(world[joint].translation).extend(1.0);
         let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
         let pixel = glam::Vec2::new((ndc.x + 1.0) * 0.5 * view.x, (1.0 - ndc.y) * 0.5 * view.y);
         // Joints that overlap on screen (e.g. a chain seen end-on) may pick the nearer one.
-        let picked =
-            viewer.frame.pick_joint(&viewer.model, &camera, pixel + glam::Vec2::new(3.0, -2.0), view, 14.0, false);
+        let picked = viewer.stage.frame().pick_joint(
+            viewer.stage.model(),
+            &camera,
+            pixel + glam::Vec2::new(3.0, -2.0),
+            view,
+            14.0,
+            false,
+        );
         if picked == Some(joint) {
             hits += 1;
         }
     }
     assert!(hits * 10 >= joints.len() * 8, "{hits} joints picked");
-    let corner = viewer.frame.pick_joint(&viewer.model, &camera, glam::Vec2::new(2.0, 2.0), view, 14.0, false);
+    let corner =
+        viewer.stage.frame().pick_joint(viewer.stage.model(), &camera, glam::Vec2::new(2.0, 2.0), view, 14.0, false);
     assert_eq!(corner, None, "a corner is far from every joint");
 }
 
@@ -243,21 +250,24 @@ fn clicking_near_a_joint_on_screen_selects_it() {
 fn the_joint_tree_selects_a_node() {
     let mut viewer = viewer();
     // A deep joint selected elsewhere (a click in the 3D view) opens its ancestors in the tree.
-    let deep = viewer.model.skins[0].joints[3];
-    let parent = viewer.model.hierarchy.parent(deep).expect("parent").index();
+    let deep = viewer.stage.model().skins[0].joints[3];
+    let parent = viewer.stage.model().hierarchy.parent(deep).expect("parent").index();
     let deep = deep.index();
-    viewer.selection.joint = Some(deep);
-    let name = |n: usize| crate::profile::node_display_name(&viewer.model, n);
+    viewer.stage.selection.joint = Some(deep);
+    let name = |n: usize| crate::profile::node_display_name(viewer.stage.model(), n);
     let (deep_name, parent_name) = (name(deep), name(parent));
     let mut harness = Harness::builder().with_size([420.0, 900.0]).build_ui_state(
-        |ui, v: &mut Viewer| v.joints.joints_ui(ui, &v.model, v.playback.clip(), &mut v.selection),
+        |ui, v: &mut Viewer| {
+            let stage = v.stage.parts();
+            v.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection);
+        },
         viewer,
     );
     harness.run();
     harness.get_by_label_contains(&deep_name);
     harness.get_by_label_contains(&format!("{parent_name} J")).click();
     harness.run();
-    assert_eq!(harness.state().selection.joint, Some(parent));
+    assert_eq!(harness.state().stage.selection.joint, Some(parent));
 }
 
 /// A file dropped on the window, as egui-winit reports it.
@@ -286,8 +296,8 @@ fn dropping_a_file_loads_it_in_the_background_and_remembers_it() {
     assert!(harness.state_mut().wait_for_loading(), "Fox loads");
     harness.run();
     let viewer = harness.state();
-    assert!(viewer.source.label.ends_with("Fox.glb"), "{}", viewer.source.label);
-    assert!(viewer.model.clips.len() >= 3);
+    assert!(viewer.stage.source().label.ends_with("Fox.glb"), "{}", viewer.stage.source().label);
+    assert!(viewer.stage.model().clips.len() >= 3);
     let absolute = std::path::absolute(&fox).expect("absolute");
     assert_eq!(viewer.file.recent.paths.first(), Some(&absolute));
     let saved = crate::profile::RecentFiles::load(&crate::profile::recent_files_path(&profiles));
@@ -299,9 +309,9 @@ fn dropping_a_file_loads_it_in_the_background_and_remembers_it() {
 fn background_loading_reports_progress_and_keeps_the_model_until_ready() {
     let Some(robot) = shared_model("RobotExpressive/RobotExpressive.glb") else { return };
     let mut viewer = viewer();
-    let nodes = viewer.model.nodes.len();
+    let nodes = viewer.stage.model().nodes.len();
     viewer.load(&robot);
-    assert_eq!(viewer.model.nodes.len(), nodes, "the old model stays while loading");
+    assert_eq!(viewer.stage.model().nodes.len(), nodes, "the old model stays while loading");
     let stage = viewer.loading.as_ref().expect("loading").stage();
     assert!(
         matches!(stage, crate::stage::loading::LoadStage::Reading(f) if (0.0..=1.0).contains(&f))
@@ -310,7 +320,7 @@ fn background_loading_reports_progress_and_keeps_the_model_until_ready() {
     assert!(viewer.loading.as_ref().expect("loading").total_bytes() > 100_000);
     assert!(viewer.wait_for_loading());
     assert!(viewer.loading.is_none());
-    assert_ne!(viewer.model.nodes.len(), nodes);
+    assert_ne!(viewer.stage.model().nodes.len(), nodes);
 }
 
 #[test]
@@ -365,20 +375,20 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
 #[test]
 fn the_deviation_heatmap_is_hot_where_the_modes_differ() {
     let mut viewer = viewer();
-    viewer.playback.playing = false;
-    viewer.compare.show(crate::ui::compare::CompareModes {
+    viewer.stage.transport.playing = false;
+    viewer.stage.compare.show(crate::stage::compare::CompareModes {
         left: InterpolationOverride::Step,
         right: InterpolationOverride::Cubic,
         heatmap: true,
         heat_full_scale: 0.02,
         ..Default::default()
     });
-    viewer.playback.seek(viewer.playback.duration_secs() * 0.41);
+    viewer.stage.transport.seek(viewer.stage.transport.duration_secs() * 0.41);
     viewer.compute_frame();
-    let heat = viewer.frame.joint_heat();
-    assert_eq!(heat.len(), viewer.model.nodes.len());
+    let heat = viewer.stage.frame().joint_heat();
+    assert_eq!(heat.len(), viewer.stage.model().nodes.len());
     assert!(heat.iter().all(|h| (0.0..=1.0).contains(h)));
-    let deviation = viewer.frame.deviation().expect("compare");
+    let deviation = viewer.stage.frame().deviation().expect("compare");
     let hottest = heat.iter().copied().fold(0.0f32, f32::max);
     let expected = (deviation.max_distance / 0.02).min(1.0);
     assert!((hottest - expected).abs() < 1e-4, "{hottest} vs {expected}");
@@ -417,65 +427,69 @@ fn the_3d_view_asks_for_physical_pixels_on_high_dpi_screens() {
 #[test]
 fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(1);
-    viewer.tuning.ragdoll.ramp_rate_per_sec = 7.5;
+    viewer.stage.transport.select_clip(1);
+    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 7.5;
     // Far beyond the slider: billions of metres per second on the pushed bone.
-    viewer.tuning.ragdoll.push_newton_secs = 1e12;
-    viewer.selection.joint = Some(node(&viewer, "Head"));
+    viewer.stage.tuning.ragdoll.push_newton_secs = 1e12;
+    viewer.stage.selection.joint = Some(node(&viewer, "Head"));
     viewer.compute_frame();
-    let tuning_before = viewer.tuning.clone();
-    let generation = viewer.model_generation;
+    let tuning_before = viewer.stage.tuning.clone();
+    let generation = viewer.stage.generation();
     assert!(viewer.go_limp());
     for _ in 0..3 {
         viewer.step(1.0 / 60.0);
     }
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Animated, "the exploded ragdoll is dropped");
-    assert_eq!(viewer.ragdoll.faults, 1);
-    let status = viewer.ragdoll.status.clone().unwrap_or_default();
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::Animated, "the exploded ragdoll is dropped");
+    assert_eq!(viewer.stage.ragdoll.faults, 1);
+    let status = viewer.stage.ragdoll.status.clone().unwrap_or_default();
     assert!(status.contains("physics fault") && status.contains("Head"), "{status}");
-    assert_eq!(*viewer.frame.shown(), *viewer.frame.animated(), "the animation shows");
-    assert!(viewer.frame.shown().is_finite());
-    assert_eq!(viewer.model_generation, generation, "the model is kept");
-    assert_eq!(viewer.tuning, tuning_before, "the tuning is kept");
+    assert_eq!(*viewer.stage.frame().shown(), *viewer.stage.frame().animated(), "the animation shows");
+    assert!(viewer.stage.frame().shown().is_finite());
+    assert_eq!(viewer.stage.generation(), generation, "the model is kept");
+    assert_eq!(viewer.stage.tuning, tuning_before, "the tuning is kept");
     // And the next handoff (a sane push) works.
-    viewer.tuning.ragdoll.push_newton_secs = 0.0;
+    viewer.stage.tuning.ragdoll.push_newton_secs = 0.0;
     assert!(viewer.go_limp());
     viewer.step(1.0 / 60.0);
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Ragdoll);
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::Ragdoll);
 }
 
 #[test]
 fn getting_up_starts_the_clip_where_the_body_lies() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(1);
+    viewer.stage.transport.select_clip(1);
     // A hard push sends the body away from the clip's origin before it settles.
-    viewer.tuning.ragdoll.push_newton_secs = 150.0;
-    viewer.tuning.ragdoll.get_up_clip = 0;
-    viewer.tuning.ragdoll.get_up_secs = 0.5;
+    viewer.stage.tuning.ragdoll.push_newton_secs = 150.0;
+    viewer.stage.tuning.ragdoll.get_up_clip = 0;
+    viewer.stage.tuning.ragdoll.get_up_secs = 0.5;
     viewer.compute_frame();
     assert!(viewer.go_limp());
     for _ in 0..180 {
         viewer.step(1.0 / 60.0);
     }
-    let root = viewer.ragdoll.root_node().expect("ragdoll");
+    let root = viewer.stage.ragdoll.root_node().expect("ragdoll");
     let horizontal = |p: glam::Vec3| p * glam::Vec3::new(1.0, 0.0, 1.0);
-    let lying = horizontal(viewer.frame.node_position(root).expect("root"));
+    let lying = horizontal(viewer.stage.frame().node_position(root).expect("root"));
     assert!(lying.length() > 0.3, "the push moved the body: {lying}");
     assert!(viewer.get_up());
     viewer.compute_frame();
-    let mut m = vec![glam::Affine3A::IDENTITY; viewer.model.nodes.len()];
-    viewer.model.hierarchy.local_to_model(viewer.frame.animated(), &mut anim::LocalMatrices::default(), &mut m);
+    let mut m = vec![glam::Affine3A::IDENTITY; viewer.stage.model().nodes.len()];
+    viewer.stage.model().hierarchy.local_to_model(
+        viewer.stage.frame().animated(),
+        &mut anim::LocalMatrices::default(),
+        &mut m,
+    );
     let standing = horizontal(glam::Vec3::from(m[root].translation));
     assert!(standing.distance(lying) < 0.02, "the clip starts under the body: {standing} vs {lying}");
-    assert!(viewer.ragdoll.placement.offset.length() > 0.3);
+    assert!(viewer.stage.ragdoll.placement.offset.length() > 0.3);
     for _ in 0..60 {
         viewer.step(1.0 / 60.0);
     }
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Animated);
-    let tuning = viewer.tuning.clone();
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::Animated);
+    let tuning = viewer.stage.tuning.clone();
     viewer.reset_placement();
-    assert_eq!(viewer.ragdoll.placement, anim::ragdoll::Placement::IDENTITY);
-    assert_eq!(viewer.tuning, tuning, "placement is not a tunable");
+    assert_eq!(viewer.stage.ragdoll.placement, anim::ragdoll::Placement::IDENTITY);
+    assert_eq!(viewer.stage.tuning, tuning, "placement is not a tunable");
 }
 
 /// Opening the same file twice in one viewer keeps it on screen (same identity: nothing resets).
@@ -483,25 +497,25 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
 fn opening_the_model_on_screen_again_keeps_clip_time_and_tuning() {
     let mut viewer = viewer();
     let wave = clip(&viewer, "Wave");
-    viewer.playback.select_clip(wave);
-    viewer.playback.seek(1.2);
-    viewer.tuning.ragdoll.ramp_rate_per_sec = 9.0;
+    viewer.stage.transport.select_clip(wave);
+    viewer.stage.transport.seek(1.2);
+    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 9.0;
     viewer.open_model(built_in_model(), ModelSource::file(std::path::Path::new("assets/mannequin.glb")));
-    assert_eq!(viewer.model_generation, 1, "the new model is uploaded");
-    assert_eq!(viewer.playback.clip(), Some(wave));
-    assert!((viewer.playback.time_secs() - 1.2).abs() < 1e-6);
-    assert_eq!(viewer.tuning.ragdoll.ramp_rate_per_sec, 9.0);
+    assert_eq!(viewer.stage.generation(), 1, "the new model is uploaded");
+    assert_eq!(viewer.stage.transport.clip(), Some(wave));
+    assert!((viewer.stage.transport.time_secs() - 1.2).abs() < 1e-6);
+    assert_eq!(viewer.stage.tuning.ragdoll.ramp_rate_per_sec, 9.0);
 }
 
 /// `KHR_animation_pointer` property tracks of the playing clip are plotted in the curves panel,
 /// sampled like `animtune sample` prints them.
 #[test]
 fn curves_panel_plots_pointer_property_tracks() {
-    let mut viewer = viewer();
-    let clip = viewer.playback.clip().expect("clip");
-    let end = viewer.model.clips[clip].end_secs();
-    viewer.model.pointer_tracks.resize(viewer.model.clips.len(), Vec::new());
-    viewer.model.pointer_tracks[clip].push(anim::PointerTrack {
+    let mut model = built_in_model();
+    let clip = 0;
+    let end = model.clips[clip].end_secs();
+    model.pointer_tracks.resize(model.clips.len(), Vec::new());
+    model.pointer_tracks[clip].push(anim::PointerTrack {
         pointer: "/materials/0/pbrMetallicRoughness/baseColorFactor".to_owned(),
         target: anim::PointerTarget::BaseColorFactor { material: 0 },
         interpolation: anim::Interpolation::Linear,
@@ -509,14 +523,16 @@ fn curves_panel_plots_pointer_property_tracks() {
         values: vec![1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0],
         channel: 99,
     });
-    let curves = crate::ui::pointer_curves::pointer_curves(&viewer.model, clip);
+    let mut viewer = Viewer::new(model, ModelSource::built_in());
+    assert_eq!(viewer.stage.transport.clip(), Some(clip));
+    let curves = crate::ui::pointer_curves::pointer_curves(viewer.stage.model(), clip);
     assert_eq!(curves.len(), 1);
     assert_eq!(curves[0].samples.len(), 4, "one curve per component");
     let middle = curves[0].samples[0][curves[0].samples[0].len() / 2];
     assert!((middle[1] - 0.5).abs() < 1e-3, "red halfway through the clip: {middle:?}");
     // The frame output samples the animated material for the renderer.
     viewer.compute_frame();
-    assert!(viewer.frame.properties().is_some(), "the frame carries the animated material values");
+    assert!(viewer.stage.frame().properties().is_some(), "the frame carries the animated material values");
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     harness.get_by_label("pointer properties (1): KHR_animation_pointer");
@@ -526,7 +542,7 @@ fn curves_panel_plots_pointer_property_tracks() {
 /// Model-space matrices of a pose of the viewer's model.
 fn world(viewer: &Viewer, pose: &anim::SoaPose) -> Vec<glam::Affine3A> {
     let mut m = vec![glam::Affine3A::IDENTITY; pose.len()];
-    viewer.model.hierarchy.local_to_model(pose, &mut anim::LocalMatrices::default(), &mut m);
+    viewer.stage.model().hierarchy.local_to_model(pose, &mut anim::LocalMatrices::default(), &mut m);
     m
 }
 
@@ -535,22 +551,22 @@ fn world(viewer: &Viewer, pose: &anim::SoaPose) -> Vec<glam::Affine3A> {
 #[test]
 fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
     let mut v = viewer();
-    v.playback.select_clip(1);
+    v.stage.transport.select_clip(1);
     let arm = node(&v, "UpperArm.L");
-    v.selection.joint = Some(arm);
+    v.stage.selection.joint = Some(arm);
     v.compute_frame();
     let mut harness = whole(v, [1280.0, 2800.0]);
     harness.run();
     harness.get_by_label("Region: selected joint").click();
     harness.run();
-    assert_eq!(harness.state().tuning.ragdoll.region, Some(arm));
+    assert_eq!(harness.state().stage.tuning.ragdoll.region, Some(arm));
     harness.get_by_label("Go limp").click();
     harness.run();
     let v = harness.state_mut();
     for _ in 0..60 {
         v.step(1.0 / 60.0);
     }
-    let (shown, animated) = (world(v, v.frame.shown()), world(v, v.frame.animated()));
+    let (shown, animated) = (world(v, v.stage.frame().shown()), world(v, v.stage.frame().animated()));
     for name in ["Foot.L", "Head", "Hand.R"] {
         let n = node(v, name);
         let d = glam::Vec3::from(shown[n].translation).distance(animated[n].translation.into());
@@ -563,16 +579,16 @@ fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
     harness.get_by_label("Whole body").click();
     harness.run();
     let v = harness.state_mut();
-    assert_eq!(v.tuning.ragdoll.region, None);
-    v.tuning.ragdoll.motor_strength = 1.0;
-    v.tuning.ragdoll.limp_rate_per_sec = 2.0;
-    v.tuning.ragdoll.pin_pelvis = true;
-    v.ragdoll.history.clear();
+    assert_eq!(v.stage.tuning.ragdoll.region, None);
+    v.stage.tuning.ragdoll.motor_strength = 1.0;
+    v.stage.tuning.ragdoll.limp_rate_per_sec = 2.0;
+    v.stage.tuning.ragdoll.pin_pelvis = true;
+    v.stage.ragdoll.history.clear();
     assert!(v.go_limp());
     for _ in 0..45 {
         v.step(1.0 / 60.0);
     }
-    let strengths: Vec<f64> = v.ragdoll.history.iter().map(|r| r[2]).collect();
+    let strengths: Vec<f64> = v.stage.ragdoll.history.iter().map(|r| r[2]).collect();
     assert!(strengths.iter().any(|&s| s > 0.9) && strengths.last() == Some(&0.0), "{strengths:?}");
     assert!(strengths.windows(2).all(|w| w[1] <= w[0] + 1e-9), "the strength only falls");
     harness.run();
@@ -586,12 +602,12 @@ fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
 fn get_up_picks_the_clip_for_how_the_body_lies() {
     for (forward, expected_clip, facing) in [(true, 2, "face-down"), (false, 0, "face-up")] {
         let mut v = viewer();
-        v.playback.select_clip(0);
-        v.playback.playing = true;
-        v.tuning.ragdoll.get_up_clip = 0;
-        v.tuning.ragdoll.get_up_clip_face_down = Some(2);
-        v.tuning.ragdoll.push_newton_secs = 60.0;
-        v.selection.joint = Some(node(&v, "Chest"));
+        v.stage.transport.select_clip(0);
+        v.stage.transport.playing = true;
+        v.stage.tuning.ragdoll.get_up_clip = 0;
+        v.stage.tuning.ragdoll.get_up_clip_face_down = Some(2);
+        v.stage.tuning.ragdoll.push_newton_secs = 60.0;
+        v.stage.selection.joint = Some(node(&v, "Chest"));
         // Push along the character's front (+Z) or its back.
         v.viewport.camera.yaw_rad = if forward { std::f32::consts::PI } else { 0.0 };
         v.compute_frame();
@@ -603,22 +619,22 @@ fn get_up_picks_the_clip_for_how_the_body_lies() {
         for _ in 0..150 {
             v.step(1.0 / 60.0);
         }
-        let lying = world(v, v.frame.shown())[0].translation;
+        let lying = world(v, v.stage.frame().shown())[0].translation;
         harness.run();
         harness.get_by_label("Get up").click();
         harness.run();
         let v = harness.state_mut();
-        let status = v.ragdoll.status.clone().unwrap_or_default();
+        let status = v.stage.ragdoll.status.clone().unwrap_or_default();
         assert!(status.contains(facing), "pushed forward {forward}: {status}");
-        assert_eq!(v.playback.clip(), Some(expected_clip), "{status}");
+        assert_eq!(v.stage.transport.clip(), Some(expected_clip), "{status}");
         v.compute_frame();
-        let standing = world(v, v.frame.animated())[0].translation;
+        let standing = world(v, v.stage.frame().animated())[0].translation;
         let apart = glam::Vec3::new(standing.x - lying.x, 0.0, standing.z - lying.z).length();
         assert!(apart < 0.02, "the clip starts {apart} m from where the pelvis lies");
         for _ in 0..120 {
             v.step(1.0 / 60.0);
         }
-        assert_eq!(v.ragdoll.phase(), crate::physics::Phase::Animated);
-        assert!(v.frame.shown().is_finite());
+        assert_eq!(v.stage.ragdoll.phase(), crate::physics::Phase::Animated);
+        assert!(v.stage.frame().shown().is_finite());
     }
 }

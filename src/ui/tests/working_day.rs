@@ -15,36 +15,37 @@ use crate::stage::tuning::FadeTuning;
 fn a_transition_triggered_while_paused_stays_paused_and_steps_frame_by_frame() {
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.playback.select_clip(walk);
+    viewer.stage.transport.select_clip(walk);
     viewer.step(0.3);
-    viewer.crossfade.to_clip = run;
-    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Linear));
+    viewer.stage.fade_target = run;
+    viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Linear));
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     harness.key_press(egui::Key::Space);
     harness.run();
-    assert!(!harness.state().playback.playing, "Space pauses");
+    assert!(!harness.state().stage.transport.playing, "Space pauses");
     harness.key_press(egui::Key::T);
     harness.run();
     let viewer = harness.state();
-    assert!(viewer.playback.is_fading(), "T starts the transition");
-    assert!(!viewer.playback.playing, "T while paused keeps the viewer paused");
-    let weight_of_run =
-        |viewer: &crate::ui::Viewer| viewer.playback.fade_history().back().expect("a weight sample").weight_of(run);
+    assert!(viewer.stage.transport.is_fading(), "T starts the transition");
+    assert!(!viewer.stage.transport.playing, "T while paused keeps the viewer paused");
+    let weight_of_run = |viewer: &crate::ui::Viewer| {
+        viewer.stage.transport.fade_history().back().expect("a weight sample").weight_of(run)
+    };
     let at_trigger = weight_of_run(viewer);
     // A few idle frames change nothing while paused.
     for _ in 0..5 {
         harness.run();
     }
     assert_eq!(weight_of_run(harness.state()), at_trigger, "paused: the transition waits");
-    let frame_secs = 1.0 / harness.state().playback.frame_rate();
+    let frame_secs = 1.0 / harness.state().stage.transport.frame_rate();
     let mut previous = at_trigger;
     for step in 1..=3 {
         harness.key_press(egui::Key::ArrowRight);
         harness.run();
         let viewer = harness.state();
-        assert!(viewer.playback.is_fading(), "step {step}: still in the transition");
-        assert!(!viewer.playback.playing, "step {step}: still paused");
+        assert!(viewer.stage.transport.is_fading(), "step {step}: still in the transition");
+        assert!(!viewer.stage.transport.playing, "step {step}: still paused");
         let weight = weight_of_run(viewer);
         // A linear 0.5 s fade gains frame/0.5 of weight per frame step.
         let expected = frame_secs / 0.5;
@@ -64,9 +65,9 @@ fn a_transition_triggered_while_paused_stays_paused_and_steps_frame_by_frame() {
 fn every_transition_figure_has_its_unit_and_says_what_it_measures() {
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.playback.select_clip(walk);
-    viewer.crossfade.to_clip = run;
-    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.fade_target = run;
+    viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..4 {
         harness.run();
@@ -113,14 +114,14 @@ fn every_transition_figure_has_its_unit_and_says_what_it_measures() {
 fn a_typed_duration_is_applied_on_enter_as_one_undo_step() {
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
-    viewer.playback.select_clip(walk);
-    viewer.crossfade.to_clip = run;
-    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.fade_target = run;
+    viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..3 {
         harness.run();
     }
-    let steps_before = harness.state().history.undo_steps();
+    let steps_before = harness.state().stage.history.undo_steps();
     // The duration slider's number box: the spin button on the slider's row.
     let slider = harness.get_all_by_label("duration").next().expect("the duration slider").rect();
     harness
@@ -132,7 +133,7 @@ fn a_typed_duration_is_applied_on_enter_as_one_undo_step() {
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     harness.run();
     let duration = |h: &egui_kittest::Harness<'_, crate::ui::Viewer>| {
-        h.state().tuning.transition(walk, run).expect("tuned").duration_secs
+        h.state().stage.tuning.transition(walk, run).expect("tuned").duration_secs
     };
     for (typed, partial) in [("0", "0"), (".", "0."), ("6", "0.6")] {
         harness.query(by().role(egui::accesskit::Role::TextInput)).expect("editing the number").type_text(typed);
@@ -143,7 +144,7 @@ fn a_typed_duration_is_applied_on_enter_as_one_undo_step() {
     harness.run();
     harness.run();
     assert!((duration(&harness) - 0.6).abs() < 1e-6, "Enter applies 0.6: {}", duration(&harness));
-    assert_eq!(harness.state().history.undo_steps(), steps_before + 1, "one edit, one undo step");
+    assert_eq!(harness.state().stage.history.undo_steps(), steps_before + 1, "one edit, one undo step");
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     harness.run();
     assert_eq!(duration(&harness), 0.4, "one Ctrl+Z undoes the typed duration");
@@ -206,7 +207,7 @@ fn a_hot_reload_that_brings_another_rig_switches_profile_and_frames_it() {
     let mut viewer =
         crate::ui::Viewer::new(model, crate::ui::ModelSource::file(&path)).with_config_dir(Some(profiles.clone()));
     viewer.hot_reload.set_debounce(Duration::from_millis(100));
-    viewer.tuning.ragdoll.ramp_rate_per_sec = 0.75;
+    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 0.75;
     viewer.save_on_exit();
     let old_profile = viewer.profile.path().expect("the character's profile");
     let old_profile_text = std::fs::read_to_string(&old_profile).expect("saved");
@@ -220,11 +221,11 @@ fn a_hot_reload_that_brings_another_rig_switches_profile_and_frames_it() {
         harness.run();
     }
     let v = harness.state_mut();
-    assert_eq!(v.model.nodes.len(), 26, "Fox is on screen");
+    assert_eq!(v.stage.model().nodes.len(), 26, "Fox is on screen");
     let new_profile = v.profile.path().expect("Fox's profile");
     assert_ne!(new_profile, old_profile, "the Profile section names Fox's profile, not the character's");
-    let authored = crate::stage::tuning::Tuning::authored(&v.model);
-    assert_eq!(v.tuning, authored, "nothing of the character's tuning is applied to Fox");
+    let authored = crate::stage::tuning::Tuning::authored(v.stage.model());
+    assert_eq!(v.stage.tuning, authored, "nothing of the character's tuning is applied to Fox");
     assert_eq!(
         std::fs::read_to_string(&old_profile).expect("still there"),
         old_profile_text,
@@ -251,7 +252,7 @@ fn a_hot_reload_that_brings_another_rig_switches_profile_and_frames_it() {
 #[test]
 fn the_camera_stays_above_the_ground_and_a_get_up_is_framed_standing() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(clip(&viewer, "Idle"));
+    viewer.stage.transport.select_clip(clip(&viewer, "Idle"));
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     let view = harness.state().viewport.camera.target;
@@ -269,13 +270,13 @@ fn the_camera_stays_above_the_ground_and_a_get_up_is_framed_standing() {
     harness.drop_at(centre - egui::vec2(0.0, 360.0));
     harness.run();
     let viewer = harness.state_mut();
-    let floor = viewer.frame.ground_height(&viewer.model);
+    let floor = viewer.stage.ground_height();
     let camera = viewer.viewport.camera;
     assert!(camera.pitch_rad < 0.0, "the drag orbited down: pitch {}", camera.pitch_rad);
     assert!(camera.eye().y >= floor, "the eye at {} is under the floor at {floor}", camera.eye().y);
 
     // Fall, frame the body on the floor, get up.
-    viewer.tuning.ragdoll.get_up_clip = clip(viewer, "Idle");
+    viewer.stage.tuning.ragdoll.get_up_clip = clip(viewer, "Idle");
     assert!(viewer.go_limp());
     for _ in 0..150 {
         viewer.step(1.0 / 60.0);
@@ -286,9 +287,13 @@ fn the_camera_stays_above_the_ground_and_a_get_up_is_framed_standing() {
     for _ in 0..100 {
         viewer.step(1.0 / 60.0);
     }
-    assert_eq!(viewer.ragdoll.phase(), crate::physics::Phase::Animated);
-    let standing =
-        viewer.frame.drawn_bounds(&viewer.model, &viewer.playback, &viewer.tuning, Some(&viewer.ragdoll.placement));
+    assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::Animated);
+    let standing = viewer.stage.frame().drawn_bounds(
+        viewer.stage.model(),
+        &viewer.stage.transport,
+        &viewer.stage.tuning,
+        Some(&viewer.stage.ragdoll.placement),
+    );
     let aspect = viewer.viewport.view_aspect(viewer.split_view());
     assert!(!lying.sees(&standing, aspect), "the test needs a camera that would cut the standing character off");
     assert!(viewer.viewport.camera.sees(&standing, aspect), "the standing character is in view after the get-up");
@@ -301,9 +306,9 @@ fn the_camera_stays_above_the_ground_and_a_get_up_is_framed_standing() {
 #[test]
 fn the_stats_overlay_never_covers_a_view_label() {
     let mut viewer = viewer();
-    viewer.compare.show(crate::ui::compare::CompareModes {
-        layout: crate::ui::compare::CompareLayout::Split,
-        ..crate::ui::compare::CompareModes::default()
+    viewer.stage.compare.show(crate::stage::compare::CompareModes {
+        layout: crate::stage::compare::CompareLayout::Split,
+        ..crate::stage::compare::CompareModes::default()
     });
     viewer.overlays.stats_visible = true;
     let mut harness = whole(viewer, [1280.0, 900.0]);
@@ -314,7 +319,7 @@ fn the_stats_overlay_never_covers_a_view_label() {
     assert!(labels.iter().all(egui::Rect::is_positive), "two labels were painted: {labels:?}");
     // The profile line as a real one reads.
     let profile = "/home/artist/.config/animtune/profiles/Mannequin-90c4aa7a3763431b.json";
-    let lines = viewer.overlays.stats_lines(&viewer.source.short_name(), profile);
+    let lines = viewer.overlays.stats_lines(&viewer.stage.source().short_name(), profile);
     let panel = crate::ui::overlays::Overlays::stats_panel_rect(viewer.viewport.rect, &lines, &labels);
     // Where the overlay used to be: the top right corner, over the right label.
     let corner = crate::ui::overlays::Overlays::stats_panel_rect(viewer.viewport.rect, &lines, &[]);
@@ -345,10 +350,11 @@ fn the_path_field_shows_the_model_on_screen() {
     harness.query(by().role(egui::accesskit::Role::TextInput)).expect("the path field").focus();
     harness.run();
     harness.key_press(egui::Key::Enter);
-    harness.run();
+    // One frame: the load starts in the background (its spinner repaints until it is done).
+    harness.step();
     harness.state_mut().wait_for_loading();
     harness.run();
-    assert_eq!(harness.state().model.nodes.len(), 26, "Fox opened");
+    assert_eq!(harness.state().stage.model().nodes.len(), 26, "Fox opened");
     assert_eq!(harness.state().file.path, fox.display().to_string(), "the field shows Fox's file");
     // Export the profile through the field: the suggested file while it waits, Fox's after.
     harness.state_mut().file.request(crate::ui::file_menu::PathPurpose::ExportProfile);
@@ -376,9 +382,9 @@ fn the_path_field_shows_the_model_on_screen() {
 fn nothing_moves_when_a_message_appears_a_clip_has_markers_or_the_kind_changes() {
     let mut viewer = viewer();
     let (walk, wave, run) = (clip(&viewer, "Walk"), clip(&viewer, "Wave"), clip(&viewer, "Run"));
-    viewer.playback.select_clip(walk);
-    viewer.crossfade.to_clip = run;
-    viewer.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.fade_target = run;
+    viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..3 {
         harness.run();
@@ -403,21 +409,21 @@ fn nothing_moves_when_a_message_appears_a_clip_has_markers_or_the_kind_changes()
     // A clip without foot contacts: the transport keeps its height.
     let markers = |h: &egui_kittest::Harness<'_, crate::ui::Viewer>, clip: usize| {
         let v = h.state();
-        let mut crossfade = crate::ui::crossfade::CrossFadePanel::for_clips(v.model.clips.len());
-        crossfade.named_contacts(&v.model, &v.tuning.clip_extras, clip).len()
+        let mut crossfade = crate::ui::crossfade::CrossFadePanel::default();
+        crossfade.named_contacts(v.stage.model(), &v.stage.tuning.clip_extras, clip).len()
     };
     assert!(markers(&harness, walk) > 0 && markers(&harness, wave) == 0, "Walk has contacts, Wave none");
-    harness.state_mut().playback.select_clip(wave);
+    harness.state_mut().stage.transport.select_clip(wave);
     harness.run();
     harness.run();
     assert_eq!(where_is(&harness, "Pause"), pause, "the transport keeps its height");
-    harness.state_mut().playback.select_clip(walk);
+    harness.state_mut().stage.transport.select_clip(walk);
     harness.run();
     // Each transition kind: the controls below the kind's own stay where they are.
     for kind in anim::TransitionKind::ALL {
-        let mut fade = harness.state().tuning.fade_for(walk, run);
+        let mut fade = harness.state().stage.tuning.fade_for(walk, run);
         fade.kind = kind;
-        harness.state_mut().tuning.set_transition(walk, run, fade);
+        harness.state_mut().stage.tuning.set_transition(walk, run, fade);
         harness.run();
         harness.run();
         assert_eq!(where_is(&harness, "sync by phase"), sync, "{kind:?} moves the controls below it");
@@ -432,9 +438,9 @@ fn nothing_moves_when_a_message_appears_a_clip_has_markers_or_the_kind_changes()
 fn at_the_narrowest_panel_no_control_is_cut_off() {
     let mut viewer = viewer();
     let walk = clip(&viewer, "Walk");
-    viewer.playback.select_clip(walk);
+    viewer.stage.transport.select_clip(walk);
     // A fade from Walk to Walk restarts it with a blend: the longest line of the section.
-    viewer.crossfade.to_clip = walk;
+    viewer.stage.fade_target = walk;
     viewer.side_panel_width = 300.0;
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..3 {
@@ -455,22 +461,22 @@ fn at_the_narrowest_panel_no_control_is_cut_off() {
 #[test]
 fn in_compare_mode_the_ragdoll_falls_in_both_views() {
     let mut viewer = viewer();
-    viewer.playback.select_clip(clip(&viewer, "Walk"));
-    viewer.compare.show(crate::ui::compare::CompareModes {
-        layout: crate::ui::compare::CompareLayout::Split,
-        ..crate::ui::compare::CompareModes::default()
+    viewer.stage.transport.select_clip(clip(&viewer, "Walk"));
+    viewer.stage.compare.show(crate::stage::compare::CompareModes {
+        layout: crate::stage::compare::CompareLayout::Split,
+        ..crate::stage::compare::CompareModes::default()
     });
     viewer.step(1.0 / 60.0);
-    let standing_gap = viewer.frame.deviation().expect("compare is on").max_distance;
+    let standing_gap = viewer.stage.frame().deviation().expect("compare is on").max_distance;
     assert!(viewer.go_limp());
     for _ in 0..120 {
         viewer.step(1.0 / 60.0);
     }
-    assert_eq!(viewer.ragdoll.weight(), 1.0);
+    assert_eq!(viewer.stage.ragdoll.weight(), 1.0);
     // Both views: the same fallen body (the hips low, far from where the walk carries them).
     let hips = node(&viewer, "Hips");
-    let left = viewer.frame.model_from_node()[hips].translation;
-    let right = viewer.frame.compare_model_from_node()[hips].translation;
+    let left = viewer.stage.frame().model_from_node()[hips].translation;
+    let right = viewer.stage.frame().compare_model_from_node()[hips].translation;
     assert!(left.y < 0.5, "the body fell: hips at {} m", left.y);
     assert!((left - right).length() < 1e-4, "the right view shows the same body: {left:?} vs {right:?}");
     assert!(standing_gap < 0.5, "{standing_gap}");
@@ -484,22 +490,51 @@ fn in_compare_mode_the_ragdoll_falls_in_both_views() {
 fn the_record_panel_shows_the_playing_clips_range_for_whole_clip() {
     let mut viewer = viewer();
     let (walk, wave) = (clip(&viewer, "Walk"), clip(&viewer, "Wave"));
-    viewer.playback.select_clip(walk);
+    viewer.stage.transport.select_clip(walk);
     viewer.focus_panel = Some(crate::ui::Panel::Record);
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..3 {
         harness.run();
     }
     for clip in [walk, wave] {
-        harness.state_mut().playback.select_clip(clip);
+        harness.state_mut().stage.transport.select_clip(clip);
         harness.run();
         harness.run();
         let v = harness.state();
-        let end = v.model.clips[clip].end_secs();
+        let end = v.stage.model().clips[clip].end_secs();
         assert_eq!((v.recorder.from_secs, v.recorder.to_secs), (0.0, end), "clip {clip}");
         let shown = format!("{end:.2} s");
         assert!(harness.query_all(by().value(&shown)).next().is_some(), "the panel shows the clip's end {shown}");
     }
+}
+
+/// The recording ignored the view: it framed the clip from its own default angle and dropped
+/// the compare split and heatmap. A recording is made from what the viewport draws: its camera,
+/// the compare modes with their layout and heat, the skeleton and its selected joint.
+#[test]
+fn a_recording_is_made_from_the_view_on_screen() {
+    let mut viewer = viewer();
+    viewer.stage.compare.show(crate::stage::compare::CompareModes {
+        layout: crate::stage::compare::CompareLayout::Split,
+        heatmap: true,
+        ..crate::stage::compare::CompareModes::default()
+    });
+    viewer.overlays.skeleton = true;
+    viewer.stage.selection.joint = Some(node(&viewer, "UpperArm.L"));
+    viewer.viewport.camera.yaw_rad = 2.5;
+    viewer.viewport.camera.pitch_rad = 0.4;
+    let dir = std::env::temp_dir().join(format!("animtune-record-view-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    viewer.record_to(&dir.join("view.gif"));
+    let spec = viewer.recorder.recording().expect("a recording runs").shot.clone();
+    viewer.recorder.cancel();
+    let _ = std::fs::remove_dir_all(&dir);
+    let camera = spec.camera.expect("the view's camera");
+    assert_eq!((camera.yaw_rad, camera.pitch_rad), (2.5, 0.4), "drawn from where the user looks");
+    let modes = crate::stage::compare::CompareModes::default();
+    assert_eq!(spec.compare, Some((modes.left, modes.right)));
+    assert!(!spec.compare_ghost && spec.heatmap, "split with heat, as on screen");
+    assert!(spec.skeleton && spec.selected_joint == viewer.stage.selection.joint);
 }
 
 // ---- 6.15 front, side and top views ----

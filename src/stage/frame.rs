@@ -1,4 +1,4 @@
-//! [`FrameOutput`]: what one frame shows, computed once per frame from the playback, tuning,
+//! [`FrameOutput`]: what one frame shows, computed once per frame from the transport, tuning,
 //! compare and ragdoll parts — the animation pose, the pose on screen (ragdoll blended in), the
 //! compare pose, their model-space matrices, the deviation heat and collider lines — and read by
 //! the renderer, the skeleton overlay, picking, the compare readout and the stats.
@@ -16,8 +16,8 @@ use crate::render::overlay::{OverlayLine, push_capsule_wireframe};
 use crate::render::{Aabb, OrbitCamera};
 
 use super::compare::Compare;
-use super::playback::Playback;
 use super::ragdoll::RagdollView;
+use super::transport::Transport;
 use crate::stage::sampling::{ClipCursorSlot, PoseDeviation, deviation, sample_into};
 use crate::stage::tuning::Tuning;
 
@@ -54,6 +54,8 @@ pub struct FrameOutput {
     properties: Option<AnimatedProperties>,
     cursor: ClipCursorSlot,
     compare_cursor: ClipCursorSlot,
+    /// The tuning's layers and blend space, played over (or in place of) the clip.
+    pub layers: crate::stage::layer_play::LayerPlay,
 }
 
 /// Frames of the root's trail (3 s at 60 Hz).
@@ -105,6 +107,7 @@ impl FrameOutput {
             properties: None,
             cursor: None,
             compare_cursor: None,
+            layers: crate::stage::layer_play::LayerPlay::new(),
         }
     }
 
@@ -114,15 +117,15 @@ impl FrameOutput {
     pub fn compute(
         &mut self,
         model: &Model,
-        playback: &mut Playback,
+        transport: &mut Transport,
         tuning: &Tuning,
         compare: &Compare,
         ragdoll: &mut RagdollView,
     ) {
-        let clip = playback.clip();
-        let time_secs = playback.time_secs();
-        let in_place = clip.is_some_and(|c| tuning.root_motion(playback.clip_name(c)) == RootMotion::InPlace);
-        playback.sync_root_motion(model, in_place);
+        let clip = transport.clip();
+        let time_secs = transport.time_secs();
+        let in_place = clip.is_some_and(|c| tuning.root_motion(transport.clip_name(c)) == RootMotion::InPlace);
+        transport.sync_root_motion(model, in_place);
         if let Some((left, right)) = compare.kinds.poses() {
             // Two transition kinds side by side: each view its own replay.
             self.animated.copy_from(left);
@@ -133,21 +136,25 @@ impl FrameOutput {
             sample_into(model, &self.rest, clip, time_secs, &left, &mut self.cursor, &mut self.animated);
             let pose = self.compare.get_or_insert_with(|| self.rest.clone());
             sample_into(model, &self.rest, clip, time_secs, &right, &mut self.compare_cursor, pose);
-            playback.fader().place_root(&mut self.animated);
-            playback.fader().place_root(pose);
+            transport.fader().place_root(&mut self.animated);
+            transport.fader().place_root(pose);
         } else {
             self.compare = None;
-            if playback.is_fading() {
+            if transport.is_fading() {
                 // A fade mixes clips; per-channel overrides belong to one clip and are off.
-                let pose = playback.fader_mut().evaluate(model, &tuning.interpolation().to_settings());
+                let pose = transport.fader_mut().evaluate(model, &tuning.interpolation().to_settings());
                 self.animated.copy_from(pose);
             } else {
                 let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
                 sample_into(model, &self.rest, clip, time_secs, settings, &mut self.cursor, &mut self.animated);
                 // In place: the root held at the fader's anchor, as a fade holds it.
-                playback.fader().place_root(&mut self.animated);
+                transport.fader().place_root(&mut self.animated);
             }
         }
+        let layered = tuning.interpolation().to_settings();
+        self.layers.sync(model, &layered, &tuning.clip_extras);
+        self.layers.base(model, &layered, &tuning.clip_extras, transport.clock_secs() as f32, &mut self.animated);
+        self.layers.apply_layers(model, &layered, time_secs, &mut self.animated);
         ragdoll.placement.apply(&model.hierarchy, &mut self.animated);
         if let Some(pose) = &mut self.compare {
             ragdoll.placement.apply(&model.hierarchy, pose);
@@ -155,7 +162,8 @@ impl FrameOutput {
         self.properties = clip
             .filter(|&c| !model.clip_pointer_tracks(ClipId::from_index(c)).is_empty())
             .map(|c| AnimatedProperties::sample(model, Some(ClipId::from_index(c)), time_secs));
-        let dt_secs = playback.take_pending_dt();
+        let dt_secs = transport.take_pending_dt();
+        self.layers.advance(dt_secs);
         ragdoll.apply(model, dt_secs, &self.animated, &mut self.shown, &tuning.ragdoll);
         if let Some(pose) = &mut self.compare {
             ragdoll.apply_to_other(pose);
@@ -175,6 +183,9 @@ impl FrameOutput {
                     crate::render::shot::heat_of(distance, modes.heat_full_scale)
                 }));
             }
+        }
+        if self.joint_heat.is_empty() && self.layers.show_mask_heat {
+            self.layers.mask_heat(&mut self.joint_heat);
         }
         self.collider_lines.clear();
         if ragdoll.show_colliders {
@@ -277,26 +288,26 @@ impl FrameOutput {
     pub fn animation_before(
         &self,
         model: &Model,
-        playback: &Playback,
+        transport: &Transport,
         tuning: &Tuning,
         dt_before_secs: f32,
         placement: &Placement,
     ) -> SoaPose {
         let mut before = self.rest.clone();
-        if playback.is_fading() {
+        if transport.is_fading() {
             before.copy_from(&self.animated);
             return before;
         }
-        let duration = playback.duration_secs();
-        let mut time = playback.time_secs() - dt_before_secs;
+        let duration = transport.duration_secs();
+        let mut time = transport.time_secs() - dt_before_secs;
         if time < 0.0 || time > duration {
             time =
-                if playback.looping && duration > 0.0 { time.rem_euclid(duration) } else { time.clamp(0.0, duration) };
+                if transport.looping && duration > 0.0 { time.rem_euclid(duration) } else { time.clamp(0.0, duration) };
         }
-        let clip = playback.clip();
+        let clip = transport.clip();
         let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
         sample_into(model, &self.rest, clip, time, settings, &mut None, &mut before);
-        playback.fader().place_root(&mut before);
+        transport.fader().place_root(&mut before);
         placement.apply(&model.hierarchy, &mut before);
         before
     }
@@ -342,7 +353,7 @@ impl FrameOutput {
     pub fn drawn_bounds(
         &self,
         model: &Model,
-        playback: &Playback,
+        transport: &Transport,
         tuning: &Tuning,
         clip_placement: Option<&Placement>,
     ) -> Aabb {
@@ -353,7 +364,7 @@ impl FrameOutput {
             bounds.union(&poser.pose_bounds(model, pose, &nodes));
         }
         if let Some(placement) = clip_placement {
-            let clip = playback.clip();
+            let clip = transport.clip();
             let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
             let clip_bounds = animated_bounds(model, clip.map(ClipId::from_index), settings, 16);
             if !clip_bounds.is_empty() {

@@ -1,0 +1,111 @@
+//! The Layers and Blend space sections: a layer added from its combo box plays over the clip
+//! (the Wave on the masked upper body exactly, the Walk on the legs), its mask shows as heat,
+//! the change is undone with the keyboard and kept in the profile; the blend space set up from
+//! its button plays in place of the clip, its corner exactly the corner's clip.
+
+use anim::{ClipCursor, NodeId, SampleSettings, SoaPose};
+use egui_kittest::kittest::Queryable as _;
+
+use super::{clip, node, viewer, whole};
+use crate::stage::layers::LayerSpec;
+
+/// `clip` of the built-in character sampled at `time_secs`.
+fn sampled(viewer: &crate::ui::Viewer, clip: usize, time_secs: f32) -> SoaPose {
+    let model = &viewer.stage.model();
+    let mut pose = model.rest_pose();
+    let c = &model.clips[clip];
+    c.sample(time_secs, &mut ClipCursor::new(c), &SampleSettings::default(), &mut pose);
+    pose
+}
+
+#[test]
+fn a_layer_added_in_the_section_plays_over_the_clip_shows_its_mask_and_undoes() {
+    let mut viewer = viewer();
+    let walk = clip(&viewer, "Walk");
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.transport.seek(0.4);
+    let mut harness = whole(viewer, [1280.0, 3200.0]);
+    harness.run();
+    harness.get_by_label("Layers").click();
+    harness.run();
+    harness.get_by_label("add a layer").click();
+    harness.run();
+    harness.get_all_by_label("Wave").last().expect("Wave in the list").click();
+    harness.run();
+    assert_eq!(harness.state().stage.tuning.clip_extras.layers, vec![LayerSpec::new("Wave")]);
+    // The mask: the upper body (an anatomy region), from the region list.
+    harness.get_by_label("add to mask").click();
+    harness.run();
+    harness.get_by_label("upper-body").click();
+    harness.run();
+    harness.get_by_label("mask heat").click();
+    harness.run();
+    harness.run();
+    let v = harness.state();
+    assert_eq!(v.stage.tuning.clip_extras.layers[0].mask, ["upper-body"]);
+    let (wave, time) = (clip(v, "Wave"), v.stage.transport.time_secs());
+    let (wave_pose, walk_pose) = (sampled(v, wave, time), sampled(v, walk, time));
+    let heat = v.stage.frame().joint_heat();
+    let mut checked = 0;
+    for name in ["UpperArm.L", "Head", "UpperLeg.R", "LowerLeg.L"] {
+        let Some(n) = v.stage.model().nodes.iter().position(|x| x.name.as_deref() == Some(name)) else { continue };
+        let id = NodeId::from_index(n);
+        let upper = !name.contains("Leg");
+        let expected = if upper { wave_pose.transform(id) } else { walk_pose.transform(id) };
+        assert_eq!(v.stage.frame().animated().transform(id), expected, "{name}");
+        assert_eq!(heat.get(n).copied(), Some(if upper { 1.0 } else { 0.0 }), "{name}'s heat");
+        checked += 1;
+    }
+    assert!(checked >= 3, "the built-in character's joint names changed");
+    assert_ne!(
+        wave_pose.transform(NodeId::from_index(node(v, "UpperArm.L"))),
+        walk_pose.transform(NodeId::from_index(node(v, "UpperArm.L")))
+    );
+    // In the profile, by name.
+    let profile = v.profile.profile_of(&v.stage.tuning, v.stage.model());
+    assert_eq!(profile.layers[0].to_arg(), "Wave:mask=upper-body");
+    // Undo removes the mask, then the layer.
+    for _ in 0..2 {
+        harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+        harness.run();
+    }
+    assert!(harness.state().stage.tuning.clip_extras.layers.is_empty());
+    harness.run();
+    let v = harness.state();
+    let time = v.stage.transport.time_secs();
+    let arm = NodeId::from_index(node(v, "UpperArm.L"));
+    assert_eq!(v.stage.frame().animated().transform(arm), sampled(v, walk, time).transform(arm));
+}
+
+#[test]
+fn the_blend_space_plays_in_place_of_the_clip_and_its_corner_is_the_clip() {
+    let mut harness = whole(viewer(), [1280.0, 3200.0]);
+    harness.run();
+    harness.get_by_label("Blend space").click();
+    harness.run();
+    harness.get_by_label("Set up a blend space").click();
+    harness.run();
+    {
+        let space = harness.state().stage.tuning.clip_extras.blend_space.clone().expect("a blend space");
+        let clips: Vec<&str> = space.space.points.iter().map(|p| p.clip.as_str()).collect();
+        assert_eq!(clips, ["Walk", "Run"]);
+    }
+    harness.get_by_label("play the blend space").click();
+    harness.run();
+    harness.get_by_label_contains("weights: Walk 0.50, Run 0.50");
+    // At the Run's own position: the Run exactly, at its own rate.
+    harness.state_mut().stage.tuning.clip_extras.blend_space.as_mut().unwrap().at = [1.0, 0.0];
+    for _ in 0..5 {
+        harness.state_mut().advance(1.0 / 60.0);
+        harness.run();
+    }
+    let v = harness.state();
+    let player = v.stage.frame().layers.player().expect("the blend space is built");
+    assert_eq!(player.weights(), &[0.0, 1.0]);
+    assert_eq!(player.playback_rate(), 1.0);
+    let run = clip(v, "Run");
+    let expected = sampled(v, run, player.clip_time_secs(1));
+    let knee = NodeId::from_index(node(v, "LowerLeg.L"));
+    assert_eq!(v.stage.frame().animated().transform(knee), expected.transform(knee));
+    harness.get_by_label_contains("mm over 2 s, joint acceleration");
+}

@@ -1,0 +1,432 @@
+//! The window's layout: top bar (menus, path field, messages), status bar, transport bar,
+//! side panel sections, the 3D view, dropped files and the keyboard shortcuts.
+
+use super::*;
+
+impl Viewer {
+    /// Draw the whole viewer into `ui` (the window's root), apply shortcuts and actions,
+    /// record tuning changes for undo, save the profile when it changed, and compute the frame.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.poll_loading();
+        let reload_pending = self.poll_hot_reload();
+        let recording = self.poll_recording();
+        if self.ab.poll_loading(self.stage.model()) {
+            self.frame_camera();
+        }
+        let recording = recording || self.ab.loading.is_some();
+        if self.loading.is_some() || reload_pending || recording {
+            ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
+        }
+        if let Some(action) = self.file.poll(ui.ctx()) {
+            self.apply_file_action(action);
+        }
+        self.dropped_files_ui(ui);
+        self.shortcuts_ui(ui);
+        egui::Panel::top("top bar").show(ui, |ui| self.top_bar_ui(ui));
+        egui::Panel::bottom("status").exact_size(STATUS_BAR_HEIGHT).show(ui, |ui| self.status_bar_ui(ui));
+        egui::Panel::bottom("transport").show(ui, |ui| {
+            let clip = self.stage.transport.clip().and_then(|c| self.stage.model().clips.get(c));
+            let mut keys: Vec<f32> = clip
+                .map(|c| c.timelines().iter().flat_map(|t| t.times_secs.iter().copied()).collect())
+                .unwrap_or_default();
+            keys.sort_by(f32::total_cmp);
+            let selected = self
+                .stage
+                .selection
+                .track(self.stage.model(), self.stage.transport.clip())
+                .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
+                .map(|t| t.times_secs.clone())
+                .unwrap_or_default();
+            // The clip's foot-contact markers (edited ones from the profile, else found),
+            // draggable on the timeline; an edit is stored in the tuning (and so the profile).
+            let mut markers = match self.stage.transport.clip() {
+                Some(c) => self.crossfade.named_contacts(self.stage.model(), &self.stage.tuning.clip_extras, c),
+                None => Vec::new(),
+            };
+            if crate::ui::playback::transport_ui(ui, &mut self.stage.transport, &keys, &selected, &mut markers)
+                && let Some(c) = self.stage.transport.clip()
+            {
+                let name = self.stage.model().clips[c].display_name(c);
+                let contacts = markers
+                    .into_iter()
+                    .map(|(foot, time_secs)| crate::profile::ContactMarker { foot, time_secs })
+                    .collect();
+                let extras = &mut self.stage.tuning.clip_extras.markers;
+                extras.retain(|m| m.clip != name);
+                extras.push(crate::profile::ClipMarkers { clip: name, contacts });
+            }
+        });
+        let panel = egui::Panel::right("side panel")
+            .resizable(true)
+            .default_size(self.side_panel_width)
+            .size_range(SIDE_PANEL_WIDTH)
+            .show(ui, |ui| self.side_panel_ui(ui));
+        if !ui.input(|i| i.pointer.any_down()) {
+            self.side_panel_width = panel.response.rect.width().round();
+            self.save_settings();
+        }
+        egui::CentralPanel::no_frame().show(ui, |ui| {
+            let labels = self.view_labels();
+            self.viewport.floor_y = self.stage.ground_height();
+            let (click, rect) = self.viewport.viewport_ui(ui, &labels);
+            if let Some(joint) = click.and_then(|click| self.pick_joint_at(click)) {
+                self.stage.selection.joint = Some(joint);
+            }
+            if self.overlays.stats_visible {
+                let profile = self.profile.path().map_or_else(|| "none".to_owned(), |p| p.display().to_string());
+                let labels = self.viewport.label_rects;
+                self.overlays.stats_ui(
+                    &ui.painter_at(rect),
+                    rect,
+                    &self.stage.source().short_name(),
+                    &profile,
+                    &labels,
+                );
+            }
+        });
+        // A drag or a typed number becomes one step when it ends (Enter or focus loss).
+        let settled = !ui.input(|i| i.pointer.any_down()) && !ui.ctx().text_edit_focused();
+        self.stage.history.commit(&self.stage.tuning, settled);
+        self.save_profile(false);
+        let step_started = crate::stage::stats::PhaseClock::start();
+        self.compute_frame();
+        let (step, ui) = (crate::stage::stats::Phase::StageStep, crate::stage::stats::Phase::UiBuild);
+        self.overlays.stats.add_nested_phase(step, ui, step_started.elapsed());
+    }
+
+    /// The side panel: profile, clips, interpolation, joints, curves, cross-fade, compare,
+    /// ragdoll, crowd. Wide content scrolls instead of widening the panel.
+    pub(super) fn side_panel_ui(&mut self, ui: &mut egui::Ui) {
+        let focus = self.focus_panel.take();
+        let mut shown = Vec::with_capacity(Panel::ALL.len());
+        let scroll = egui::ScrollArea::both().auto_shrink([false, false]).show(ui, |ui| {
+            ui.set_max_width(ui.available_width());
+            section(ui, (focus, &mut shown), Panel::Profile, "Profile", true, |ui| {
+                ui.horizontal_wrapped(|ui| {
+                    ui.label("Model:");
+                    ui.strong(self.stage.source().short_name()).on_hover_text(&self.stage.source().label);
+                });
+                let action =
+                    self.profile.profile_ui(ui, self.stage.history.undo_steps(), self.stage.history.redo_steps());
+                match action {
+                    Some(ProfileAction::Export) => self.file.request(PathPurpose::ExportProfile),
+                    Some(ProfileAction::Import) => self.file.request(PathPurpose::ImportProfile),
+                    Some(ProfileAction::Undo) => _ = self.undo(),
+                    Some(ProfileAction::Redo) => _ = self.redo(),
+                    None => {}
+                }
+            });
+            section(ui, (focus, &mut shown), Panel::Clips, "Clips", true, |ui| {
+                let stage = self.stage.parts();
+                crate::ui::playback::clips_ui(ui, stage.transport, stage.model);
+            });
+            section(ui, (focus, &mut shown), Panel::Interpolation, "Interpolation", true, |ui| {
+                let stage = self.stage.parts();
+                if stage.tuning.interpolation_ui(ui, stage.model, stage.transport, stage.selection) {
+                    self.file.bake_name = self.bake_file_name();
+                    self.file.request(PathPurpose::BakeClip);
+                }
+            });
+            section(ui, (focus, &mut shown), Panel::Joints, "Joints", false, |ui| {
+                let stage = self.stage.parts();
+                self.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection);
+            });
+            section(ui, (focus, &mut shown), Panel::Curves, "Curves", true, |ui| {
+                let stage = self.stage.parts();
+                self.curves.curves_ui(
+                    ui,
+                    stage.model,
+                    stage.generation,
+                    stage.tuning,
+                    stage.transport,
+                    stage.selection,
+                );
+            });
+            section(ui, (focus, &mut shown), Panel::CrossFade, "Cross-fade", true, |ui| {
+                let names = self.clip_names();
+                let stage = self.stage.parts();
+                match self.crossfade.crossfade_ui(ui, stage, &names) {
+                    Some(CrossFadeAction::Trigger) => self.trigger_fade(),
+                    Some(CrossFadeAction::SetUp { from, to }) => {
+                        self.stage.transport.play_from_start(from);
+                        self.stage.fade_target = to;
+                    }
+                    None => {}
+                }
+            });
+            section(ui, (focus, &mut shown), Panel::Compare, "Compare", true, |ui| {
+                let stage = self.stage.parts();
+                let deviation = stage.frame.deviation();
+                crate::ui::compare::compare_ui(
+                    stage.compare,
+                    ui,
+                    stage.model,
+                    stage.generation,
+                    stage.transport.clip(),
+                    stage.tuning,
+                    deviation,
+                );
+                ui.separator();
+                ui.strong("A/B: two files");
+                let clip = self.stage.transport.clip();
+                let settings =
+                    clip.map_or_else(|| self.stage.tuning.sampling(usize::MAX), |c| self.stage.tuning.sampling(c));
+                if self.ab.ab_ui(ui, self.stage.model(), self.stage.generation(), clip, settings) {
+                    self.file.request(PathPurpose::OpenSecond);
+                }
+                if self.ab.active() && self.stage.compare.enabled {
+                    ui.weak("A | B is shown instead of the two modes while both are on.");
+                }
+                egui::CollapsingHeader::new("Retarget from file…").default_open(false).show(ui, |ui| {
+                    let stage = self.stage.parts();
+                    let (show, save) = self.retarget.retarget_ui(ui, stage.model, &mut stage.tuning.retarget_edits);
+                    if let Some(show) = show {
+                        let source = self.stage.source().clone();
+                        self.replace_model_keeping_state(show.target, source);
+                        self.stage.transport.select_clip(show.clip);
+                        self.ab.set_second(self.stage.model(), &show.source_path, show.source);
+                    }
+                    if let Some(out) = save {
+                        match self.retarget.save_file(self.stage.source().path.as_deref(), &out) {
+                            Ok(message) => self.file.message = Some(message),
+                            Err(e) => self.error = Some(format!("Save retargeted clips: {e:#}")),
+                        }
+                    }
+                });
+            });
+            egui::CollapsingHeader::new("Compare transition kinds").default_open(false).show(ui, |ui| {
+                let from = self.stage.transport.clip().unwrap_or(0);
+                let names = self.clip_names();
+                let name = |c: usize| names.get(c).map_or("?", String::as_str);
+                let pair = format!("{} -> {}", name(from), name(self.stage.fade_target));
+                let source_secs = self.stage.model().clips.get(from).map_or(0.0, anim::Clip::end_secs);
+                crate::ui::kind_compare::kinds_ui(&mut self.stage.compare.kinds, ui, &pair, source_secs);
+            });
+            egui::CollapsingHeader::new("Layers").default_open(false).show(ui, |ui| {
+                let selected = self.stage.selection.joint;
+                let (model, tuning, layers) = self.stage.layer_parts();
+                crate::ui::layers::layers_ui(ui, model, tuning, layers, selected);
+            });
+            egui::CollapsingHeader::new("Blend space").default_open(false).show(ui, |ui| {
+                let (model, tuning, layers) = self.stage.layer_parts();
+                self.blend_space.blend_space_ui(ui, model, tuning, layers);
+            });
+            section(ui, (focus, &mut shown), Panel::Ragdoll, "Ragdoll", true, |ui| {
+                let names = self.clip_names();
+                let stage = self.stage.parts();
+                let model = stage.model;
+                let node_name = |n: usize| crate::profile::node_display_name(model, n);
+                let (selected, clock) = (stage.selection.joint, stage.transport.clock_secs());
+                let action = crate::ui::ragdoll::ragdoll_ui(
+                    stage.ragdoll,
+                    ui,
+                    &mut stage.tuning.ragdoll,
+                    &names,
+                    node_name,
+                    selected,
+                    clock,
+                );
+                match action {
+                    Some(RagdollAction::GoLimp) => _ = self.go_limp(),
+                    Some(RagdollAction::GetUp) => _ = self.get_up(),
+                    Some(RagdollAction::ResetPlacement) => self.reset_placement(),
+                    None => {}
+                }
+            });
+            section(ui, (focus, &mut shown), Panel::Record, "Record clip", false, |ui| {
+                let clip = self
+                    .stage
+                    .transport
+                    .clip()
+                    .map(|c| (self.stage.transport.clip_name(c), self.stage.model().clips[c].end_secs()));
+                if self.recorder.record_ui(ui, clip) {
+                    let name = format!(
+                        "{}-{}",
+                        self.stage.source().stem().unwrap_or_else(|| "character".to_owned()),
+                        clip.map_or("rest", |(n, _)| n)
+                    );
+                    self.file.record_name = self.recorder.suggested_name(&name);
+                    self.file.request(PathPurpose::RecordClip);
+                }
+            });
+            let crowd_open = self.stage.crowd.crowd.is_some();
+            section(ui, (focus, &mut shown), Panel::Crowd, "Crowd", crowd_open, |ui| {
+                let stage = self.stage.parts();
+                if crate::ui::crowd::crowd_ui(stage.crowd, ui, stage.model, stage.tuning.interpolation().mode) {
+                    self.frame_camera();
+                }
+            });
+        });
+        self.panel_in_view = panel_in_view(&shown, &scroll);
+    }
+
+    /// Menus, the path field, load progress, messages and the last error.
+    pub(super) fn top_bar_ui(&mut self, ui: &mut egui::Ui) {
+        let mut file_action = None;
+        // A plain row, not a menu bar: its buttons keep their frames (the field's Load button).
+        ui.horizontal(|ui| {
+            ui.menu_button("File", |ui| file_action = self.file.menu_ui(ui));
+            ui.menu_button("Edit", |ui| {
+                let undo = egui::Button::new("Undo").shortcut_text("Ctrl+Z");
+                if ui.add_enabled(self.stage.history.undo_steps() > 0, undo).clicked() {
+                    self.undo();
+                    ui.close();
+                }
+                let redo = egui::Button::new("Redo").shortcut_text("Ctrl+Shift+Z");
+                if ui.add_enabled(self.stage.history.redo_steps() > 0, redo).clicked() {
+                    self.redo();
+                    ui.close();
+                }
+            });
+            ui.menu_button("View", |ui| {
+                ui.checkbox(&mut self.overlays.skeleton, "Skeleton (K)");
+                ui.checkbox(&mut self.overlays.trajectory, "Trajectory")
+                    .on_hover_text("The root's path over the clip (cyan) and its trail through fades and loops (orange), on the ground");
+                ui.checkbox(&mut self.stage.ragdoll.show_colliders, "Ragdoll colliders");
+                ui.checkbox(&mut self.overlays.stats_visible, "Stats overlay (F3)");
+                if ui.button("Frame what is drawn (F)").clicked() {
+                    self.frame_camera();
+                    ui.close();
+                }
+                ui.separator();
+                if ui
+                    .button("Copy command line")
+                    .on_hover_text(
+                        "A command line that opens animtune on this file, clip, time, joint and view: send it to \
+                         a colleague to show them what you see",
+                    )
+                    .clicked()
+                {
+                    let line = self.command_line();
+                    ui.ctx().copy_text(line.clone());
+                    self.file.message = Some(format!("Copied: {line}"));
+                    ui.close();
+                }
+            });
+            ui.separator();
+            if let Some(action) = self.file.path_field_ui(ui) {
+                file_action = Some(action);
+            }
+            ui.separator();
+            self.hot_reload.hot_reload_ui(ui);
+        });
+        if let Some(action) = file_action {
+            self.apply_file_action(action);
+        }
+    }
+
+    /// The status bar: a background load's progress, else the last error, else the last
+    /// message, on one line of fixed height (long text truncated, whole on hover), so that
+    /// nothing above or beside it moves when one appears.
+    pub(super) fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_centered(|ui| {
+            if let Some(job) = &self.loading {
+                let name = job
+                    .path
+                    .file_name()
+                    .map_or_else(|| job.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+                let elapsed = job.started.elapsed().as_secs_f32();
+                let cancel =
+                    ui.small_button("Cancel").on_hover_text("Stop loading; the model on screen stays").clicked();
+                match job.stage() {
+                    LoadStage::Reading(fraction) => {
+                        ui.add(egui::ProgressBar::new(fraction).desired_width(200.0).text(format!(
+                            "reading {name}: {:.0}% of {:.1} MiB",
+                            fraction * 100.0,
+                            job.total_bytes() as f64 / 1048576.0
+                        )));
+                    }
+                    LoadStage::Importing => {
+                        ui.spinner();
+                        ui.label(format!("importing {name} ({elapsed:.1} s)"));
+                    }
+                }
+                if cancel && let Some(job) = self.loading.take() {
+                    job.cancel();
+                }
+                return;
+            }
+            let (text, color, is_error) = match (&self.error, &self.file.message) {
+                (Some(error), _) => (error.clone(), ui.visuals().error_fg_color, true),
+                (None, Some(message)) => (message.clone(), ui.visuals().warn_fg_color, false),
+                (None, None) => return,
+            };
+            if ui.small_button("Dismiss").clicked() {
+                if is_error {
+                    self.error = None;
+                } else {
+                    self.file.message = None;
+                }
+            }
+            ui.add(egui::Label::new(egui::RichText::new(text.as_str()).color(color)).truncate()).on_hover_text(text);
+        });
+    }
+
+    /// Open a file dropped on the window; say "drop to open" while one hovers.
+    pub(super) fn dropped_files_ui(&mut self, ui: &mut egui::Ui) {
+        let (hovered, dropped) = ui
+            .input(|i| (!i.raw.hovered_files.is_empty(), i.raw.dropped_files.first().map(|f| f.path().to_path_buf())));
+        if let Some(path) = dropped {
+            self.load(&path);
+        }
+        if hovered {
+            let painter =
+                ui.ctx().layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("drop overlay")));
+            let screen = ui.ctx().content_rect();
+            painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
+            painter.text(
+                screen.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop a .glb or .gltf to open it",
+                egui::FontId::proportional(24.0),
+                egui::Color32::WHITE,
+            );
+        }
+    }
+
+    /// The keyboard shortcuts of [`SHORTCUTS`] (the one table, also printed into the docs): each
+    /// tried in order; those not marked `in_text_fields` only while no text field has the keyboard.
+    pub(super) fn shortcuts_ui(&mut self, ui: &mut egui::Ui) {
+        for shortcut in SHORTCUTS {
+            if !shortcut.in_text_fields && ui.ctx().text_edit_focused() {
+                continue;
+            }
+            let pressed = shortcut.keys.iter().any(|&(modifiers, key)| ui.input_mut(|i| i.consume_key(modifiers, key)));
+            if pressed {
+                self.run_shortcut(shortcut.action);
+            }
+        }
+    }
+
+    /// Do what a keyboard shortcut says.
+    pub(super) fn run_shortcut(&mut self, action: ShortcutAction) {
+        match action {
+            ShortcutAction::Quit => self.quit_requested = true,
+            ShortcutAction::Open => {
+                self.file.request(PathPurpose::OpenModel);
+            }
+            ShortcutAction::Redo => {
+                self.redo();
+            }
+            ShortcutAction::Undo => {
+                self.undo();
+            }
+            ShortcutAction::PlayPause => self.stage.transport.toggle_play(),
+            ShortcutAction::StepBack => self.stage.transport.step_frames(-1),
+            ShortcutAction::StepForward => self.stage.transport.step_frames(1),
+            ShortcutAction::FirstFrame => self.stage.transport.go_to_start(),
+            ShortcutAction::LastFrame => self.stage.transport.go_to_end(),
+            ShortcutAction::FrameCamera => self.frame_camera(),
+            ShortcutAction::Transition => self.trigger_fade(),
+            ShortcutAction::Skeleton => self.overlays.skeleton = !self.overlays.skeleton,
+            ShortcutAction::GoLimp => {
+                self.go_limp();
+            }
+            ShortcutAction::GetUp => {
+                self.get_up();
+            }
+            ShortcutAction::Stats => self.overlays.stats_visible = !self.overlays.stats_visible,
+            ShortcutAction::View(angle) => self.viewport.look_from(angle),
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! Retargeting (issue #25) on the built-in character, its generated variants (Mixamo-style under
+//! an `Armature` scaled 0.01, ×0.01, IK-control feet and hands) and the shared humanoids
+//! (`RobotExpressive`, `CesiumMan`, `RiggedFigure`), every pair both ways: the output validates
+//! with 0 errors in the Khronos validator and reads back with its clips, stance foot slide is
+//! at most 21 mm or no worse than the source's own, and a round trip A → B → A (without foot
+//! IK) brings every joint mapped both ways back within 1°. The figures are printed as a table
+//! (`cargo test --test retarget -- --nocapture`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Command;
+
+use anim::{ClipId, LocalMatrices, Model, NodeId, SampleSettings};
+use animtune::retarget::clip::{FileBytes, Options, retarget_clip, retarget_to_file};
+use animtune::retarget::{Mapping, Skeleton};
+use devtools::TempDir;
+use devtools::rigs::{RigVariant, make_from};
+use glam::Affine3A;
+
+const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
+const MANNEQUIN: &[u8] = include_bytes!("../assets/mannequin.glb");
+const FEET: [&str; 2] = ["Foot.L", "Foot.R"];
+
+/// The footskate perception threshold (Pražák et al. 2011), metres.
+const SLIDE_THRESHOLD_M: f32 = 0.021;
+
+/// One rig of the corpus: its file and the clips retargeted from it.
+struct Rig {
+    name: &'static str,
+    bytes: Vec<u8>,
+    clips: &'static [&'static str],
+}
+
+fn shared(relative: &str) -> Option<Vec<u8>> {
+    let path = devtools::ci::shared_model_path(relative)?;
+    Some(std::fs::read(path).unwrap())
+}
+
+/// The rigs: the built-in character (Walk, Run, Wave) and its variants (Walk), the shared
+/// humanoids (their walk cycle). `None` after skipping when the shared models are missing.
+fn corpus() -> Option<Vec<Rig>> {
+    let mixamo = make_from(MANNEQUIN, &FEET, true, RigVariant::Mixamo).unwrap();
+    let small = make_from(MANNEQUIN, &FEET, true, RigVariant::Scaled(0.01)).unwrap();
+    let ik = devtools::ikrig::detach_extremities(MANNEQUIN).unwrap();
+    Some(vec![
+        Rig { name: "builtin", bytes: MANNEQUIN.to_vec(), clips: &["Walk", "Run", "Wave"] },
+        Rig { name: "builtin-mixamo", bytes: mixamo, clips: &["Walk"] },
+        Rig { name: "builtin-x0.01", bytes: small, clips: &["Walk"] },
+        Rig { name: "builtin-ik", bytes: ik, clips: &["Walk"] },
+        Rig { name: "robot-expressive", bytes: shared("RobotExpressive/RobotExpressive.glb")?, clips: &["Walking"] },
+        Rig { name: "cesium-man", bytes: shared("CesiumMan/CesiumMan.glb")?, clips: &["animation_0"] },
+        Rig { name: "rigged-figure", bytes: shared("RiggedFigure/RiggedFigure.glb")?, clips: &["animation_0"] },
+    ])
+}
+
+fn load(bytes: &[u8]) -> Model {
+    decode::load_slice(bytes, None, &anim::import::Limits::default()).unwrap()
+}
+
+fn clip(model: &Model, name: &str) -> ClipId {
+    devtools::rigs::find_clip(model, name).unwrap_or_else(|| panic!("no clip {name}"))
+}
+
+/// Model-space transforms of `model` at `time_secs` of `clip`.
+fn world_at(model: &Model, clip: ClipId, time_secs: f32) -> Vec<Affine3A> {
+    let c = model.clip(clip).unwrap();
+    let mut pose = model.rest_pose();
+    c.sample(time_secs, &mut anim::ClipCursor::new(c), &SampleSettings::default(), &mut pose);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::new(model.nodes.len()), &mut world);
+    world
+}
+
+/// `model` with `raw` added as a clip; its id.
+fn with_clip(model: &Model, raw: anim::RawClip) -> (Model, ClipId) {
+    let mut model = model.clone();
+    model.clips.push(raw.build().unwrap());
+    model.pointer_tracks.resize(model.clips.len(), Vec::new());
+    let id = ClipId::from_index(model.clips.len() - 1);
+    (model, id)
+}
+
+/// Largest model-space rotation difference (degrees) over the joints mapped both ways of a
+/// round trip `a → b → a` of `clip_name`, without foot IK.
+fn round_trip_degrees(a: (&Model, &Skeleton), b: (&Model, &Skeleton), clip_name: &str) -> (f32, usize) {
+    let there = Mapping::automatic(a.1, b.1);
+    let back = Mapping::automatic(b.1, a.1);
+    let no_ik = Options { foot_ik: false };
+    let original = clip(a.0, clip_name);
+    let on_b = retarget_clip(a, original, b, &there, no_ik, "there").unwrap();
+    let (b_model, b_clip) = with_clip(b.0, on_b.clip);
+    let on_a = retarget_clip((&b_model, b.1), b_clip, a, &back, no_ik, "back").unwrap();
+    let times = on_a.clip.timelines[0].times_secs.clone();
+    let (a_model, a_clip) = with_clip(a.0, on_a.clip);
+    let start = a.0.clip(original).unwrap().start_secs();
+    let joints: Vec<NodeId> = there
+        .pairs
+        .iter()
+        .filter(|p| back.pairs.iter().any(|q| q.source == p.target && q.target == p.source))
+        .map(|p| p.source)
+        .collect();
+    let mut worst = 0.0f32;
+    for &t in &times {
+        let before = world_at(a.0, original, start + t);
+        let after = world_at(&a_model, a_clip, t);
+        for &j in &joints {
+            let (p, q) =
+                (anim::retarget::model_rotation(&before[j.index()]), anim::retarget::model_rotation(&after[j.index()]));
+            worst = worst.max(p.angle_between(q).to_degrees());
+        }
+    }
+    (worst, joints.len())
+}
+
+/// The validator's error count on `path` (`None`: skipped).
+fn validator_errors(path: &std::path::Path) -> Option<u64> {
+    let report = devtools::ci::validate_gltf(path)?;
+    for m in report["messages"].as_array().into_iter().flatten().filter(|m| m["severity"] == "error").take(3) {
+        println!("{}: {m}", path.display());
+    }
+    Some(report["errors"].as_u64().unwrap())
+}
+
+#[test]
+fn the_mapping_pairs_every_chain_of_the_builtin_character_with_its_variants_and_the_robot() {
+    let builtin = load(MANNEQUIN);
+    let skeleton = Skeleton::new(&builtin).unwrap();
+    assert!(skeleton.is_humanoid());
+    let mixamo = load(&make_from(MANNEQUIN, &FEET, true, RigVariant::Mixamo).unwrap());
+    let mixamo_skeleton = Skeleton::new(&mixamo).unwrap();
+    let mapping = Mapping::automatic(&skeleton, &mixamo_skeleton);
+    // Every skin joint of the character has its Mixamo-named twin.
+    assert!(mapping.unmapped_source.is_empty() && mapping.unmapped_target.is_empty(), "{mapping:?}");
+    for pair in &mapping.pairs {
+        assert!(pair.target_name.ends_with(pair.source_name.as_str()), "{} -> {}", pair.source_name, pair.target_name);
+    }
+    let chains: std::collections::BTreeSet<_> = mapping.pairs.iter().map(|p| p.chain).collect();
+    assert_eq!(chains.len(), animtune::retarget::Chain::ALL.len());
+
+    let Some(robot) = shared("RobotExpressive/RobotExpressive.glb") else { return };
+    let robot = load(&robot);
+    let robot_skeleton = Skeleton::new(&robot).unwrap();
+    let mapping = Mapping::automatic(&skeleton, &robot_skeleton);
+    let target_of =
+        |source: &str| mapping.pairs.iter().find(|p| p.source_name == source).map(|p| p.target_name.as_str());
+    for (source, target) in
+        [("UpperArm.L", "UpperArm.L"), ("LowerLeg.R", "LowerLeg.R"), ("Foot.L", "Foot.L"), ("Head", "Head")]
+    {
+        assert_eq!(target_of(source), Some(target), "{mapping:?}");
+    }
+    // Fingers are not mapped: the robot's stay at rest.
+    assert!(mapping.unmapped_target.iter().any(|n| n == "Index.L"));
+    // An edit by name: the robot's head driven by the character's neck, then unmapped.
+    let mut edited = mapping.clone();
+    let unknown =
+        edited.edit((&builtin, &skeleton), (&robot, &robot_skeleton), &[("Head".into(), Some("Neck".into()))]);
+    assert!(unknown.is_empty());
+    assert_eq!(edited.pairs.iter().find(|p| p.target_name == "Head").map(|p| p.source_name.as_str()), Some("Neck"));
+    let unknown = edited.edit((&builtin, &skeleton), (&robot, &robot_skeleton), &[("Nope".into(), None)]);
+    assert_eq!(unknown, ["Nope"]);
+}
+
+#[test]
+fn every_pair_both_ways_validates_keeps_feet_planted_and_round_trips() {
+    let Some(rigs) = corpus() else { return };
+    let dir = TempDir::new("retarget");
+    let models: Vec<(Model, Skeleton)> = rigs
+        .iter()
+        .map(|r| {
+            let model = load(&r.bytes);
+            let skeleton = Skeleton::new(&model).unwrap();
+            assert!(skeleton.is_humanoid(), "{} is not recognised as a humanoid", r.name);
+            (model, skeleton)
+        })
+        .collect();
+    println!(
+        "| source | target | clip | hips ratio | foot slide (mm) | source slide (mm) | effector error L/R foot, L/R hand (mm) | round trip (°) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut failures = Vec::new();
+    let mut own_errors = std::collections::HashMap::new();
+    for (a, rig_a) in rigs.iter().enumerate() {
+        for (b, rig_b) in rigs.iter().enumerate() {
+            if a == b {
+                continue;
+            }
+            let (source, target) = (&models[a], &models[b]);
+            let mapping = Mapping::automatic(&source.1, &target.1);
+            let clips: Vec<ClipId> = rig_a.clips.iter().map(|c| clip(&source.0, c)).collect();
+            let written = retarget_to_file(
+                (&source.0, &source.1),
+                (&target.0, &target.1),
+                FileBytes { bytes: &rig_b.bytes, base_dir: None },
+                &mapping,
+                &clips,
+                Options::default(),
+                &anim::import::Limits::default(),
+            )
+            .unwrap_or_else(|e| panic!("{} -> {}: {e:#}", rig_a.name, rig_b.name));
+            assert!(written.report.finite, "{} -> {}", rig_a.name, rig_b.name);
+            // Opens in animtune with its own clips and the new ones.
+            assert_eq!(written.model.clips.len(), target.0.clips.len() + clips.len());
+            let path = dir.path().join(format!("{}-on-{}.glb", rig_a.name, rig_b.name));
+            std::fs::write(&path, &written.glb).unwrap();
+            let reloaded = animtune::cli::load_model(&path).unwrap();
+            for c in &written.report.clips {
+                assert!(reloaded.find_clip(&c.name).is_some(), "{} lost {}", path.display(), c.name);
+            }
+            // No error of the validator's but the target file's own (RobotExpressive ships 752
+            // non-normalized skin weights).
+            if let Some(errors) = validator_errors(&path) {
+                let own = own_errors.entry(b).or_insert_with(|| {
+                    let original = dir.path().join(format!("{}.glb", rig_b.name));
+                    std::fs::write(&original, &rig_b.bytes).unwrap();
+                    validator_errors(&original).unwrap_or(0)
+                });
+                assert_eq!(errors, *own, "{}: errors beyond the target's own", path.display());
+                if *own > 0 {
+                    println!("({} itself has {own} validator errors; the output adds none)", rig_b.name);
+                }
+            }
+            let (round_trip, joints) =
+                round_trip_degrees((&source.0, &source.1), (&target.0, &target.1), rig_a.clips[0]);
+            assert!(joints >= 12, "{} -> {}: only {joints} joints mapped both ways", rig_a.name, rig_b.name);
+            for c in &written.report.clips {
+                let e = &c.end_effector_error_m;
+                let mm = |v: Option<f32>| v.map_or_else(|| "-".to_owned(), |v| format!("{:.0}", v * 1000.0));
+                println!(
+                    "| {} | {} | {} | {:.3} | {:.1} | {:.1} | {} / {} / {} / {} | {:.3} |",
+                    rig_a.name,
+                    rig_b.name,
+                    c.name,
+                    c.hips_height_ratio,
+                    c.foot_slide_m * 1000.0,
+                    c.source_foot_slide_m * 1000.0,
+                    mm(e.left_foot),
+                    mm(e.right_foot),
+                    mm(e.left_hand),
+                    mm(e.right_hand),
+                    round_trip
+                );
+                if c.foot_slide_m > SLIDE_THRESHOLD_M.max(c.source_foot_slide_m) {
+                    failures.push(format!(
+                        "{} -> {} {}: foot slide {:.4} m over both 21 mm and the source's {:.4} m",
+                        rig_a.name, rig_b.name, c.name, c.foot_slide_m, c.source_foot_slide_m
+                    ));
+                }
+            }
+            if round_trip > 1.0 {
+                failures
+                    .push(format!("{} -> {} -> {}: round trip {round_trip:.3}°", rig_a.name, rig_b.name, rig_a.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn foot_ik_plants_the_builtin_walk_on_the_robot_better_than_the_pose_alone_does() {
+    let Some(robot) = shared("RobotExpressive/RobotExpressive.glb") else { return };
+    let builtin = load(MANNEQUIN);
+    let skeleton = Skeleton::new(&builtin).unwrap();
+    let robot_model = load(&robot);
+    let robot_skeleton = Skeleton::new(&robot_model).unwrap();
+    let mapping = Mapping::automatic(&skeleton, &robot_skeleton);
+    let walk = clip(&builtin, "Walk");
+    let slide = |foot_ik: bool| {
+        let written = retarget_to_file(
+            (&builtin, &skeleton),
+            (&robot_model, &robot_skeleton),
+            FileBytes { bytes: &robot, base_dir: None },
+            &mapping,
+            &[walk],
+            Options { foot_ik },
+            &anim::import::Limits::default(),
+        )
+        .unwrap();
+        written.report.clips[0].foot_slide_m
+    };
+    let (with, without) = (slide(true), slide(false));
+    println!("builtin Walk on the robot: foot slide {with:.4} m with IK, {without:.4} m without");
+    assert!(with <= SLIDE_THRESHOLD_M && with < without, "{with} vs {without}");
+}
+
+#[test]
+fn the_command_writes_the_target_with_the_clips_added_and_prints_the_listed_json() {
+    let dir = TempDir::new("retarget-cli");
+    let out = dir.path().join("walk-on-builtin.glb");
+    let output = Command::new(ANIMTUNE)
+        .args(["retarget", "--clip", "Walk,Wave", "--onto", "builtin", "--out"])
+        .arg(&out)
+        .args(["--format", "json", "--no-foot-ik"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let keys: Vec<&str> = report.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["clips", "finite", "mapped", "unmapped_source", "unmapped_target"]);
+    assert_eq!(report["finite"], true);
+    assert_eq!(report["mapped"].as_array().unwrap().len(), 21, "{report}");
+    assert_eq!(report["mapped"][0], serde_json::json!({"source": "Hips", "target": "Hips"}));
+    let clips = report["clips"].as_array().unwrap();
+    assert_eq!(clips[0]["name"], "Walk (retargeted)");
+    assert_eq!(clips[1]["name"], "Wave (retargeted)");
+    let effector = clips[0]["end_effector_error_m"].as_object().unwrap();
+    assert_eq!(effector.keys().collect::<Vec<_>>(), ["left_foot", "left_hand", "right_foot", "right_hand"]);
+    // Onto itself without foot IK the pose comes through unchanged: effectors where the source
+    // has them.
+    for v in effector.values() {
+        assert!(v.as_f64().unwrap() < 1e-3, "{report}");
+    }
+    assert!((clips[0]["hips_height_ratio"].as_f64().unwrap() - 1.0).abs() < 1e-5);
+    let written = animtune::cli::load_model(&out).unwrap();
+    assert!(written.find_clip("Walk").is_some() && written.find_clip("Walk (retargeted)").is_some());
+
+    // Bad input: a clear error, no panic.
+    let bad = Command::new(ANIMTUNE)
+        .args(["retarget", "--clip", "Nope", "--onto", "builtin", "--out"])
+        .arg(dir.path().join("x.glb"))
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("clip \"Nope\" not found"));
+    let Some(cube) = devtools::ci::shared_model_path("BoxAnimated/BoxAnimated.glb") else { return };
+    let bad = Command::new(ANIMTUNE)
+        .args(["retarget", "--clip", "Walk", "--onto"])
+        .arg(&cube)
+        .arg("--out")
+        .arg(dir.path().join("y.glb"))
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("the target") && !stderr.contains("panicked"), "{stderr}");
+}
