@@ -57,6 +57,7 @@ pub mod sample;
 pub mod simd8;
 pub mod skin;
 pub mod skinning;
+pub mod state_machine;
 mod soa;
 pub mod timeline;
 pub mod track;

@@ -1,0 +1,770 @@
+//! The character's state machine: states that play a clip, a blend space or a layered clip;
+//! parameters (floats, bools, triggers); transitions between states with the core's transition
+//! kinds, conditions, "at end" exits, priorities and interruption rules (Unity's interruption
+//! source, Godot's switch modes); clip events (named markers on a clip's timeline that fire when
+//! crossed and can be conditions).
+//!
+//! This file is the data model and its validation; [`MachineRuntime`] (`runtime.rs`) is the
+//! per-frame job that runs a machine; `godot.rs` and `bevy.rs` write (and, for Godot, read back)
+//! the engines' files.
+
+mod bevy;
+mod godot;
+mod runtime;
+
+use glam::Vec2;
+use thiserror::Error;
+
+use crate::crossfade::{DEFAULT_HALF_LIFE_SECS, TransitionKind};
+use crate::ids::ClipId;
+use crate::interp::{Easing, OffsetDecay};
+
+
+
+pub use runtime::{ActiveTransition, FiredEvent, MachineRuntime, ParamValue, RuntimeError, StepOutput};
+
+macro_rules! machine_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        pub struct $name(u32);
+
+        impl $name {
+            /// The id at `index` in its collection.
+            pub const fn new(index: u32) -> Self {
+                Self(index)
+            }
+
+            /// The position in its collection.
+            pub const fn index(self) -> usize {
+                self.0 as usize
+            }
+
+            fn from_len(len: usize) -> Self {
+                Self(u32::try_from(len).unwrap_or(u32::MAX))
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+    };
+}
+
+machine_id!(
+    /// A state of a [`StateMachine`] (`StateMachine::state`).
+    StateId
+);
+machine_id!(
+    /// A parameter of a [`StateMachine`] (`StateMachine::param`).
+    ParamId
+);
+machine_id!(
+    /// A transition of a [`StateMachine`] (`StateMachine::transition`).
+    TransitionId
+);
+machine_id!(
+    /// A clip event of a [`StateMachine`] (`StateMachine::event`).
+    EventId
+);
+
+/// What a state plays.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StateMotion {
+    /// One clip, looped.
+    Clip(ClipId),
+    /// A blend space (the stage's `BlendSpaceTuning`, by name) with its clips at their positions.
+    BlendSpace(BlendSpaceMotion),
+    /// A base clip with layers over it (the stage's layer stack).
+    Layered(LayeredMotion),
+}
+
+impl StateMotion {
+    /// The clip whose timeline the state's time, end and events follow: the clip itself, a
+    /// blend space's first point, a layered state's base (`None` for an empty blend space).
+    pub fn primary_clip(&self) -> Option<ClipId> {
+        match self {
+            Self::Clip(clip) => Some(*clip),
+            Self::BlendSpace(space) => space.points.first().map(|p| p.clip),
+            Self::Layered(layered) => Some(layered.base),
+        }
+    }
+}
+
+/// A blend space played as a state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlendSpaceMotion {
+    /// The blend space's name (as the stage's tuning names it).
+    pub name: String,
+    /// Two axes (x, y) or one (x; `y` of every point unused).
+    pub two_d: bool,
+    /// The clips at their parameter values.
+    pub points: Vec<BlendSpacePoint>,
+    /// The float parameter driving x, if any.
+    pub x_param: Option<ParamId>,
+    /// The float parameter driving y (2D), if any.
+    pub y_param: Option<ParamId>,
+}
+
+/// One clip of a blend space at its position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlendSpacePoint {
+    /// The clip.
+    pub clip: ClipId,
+    /// Its parameter values (`y` unused in 1D).
+    pub position: Vec2,
+}
+
+/// A base clip with layers over it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayeredMotion {
+    /// The clip underneath.
+    pub base: ClipId,
+    /// The layers, applied in order.
+    pub layers: Vec<LayerMotion>,
+}
+
+/// One layer of a [`LayeredMotion`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerMotion {
+    /// The layer's clip.
+    pub clip: ClipId,
+    /// Its weight, 0–1.
+    pub weight: f32,
+    /// Added to the base (else it overrides the base where its mask weighs).
+    pub additive: bool,
+}
+
+/// A state: a name, what it plays and where an editor draws it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// Unique name (Godot's state name; the clip's name for a state made from a clip).
+    pub name: String,
+    /// What it plays.
+    pub motion: StateMotion,
+    /// Position in a graph editor, pixels.
+    pub position: Vec2,
+}
+
+/// The kind and starting value of a parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamKind {
+    /// A number (a speed, a direction).
+    Float(f32),
+    /// On or off.
+    Bool(bool),
+    /// Set once, consumed by the transition that uses it.
+    Trigger,
+}
+
+impl ParamKind {
+    /// `float`, `bool` or `trigger`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Float(_) => "float",
+            Self::Bool(_) => "bool",
+            Self::Trigger => "trigger",
+        }
+    }
+}
+
+/// A parameter the game (or the artist's keyboard) sets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    /// Unique name.
+    pub name: String,
+    /// Kind and starting value.
+    pub kind: ParamKind,
+}
+
+/// A named marker on a clip's timeline that fires when the clip's time crosses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClipEvent {
+    /// The clip.
+    pub clip: ClipId,
+    /// Name, unique per clip.
+    pub name: String,
+    /// Time on the clip's timeline, seconds from the clip's start.
+    pub time_secs: f32,
+}
+
+/// A float comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compare {
+    /// `>`.
+    Greater,
+    /// `<`.
+    Less,
+    /// `>=`.
+    GreaterOrEqual,
+    /// `<=`.
+    LessOrEqual,
+}
+
+impl Compare {
+    /// Every variant.
+    pub const ALL: [Self; 4] = [Self::Greater, Self::Less, Self::GreaterOrEqual, Self::LessOrEqual];
+
+    /// The operator as written (`>`, `<`, `>=`, `<=`).
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Self::Greater => ">",
+            Self::Less => "<",
+            Self::GreaterOrEqual => ">=",
+            Self::LessOrEqual => "<=",
+        }
+    }
+
+    /// `value OP threshold` (false when either is NaN).
+    pub fn holds(self, value: f32, threshold: f32) -> bool {
+        match self {
+            Self::Greater => value > threshold,
+            Self::Less => value < threshold,
+            Self::GreaterOrEqual => value >= threshold,
+            Self::LessOrEqual => value <= threshold,
+        }
+    }
+}
+
+/// One condition of a transition (a transition's conditions must all hold).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Condition {
+    /// A float parameter compared with a threshold.
+    Float {
+        /// The parameter.
+        param: ParamId,
+        /// The comparison.
+        compare: Compare,
+        /// The threshold.
+        value: f32,
+    },
+    /// A bool parameter is `value`.
+    Bool {
+        /// The parameter.
+        param: ParamId,
+        /// The value it must have.
+        value: bool,
+    },
+    /// A trigger is set (taking the transition consumes it).
+    Trigger(ParamId),
+    /// A clip event of the transition's source state fired during this step.
+    Event(EventId),
+}
+
+/// Where a transition may leave from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransitionFrom {
+    /// One state.
+    State(StateId),
+    /// Any state other than the target (Unity's "Any State").
+    Any,
+}
+
+/// Which transitions may cut a running transition (Unity's interruption source).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Interruption {
+    /// None: the transition runs to its end.
+    #[default]
+    None,
+    /// The source state's transitions (and any-state ones).
+    Source,
+    /// The target state's transitions (and any-state ones).
+    Target,
+    /// The source's, then the target's (and any-state ones).
+    Both,
+}
+
+impl Interruption {
+    /// Every variant.
+    pub const ALL: [Self; 4] = [Self::None, Self::Source, Self::Target, Self::Both];
+
+    /// `none`, `source`, `target`, `both`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Source => "source",
+            Self::Target => "target",
+            Self::Both => "both",
+        }
+    }
+}
+
+/// A transition between two states.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateTransition {
+    /// The state it leaves (or any state).
+    pub from: TransitionFrom,
+    /// The state it enters.
+    pub to: StateId,
+    /// Cross-fade, inertialization or dead blending.
+    pub kind: TransitionKind,
+    /// Length of the fade or of the offset's decay, seconds (0: a cut).
+    pub duration_secs: f32,
+    /// Easing of the fade weight.
+    pub easing: Easing,
+    /// Decay of the inertialization offset.
+    pub decay: OffsetDecay,
+    /// Velocity half-life of dead blending, seconds.
+    pub half_life_secs: f32,
+    /// The target starts at the source's phase (normalized time) instead of its start.
+    pub sync: bool,
+    /// Lower values are tried first; ties keep the order of the list.
+    pub priority: u32,
+    /// All must hold. No conditions and not `at_end`: taken only by [`MachineRuntime::request`].
+    pub conditions: Vec<Condition>,
+    /// Taken only when the source's clip reaches its end (each loop's end), conditions holding.
+    pub at_end: bool,
+    /// Which transitions may cut this one while it runs.
+    pub interruption: Interruption,
+}
+
+impl StateTransition {
+    /// A cross-fade `from → to` over `duration_secs`, linear, priority 1, no conditions.
+    pub fn new(from: TransitionFrom, to: StateId, duration_secs: f32) -> Self {
+        Self {
+            from,
+            to,
+            kind: TransitionKind::CrossFade,
+            duration_secs,
+            easing: Easing::Linear,
+            decay: OffsetDecay::Quintic,
+            half_life_secs: DEFAULT_HALF_LIFE_SECS,
+            sync: false,
+            priority: 1,
+            conditions: Vec::new(),
+            at_end: false,
+            interruption: Interruption::None,
+        }
+    }
+
+    /// Taken by the runtime on its own (conditions or an "at end" exit), not only on request.
+    pub fn is_automatic(&self) -> bool {
+        !self.conditions.is_empty() || self.at_end
+    }
+}
+
+/// One tuned pair of the transition table (the stage's `FadeTuning` in core types).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TableEdge {
+    /// The clip left.
+    pub from: ClipId,
+    /// The clip entered.
+    pub to: ClipId,
+    /// Fade length, seconds.
+    pub duration_secs: f32,
+    /// Kind.
+    pub kind: TransitionKind,
+    /// Easing.
+    pub easing: Easing,
+    /// Inertialization's decay.
+    pub decay: OffsetDecay,
+    /// Dead blending's half-life, seconds.
+    pub half_life_secs: f32,
+    /// Phase sync.
+    pub sync: bool,
+}
+
+impl From<(ClipId, ClipId, f32, TransitionKind, Easing)> for TableEdge {
+    fn from((from, to, duration_secs, kind, easing): (ClipId, ClipId, f32, TransitionKind, Easing)) -> Self {
+        Self {
+            from,
+            to,
+            duration_secs,
+            kind,
+            easing,
+            decay: OffsetDecay::Quintic,
+            half_life_secs: DEFAULT_HALF_LIFE_SECS,
+            sync: false,
+        }
+    }
+}
+
+/// What is wrong with a machine; every variant names the state, parameter, event or
+/// transition at fault (a transition as `"From -> To"`, `*` for any state).
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum StateMachineError {
+    /// A machine needs at least one state.
+    #[error("the state machine has no states")]
+    NoStates,
+    /// The entry state is not a state.
+    #[error("entry state {entry} is not a state (there are {count})")]
+    UnknownEntry {
+        /// The entry.
+        entry: StateId,
+        /// Number of states.
+        count: usize,
+    },
+    /// A state, parameter or event has no name.
+    #[error("{what} {index} has an empty name")]
+    EmptyName {
+        /// `state`, `parameter` or `event`.
+        what: &'static str,
+        /// Its index.
+        index: usize,
+    },
+    /// Two states, two parameters or two events of one clip share a name.
+    #[error("two {what}s are named \"{name}\"")]
+    DuplicateName {
+        /// `state`, `parameter` or `event`.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+    /// A transition names a state that does not exist.
+    #[error("transition {transition}: state {state} does not exist")]
+    UnknownState {
+        /// The transition.
+        transition: String,
+        /// The missing state.
+        state: StateId,
+    },
+    /// A duration or half-life is NaN, infinite or negative.
+    #[error("transition {transition}: {field} is {value} (must be finite and >= 0)")]
+    BadSeconds {
+        /// The transition.
+        transition: String,
+        /// `duration_secs` or `half_life_secs`.
+        field: &'static str,
+        /// The value.
+        value: f32,
+    },
+    /// A condition names a parameter or event that does not exist.
+    #[error("transition {transition}: condition on unknown {what} {index}")]
+    UnknownConditionTarget {
+        /// The transition.
+        transition: String,
+        /// `parameter` or `event`.
+        what: &'static str,
+        /// The missing index.
+        index: usize,
+    },
+    /// A condition tests a parameter of another kind.
+    #[error("transition {transition}: parameter \"{param}\" is a {actual}, the condition needs a {expected}")]
+    WrongParamKind {
+        /// The transition.
+        transition: String,
+        /// The parameter's name.
+        param: String,
+        /// Its kind.
+        actual: &'static str,
+        /// The kind the condition needs.
+        expected: &'static str,
+    },
+    /// A float condition's threshold is NaN or infinite.
+    #[error("transition {transition}: condition threshold {value} on \"{param}\" is not finite")]
+    BadThreshold {
+        /// The transition.
+        transition: String,
+        /// The parameter's name.
+        param: String,
+        /// The threshold.
+        value: f32,
+    },
+    /// An event's time is NaN, infinite or negative.
+    #[error("event \"{name}\": time {time_secs} s is not finite and >= 0")]
+    BadEventTime {
+        /// The event.
+        name: String,
+        /// Its time.
+        time_secs: f32,
+    },
+    /// A state's blend space has no points, or names a parameter that is missing or not a float.
+    #[error("state \"{state}\": {problem}")]
+    BadState {
+        /// The state.
+        state: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// A state machine: states, parameters, clip events and transitions, and the state it starts
+/// in. Built with the `add_*` methods (each returns the new item's id) or
+/// [`StateMachine::from_transition_table`]; [`StateMachine::validate`] before running it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StateMachine {
+    states: Vec<State>,
+    params: Vec<Param>,
+    events: Vec<ClipEvent>,
+    transitions: Vec<StateTransition>,
+    entry: StateId,
+}
+
+impl StateMachine {
+    /// An empty machine (entry: the first state added).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// One state per clip (named by `clips`, in order; the first is the entry) and one
+    /// request-only edge per tuned pair, what a character without a machine gets.
+    ///
+    /// # Errors
+    /// When a pair names a clip not in `clips`, or the machine does not validate.
+    pub fn from_transition_table<'a, E: Into<TableEdge>>(
+        clips: impl IntoIterator<Item = (ClipId, &'a str)>,
+        pairs: impl IntoIterator<Item = E>,
+    ) -> Result<Self, StateMachineError> {
+        let mut machine = Self::new();
+        let mut by_clip = Vec::new();
+        for (i, (clip, name)) in clips.into_iter().enumerate() {
+            let column = (i % 4) as f32;
+            let row = (i / 4) as f32;
+            let id = machine.add_state(State {
+                name: name.to_owned(),
+                motion: StateMotion::Clip(clip),
+                position: Vec2::new(200.0 * column, 120.0 * row),
+            });
+            by_clip.push((clip, id));
+        }
+        let state_of = |clip: ClipId| by_clip.iter().find(|(c, _)| *c == clip).map(|(_, s)| *s);
+        for edge in pairs {
+            let edge: TableEdge = edge.into();
+            let missing = |clip: ClipId| StateMachineError::UnknownState {
+                transition: format!("clip {} -> clip {}", edge.from, edge.to),
+                state: StateId::new(u32::try_from(clip.index()).unwrap_or(u32::MAX)),
+            };
+            let from = state_of(edge.from).ok_or_else(|| missing(edge.from))?;
+            let to = state_of(edge.to).ok_or_else(|| missing(edge.to))?;
+            machine.add_transition(StateTransition {
+                kind: edge.kind,
+                easing: edge.easing,
+                decay: edge.decay,
+                half_life_secs: edge.half_life_secs,
+                sync: edge.sync,
+                ..StateTransition::new(TransitionFrom::State(from), to, edge.duration_secs)
+            });
+        }
+        machine.validate()?;
+        Ok(machine)
+    }
+
+    /// Add a state; returns its id.
+    pub fn add_state(&mut self, state: State) -> StateId {
+        self.states.push(state);
+        StateId::from_len(self.states.len() - 1)
+    }
+
+    /// Add a parameter; returns its id.
+    pub fn add_param(&mut self, name: &str, kind: ParamKind) -> ParamId {
+        self.params.push(Param { name: name.to_owned(), kind });
+        ParamId::from_len(self.params.len() - 1)
+    }
+
+    /// Add a clip event; returns its id.
+    pub fn add_event(&mut self, clip: ClipId, name: &str, time_secs: f32) -> EventId {
+        self.events.push(ClipEvent { clip, name: name.to_owned(), time_secs });
+        EventId::from_len(self.events.len() - 1)
+    }
+
+    /// Add a transition; returns its id.
+    pub fn add_transition(&mut self, transition: StateTransition) -> TransitionId {
+        self.transitions.push(transition);
+        TransitionId::from_len(self.transitions.len() - 1)
+    }
+
+    /// Set the state the machine starts in.
+    pub fn set_entry(&mut self, entry: StateId) {
+        self.entry = entry;
+    }
+
+    /// The state the machine starts in.
+    pub fn entry(&self) -> StateId {
+        self.entry
+    }
+
+    /// The states, in id order.
+    pub fn states(&self) -> &[State] {
+        &self.states
+    }
+
+    /// The parameters, in id order.
+    pub fn params(&self) -> &[Param] {
+        &self.params
+    }
+
+    /// The clip events, in id order.
+    pub fn events(&self) -> &[ClipEvent] {
+        &self.events
+    }
+
+    /// The transitions, in id order.
+    pub fn transitions(&self) -> &[StateTransition] {
+        &self.transitions
+    }
+
+    /// A state, if it exists.
+    pub fn state(&self, id: StateId) -> Option<&State> {
+        self.states.get(id.index())
+    }
+
+    /// A parameter, if it exists.
+    pub fn param(&self, id: ParamId) -> Option<&Param> {
+        self.params.get(id.index())
+    }
+
+    /// A clip event, if it exists.
+    pub fn event(&self, id: EventId) -> Option<&ClipEvent> {
+        self.events.get(id.index())
+    }
+
+    /// A transition, if it exists.
+    pub fn transition(&self, id: TransitionId) -> Option<&StateTransition> {
+        self.transitions.get(id.index())
+    }
+
+    /// A transition to edit, if it exists.
+    pub fn transition_mut(&mut self, id: TransitionId) -> Option<&mut StateTransition> {
+        self.transitions.get_mut(id.index())
+    }
+
+    /// The state named `name`.
+    pub fn find_state(&self, name: &str) -> Option<StateId> {
+        self.states.iter().position(|s| s.name == name).map(StateId::from_len)
+    }
+
+    /// The parameter named `name`.
+    pub fn find_param(&self, name: &str) -> Option<ParamId> {
+        self.params.iter().position(|p| p.name == name).map(ParamId::from_len)
+    }
+
+    /// The event of `clip` named `name`.
+    pub fn find_event(&self, clip: ClipId, name: &str) -> Option<EventId> {
+        self.events.iter().position(|e| e.clip == clip && e.name == name).map(EventId::from_len)
+    }
+
+    /// A transition's name for messages: `"From -> To"` (`*` for any state, the id for a
+    /// missing state).
+    pub fn transition_name(&self, transition: &StateTransition) -> String {
+        let name = |id: StateId| self.state(id).map_or_else(|| format!("#{id}"), |s| s.name.clone());
+        let from = match transition.from {
+            TransitionFrom::State(id) => name(id),
+            TransitionFrom::Any => "*".to_owned(),
+        };
+        format!("{from} -> {}", name(transition.to))
+    }
+
+    /// Check the machine: at least one state, the entry a state, names non-empty and unique,
+    /// every transition's states, parameters and events existing with the right kinds,
+    /// durations, half-lives, thresholds and event times finite and not negative.
+    ///
+    /// # Errors
+    /// The first problem found, naming where it is.
+    pub fn validate(&self) -> Result<(), StateMachineError> {
+        if self.states.is_empty() {
+            return Err(StateMachineError::NoStates);
+        }
+        if self.state(self.entry).is_none() {
+            return Err(StateMachineError::UnknownEntry { entry: self.entry, count: self.states.len() });
+        }
+        unique_names("state", self.states.iter().map(|s| s.name.as_str()))?;
+        unique_names("parameter", self.params.iter().map(|p| p.name.as_str()))?;
+        for (i, event) in self.events.iter().enumerate() {
+            if event.name.is_empty() {
+                return Err(StateMachineError::EmptyName { what: "event", index: i });
+            }
+            if !(event.time_secs.is_finite() && event.time_secs >= 0.0) {
+                return Err(StateMachineError::BadEventTime { name: event.name.clone(), time_secs: event.time_secs });
+            }
+            if self.events[..i].iter().any(|e| e.clip == event.clip && e.name == event.name) {
+                return Err(StateMachineError::DuplicateName { what: "event", name: event.name.clone() });
+            }
+        }
+        for state in &self.states {
+            self.validate_state(state)?;
+        }
+        for transition in &self.transitions {
+            self.validate_transition(transition)?;
+        }
+        Ok(())
+    }
+
+    fn validate_state(&self, state: &State) -> Result<(), StateMachineError> {
+        let StateMotion::BlendSpace(space) = &state.motion else { return Ok(()) };
+        let bad = |problem: String| StateMachineError::BadState { state: state.name.clone(), problem };
+        if space.points.is_empty() {
+            return Err(bad(format!("blend space \"{}\" has no points", space.name)));
+        }
+        for param in [space.x_param, space.y_param].into_iter().flatten() {
+            match self.param(param) {
+                Some(Param { kind: ParamKind::Float(_), .. }) => {}
+                Some(p) => return Err(bad(format!("blend space parameter \"{}\" is a {}", p.name, p.kind.name()))),
+                None => return Err(bad(format!("blend space parameter {param} does not exist"))),
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_transition(&self, transition: &StateTransition) -> Result<(), StateMachineError> {
+        let name = || self.transition_name(transition);
+        let from = match transition.from {
+            TransitionFrom::State(id) => Some(id),
+            TransitionFrom::Any => None,
+        };
+        for state in from.into_iter().chain([transition.to]) {
+            if self.state(state).is_none() {
+                return Err(StateMachineError::UnknownState { transition: name(), state });
+            }
+        }
+        for (field, value) in [("duration_secs", transition.duration_secs), ("half_life_secs", transition.half_life_secs)]
+        {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(StateMachineError::BadSeconds { transition: name(), field, value });
+            }
+        }
+        for condition in &transition.conditions {
+            let (param, expected) = match *condition {
+                Condition::Float { param, value, .. } => {
+                    if !value.is_finite() {
+                        let param = self.param(param).map_or_else(|| format!("#{param}"), |p| p.name.clone());
+                        return Err(StateMachineError::BadThreshold { transition: name(), param, value });
+                    }
+                    (param, "float")
+                }
+                Condition::Bool { param, .. } => (param, "bool"),
+                Condition::Trigger(param) => (param, "trigger"),
+                Condition::Event(event) => {
+                    if self.event(event).is_none() {
+                        return Err(StateMachineError::UnknownConditionTarget {
+                            transition: name(),
+                            what: "event",
+                            index: event.index(),
+                        });
+                    }
+                    continue;
+                }
+            };
+            let Some(p) = self.param(param) else {
+                return Err(StateMachineError::UnknownConditionTarget {
+                    transition: name(),
+                    what: "parameter",
+                    index: param.index(),
+                });
+            };
+            if p.kind.name() != expected {
+                return Err(StateMachineError::WrongParamKind {
+                    transition: name(),
+                    param: p.name.clone(),
+                    actual: p.kind.name(),
+                    expected,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn unique_names<'a>(what: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), StateMachineError> {
+    let names: Vec<&str> = names.collect();
+    for (i, name) in names.iter().enumerate() {
+        if name.is_empty() {
+            return Err(StateMachineError::EmptyName { what, index: i });
+        }
+        if names[..i].contains(name) {
+            return Err(StateMachineError::DuplicateName { what, name: (*name).to_owned() });
+        }
+    }
+    Ok(())
+}
