@@ -1,0 +1,336 @@
+//! The state machine: validation, the runtime job with real numbers (fades, triggers, events
+//! across loop seams, interruption rules, at-end exits, priorities, requests) and the engine
+//! exports (Godot 4 `.tres` round trip, Bevy `.animgraph.ron`).
+
+use anim::state_machine::{
+    Compare, Condition, FiredEvent, Interruption, MachineRuntime, ParamKind, ParamValue, RuntimeError, State,
+    StateId, StateMachine, StateMachineError, StateMotion, StateTransition, TransitionFrom,
+};
+use anim::{ClipId, Easing, TransitionKind};
+use glam::Vec2;
+
+const IDLE: ClipId = ClipId::new(0);
+const WALK: ClipId = ClipId::new(1);
+const RUN: ClipId = ClipId::new(2);
+const JUMP: ClipId = ClipId::new(3);
+/// Clip lengths, seconds (binary fractions, so step sums are exact).
+const DURATIONS: [f32; 4] = [2.0, 1.0, 0.75, 0.5];
+
+fn clip_state(name: &str, clip: ClipId) -> State {
+    State { name: name.to_owned(), motion: StateMotion::Clip(clip), position: Vec2::ZERO }
+}
+
+/// Idle, Walk, Run, Jump and a `speed` float, a `grounded` bool and a `jump` trigger.
+struct Locomotion {
+    machine: StateMachine,
+    states: [StateId; 4],
+    speed: anim::state_machine::ParamId,
+    jump: anim::state_machine::ParamId,
+}
+
+fn locomotion() -> Locomotion {
+    let mut machine = StateMachine::new();
+    let states = [
+        machine.add_state(clip_state("Idle", IDLE)),
+        machine.add_state(clip_state("Walk", WALK)),
+        machine.add_state(clip_state("Run", RUN)),
+        machine.add_state(clip_state("Jump", JUMP)),
+    ];
+    let speed = machine.add_param("speed", ParamKind::Float(0.0));
+    machine.add_param("grounded", ParamKind::Bool(true));
+    let jump = machine.add_param("jump", ParamKind::Trigger);
+    Locomotion { machine, states, speed, jump }
+}
+
+fn edge(from: StateId, to: StateId, secs: f32, conditions: Vec<Condition>) -> StateTransition {
+    StateTransition { conditions, ..StateTransition::new(TransitionFrom::State(from), to, secs) }
+}
+
+fn speed_over(l: &Locomotion, value: f32) -> Condition {
+    Condition::Float { param: l.speed, compare: Compare::Greater, value }
+}
+
+fn speed_under(l: &Locomotion, value: f32) -> Condition {
+    Condition::Float { param: l.speed, compare: Compare::Less, value }
+}
+
+fn step(rt: &mut MachineRuntime, m: &StateMachine, dt: f32) -> anim::state_machine::StepOutput {
+    let mut events = Vec::new();
+    rt.step(m, dt, &DURATIONS, &mut events)
+}
+
+#[test]
+fn invalid_machines_are_rejected_naming_the_fault() {
+    assert_eq!(StateMachine::new().validate(), Err(StateMachineError::NoStates));
+
+    let mut l = locomotion();
+    l.machine.add_state(clip_state("Walk", RUN));
+    let err = l.machine.validate().unwrap_err();
+    assert_eq!(err, StateMachineError::DuplicateName { what: "state", name: "Walk".into() });
+
+    let l = locomotion();
+    let mut m = l.machine.clone();
+    m.add_transition(edge(l.states[0], StateId::new(9), 0.2, vec![]));
+    let err = m.validate().unwrap_err();
+    assert!(err.to_string().contains("Idle -> #9") && err.to_string().contains("state 9 does not exist"), "{err}");
+
+    for bad in [f32::NAN, -0.1, f32::INFINITY] {
+        let mut m = l.machine.clone();
+        m.add_transition(edge(l.states[0], l.states[1], bad, vec![]));
+        let err = m.validate().unwrap_err();
+        assert!(matches!(err, StateMachineError::BadSeconds { field: "duration_secs", .. }), "{err}");
+        assert!(err.to_string().contains("Idle -> Walk"), "{err}");
+    }
+
+    let mut m = l.machine.clone();
+    let ghost = anim::state_machine::ParamId::new(7);
+    m.add_transition(edge(l.states[0], l.states[1], 0.2, vec![Condition::Trigger(ghost)]));
+    let err = m.validate().unwrap_err();
+    assert_eq!(err.to_string(), "transition Idle -> Walk: condition on unknown parameter 7");
+
+    let mut m = l.machine.clone();
+    m.add_transition(edge(l.states[0], l.states[1], 0.2, vec![Condition::Trigger(l.speed)]));
+    let err = m.validate().unwrap_err();
+    assert_eq!(err.to_string(), "transition Idle -> Walk: parameter \"speed\" is a float, the condition needs a trigger");
+
+    let mut m = l.machine.clone();
+    m.add_event(WALK, "foot", -0.5);
+    assert!(matches!(m.validate(), Err(StateMachineError::BadEventTime { .. })));
+
+    let mut m = l.machine.clone();
+    m.add_param("speed", ParamKind::Bool(false));
+    assert_eq!(m.validate(), Err(StateMachineError::DuplicateName { what: "parameter", name: "speed".into() }));
+}
+
+#[test]
+fn the_transition_table_becomes_one_state_per_clip_and_one_edge_per_pair() {
+    let clips = [(IDLE, "Idle"), (WALK, "Walk"), (RUN, "Run")];
+    let pairs = [
+        (IDLE, WALK, 0.3, TransitionKind::CrossFade, Easing::Smoothstep),
+        (WALK, RUN, 0.2, TransitionKind::Inertialize, Easing::Linear),
+    ];
+    let m = StateMachine::from_transition_table(clips, pairs).unwrap();
+    assert_eq!(m.states().len(), 3);
+    assert_eq!(m.transitions().len(), 2);
+    let walk_run = &m.transitions()[1];
+    assert_eq!(walk_run.from, TransitionFrom::State(m.find_state("Walk").unwrap()));
+    assert_eq!(walk_run.to, m.find_state("Run").unwrap());
+    assert_eq!((walk_run.duration_secs, walk_run.kind), (0.2, TransitionKind::Inertialize));
+    assert!(!walk_run.is_automatic(), "table edges are taken on request only");
+
+    let err = StateMachine::from_transition_table(clips, [(IDLE, JUMP, 0.3, TransitionKind::CrossFade, Easing::Linear)]);
+    assert!(matches!(err, Err(StateMachineError::UnknownState { .. })));
+    let nan = StateMachine::from_transition_table(clips, [(IDLE, WALK, f32::NAN, TransitionKind::CrossFade, Easing::Linear)]);
+    assert!(matches!(nan, Err(StateMachineError::BadSeconds { .. })));
+}
+
+#[test]
+fn idle_to_walk_on_speed_fades_with_the_easing() {
+    let mut l = locomotion();
+    let [idle, walk, ..] = l.states;
+    let t = l.machine.add_transition(StateTransition {
+        easing: Easing::Smoothstep,
+        ..edge(idle, walk, 0.25, vec![speed_over(&l, 0.1)])
+    });
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    let out = step(&mut rt, m, 0.5);
+    assert_eq!((out.state, out.transition, out.started), (idle, None, None));
+    assert_eq!(out.state_secs, 0.5);
+
+    rt.set_float(m, l.speed, 0.5).unwrap();
+    let out = step(&mut rt, m, 0.05);
+    assert_eq!(out.started, Some(t));
+    assert_eq!(out.state, walk);
+    let running = out.transition.unwrap();
+    assert_eq!((running.from, running.to, running.weight, running.elapsed_secs), (idle, walk, 0.0, 0.0));
+
+    let out = step(&mut rt, m, 0.1);
+    let running = out.transition.unwrap();
+    // Smoothstep at 0.1 / 0.25 = 0.4: 0.4² · (3 − 0.8) = 0.352.
+    assert!((running.weight - 0.352).abs() < 1e-6, "{}", running.weight);
+    assert!((running.elapsed_secs - 0.1).abs() < 1e-6);
+    assert_eq!(running.kind, TransitionKind::CrossFade);
+
+    let out = step(&mut rt, m, 0.1);
+    assert!((out.transition.unwrap().weight - Easing::Smoothstep.apply(0.8)).abs() < 1e-6);
+    let out = step(&mut rt, m, 0.05);
+    assert_eq!((out.state, out.transition), (walk, None), "done at 0.25 s");
+    assert!((out.state_secs - 0.25).abs() < 1e-6);
+    assert_eq!(rt.set_bool(m, l.speed, true), Err(RuntimeError::WrongKind {
+        name: "speed".into(),
+        actual: "float",
+        expected: "bool"
+    }));
+}
+
+#[test]
+fn a_trigger_is_consumed_by_the_transition_that_uses_it() {
+    let mut l = locomotion();
+    let [idle, _, _, jump] = l.states;
+    let take_off = l.machine.add_transition(edge(idle, jump, 0.125, vec![Condition::Trigger(l.jump)]));
+    l.machine.add_transition(StateTransition { at_end: true, ..edge(jump, idle, 0.125, vec![]) });
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    rt.fire(m, l.jump).unwrap();
+    let mut take_offs = 0;
+    let mut landings = 0;
+    for _ in 0..40 {
+        let out = step(&mut rt, m, 0.0625);
+        match out.started {
+            Some(t) if t == take_off => take_offs += 1,
+            Some(_) => landings += 1,
+            None => {}
+        }
+    }
+    assert_eq!((take_offs, landings), (1, 1));
+    assert_eq!(rt.value(l.jump), Some(ParamValue::Trigger(false)));
+    assert_eq!(rt.output(m).state, idle);
+}
+
+#[test]
+fn events_fire_once_when_crossed_loop_seam_included() {
+    let mut l = locomotion();
+    let foot = l.machine.add_event(WALK, "foot", 0.0);
+    let mid = l.machine.add_event(WALK, "mid", 0.5);
+    l.machine.set_entry(l.states[1]);
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    let mut events: Vec<FiredEvent> = Vec::with_capacity(MachineRuntime::event_capacity(m));
+    let mut per_step = Vec::new();
+    for _ in 0..6 {
+        events.clear();
+        rt.step(m, 0.3, &DURATIONS, &mut events);
+        per_step.push(events.iter().map(|e| e.event).collect::<Vec<_>>());
+    }
+    // [0, .3) foot; [.3, .6) mid; [.6, .9) —; [.9, 1.2) the seam: foot once; [1.2, 1.5) —; [1.5, 1.8) mid.
+    assert_eq!(per_step, vec![vec![foot], vec![mid], vec![], vec![foot], vec![], vec![mid]]);
+    // A step over several loops fires each event once.
+    events.clear();
+    rt.step(m, 3.25, &DURATIONS, &mut events);
+    assert_eq!(events.iter().map(|e| e.event).collect::<Vec<_>>(), vec![foot, mid]);
+    assert!(events.capacity() <= MachineRuntime::event_capacity(m).max(4));
+}
+
+#[test]
+fn an_event_is_a_condition_in_the_step_it_fires() {
+    let mut l = locomotion();
+    let [idle, walk, ..] = l.states;
+    let plant = l.machine.add_event(WALK, "plant", 0.5);
+    l.machine.set_entry(walk);
+    l.machine.add_transition(edge(walk, idle, 0.25, vec![Condition::Event(plant), speed_under(&l, 0.1)]));
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    assert_eq!(step(&mut rt, m, 0.25).state, walk);
+    assert_eq!(step(&mut rt, m, 0.125).state, walk, "the marker is not crossed yet");
+    assert_eq!(step(&mut rt, m, 0.25).state, idle, "crossed at 0.5 s");
+}
+
+/// Walk→Run (speed > 2, 0.5 s) with `rule`, and Walk→Idle, Run→Idle (speed < 0.1, 0.2 s);
+/// speed set to 3 then, 0.1 s into Walk→Run, to 0.
+fn interrupt_with(rule: Interruption) -> (anim::state_machine::StepOutput, [StateId; 4]) {
+    let mut l = locomotion();
+    let [idle, walk, run, _] = l.states;
+    l.machine.set_entry(walk);
+    l.machine.add_transition(StateTransition { interruption: rule, ..edge(walk, run, 0.5, vec![speed_over(&l, 2.0)]) });
+    l.machine.add_transition(edge(walk, idle, 0.2, vec![speed_under(&l, 0.1)]));
+    l.machine.add_transition(edge(run, idle, 0.3, vec![speed_under(&l, 0.1)]));
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    rt.set_float(m, l.speed, 3.0).unwrap();
+    step(&mut rt, m, 0.0625);
+    step(&mut rt, m, 0.125);
+    rt.set_float(m, l.speed, 0.0).unwrap();
+    (step(&mut rt, m, 0.0625), l.states)
+}
+
+#[test]
+fn interruption_follows_the_running_transitions_rule() {
+    let (out, [idle, walk, run, _]) = interrupt_with(Interruption::None);
+    let running = out.transition.unwrap();
+    assert_eq!((out.state, running.from, running.to, out.started), (run, walk, run, None));
+    assert!((running.elapsed_secs - 0.1875).abs() < 1e-6);
+
+    let (out, _) = interrupt_with(Interruption::Source);
+    let running = out.transition.unwrap();
+    assert_eq!((out.state, running.from, running.to, running.duration_secs), (idle, walk, idle, 0.2));
+    assert_eq!(running.elapsed_secs, 0.0);
+
+    let (out, _) = interrupt_with(Interruption::Target);
+    let running = out.transition.unwrap();
+    assert_eq!((running.from, running.to, running.duration_secs), (run, idle, 0.3));
+
+    let (out, _) = interrupt_with(Interruption::Both);
+    assert_eq!(out.transition.unwrap().from, walk, "the source's transitions first");
+}
+
+#[test]
+fn at_end_fires_at_the_clips_end_not_before() {
+    let mut l = locomotion();
+    let [idle, _, _, jump] = l.states;
+    l.machine.set_entry(jump);
+    l.machine.add_transition(StateTransition { at_end: true, ..edge(jump, idle, 0.125, vec![]) });
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    for i in 1..=3 {
+        let out = step(&mut rt, m, 0.125);
+        assert_eq!(out.state, jump, "{} s of a 0.5 s clip", 0.125 * i as f32);
+    }
+    let out = step(&mut rt, m, 0.125);
+    assert_eq!((out.state, out.transition.map(|t| t.from)), (idle, Some(jump)), "at 0.5 s");
+}
+
+#[test]
+fn the_lowest_priority_wins_and_ties_keep_list_order() {
+    let mut l = locomotion();
+    let [idle, walk, run, jump] = l.states;
+    l.machine.add_transition(StateTransition { priority: 2, ..edge(idle, walk, 0.2, vec![speed_over(&l, 0.1)]) });
+    l.machine.add_transition(StateTransition { priority: 1, ..edge(idle, run, 0.2, vec![speed_over(&l, 0.1)]) });
+    l.machine.add_transition(StateTransition { priority: 1, ..edge(idle, jump, 0.2, vec![speed_over(&l, 0.1)]) });
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    rt.set_float(m, l.speed, 1.0).unwrap();
+    assert_eq!(step(&mut rt, m, 0.1).state, run);
+}
+
+#[test]
+fn request_goes_through_the_machines_own_edge() {
+    let mut l = locomotion();
+    let [idle, walk, run, jump] = l.states;
+    l.machine.add_transition(edge(idle, walk, 0.2, vec![]));
+    let idle_run = l.machine.add_transition(StateTransition {
+        kind: TransitionKind::DeadBlend,
+        ..edge(idle, run, 0.4, vec![])
+    });
+    let any_run = l.machine.add_transition(StateTransition::new(TransitionFrom::Any, run, 0.1));
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    assert_eq!(rt.request(m, run, &DURATIONS), Ok(Some(idle_run)));
+    let out = rt.output(m);
+    let running = out.transition.unwrap();
+    assert_eq!((out.state, running.from, running.duration_secs, running.kind), (run, idle, 0.4, TransitionKind::DeadBlend));
+    assert_eq!(out.started, Some(idle_run));
+
+    // From Walk there is no Walk→Run edge: the any-state one.
+    let mut rt = MachineRuntime::new(m);
+    rt.request(m, walk, &DURATIONS).unwrap();
+    assert_eq!(rt.request(m, run, &DURATIONS), Ok(Some(any_run)));
+    assert_eq!(rt.request(m, jump, &DURATIONS), Err(RuntimeError::NoPath { from: "Run".into(), to: "Jump".into() }));
+    assert_eq!(rt.request(m, StateId::new(9), &DURATIONS), Err(RuntimeError::UnknownState(StateId::new(9))));
+}
+
+#[test]
+fn a_synced_transition_starts_the_target_at_the_sources_phase() {
+    let mut l = locomotion();
+    let [_, walk, run, _] = l.states;
+    l.machine.set_entry(walk);
+    l.machine.add_transition(StateTransition { sync: true, ..edge(walk, run, 0.25, vec![speed_over(&l, 2.0)]) });
+    let m = &l.machine;
+    let mut rt = MachineRuntime::new(m);
+    step(&mut rt, m, 1.25);
+    rt.set_float(m, l.speed, 3.0).unwrap();
+    // Walk at 1.5 s of a 1 s loop: phase 0.5; Run's 0.75 s clip starts at 0.375 s.
+    let out = step(&mut rt, m, 0.25);
+    assert_eq!(out.transition.unwrap().start_secs, 0.375);
+    assert_eq!(out.state_secs, 0.375);
+}
