@@ -1,1 +1,364 @@
-//! Godot 4.
+//! Godot 4 export: an `AnimationNodeStateMachine` text resource (`.tres`, `format=3`) as
+//! Godot's editor writes it — one `AnimationNodeAnimation` per clip state (named as the
+//! glTF importer names the file's animations: the caller passes the names), blend spaces as
+//! `AnimationNodeBlendSpace1D/2D`, transitions as `AnimationNodeStateMachineTransition` with
+//! `xfade_time`, `xfade_curve` (the easing sampled into a `Curve`), `switch_mode`,
+//! `advance_mode`, `advance_condition` / `advance_expression` and `priority`, and the
+//! `transitions = [from, to, SubResource(…), …]` list.
+//!
+//! What Godot cannot express is written as the nearest equivalent with a `;` comment line
+//! (Godot's resource parser skips them), followed by a `; animtune …` line that
+//! [`import_godot`] (`godot_import.rs`) reads to restore the machine exactly.
+
+use std::fmt::Write as _;
+
+use thiserror::Error;
+
+use super::{
+    Condition, Interruption, ParamKind, StateMachine, StateMachineError, StateMotion, StateTransition, TransitionFrom,
+};
+use crate::crossfade::TransitionKind;
+use crate::interp::Easing;
+
+pub use super::godot_import::import_godot;
+
+/// Points the easing is sampled at in a `Curve` (free tangents from the easing's slope).
+pub(super) const CURVE_POINTS: usize = 9;
+
+/// A Godot export or import that failed, naming what is wrong.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum GodotError {
+    /// The machine does not validate.
+    #[error(transparent)]
+    Invalid(#[from] StateMachineError),
+    /// A state plays a clip with no name in `clip_names`.
+    #[error("state \"{state}\" plays clip {clip}, which has no name (clip_names has {count})")]
+    MissingClipName {
+        /// The state.
+        state: String,
+        /// The clip's index.
+        clip: usize,
+        /// Number of names given.
+        count: usize,
+    },
+    /// A name Godot cannot hold as a state, parameter or event name.
+    #[error("{what} name \"{name}\" cannot be written to Godot ({reason})")]
+    BadName {
+        /// `state`, `parameter` or `event`.
+        what: &'static str,
+        /// The name.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The text is not what this importer reads.
+    #[error("line {line}: {message}")]
+    Parse {
+        /// 1-based line number (0: the file as a whole).
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Write `machine` as a Godot 4 `AnimationNodeStateMachine` resource; `clip_names[clip]` is
+/// the name Godot gives each clip (the glTF animation's name).
+///
+/// # Errors
+/// When the machine does not validate, a clip has no name, or a name holds characters a
+/// resource path cannot (`/`, `:`, quotes, `=`, brackets, newlines) or is `Start`/`End`.
+pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<String, GodotError> {
+    machine.validate()?;
+    check_names(machine)?;
+    let clip_name = |state: &str, clip: crate::ClipId| {
+        clip_names.get(clip.index()).copied().ok_or_else(|| GodotError::MissingClipName {
+            state: state.to_owned(),
+            clip: clip.index(),
+            count: clip_names.len(),
+        })
+    };
+    let mut body = String::new();
+    let mut sub_resources = 0usize;
+    let mut notes = String::new();
+    // Parameters and events: Godot has neither as such (conditions are the tree's
+    // parameters; there are no clip events in a state machine).
+    for param in machine.params() {
+        let value = match param.kind {
+            ParamKind::Float(v) => fnum(v),
+            ParamKind::Bool(v) => v.to_string(),
+            ParamKind::Trigger => "false".to_owned(),
+        };
+        let _ = writeln!(notes, "; animtune param name={} kind={} value={value}", quote(&param.name), param.kind.name());
+    }
+    for event in machine.events() {
+        let clip = clip_names.get(event.clip.index()).copied().unwrap_or("");
+        let _ = writeln!(
+            notes,
+            "; animtune event clip={} name={} time={}",
+            quote(clip),
+            quote(&event.name),
+            fnum(event.time_secs)
+        );
+    }
+    if !notes.is_empty() {
+        body.push_str("; Parameters are the AnimationTree's conditions and expression inputs; clip events are\n");
+        body.push_str("; method-track calls in Godot. Both listed for animtune's importer:\n");
+        body.push_str(&notes);
+        body.push('\n');
+    }
+    let mut state_nodes = Vec::with_capacity(machine.states().len());
+    for (s, state) in machine.states().iter().enumerate() {
+        match &state.motion {
+            StateMotion::Clip(clip) => {
+                let id = format!("AnimationNodeAnimation_s{s}");
+                animation_node(&mut body, &id, clip_name(&state.name, *clip)?);
+                sub_resources += 1;
+                state_nodes.push(id);
+            }
+            StateMotion::Layered(layered) => {
+                let id = format!("AnimationNodeAnimation_s{s}");
+                body.push_str("; Layered state: written as its base clip (a BlendTree with Blend2/Add2 nodes would\n");
+                body.push_str("; hold the layers; not written yet). The layers, for animtune's importer:\n");
+                let mut layers = String::new();
+                for layer in &layered.layers {
+                    let _ = write!(
+                        layers,
+                        "{}{}:{}:{}",
+                        if layers.is_empty() { "" } else { "|" },
+                        clip_name(&state.name, layer.clip)?,
+                        fnum(layer.weight),
+                        if layer.additive { "add" } else { "override" }
+                    );
+                }
+                let _ = writeln!(body, "; animtune layered state={} layers={}", quote(&state.name), quote(&layers));
+                animation_node(&mut body, &id, clip_name(&state.name, layered.base)?);
+                sub_resources += 1;
+                state_nodes.push(id);
+            }
+            StateMotion::BlendSpace(space) => {
+                let mut points = Vec::with_capacity(space.points.len());
+                for (p, point) in space.points.iter().enumerate() {
+                    let id = format!("AnimationNodeAnimation_s{s}_{p}");
+                    animation_node(&mut body, &id, clip_name(&state.name, point.clip)?);
+                    sub_resources += 1;
+                    points.push(id);
+                }
+                let param_name = |p: Option<super::ParamId>| {
+                    p.and_then(|p| machine.param(p)).map_or_else(String::new, |p| p.name.clone())
+                };
+                let _ = writeln!(
+                    body,
+                    "; animtune blend_space state={} name={} x={} y={}",
+                    quote(&state.name),
+                    quote(&space.name),
+                    quote(&param_name(space.x_param)),
+                    quote(&param_name(space.y_param))
+                );
+                let kind = if space.two_d { "AnimationNodeBlendSpace2D" } else { "AnimationNodeBlendSpace1D" };
+                let id = format!("{kind}_s{s}");
+                let _ = writeln!(body, "[sub_resource type=\"{kind}\" id=\"{id}\"]");
+                let (mut lo, mut hi) = (space.points[0].position, space.points[0].position);
+                for (p, (point, node)) in space.points.iter().zip(&points).enumerate() {
+                    lo = lo.min(point.position);
+                    hi = hi.max(point.position);
+                    let _ = writeln!(body, "blend_point_{p}/node = SubResource(\"{node}\")");
+                    if space.two_d {
+                        let _ = writeln!(body, "blend_point_{p}/pos = {}", vector2(point.position.x, point.position.y));
+                    } else {
+                        let _ = writeln!(body, "blend_point_{p}/pos = {}", fnum(point.position.x));
+                    }
+                }
+                // Godot's default space is −1…1; widen it to hold every point.
+                let (lo, hi) = (lo.min(glam::Vec2::splat(-1.0)), hi.max(glam::Vec2::splat(1.0)));
+                if space.two_d {
+                    let _ = writeln!(body, "min_space = {}\nmax_space = {}\n", vector2(lo.x, lo.y), vector2(hi.x, hi.y));
+                } else {
+                    let _ = writeln!(body, "min_space = {}\nmax_space = {}\n", fnum(lo.x), fnum(hi.x));
+                }
+                sub_resources += 1;
+                state_nodes.push(id);
+            }
+        }
+    }
+    let mut list = Vec::new();
+    let entry = machine.state(machine.entry()).map_or("", |s| s.name.as_str());
+    body.push_str("[sub_resource type=\"AnimationNodeStateMachineTransition\" id=\"AnimationNodeStateMachineTransition_start\"]\nadvance_mode = 2\n\n");
+    sub_resources += 1;
+    list.push(format!("\"Start\", {}, SubResource(\"AnimationNodeStateMachineTransition_start\")", quote(entry)));
+    for (t, transition) in machine.transitions().iter().enumerate() {
+        sub_resources += transition_resource(&mut body, machine, t, transition);
+        let to = machine.state(transition.to).map_or("", |s| s.name.as_str());
+        let reference = format!("SubResource(\"AnimationNodeStateMachineTransition_t{t}\")");
+        match transition.from {
+            TransitionFrom::State(from) => {
+                let from = machine.state(from).map_or("", |s| s.name.as_str());
+                list.push(format!("{}, {}, {reference}", quote(from), quote(to)));
+            }
+            TransitionFrom::Any => {
+                for state in machine.states().iter().filter(|s| s.name != to) {
+                    list.push(format!("{}, {}, {reference}", quote(&state.name), quote(to)));
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "[gd_resource type=\"AnimationNodeStateMachine\" load_steps={} format=3]\n", sub_resources + 1);
+    out.push_str(&body);
+    out.push_str("[resource]\n");
+    for (state, node) in machine.states().iter().zip(&state_nodes) {
+        let _ = writeln!(out, "states/{}/node = SubResource(\"{node}\")", state.name);
+        let _ = writeln!(out, "states/{}/position = {}", state.name, vector2(state.position.x, state.position.y));
+    }
+    let _ = writeln!(out, "transitions = [{}]", list.join(", "));
+    Ok(out)
+}
+
+fn animation_node(out: &mut String, id: &str, clip: &str) {
+    let _ = writeln!(out, "[sub_resource type=\"AnimationNodeAnimation\" id=\"{id}\"]\nanimation = &{}\n", quote(clip));
+}
+
+/// Write transition `t`'s `Curve` (when not linear) and its transition sub-resource; returns
+/// the number of sub-resources written.
+fn transition_resource(out: &mut String, machine: &StateMachine, t: usize, transition: &StateTransition) -> usize {
+    let mut count = 1;
+    if transition.easing != Easing::Linear {
+        let _ = writeln!(out, "[sub_resource type=\"Curve\" id=\"Curve_t{t}\"]");
+        let _ = writeln!(out, "_data = [{}]\npoint_count = {CURVE_POINTS}\n", curve_data(transition.easing));
+        count += 1;
+    }
+    let name = machine.transition_name(transition);
+    match transition.kind {
+        TransitionKind::CrossFade => {}
+        TransitionKind::Inertialize => {
+            let _ = writeln!(out, "; {name}: Godot has no inertialization; a cross-fade of the same length.");
+        }
+        TransitionKind::DeadBlend => {
+            let _ = writeln!(out, "; {name}: Godot has no dead blending; a cross-fade of the same length.");
+        }
+    }
+    if transition.interruption != Interruption::None {
+        let _ = writeln!(out, "; {name}: Godot lets the new state's transitions cut a fade (not the source's).");
+    }
+    if transition.sync && transition.at_end {
+        let _ = writeln!(out, "; {name}: at end wins over sync in Godot's switch mode.");
+    }
+    if matches!(transition.from, TransitionFrom::Any) {
+        let _ = writeln!(out, "; {name}: Godot has no any-state; one entry per state in `transitions`.");
+    }
+    let _ = writeln!(
+        out,
+        "; animtune transition index={t} from_any={} kind={} decay={} half_life={} sync={} interruption={}",
+        matches!(transition.from, TransitionFrom::Any),
+        transition.kind.name(),
+        transition.decay.name(),
+        fnum(transition.half_life_secs),
+        transition.sync,
+        transition.interruption.name()
+    );
+    let _ = writeln!(out, "[sub_resource type=\"AnimationNodeStateMachineTransition\" id=\"AnimationNodeStateMachineTransition_t{t}\"]");
+    let _ = writeln!(out, "xfade_time = {}", fnum(transition.duration_secs));
+    if transition.easing != Easing::Linear {
+        let _ = writeln!(out, "xfade_curve = SubResource(\"Curve_t{t}\")");
+    }
+    let switch_mode = if transition.at_end {
+        2
+    } else if transition.sync {
+        1
+    } else {
+        0
+    };
+    let _ = writeln!(out, "switch_mode = {switch_mode}");
+    let _ = writeln!(out, "advance_mode = {}", if transition.is_automatic() { 2 } else { 1 });
+    match single_condition(machine, &transition.conditions) {
+        Some(name) => {
+            let _ = writeln!(out, "advance_condition = &{}", quote(name));
+        }
+        None if !transition.conditions.is_empty() => {
+            let _ = writeln!(out, "advance_expression = {}", quote(&expression(machine, &transition.conditions)));
+        }
+        None => {}
+    }
+    let _ = writeln!(out, "priority = {}\n", transition.priority);
+    count
+}
+
+/// The parameter name when the conditions are one bool-is-true or one trigger (Godot's
+/// `advance_condition`).
+fn single_condition<'a>(machine: &'a StateMachine, conditions: &[Condition]) -> Option<&'a str> {
+    match conditions {
+        [Condition::Bool { param, value: true } | Condition::Trigger(param)] => {
+            machine.param(*param).map(|p| p.name.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// The conditions as a Godot expression: `speed > 0.1 and grounded and not crouched and
+/// event_plant` (an event is `event_NAME`, a property the game sets when the marker fires).
+pub(super) fn expression(machine: &StateMachine, conditions: &[Condition]) -> String {
+    let param = |p: super::ParamId| machine.param(p).map_or("", |p| p.name.as_str());
+    let terms: Vec<String> = conditions
+        .iter()
+        .map(|c| match *c {
+            Condition::Float { param: p, compare, value } => format!("{} {} {}", param(p), compare.symbol(), fnum(value)),
+            Condition::Bool { param: p, value: true } | Condition::Trigger(p) => param(p).to_owned(),
+            Condition::Bool { param: p, value: false } => format!("not {}", param(p)),
+            Condition::Event(e) => format!("event_{}", machine.event(e).map_or("", |e| e.name.as_str())),
+        })
+        .collect();
+    terms.join(" and ")
+}
+
+/// The easing sampled at `CURVE_POINTS` evenly spaced points, each with its slope as both
+/// tangents (free mode): `Vector2(x, y), left, right, 0, 0, …`.
+fn curve_data(easing: Easing) -> String {
+    let mut parts = Vec::with_capacity(CURVE_POINTS);
+    for i in 0..CURVE_POINTS {
+        let x = i as f32 / (CURVE_POINTS - 1) as f32;
+        let h = 1e-3;
+        let slope = (easing.apply((x + h).min(1.0)) - easing.apply((x - h).max(0.0))) / ((x + h).min(1.0) - (x - h).max(0.0));
+        parts.push(format!("{}, {}, {}, 0, 0", vector2(x, easing.apply(x)), fnum(slope), fnum(slope)));
+    }
+    parts.join(", ")
+}
+
+/// Names Godot's paths and quoted strings can hold.
+fn check_names(machine: &StateMachine) -> Result<(), GodotError> {
+    let check = |what: &'static str, name: &str| {
+        let bad = |reason| Err(GodotError::BadName { what, name: name.to_owned(), reason });
+        if name.chars().any(|c| matches!(c, '/' | ':' | '"' | '\\' | '=' | '[' | ']' | ',' | '\n' | '\r')) {
+            return bad("no / : \" \\ = [ ] , or line breaks");
+        }
+        if what == "state" && (name == "Start" || name == "End") {
+            return bad("Start and End are Godot's own states");
+        }
+        if what != "state" && !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return bad("an expression identifier: letters, digits and _ only");
+        }
+        Ok(())
+    };
+    for state in machine.states() {
+        check("state", &state.name)?;
+    }
+    for param in machine.params() {
+        check("parameter", &param.name)?;
+    }
+    for event in machine.events() {
+        check("event", &event.name)?;
+    }
+    Ok(())
+}
+
+/// A float as Godot writes it: shortest round-trip digits, `.0` on whole numbers.
+pub(super) fn fnum(x: f32) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e9 { format!("{x:.1}") } else { format!("{x}") }
+}
+
+fn vector2(x: f32, y: f32) -> String {
+    format!("Vector2({}, {})", fnum(x), fnum(y))
+}
+
+/// A quoted string with `"` and `\` escaped.
+pub(super) fn quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}

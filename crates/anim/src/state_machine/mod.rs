@@ -10,6 +10,7 @@
 
 mod bevy;
 mod godot;
+mod godot_import;
 mod runtime;
 
 use glam::Vec2;
@@ -19,8 +20,8 @@ use crate::crossfade::{DEFAULT_HALF_LIFE_SECS, TransitionKind};
 use crate::ids::ClipId;
 use crate::interp::{Easing, OffsetDecay};
 
-
-
+pub use bevy::{BevyExport, Engine, engine_limitations, export_bevy};
+pub use godot::{GodotError, export_godot, import_godot};
 pub use runtime::{ActiveTransition, FiredEvent, MachineRuntime, ParamValue, RuntimeError, StepOutput};
 
 macro_rules! machine_id {
