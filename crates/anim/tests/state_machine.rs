@@ -334,3 +334,209 @@ fn a_synced_transition_starts_the_target_at_the_sources_phase() {
     assert_eq!(out.transition.unwrap().start_secs, 0.375);
     assert_eq!(out.state_secs, 0.375);
 }
+
+const CLIP_NAMES: [&str; 4] = ["Idle", "Walk", "Run", "Jump"];
+
+/// Every feature: clip, 1D and 2D blend-space and layered states, all parameter kinds, an
+/// event, conditions of each kind, every transition kind, at end, sync, interruption, any state.
+fn full_machine() -> StateMachine {
+    use anim::state_machine::{BlendSpaceMotion, BlendSpacePoint, LayerMotion, LayeredMotion};
+    let mut l = locomotion();
+    let [idle, walk, run, jump] = l.states;
+    let m = &mut l.machine;
+    let grounded = m.find_param("grounded").unwrap();
+    let locomotion = m.add_state(State {
+        name: "Locomotion".into(),
+        motion: StateMotion::BlendSpace(BlendSpaceMotion {
+            name: "move".into(),
+            two_d: false,
+            points: vec![
+                BlendSpacePoint { clip: IDLE, position: Vec2::new(0.0, 0.0) },
+                BlendSpacePoint { clip: WALK, position: Vec2::new(1.5, 0.0) },
+                BlendSpacePoint { clip: RUN, position: Vec2::new(4.0, 0.0) },
+            ],
+            x_param: Some(l.speed),
+            y_param: None,
+        }),
+        position: Vec2::new(400.0, 240.0),
+    });
+    m.add_state(State {
+        name: "Strafe".into(),
+        motion: StateMotion::BlendSpace(BlendSpaceMotion {
+            name: "strafe".into(),
+            two_d: true,
+            points: vec![
+                BlendSpacePoint { clip: WALK, position: Vec2::new(-1.0, 0.0) },
+                BlendSpacePoint { clip: RUN, position: Vec2::new(1.0, 0.0) },
+                BlendSpacePoint { clip: IDLE, position: Vec2::new(0.0, 1.5) },
+            ],
+            x_param: Some(l.speed),
+            y_param: Some(l.speed),
+        }),
+        position: Vec2::new(600.0, 240.0),
+    });
+    m.add_state(State {
+        name: "Wave".into(),
+        motion: StateMotion::Layered(LayeredMotion {
+            base: IDLE,
+            layers: vec![
+                LayerMotion { clip: JUMP, weight: 0.5, additive: false },
+                LayerMotion { clip: RUN, weight: 0.25, additive: true },
+            ],
+        }),
+        position: Vec2::new(-200.0, 120.5),
+    });
+    let plant = m.add_event(WALK, "plant", 0.5);
+    m.add_event(RUN, "plant", 0.375);
+    m.add_transition(StateTransition {
+        easing: Easing::Smoothstep,
+        priority: 2,
+        ..edge(idle, walk, 0.25, vec![Condition::Float { param: l.speed, compare: Compare::Greater, value: 0.1 }])
+    });
+    m.add_transition(StateTransition {
+        kind: TransitionKind::Inertialize,
+        decay: anim::OffsetDecay::CriticallyDamped,
+        sync: true,
+        interruption: Interruption::Source,
+        easing: Easing::EaseInOutSine,
+        ..edge(walk, run, 0.2, vec![Condition::Float { param: l.speed, compare: Compare::GreaterOrEqual, value: 2.0 }])
+    });
+    m.add_transition(edge(
+        walk,
+        idle,
+        0.3,
+        vec![Condition::Float { param: l.speed, compare: Compare::LessOrEqual, value: 0.1 }, Condition::Event(plant)],
+    ));
+    m.add_transition(StateTransition {
+        kind: TransitionKind::DeadBlend,
+        half_life_secs: 0.05,
+        ..edge(idle, jump, 0.125, vec![Condition::Trigger(l.jump)])
+    });
+    m.add_transition(StateTransition {
+        at_end: true,
+        interruption: Interruption::Both,
+        ..edge(jump, idle, 0.2, vec![Condition::Bool { param: grounded, value: true }])
+    });
+    m.add_transition(StateTransition {
+        conditions: vec![Condition::Bool { param: grounded, value: false }],
+        priority: 0,
+        ..StateTransition::new(TransitionFrom::Any, jump, 0.1)
+    });
+    m.add_transition(edge(idle, locomotion, 0.5, vec![]));
+    m.validate().unwrap();
+    l.machine
+}
+
+#[test]
+fn godot_export_writes_the_resource_godot_reads() {
+    let m = full_machine();
+    let text = anim::state_machine::export_godot(&m, &CLIP_NAMES).unwrap();
+    let sub_resources = text.matches("[sub_resource ").count();
+    // 4 clip states + 1 layered + 3 + 3 blend points + 2 spaces + start + 7 transitions + 2 curves
+    // (the two transitions that are not linear).
+    assert_eq!(sub_resources, 4 + 1 + 6 + 2 + 1 + 7 + 2);
+    let header = format!("[gd_resource type=\"AnimationNodeStateMachine\" load_steps={} format=3]", sub_resources + 1);
+    assert!(text.starts_with(&header), "{}", &text[..80]);
+    for line in [
+        "animation = &\"Walk\"",
+        "[sub_resource type=\"AnimationNodeBlendSpace1D\" id=\"AnimationNodeBlendSpace1D_s4\"]",
+        "blend_point_1/pos = 1.5",
+        "blend_point_2/pos = Vector2(0.0, 1.5)",
+        "advance_expression = \"speed > 0.1\"",
+        "advance_expression = \"speed <= 0.1 and event_plant\"",
+        "advance_expression = \"not grounded\"",
+        "advance_condition = &\"jump\"",
+        "advance_condition = &\"grounded\"",
+        "xfade_curve = SubResource(\"Curve_t0\")",
+        "switch_mode = 2",
+        "switch_mode = 1",
+        "advance_mode = 1",
+        "priority = 0",
+        "states/Wave/position = Vector2(-200.0, 120.5)",
+        "; Idle -> Jump: Godot has no dead blending; a cross-fade of the same length.",
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing `{line}` in\n{text}");
+    }
+    let list = text.lines().find(|l| l.starts_with("transitions = [")).unwrap();
+    assert!(list.starts_with("transitions = [\"Start\", \"Idle\", SubResource(\"AnimationNodeStateMachineTransition_start\"), \"Idle\", \"Walk\", SubResource(\"AnimationNodeStateMachineTransition_t0\")"), "{list}");
+    // The any-state edge: one entry from each of the six other states.
+    assert_eq!(list.matches("AnimationNodeStateMachineTransition_t5").count(), 6);
+    // Smoothstep sampled into the curve: at x = 0.5, y = 0.5 with slope 1.5.
+    assert!(text.contains("Vector2(0.5, 0.5), 1.5"), "{text}");
+}
+
+#[test]
+fn a_godot_export_imports_back_to_the_same_machine() {
+    let m = full_machine();
+    let text = anim::state_machine::export_godot(&m, &CLIP_NAMES).unwrap();
+    let back = anim::state_machine::import_godot(&text, &CLIP_NAMES).unwrap();
+    assert_eq!(back, m);
+}
+
+#[test]
+fn a_godot_file_without_animtunes_comments_imports_what_godot_expresses() {
+    let m = full_machine();
+    let text = anim::state_machine::export_godot(&m, &CLIP_NAMES).unwrap();
+    let resaved: String = text.lines().filter(|l| !l.starts_with(';')).map(|l| format!("{l}\n")).collect();
+    let back = anim::state_machine::import_godot(&resaved, &CLIP_NAMES).unwrap();
+    assert_eq!(back.states().len(), m.states().len());
+    // The any-state edge becomes one edge from each other state.
+    assert_eq!(back.transitions().len(), m.transitions().len() - 1 + 6);
+    assert!(back.transitions().iter().all(|t| t.kind == TransitionKind::CrossFade));
+    let t0 = &back.transitions()[0];
+    assert_eq!((t0.easing, t0.duration_secs, t0.priority), (Easing::Smoothstep, 0.25, 2));
+    assert_eq!(back.transitions()[1].easing, Easing::EaseInOutSine, "nearest easing to the sampled curve");
+    assert!(back.transitions()[1].sync && back.transitions()[4].at_end);
+    // Parameters inferred from the conditions: a float, the trigger as a bool, the event as a bool.
+    assert!(matches!(back.param(back.find_param("speed").unwrap()).unwrap().kind, ParamKind::Float(_)));
+    assert!(matches!(back.param(back.find_param("jump").unwrap()).unwrap().kind, ParamKind::Bool(_)));
+    assert!(back.find_param("event_plant").is_some());
+    assert!(matches!(back.states()[6].motion, StateMotion::Clip(IDLE)), "a layered state reads as its base");
+}
+
+#[test]
+fn godot_import_rejects_what_it_cannot_read_naming_it() {
+    let m = full_machine();
+    let text = anim::state_machine::export_godot(&m, &CLIP_NAMES).unwrap();
+    let err = anim::state_machine::import_godot(&text, &["Idle", "Walk"]).unwrap_err();
+    assert!(err.to_string().contains("animation \"Run\" is not one of the model's clips"), "{err}");
+    let err = anim::state_machine::import_godot("[gd_scene format=3]\n", &CLIP_NAMES).unwrap_err();
+    assert!(err.to_string().contains("[gd_resource"), "{err}");
+    let broken = text.replace("SubResource(\"AnimationNodeAnimation_s1\")", "SubResource(\"nope\")");
+    let err = anim::state_machine::import_godot(&broken, &CLIP_NAMES).unwrap_err();
+    assert!(err.to_string().contains("no sub-resource \"nope\""), "{err}");
+
+    let mut bad = StateMachine::new();
+    bad.add_state(clip_state("Start", IDLE));
+    let err = anim::state_machine::export_godot(&bad, &CLIP_NAMES).unwrap_err();
+    assert!(err.to_string().contains("Start and End are Godot's own states"), "{err}");
+    let mut bad = StateMachine::new();
+    bad.add_state(clip_state("Idle", ClipId::new(7)));
+    let err = anim::state_machine::export_godot(&bad, &CLIP_NAMES).unwrap_err();
+    assert!(err.to_string().contains("state \"Idle\" plays clip 7"), "{err}");
+}
+
+#[test]
+fn bevy_export_writes_a_serialized_animation_graph_and_its_transitions() {
+    use anim::state_machine::{Engine, engine_limitations, export_bevy};
+    let m = full_machine();
+    let out = export_bevy(&m, "models/hero.glb").unwrap();
+    let g = &out.graph_ron;
+    // Root + 4 clips + (blend + 3) + (blend + 3) + (add + base + 2 layers).
+    assert_eq!(g.matches("node_type:").count(), 1 + 4 + 4 + 4 + 4);
+    assert_eq!(g.matches("Some((").count(), 4 + 4 + 4 + 4);
+    assert!(g.contains("node_type: Clip(\"models/hero.glb#Animation1\"),"), "{g}");
+    assert!(g.contains("node_type: Add,"));
+    assert!(g.contains("weight: 0.25,"));
+    assert!(g.contains("root: 0,\n    mask_groups: {},\n)"));
+    let s = &out.transitions_ron;
+    assert!(
+        s.contains("(from: \"Idle\", to: \"Walk\", node: 2, duration_secs: 0.25, priority: 2, at_end: false, conditions: \"speed > 0.1\"),"),
+        "{s}"
+    );
+    assert!(s.contains("(from: \"*\", to: \"Jump\", node: 4, duration_secs: 0.1,"));
+    assert!(s.contains("// Walk -> Run: Bevy has no inertialization; a cross-fade of the same length."));
+    assert!(s.contains("// Walk -> Run: Bevy has no phase sync; the target starts at its beginning."));
+    assert!(engine_limitations(Engine::Godot).iter().any(|(what, _)| *what == "dead blending"));
+    assert!(engine_limitations(Engine::Bevy).iter().any(|(what, _)| *what == "phase sync"));
+}
