@@ -26,6 +26,10 @@
 //!   hips); [`ik`]: two-bone inverse kinematics (planted feet).
 //! * [`pointer`]: `KHR_animation_pointer` property tracks (materials, texture transforms,
 //!   visibility).
+//! * [`state_machine`]: the character's state machine (states, parameters, transitions with
+//!   conditions, interruption rules and clip events), its per-frame job
+//!   ([`state_machine::MachineRuntime`]) and its export to Godot 4 (`.tres`, read back too)
+//!   and Bevy (`.animgraph.ron`).
 //!
 //! Typed indices ([`NodeId`], [`ClipId`], [`TrackId`]) name nodes, clips and tracks. The SIMD
 //! kernels run on AVX2+FMA only with a token from run-time detection ([`simd8`]).
@@ -57,8 +61,8 @@ pub mod sample;
 pub mod simd8;
 pub mod skin;
 pub mod skinning;
-pub mod state_machine;
 mod soa;
+pub mod state_machine;
 pub mod timeline;
 pub mod track;
 pub mod workload;

@@ -2,9 +2,11 @@
 //! across loop seams, interruption rules, at-end exits, priorities, requests) and the engine
 //! exports (Godot 4 `.tres` round trip, Bevy `.animgraph.ron`).
 
+#![allow(clippy::unwrap_used)]
+
 use anim::state_machine::{
-    Compare, Condition, FiredEvent, Interruption, MachineRuntime, ParamKind, ParamValue, RuntimeError, State,
-    StateId, StateMachine, StateMachineError, StateMotion, StateTransition, TransitionFrom,
+    Compare, Condition, FiredEvent, Interruption, MachineRuntime, ParamKind, ParamValue, RuntimeError, State, StateId,
+    StateMachine, StateMachineError, StateMotion, StateTransition, TransitionFrom,
 };
 use anim::{ClipId, Easing, TransitionKind};
 use glam::Vec2;
@@ -91,7 +93,10 @@ fn invalid_machines_are_rejected_naming_the_fault() {
     let mut m = l.machine.clone();
     m.add_transition(edge(l.states[0], l.states[1], 0.2, vec![Condition::Trigger(l.speed)]));
     let err = m.validate().unwrap_err();
-    assert_eq!(err.to_string(), "transition Idle -> Walk: parameter \"speed\" is a float, the condition needs a trigger");
+    assert_eq!(
+        err.to_string(),
+        "transition Idle -> Walk: parameter \"speed\" is a float, the condition needs a trigger"
+    );
 
     let mut m = l.machine.clone();
     m.add_event(WALK, "foot", -0.5);
@@ -118,9 +123,11 @@ fn the_transition_table_becomes_one_state_per_clip_and_one_edge_per_pair() {
     assert_eq!((walk_run.duration_secs, walk_run.kind), (0.2, TransitionKind::Inertialize));
     assert!(!walk_run.is_automatic(), "table edges are taken on request only");
 
-    let err = StateMachine::from_transition_table(clips, [(IDLE, JUMP, 0.3, TransitionKind::CrossFade, Easing::Linear)]);
+    let err =
+        StateMachine::from_transition_table(clips, [(IDLE, JUMP, 0.3, TransitionKind::CrossFade, Easing::Linear)]);
     assert!(matches!(err, Err(StateMachineError::UnknownState { .. })));
-    let nan = StateMachine::from_transition_table(clips, [(IDLE, WALK, f32::NAN, TransitionKind::CrossFade, Easing::Linear)]);
+    let nan =
+        StateMachine::from_transition_table(clips, [(IDLE, WALK, f32::NAN, TransitionKind::CrossFade, Easing::Linear)]);
     assert!(matches!(nan, Err(StateMachineError::BadSeconds { .. })));
 }
 
@@ -157,11 +164,10 @@ fn idle_to_walk_on_speed_fades_with_the_easing() {
     let out = step(&mut rt, m, 0.05);
     assert_eq!((out.state, out.transition), (walk, None), "done at 0.25 s");
     assert!((out.state_secs - 0.25).abs() < 1e-6);
-    assert_eq!(rt.set_bool(m, l.speed, true), Err(RuntimeError::WrongKind {
-        name: "speed".into(),
-        actual: "float",
-        expected: "bool"
-    }));
+    assert_eq!(
+        rt.set_bool(m, l.speed, true),
+        Err(RuntimeError::WrongKind { name: "speed".into(), actual: "float", expected: "bool" })
+    );
 }
 
 #[test]
@@ -298,17 +304,18 @@ fn request_goes_through_the_machines_own_edge() {
     let mut l = locomotion();
     let [idle, walk, run, jump] = l.states;
     l.machine.add_transition(edge(idle, walk, 0.2, vec![]));
-    let idle_run = l.machine.add_transition(StateTransition {
-        kind: TransitionKind::DeadBlend,
-        ..edge(idle, run, 0.4, vec![])
-    });
+    let idle_run =
+        l.machine.add_transition(StateTransition { kind: TransitionKind::DeadBlend, ..edge(idle, run, 0.4, vec![]) });
     let any_run = l.machine.add_transition(StateTransition::new(TransitionFrom::Any, run, 0.1));
     let m = &l.machine;
     let mut rt = MachineRuntime::new(m);
     assert_eq!(rt.request(m, run, &DURATIONS), Ok(Some(idle_run)));
     let out = rt.output(m);
     let running = out.transition.unwrap();
-    assert_eq!((out.state, running.from, running.duration_secs, running.kind), (run, idle, 0.4, TransitionKind::DeadBlend));
+    assert_eq!(
+        (out.state, running.from, running.duration_secs, running.kind),
+        (run, idle, 0.4, TransitionKind::DeadBlend)
+    );
     assert_eq!(out.started, Some(idle_run));
 
     // From Walk there is no Walk→Run edge: the any-state one.

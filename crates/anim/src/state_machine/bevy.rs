@@ -98,7 +98,11 @@ pub fn export_bevy(machine: &StateMachine, gltf_path: &str) -> Result<BevyExport
                     edges.push((node, nodes.len()));
                     nodes.push((clip_node(layer.clip), layer.weight));
                 }
-                let _ = writeln!(notes, "// Node {node} is layered state \"{}\": its base, then its layers (no masks).", state.name);
+                let _ = writeln!(
+                    notes,
+                    "// Node {node} is layered state \"{}\": its base, then its layers (no masks).",
+                    state.name
+                );
             }
         }
         edges.push((0, node));
@@ -111,7 +115,11 @@ pub fn export_bevy(machine: &StateMachine, gltf_path: &str) -> Result<BevyExport
     graph.push_str(&notes);
     graph.push_str("(\n    graph: (\n        nodes: [\n");
     for (node_type, weight) in &nodes {
-        let _ = writeln!(graph, "            (\n                node_type: {node_type},\n                mask: 0,\n                weight: {},\n            ),", fnum(*weight));
+        let _ = writeln!(
+            graph,
+            "            (\n                node_type: {node_type},\n                mask: 0,\n                weight: {},\n            ),",
+            fnum(*weight)
+        );
     }
     graph.push_str("        ],\n        node_holes: [],\n        edge_property: directed,\n        edges: [\n");
     for (parent, child) in &edges {
@@ -134,10 +142,14 @@ pub fn export_bevy(machine: &StateMachine, gltf_path: &str) -> Result<BevyExport
         match t.kind {
             TransitionKind::CrossFade => {}
             TransitionKind::Inertialize => {
-                let _ = writeln!(sidecar, "        // {name}: Bevy has no inertialization; a cross-fade of the same length.");
+                let _ = writeln!(
+                    sidecar,
+                    "        // {name}: Bevy has no inertialization; a cross-fade of the same length."
+                );
             }
             TransitionKind::DeadBlend => {
-                let _ = writeln!(sidecar, "        // {name}: Bevy has no dead blending; a cross-fade of the same length.");
+                let _ =
+                    writeln!(sidecar, "        // {name}: Bevy has no dead blending; a cross-fade of the same length.");
             }
         }
         if t.sync {

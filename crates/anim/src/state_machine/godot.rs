@@ -8,7 +8,7 @@
 //!
 //! What Godot cannot express is written as the nearest equivalent with a `;` comment line
 //! (Godot's resource parser skips them), followed by a `; animtune …` line that
-//! [`import_godot`] (`godot_import.rs`) reads to restore the machine exactly.
+//! [`super::import_godot`] (`godot_import.rs`) reads to restore the machine exactly.
 
 use std::fmt::Write as _;
 
@@ -19,8 +19,6 @@ use super::{
 };
 use crate::crossfade::TransitionKind;
 use crate::interp::Easing;
-
-pub use super::godot_import::import_godot;
 
 /// Points the easing is sampled at in a `Curve` (free tangents from the easing's slope).
 pub(super) const CURVE_POINTS: usize = 9;
@@ -88,7 +86,8 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
             ParamKind::Bool(v) => v.to_string(),
             ParamKind::Trigger => "false".to_owned(),
         };
-        let _ = writeln!(notes, "; animtune param name={} kind={} value={value}", quote(&param.name), param.kind.name());
+        let _ =
+            writeln!(notes, "; animtune param name={} kind={} value={value}", quote(&param.name), param.kind.name());
     }
     for event in machine.events() {
         let clip = clip_names.get(event.clip.index()).copied().unwrap_or("");
@@ -171,7 +170,8 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
                 // Godot's default space is −1…1; widen it to hold every point.
                 let (lo, hi) = (lo.min(glam::Vec2::splat(-1.0)), hi.max(glam::Vec2::splat(1.0)));
                 if space.two_d {
-                    let _ = writeln!(body, "min_space = {}\nmax_space = {}\n", vector2(lo.x, lo.y), vector2(hi.x, hi.y));
+                    let _ =
+                        writeln!(body, "min_space = {}\nmax_space = {}\n", vector2(lo.x, lo.y), vector2(hi.x, hi.y));
                 } else {
                     let _ = writeln!(body, "min_space = {}\nmax_space = {}\n", fnum(lo.x), fnum(hi.x));
                 }
@@ -202,7 +202,8 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
         }
     }
     let mut out = String::new();
-    let _ = writeln!(out, "[gd_resource type=\"AnimationNodeStateMachine\" load_steps={} format=3]\n", sub_resources + 1);
+    let _ =
+        writeln!(out, "[gd_resource type=\"AnimationNodeStateMachine\" load_steps={} format=3]\n", sub_resources + 1);
     out.push_str(&body);
     out.push_str("[resource]\n");
     for (state, node) in machine.states().iter().zip(&state_nodes) {
@@ -255,7 +256,10 @@ fn transition_resource(out: &mut String, machine: &StateMachine, t: usize, trans
         transition.sync,
         transition.interruption.name()
     );
-    let _ = writeln!(out, "[sub_resource type=\"AnimationNodeStateMachineTransition\" id=\"AnimationNodeStateMachineTransition_t{t}\"]");
+    let _ = writeln!(
+        out,
+        "[sub_resource type=\"AnimationNodeStateMachineTransition\" id=\"AnimationNodeStateMachineTransition_t{t}\"]"
+    );
     let _ = writeln!(out, "xfade_time = {}", fnum(transition.duration_secs));
     if transition.easing != Easing::Linear {
         let _ = writeln!(out, "xfade_curve = SubResource(\"Curve_t{t}\")");
@@ -300,7 +304,9 @@ pub(super) fn expression(machine: &StateMachine, conditions: &[Condition]) -> St
     let terms: Vec<String> = conditions
         .iter()
         .map(|c| match *c {
-            Condition::Float { param: p, compare, value } => format!("{} {} {}", param(p), compare.symbol(), fnum(value)),
+            Condition::Float { param: p, compare, value } => {
+                format!("{} {} {}", param(p), compare.symbol(), fnum(value))
+            }
             Condition::Bool { param: p, value: true } | Condition::Trigger(p) => param(p).to_owned(),
             Condition::Bool { param: p, value: false } => format!("not {}", param(p)),
             Condition::Event(e) => format!("event_{}", machine.event(e).map_or("", |e| e.name.as_str())),
@@ -315,11 +321,25 @@ fn curve_data(easing: Easing) -> String {
     let mut parts = Vec::with_capacity(CURVE_POINTS);
     for i in 0..CURVE_POINTS {
         let x = i as f32 / (CURVE_POINTS - 1) as f32;
-        let h = 1e-3;
-        let slope = (easing.apply((x + h).min(1.0)) - easing.apply((x - h).max(0.0))) / ((x + h).min(1.0) - (x - h).max(0.0));
+        // `+ 0.0` turns −0 into 0.
+        let slope = (slope(easing, x) * 1000.0).round() / 1000.0 + 0.0;
         parts.push(format!("{}, {}, {}, 0, 0", vector2(x, easing.apply(x)), fnum(slope), fnum(slope)));
     }
     parts.join(", ")
+}
+
+/// The easing's slope at `x`: central differences inside, second-order one-sided ones at the
+/// ends (so a curve that starts or ends flat gets 0, not the secant's small slope).
+fn slope(easing: Easing, x: f32) -> f32 {
+    let h = 1.0 / 256.0;
+    let e = |u: f32| easing.apply(u);
+    if x <= 0.0 {
+        (-3.0 * e(0.0) + 4.0 * e(h) - e(2.0 * h)) / (2.0 * h)
+    } else if x >= 1.0 {
+        (3.0 * e(1.0) - 4.0 * e(1.0 - h) + e(1.0 - 2.0 * h)) / (2.0 * h)
+    } else {
+        (e(x + h) - e(x - h)) / (2.0 * h)
+    }
 }
 
 /// Names Godot's paths and quoted strings can hold.

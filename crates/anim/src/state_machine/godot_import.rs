@@ -69,7 +69,10 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
     };
     let node_clip = |id: &str| -> Result<ClipId, GodotError> {
         let section = find(id).ok_or_else(|| parse_error(0, format!("no sub-resource \"{id}\"")))?;
-        let name = section.get("animation").and_then(string).ok_or_else(|| parse_error(0, format!("\"{id}\" has no animation")))?;
+        let name = section
+            .get("animation")
+            .and_then(string)
+            .ok_or_else(|| parse_error(0, format!("\"{id}\" has no animation")))?;
         clip(&name)
     };
     let mut machine = StateMachine::new();
@@ -112,7 +115,8 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
                     let pos = section.get(&format!("blend_point_{}/pos", points.len())).unwrap_or("0");
                     let position = if two_d { vector2(pos) } else { pos.parse().ok().map(|x| Vec2::new(x, 0.0)) };
                     let position = position.ok_or_else(|| parse_error(0, format!("\"{id}\": bad position {pos}")))?;
-                    let node = sub_resource(node).ok_or_else(|| parse_error(0, format!("\"{id}\": bad node {node}")))?;
+                    let node =
+                        sub_resource(node).ok_or_else(|| parse_error(0, format!("\"{id}\": bad node {node}")))?;
                     points.push(BlendSpacePoint { clip: node_clip(&node)?, position });
                 }
                 let meta = section.metas.iter().find(|m| m.kind == "blend_space");
@@ -137,7 +141,8 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
         let (Some(from), Some(to), Some(id)) = (string(from), string(to), sub_resource(reference)) else {
             return Err(parse_error(0, format!("transitions: bad entry {from}, {to}, {reference}")));
         };
-        let to_state = machine.find_state(&to).ok_or_else(|| parse_error(0, format!("transition to unknown state \"{to}\"")))?;
+        let to_state =
+            machine.find_state(&to).ok_or_else(|| parse_error(0, format!("transition to unknown state \"{to}\"")))?;
         if from == "Start" {
             machine.set_entry(to_state);
             continue;
@@ -151,7 +156,9 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
             collapsed.push(id.clone());
             TransitionFrom::Any
         } else {
-            let state = machine.find_state(&from).ok_or_else(|| parse_error(0, format!("transition from unknown state \"{from}\"")))?;
+            let state = machine
+                .find_state(&from)
+                .ok_or_else(|| parse_error(0, format!("transition from unknown state \"{from}\"")))?;
             TransitionFrom::State(state)
         };
         let transition = read_transition(&mut machine, section, meta, from, to_state, &find)?;
@@ -212,7 +219,9 @@ fn name_condition(machine: &mut StateMachine, name: &str, from: TransitionFrom) 
 fn term_condition(machine: &mut StateMachine, term: &str, from: TransitionFrom) -> Result<Condition, GodotError> {
     let words: Vec<&str> = term.split_whitespace().collect();
     match words.as_slice() {
-        ["not", name] => Ok(Condition::Bool { param: param_or_new(machine, name, ParamKind::Bool(true)), value: false }),
+        ["not", name] => {
+            Ok(Condition::Bool { param: param_or_new(machine, name, ParamKind::Bool(true)), value: false })
+        }
         [name, op, value] => {
             let compare = Compare::ALL.into_iter().find(|c| c.symbol() == *op);
             let (Some(compare), Ok(value)) = (compare, value.parse::<f32>()) else {
@@ -288,7 +297,8 @@ fn parse_sections(text: &str) -> Result<(String, Vec<Section>, Vec<Meta>), Godot
             if sections.is_empty() {
                 file_metas.append(&mut pending);
             }
-            let kind = if inner == "resource" { "resource".to_owned() } else { attribute(inner, "type").unwrap_or_default() };
+            let kind =
+                if inner == "resource" { "resource".to_owned() } else { attribute(inner, "type").unwrap_or_default() };
             sections.push(Section {
                 kind,
                 id: attribute(inner, "id").unwrap_or_default(),

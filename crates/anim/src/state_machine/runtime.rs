@@ -8,7 +8,9 @@
 
 use thiserror::Error;
 
-use super::{Condition, EventId, Interruption, ParamId, ParamKind, StateId, StateMachine, TransitionFrom, TransitionId};
+use super::{
+    Condition, EventId, Interruption, ParamId, ParamKind, StateId, StateMachine, TransitionFrom, TransitionId,
+};
 use crate::crossfade::TransitionKind;
 
 /// A parameter's current value.
@@ -186,7 +188,12 @@ impl MachineRuntime {
         Ok(())
     }
 
-    fn slot(&mut self, machine: &StateMachine, param: ParamId, expected: &'static str) -> Result<&mut ParamValue, RuntimeError> {
+    fn slot(
+        &mut self,
+        machine: &StateMachine,
+        param: ParamId,
+        expected: &'static str,
+    ) -> Result<&mut ParamValue, RuntimeError> {
         let Some(p) = machine.param(param) else { return Err(RuntimeError::UnknownParam(param)) };
         if p.kind.name() != expected {
             return Err(RuntimeError::WrongKind { name: p.name.clone(), actual: p.kind.name(), expected });
