@@ -9,7 +9,11 @@ use anim::state_machine::{
     StateMachine, StateMachineError, StateMotion, StateTransition, TransitionFrom,
 };
 use anim::{ClipId, Easing, TransitionKind};
+use devtools::alloc::{CountingAllocator, allocations_on_this_thread};
 use glam::Vec2;
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const IDLE: ClipId = ClipId::new(0);
 const WALK: ClipId = ClipId::new(1);
@@ -546,4 +550,41 @@ fn bevy_export_writes_a_serialized_animation_graph_and_its_transitions() {
     assert!(s.contains("// Walk -> Run: Bevy has no phase sync; the target starts at its beginning."));
     assert!(engine_limitations(Engine::Godot).iter().any(|(what, _)| *what == "dead blending"));
     assert!(engine_limitations(Engine::Bevy).iter().any(|(what, _)| *what == "phase sync"));
+}
+
+#[test]
+fn steps_and_requests_allocate_nothing() {
+    let m = full_machine();
+    let speed = m.find_param("speed").unwrap();
+    let grounded = m.find_param("grounded").unwrap();
+    let jump = m.find_param("jump").unwrap();
+    let (idle, locomotion) = (m.find_state("Idle").unwrap(), m.find_state("Locomotion").unwrap());
+    let jump_state = m.find_state("Jump").unwrap();
+    let mut rt = MachineRuntime::new(&m);
+    let mut events = Vec::with_capacity(MachineRuntime::event_capacity(&m));
+    let (mut transitions, mut fired) = (0, 0);
+    let allocations = allocations_on_this_thread(|| {
+        for i in 0..600 {
+            events.clear();
+            let speed_now = [0.0, 0.5, 3.0, 0.05][(i / 40) % 4];
+            rt.set_float(&m, speed, speed_now).unwrap();
+            rt.set_bool(&m, grounded, i % 97 > 3).unwrap();
+            if i % 50 == 7 {
+                rt.fire(&m, jump).unwrap();
+            }
+            if i % 150 == 149 {
+                // Jump has an any-state edge; Locomotion an edge from Idle (only the error
+                // of a request with no path allocates, for its message).
+                rt.request(&m, jump_state, &DURATIONS).unwrap();
+                if rt.output(&m).state == idle {
+                    rt.request(&m, locomotion, &DURATIONS).unwrap();
+                }
+            }
+            let out = rt.step(&m, 1.0 / 60.0, &DURATIONS, &mut events);
+            transitions += usize::from(out.started.is_some());
+            fired += events.len();
+        }
+    });
+    assert_eq!(allocations, 0);
+    assert!(transitions > 10 && fired >= 3, "{transitions} transitions, {fired} events: the run exercised the machine");
 }
