@@ -107,6 +107,15 @@ fn invalid_machines_are_rejected_naming_the_fault() {
     assert!(matches!(m.validate(), Err(StateMachineError::BadEventTime { .. })));
 
     let mut m = l.machine.clone();
+    let layered = anim::state_machine::LayeredMotion {
+        base: IDLE,
+        layers: vec![anim::state_machine::LayerMotion { clip: WALK, weight: f32::NAN, additive: false }],
+    };
+    m.add_state(State { name: "Wave".into(), motion: StateMotion::Layered(layered), position: Vec2::ZERO });
+    let err = m.validate().unwrap_err();
+    assert_eq!(err.to_string(), "state \"Wave\": layer of clip 1 weighs NaN (must be 0-1)");
+
+    let mut m = l.machine.clone();
     m.add_param("speed", ParamKind::Bool(false));
     assert_eq!(m.validate(), Err(StateMachineError::DuplicateName { what: "parameter", name: "speed".into() }));
 }
@@ -321,6 +330,8 @@ fn request_goes_through_the_machines_own_edge() {
         (run, idle, 0.4, TransitionKind::DeadBlend)
     );
     assert_eq!(out.started, Some(idle_run));
+    assert_eq!(rt.request(m, run, &DURATIONS), Ok(None), "already heading there: the fade goes on");
+    assert_eq!(rt.output(m).transition.map(|t| t.transition), Some(idle_run));
 
     // From Walk there is no Walk→Run edge: the any-state one.
     let mut rt = MachineRuntime::new(m);
@@ -516,6 +527,15 @@ fn godot_import_rejects_what_it_cannot_read_naming_it() {
     let broken = text.replace("SubResource(\"AnimationNodeAnimation_s1\")", "SubResource(\"nope\")");
     let err = anim::state_machine::import_godot(&broken, &CLIP_NAMES).unwrap_err();
     assert!(err.to_string().contains("no sub-resource \"nope\""), "{err}");
+
+    // Cut anywhere, the text is refused or read, never a panic.
+    for cut in (0..text.len()).filter(|c| text.is_char_boundary(*c)).step_by(11) {
+        let _ = anim::state_machine::import_godot(&text[..cut], &CLIP_NAMES);
+    }
+    let mut bad = full_machine();
+    bad.add_param("not", ParamKind::Bool(false));
+    let err = anim::state_machine::export_godot(&bad, &CLIP_NAMES).unwrap_err();
+    assert!(err.to_string().contains("parameter name \"not\""), "{err}");
 
     let mut bad = StateMachine::new();
     bad.add_state(clip_state("Start", IDLE));

@@ -352,8 +352,11 @@ fn check_names(machine: &StateMachine) -> Result<(), GodotError> {
         if what == "state" && (name == "Start" || name == "End") {
             return bad("Start and End are Godot's own states");
         }
-        if what != "state" && !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            return bad("an expression identifier: letters, digits and _ only");
+        let identifier = name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && !matches!(name, "and" | "or" | "not" | "true" | "false" | "Start" | "End");
+        if what != "state" && !identifier {
+            return bad("an expression identifier: ASCII letters, digits and _, not a keyword");
         }
         Ok(())
     };

@@ -355,7 +355,7 @@ impl MachineRuntime {
     /// Go to `to` through the machine: the lowest-priority transition from the active state to
     /// it, else an any-state one; conditions are not tested and a running transition is cut
     /// (the fader stacks the new fade over what is shown). `Ok(None)` when `to` is already
-    /// active and nothing runs.
+    /// the active state (or the running transition's target).
     ///
     /// # Errors
     /// When `to` does not exist or no transition leads there.
@@ -367,7 +367,7 @@ impl MachineRuntime {
     ) -> Result<Option<TransitionId>, RuntimeError> {
         let Some(target) = machine.state(to) else { return Err(RuntimeError::UnknownState(to)) };
         self.started = None;
-        if to == self.current && self.running.is_none() {
+        if to == self.current {
             return Ok(None);
         }
         let best = |any: bool| {

@@ -140,8 +140,23 @@ impl StateMachine {
     }
 
     fn validate_state(&self, state: &State) -> Result<(), StateMachineError> {
-        let StateMotion::BlendSpace(space) = &state.motion else { return Ok(()) };
         let bad = |problem: String| StateMachineError::BadState { state: state.name.clone(), problem };
+        let space = match &state.motion {
+            StateMotion::Clip(_) => return Ok(()),
+            StateMotion::Layered(layered) => {
+                if let Some(layer) = layered.layers.iter().find(|l| !(0.0..=1.0).contains(&l.weight)) {
+                    return Err(bad(format!("layer of clip {} weighs {} (must be 0-1)", layer.clip, layer.weight)));
+                }
+                return Ok(());
+            }
+            StateMotion::BlendSpace(space) => space,
+        };
+        if let Some(point) = space.points.iter().find(|p| !p.position.is_finite()) {
+            return Err(bad(format!(
+                "blend space \"{}\": clip {} at {} is not finite",
+                space.name, point.clip, point.position
+            )));
+        }
         if space.points.is_empty() {
             return Err(bad(format!("blend space \"{}\" has no points", space.name)));
         }
