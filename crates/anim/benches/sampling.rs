@@ -4,7 +4,10 @@
 use std::hint::black_box;
 
 use anim::workload::{W64_DURATION_SECS, random_times, w64_model};
-use anim::{ClipCursor, LocalMatrices, Model, PreparedSkin, SampleSettings, ScaleSpace, blend_poses};
+use anim::{
+    AdditiveReference, ClipCursor, ClipId, CrossFader, Easing, LayerBlend, LayerDesc, LayerStack, LocalMatrices, Model,
+    NodeId, NodeMask, PreparedSkin, SampleSettings, ScaleSpace, blend_poses,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Mat4};
 
@@ -96,10 +99,80 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
     group.finish();
 }
 
+/// `single_clip_frame` and `layered_frame` as `animtune bench` runs them (src/cli/bench.rs): one
+/// clip sampled, local→model and palettes; against a cross-fade always under way (a trigger
+/// every half second), a masked override layer on the first skin joint's first child's subtree
+/// and a whole-body additive at half weight (reference at a quarter of the clip), then
+/// local→model and palettes. Throughput per joint, so the two medians divide into the goal's
+/// ratio.
+fn bench_layered(c: &mut Criterion, label: &str, model: &Model) {
+    let joints = model.skins.first().map_or(model.nodes.len(), |s| s.joints.len()).max(1);
+    let authored = SampleSettings::AUTHORED;
+    let clip = model.clips[0].clone();
+    let duration = clip.end_secs().max(1e-3);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+    let mut locals = LocalMatrices::new(model.nodes.len());
+    let prepared: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let mut group = c.benchmark_group(label);
+    group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
+
+    let (mut pose, mut cursor) = (model.rest_pose(), ClipCursor::new(&clip));
+    group.bench_function("single_clip_frame", |b| {
+        b.iter(|| {
+            for n in 0..PLAYBACK_FRAMES {
+                clip.sample((n as f32 / 60.0) % duration, &mut cursor, &authored, &mut pose);
+                model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
+                for (skin, palette) in prepared.iter().zip(&mut palettes) {
+                    skin.skinning_matrices(&world, palette);
+                }
+            }
+            black_box(&palettes);
+        });
+    });
+
+    let mut owned = model.clone();
+    owned.clips = vec![clip.clone(), clip.clone()];
+    let (base, other) = (ClipId::from_index(0), ClipId::from_index(1));
+    let root = model.skins.first().and_then(|s| s.joints.first().copied()).unwrap_or(NodeId::from_index(0));
+    let branch = model.hierarchy.children(root).first().copied().unwrap_or(root);
+    let layers = vec![
+        LayerDesc { mask: NodeMask::from_subtrees(&model.hierarchy, &[branch]), ..LayerDesc::new(other) },
+        LayerDesc {
+            blend: LayerBlend::Additive(AdditiveReference::AtSecs(0.25 * duration)),
+            weight: 0.5,
+            ..LayerDesc::new(other)
+        },
+    ];
+    let mut stack = LayerStack::new(&owned, &authored, layers).expect("the layers name the model's clips");
+    let mut fader = CrossFader::new(&owned, base);
+    let mut frame = 0usize;
+    group.bench_function("layered_frame", |b| {
+        b.iter(|| {
+            for _ in 0..PLAYBACK_FRAMES {
+                if frame.is_multiple_of(30) {
+                    fader.trigger(if frame.is_multiple_of(60) { other } else { base }, 0.4, Easing::Smoothstep);
+                }
+                frame += 1;
+                fader.advance(1.0 / 60.0);
+                pose.copy_from(fader.evaluate(&owned, &authored));
+                stack.apply(&owned, &authored, fader.current_time_secs(), &mut pose);
+                owned.hierarchy.local_to_model(&pose, &mut locals, &mut world);
+                for (skin, palette) in prepared.iter().zip(&mut palettes) {
+                    skin.skinning_matrices(&world, palette);
+                }
+            }
+            black_box(&palettes);
+        });
+    });
+    group.finish();
+}
+
 fn w64(c: &mut Criterion) {
     let model = w64_model();
     assert_eq!(model.clips[0].end_secs(), W64_DURATION_SECS);
     bench_model(c, "W64", &model, 0, Some(1), 2);
+    bench_layered(c, "W64", &model);
 }
 
 fn shared_models(c: &mut Criterion) {
