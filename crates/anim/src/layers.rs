@@ -182,8 +182,11 @@ fn additive_block<I: Isa>(
     }
 
     // delta = reference⁻¹ · layer, normalized, on the hemisphere w ≥ 0.
-    let [lx, ly, lz, lw] = layer.rotation.each_ref().map(load);
-    let [rx, ry, rz, rw] = reference.rotation.each_ref().map(load);
+    // (No `array::map` here: its closures are not inlined into the AVX2 function.)
+    let [lx, ly, lz, lw] = &layer.rotation;
+    let (lx, ly, lz, lw) = (load(lx), load(ly), load(lz), load(lw));
+    let [rx, ry, rz, rw] = &reference.rotation;
+    let (rx, ry, rz, rw) = (load(rx), load(ry), load(rz), load(rw));
     let dw = rw.madd(lw, rz.madd(lz, ry.madd(ly, rx * lx)));
     let dx = rw.madd(lx, rz.madd(ly, -(lw * rx) - ry * lz));
     let dy = rw.madd(ly, rx.madd(lz, -(lw * ry) - rz * lx));
@@ -201,27 +204,39 @@ fn additive_block<I: Isa>(
     let k = p * (one + d).rsqrt();
     let wa = keep * k * sinc_quarter_turn(keep * omega);
     let wb = take * k * sinc_quarter_turn(take * omega);
-    let turn = [dx * wb, dy * wb, dz * wb, dw.madd(wb, wa)].map(V::store);
-    let delta = [dx, dy, dz, dw].map(V::store);
-    let [tx, ty, tz, tw] = [0, 1, 2, 3].map(|c| load(&delta[c].select_bits(turn[c], all)));
+    let (tx, ty, tz, tw) = if all == 0 {
+        (dx * wb, dy * wb, dz * wb, dw.madd(wb, wa))
+    } else {
+        let pick = |delta: V<I>, turn: V<I>| load(&delta.store().select_bits(turn.store(), all));
+        (pick(dx, dx * wb), pick(dy, dy * wb), pick(dz, dz * wb), pick(dw, dw.madd(wb, wa)))
+    };
 
     // base · turn, normalized.
-    let [bx, by, bz, bw] = base.rotation.each_ref().map(load);
+    let [bx, by, bz, bw] = &base.rotation;
+    let (bx, by, bz, bw) = (load(bx), load(by), load(bz), load(bw));
     let qw = bw.madd(tw, -(bx * tx) - by * ty - bz * tz);
     let qx = bw.madd(tx, bx.madd(tw, by * tz - bz * ty));
     let qy = bw.madd(ty, by.madd(tw, bz * tx - bx * tz));
     let qz = bw.madd(tz, bz.madd(tw, bx * ty - by * tx));
     let norm = qw.madd(qw, qz.madd(qz, qy.madd(qy, qx * qx))).max(V::splat(isa, 1e-30)).rsqrt();
-    out.rotation = [qx * norm, qy * norm, qz * norm, qw * norm].map(V::store);
+    out.rotation = [(qx * norm).store(), (qy * norm).store(), (qz * norm).store(), (qw * norm).store()];
 
     // Scale: base · exp(w · ln(layer / reference)), the whole ratio at weight 1; 1 where either
-    // scale is not a positive finite number.
+    // scale is not a positive finite number. Nothing to do where the layer's scales are the
+    // reference's (most rigs do not animate scale).
+    let same = (0..3).all(|c| layer.scale[c].0.iter().zip(&reference.scale[c].0).all(|(l, r)| l == r));
+    if same {
+        out.scale = base.scale;
+        return;
+    }
     let infinity = V::splat(isa, f32::INFINITY);
     for c in 0..3 {
         let (l, r) = (load(&layer.scale[c]), load(&reference.scale[c]));
         let ratio = l.div(r);
-        let factor = crate::simd8::exp(take * crate::simd8::ln(ratio)).store();
-        let factor = load(&ratio.store().select_bits(factor, all));
+        let mut factor = crate::simd8::exp(take * crate::simd8::ln(ratio));
+        if all != 0 {
+            factor = load(&ratio.store().select_bits(factor.store(), all));
+        }
         let factor = factor.where_inside(l, zero, infinity, one).where_inside(r, zero, infinity, one);
         out.scale[c] = (load(&base.scale[c]) * factor).store();
     }
@@ -324,6 +339,8 @@ struct LayerState {
     /// Sampling the clip overwrites every node's translation, rotation and scale, so the layer
     /// pose needs no reset (to the base or the rest pose) before it is sampled.
     covers_pose: bool,
+    /// The clip time `pose` was sampled at in this [`LayerStack::apply`] (NaN: not sampled).
+    sampled_secs: f32,
     /// `mask × weight × ramp`, per node, this frame.
     node_weights: Vec<f32>,
 }
@@ -409,6 +426,7 @@ impl LayerStack {
                 pose: rest.clone(),
                 reference,
                 covers_pose: clip_covers_pose(model, clip),
+                sampled_secs: f32::NAN,
                 node_weights: vec![0.0; nodes],
                 desc,
             });
@@ -462,9 +480,14 @@ impl LayerStack {
     /// Allocates nothing while `settings` stay what the stack was built (or last applied) with;
     /// a change of settings samples the additive references again.
     pub fn apply(&mut self, model: &Model, settings: &SampleSettings, base_time_secs: f32, pose: &mut SoaPose) {
-        for index in 0..self.layers.len() {
-            let weight = self.effective_weight(index);
-            let layer = &mut self.layers[index];
+        let Self { layers, rest } = self;
+        for layer in layers.iter_mut() {
+            layer.sampled_secs = f32::NAN;
+        }
+        for index in 0..layers.len() {
+            let (earlier, later) = layers.split_at_mut(index);
+            let Some(layer) = later.first_mut() else { break };
+            let weight = clamp_weight(layer.desc.weight) * layer.ramp.weight();
             let Some(clip) = model.clip(layer.desc.clip) else { continue };
             if weight == 0.0 {
                 continue;
@@ -474,27 +497,34 @@ impl LayerStack {
                 *w = weight * if mask.is_empty() { 1.0 } else { mask.get(i).copied().unwrap_or(0.0) };
             }
             let time_secs = layer_time(clip, base_time_secs);
-            match &mut layer.reference {
+            if let Some(reference) = &mut layer.reference
+                && reference.settings != *settings
+            {
+                reference.settings.clone_from(settings);
+                reference.resample(model, rest);
+            }
+            // A clip that overwrites the whole pose, already sampled at this time this frame by
+            // an earlier layer: the same pose, not sampled again.
+            let shared = earlier
+                .iter()
+                .find(|e| layer.covers_pose && e.desc.clip == layer.desc.clip && e.sampled_secs == time_secs);
+            let sampled = match shared {
+                Some(earlier) => &earlier.pose,
                 None => {
-                    // Over the base: the nodes the layer does not animate keep the base's.
                     if !layer.covers_pose {
-                        layer.pose.copy_from(pose);
+                        // An override over the base (the nodes the layer does not animate keep
+                        // the base's), an additive over the rest pose as its reference was
+                        // (unanimated nodes add nothing).
+                        layer.pose.copy_from(if layer.reference.is_none() { pose } else { rest });
                     }
                     clip.sample(time_secs, &mut layer.cursor, settings, &mut layer.pose);
-                    apply_override(pose, &layer.pose, &layer.node_weights);
+                    layer.sampled_secs = time_secs;
+                    &layer.pose
                 }
-                Some(reference) => {
-                    if reference.settings != *settings {
-                        reference.settings.clone_from(settings);
-                        reference.resample(model, &self.rest);
-                    }
-                    // Over the rest pose, as the reference was: unanimated nodes add nothing.
-                    if !layer.covers_pose {
-                        layer.pose.copy_from(&self.rest);
-                    }
-                    clip.sample(time_secs, &mut layer.cursor, settings, &mut layer.pose);
-                    apply_additive(pose, &layer.pose, &reference.pose, &layer.node_weights);
-                }
+            };
+            match &layer.reference {
+                None => apply_override(pose, sampled, &layer.node_weights),
+                Some(reference) => apply_additive(pose, sampled, &reference.pose, &layer.node_weights),
             }
         }
     }
@@ -519,18 +549,6 @@ mod tests {
     use crate::interp::slerp;
     use crate::pose::Transform;
     use crate::simd8::each_isa;
-
-/// The transform in `lane` of a block.
-#[inline(always)]
-fn lane_of(block: &SoaTransforms, lane: usize) -> Transform {
-    let v3 = |p: &[crate::simd8::F8; 3]| Vec3::new(p[0].0[lane], p[1].0[lane], p[2].0[lane]);
-    let r = &block.rotation;
-    Transform {
-        translation: v3(&block.translation),
-        rotation: Quat::from_xyzw(r[0].0[lane], r[1].0[lane], r[2].0[lane], r[3].0[lane]),
-        scale: v3(&block.scale),
-    }
-}
 
 /// One node of [`apply_additive`] in scalar code: the definition the kernel is tested against.
 fn additive(base: Transform, layer: Transform, reference: Transform, w: f32) -> Transform {

@@ -334,18 +334,23 @@ impl Isa for Plain {
             _mm_srli_epi32, _mm_sub_epi32,
         };
         sse!({
-            let bits = x.map(|h| _mm_castps_si128(h));
-            let mantissa = bits.map(|b| {
-                _mm_castsi128_ps(_mm_or_si128(_mm_and_si128(b, _mm_set1_epi32(0x007f_ffff)), _mm_set1_epi32(0x3f80_0000)))
-            });
-            let exponent = bits.map(|b| _mm_cvtepi32_ps(_mm_sub_epi32(_mm_srli_epi32::<23>(b), _mm_set1_epi32(127))));
-            (mantissa, exponent)
+            let split = |h| {
+                let bits = _mm_castps_si128(h);
+                let m = _mm_or_si128(_mm_and_si128(bits, _mm_set1_epi32(0x007f_ffff)), _mm_set1_epi32(0x3f80_0000));
+                let e = _mm_sub_epi32(_mm_srli_epi32::<23>(bits), _mm_set1_epi32(127));
+                (_mm_castsi128_ps(m), _mm_cvtepi32_ps(e))
+            };
+            let ((m0, e0), (m1, e1)) = (split(x[0]), split(x[1]));
+            ([m0, m1], [e0, e1])
         })
     }
     #[inline(always)]
     fn pow2(self, n: Self::R) -> Self::R {
         use std::arch::x86_64::{_mm_add_epi32, _mm_castsi128_ps, _mm_cvtps_epi32, _mm_set1_epi32, _mm_slli_epi32};
-        sse!(n.map(|h| _mm_castsi128_ps(_mm_slli_epi32::<23>(_mm_add_epi32(_mm_cvtps_epi32(h), _mm_set1_epi32(127))))))
+        sse!({
+            let pow2 = |h| _mm_castsi128_ps(_mm_slli_epi32::<23>(_mm_add_epi32(_mm_cvtps_epi32(h), _mm_set1_epi32(127))));
+            [pow2(n[0]), pow2(n[1])]
+        })
     }
     #[inline(always)]
     fn min(self, a: Self::R, b: Self::R) -> Self::R {
@@ -697,8 +702,9 @@ pub(crate) fn acos_factor<I: Isa>(x: V<I>) -> V<I> {
     p
 }
 
-/// `ln x` for positive normal `x` (relative error near 1e-7; `ln 1` is exactly 0): `x = m·2ᵉ`
-/// with `m` in `[√½, √2)`, `ln m = 2·atanh s`, `s = (m−1)/(m+1)`, series to `s¹¹`. Other lanes
+/// `ln x` for positive normal `x` (error below 3e-7 of `max(1, |ln x|)`; `ln 1` is exactly 0):
+/// `x = m·2ᵉ` with `m` in `[√½, √2)`, `ln m = 2·atanh s`, `s = (m−1)/(m+1)` in `±0.172`, the
+/// series to `s⁷` (the next term is below 3e-8). Other lanes
 /// are meaningless (the caller selects them away).
 #[inline(always)]
 pub(crate) fn ln<I: Isa>(x: V<I>) -> V<I> {
@@ -710,15 +716,14 @@ pub(crate) fn ln<I: Isa>(x: V<I>) -> V<I> {
     let m = (m * V::splat(isa, 0.5)).where_inside(m, sqrt2, four, m);
     let s = (m - one).div(m + one);
     let s2 = s * s;
-    let mut p = V::splat(isa, 2.0 / 11.0);
-    for k in [9.0f32, 7.0, 5.0, 3.0, 1.0] {
-        p = p.madd(s2, V::splat(isa, 2.0 / k));
-    }
+    let p = V::splat(isa, 2.0 / 7.0).madd(s2, V::splat(isa, 2.0 / 5.0));
+    let p = p.madd(s2, V::splat(isa, 2.0 / 3.0)).madd(s2, V::splat(isa, 2.0));
     e.madd(V::splat(isa, std::f32::consts::LN_2), s * p)
 }
 
-/// `eˣ` (relative error near 2e-7; `e⁰` is exactly 1), `x` clamped to `[−87, 88]`: `x = n·ln 2 + r`
-/// with `n` rounded and `ln 2` in two parts (Cody–Waite), `eʳ` by its Taylor series to `r⁷`.
+/// `eˣ` (relative error below 3e-7; `e⁰` is exactly 1), `x` clamped to `[−87, 88]`: `x = n·ln 2 + r`
+/// with `n` rounded and `ln 2` in two parts (Cody–Waite), `eʳ` by its Taylor series to `r⁶`
+/// (`|r| ≤ ln 2 / 2`: the next term is below 1.3e-7).
 #[inline(always)]
 pub(crate) fn exp<I: Isa>(x: V<I>) -> V<I> {
     let isa = x.isa;
@@ -728,10 +733,9 @@ pub(crate) fn exp<I: Isa>(x: V<I>) -> V<I> {
     let n = x.madd(V::splat(isa, std::f32::consts::LOG2_E), magic) - magic;
     let r = n.madd(V::splat(isa, -0.693_145_75), x);
     let r = n.madd(V::splat(isa, -1.428_606_8e-6), r);
-    let mut p = V::splat(isa, 1.0 / 5040.0);
-    for k in [720.0f32, 120.0, 24.0, 6.0, 2.0, 1.0, 1.0] {
-        p = p.madd(r, V::splat(isa, 1.0 / k));
-    }
+    let p = V::splat(isa, 1.0 / 720.0).madd(r, V::splat(isa, 1.0 / 120.0));
+    let p = p.madd(r, V::splat(isa, 1.0 / 24.0)).madd(r, V::splat(isa, 1.0 / 6.0));
+    let p = p.madd(r, V::splat(isa, 0.5)).madd(r, V::splat(isa, 1.0)).madd(r, V::splat(isa, 1.0));
     p * x.with(isa.pow2(n.r))
 }
 
