@@ -9,11 +9,11 @@
 use thiserror::Error;
 
 use crate::clip::Clip;
+use crate::crossfade::clip_covers_pose;
 use crate::hierarchy::Hierarchy;
 use crate::ids::{ClipId, NodeId};
 use crate::interp::Easing;
 use crate::model::Model;
-use crate::crossfade::clip_covers_pose;
 use crate::pose::{SoaPose, SoaTransforms, blend_into_per_node};
 use crate::ragdoll::RagdollRamp;
 use crate::sample::{ClipCursor, SampleSettings};
@@ -154,8 +154,10 @@ impl Kernel for Additive<'_> {
             let base = *out;
             additive_block(isa, &base, add, from, &w, all, out);
             // Lanes at weight 0 exactly the base's.
-            for (plane, kept) in out.planes_mut().iter_mut().zip(base.planes()) {
-                *plane = kept.select_bits(*plane, none);
+            if none != 0 {
+                for (plane, kept) in out.planes_mut().iter_mut().zip(base.planes()) {
+                    *plane = kept.select_bits(*plane, none);
+                }
             }
         }
     }
@@ -224,8 +226,11 @@ fn additive_block<I: Isa>(
     // Scale: base · exp(w · ln(layer / reference)), the whole ratio at weight 1; 1 where either
     // scale is not a positive finite number. Nothing to do where the layer's scales are the
     // reference's (most rigs do not animate scale).
-    let same = (0..3).all(|c| layer.scale[c].0.iter().zip(&reference.scale[c].0).all(|(l, r)| l == r));
-    if same {
+    let mut apart = (load(&layer.scale[0]) - load(&reference.scale[0])).abs();
+    for c in 1..3 {
+        apart = apart + (load(&layer.scale[c]) - load(&reference.scale[c])).abs();
+    }
+    if apart.store() == F8::ZERO {
         out.scale = base.scale;
         return;
     }
@@ -233,10 +238,11 @@ fn additive_block<I: Isa>(
     for c in 0..3 {
         let (l, r) = (load(&layer.scale[c]), load(&reference.scale[c]));
         let ratio = l.div(r);
-        let mut factor = crate::simd8::exp(take * crate::simd8::ln(ratio));
-        if all != 0 {
-            factor = load(&ratio.store().select_bits(factor.store(), all));
-        }
+        let factor = match all {
+            0xff => ratio,
+            0 => crate::simd8::exp(take * crate::simd8::ln(ratio)),
+            _ => load(&ratio.store().select_bits(crate::simd8::exp(take * crate::simd8::ln(ratio)).store(), all)),
+        };
         let factor = factor.where_inside(l, zero, infinity, one).where_inside(r, zero, infinity, one);
         out.scale[c] = (load(&base.scale[c]) * factor).store();
     }
@@ -550,33 +556,32 @@ mod tests {
     use crate::pose::Transform;
     use crate::simd8::each_isa;
 
-/// One node of [`apply_additive`] in scalar code: the definition the kernel is tested against.
-fn additive(base: Transform, layer: Transform, reference: Transform, w: f32) -> Transform {
-    let mut delta = (reference.rotation.conjugate() * layer.rotation).normalize();
-    if delta.w < 0.0 {
-        delta = -delta;
-    }
-    let turn = if w == 1.0 { delta } else { slerp(Quat::IDENTITY, delta, w) };
-    let rotation = (base.rotation * turn).normalize();
-    // `exp(w · ln(l / r))`: exactly `l / r` at full weight, nothing where the scales agree.
-    let ratio = |b: f32, l: f32, r: f32| {
-        if l == r || !(l > 0.0 && r > 0.0 && l.is_finite() && r.is_finite()) {
-            b
-        } else if w == 1.0 {
-            b * (l / r)
-        } else {
-            b * (w * (l / r).ln()).exp()
+    /// One node of [`apply_additive`] in scalar code: the definition the kernel is tested against.
+    fn additive(base: Transform, layer: Transform, reference: Transform, w: f32) -> Transform {
+        let mut delta = (reference.rotation.conjugate() * layer.rotation).normalize();
+        if delta.w < 0.0 {
+            delta = -delta;
         }
-    };
-    let scale = Vec3::new(
-        ratio(base.scale.x, layer.scale.x, reference.scale.x),
-        ratio(base.scale.y, layer.scale.y, reference.scale.y),
-        ratio(base.scale.z, layer.scale.z, reference.scale.z),
-    );
-    let translation = base.translation + w * (layer.translation - reference.translation);
-    Transform { translation, rotation, scale }
-}
-
+        let turn = if w == 1.0 { delta } else { slerp(Quat::IDENTITY, delta, w) };
+        let rotation = (base.rotation * turn).normalize();
+        // `exp(w · ln(l / r))`: exactly `l / r` at full weight, nothing where the scales agree.
+        let ratio = |b: f32, l: f32, r: f32| {
+            if l == r || !(l > 0.0 && r > 0.0 && l.is_finite() && r.is_finite()) {
+                b
+            } else if w == 1.0 {
+                b * (l / r)
+            } else {
+                b * (w * (l / r).ln()).exp()
+            }
+        };
+        let scale = Vec3::new(
+            ratio(base.scale.x, layer.scale.x, reference.scale.x),
+            ratio(base.scale.y, layer.scale.y, reference.scale.y),
+            ratio(base.scale.z, layer.scale.z, reference.scale.z),
+        );
+        let translation = base.translation + w * (layer.translation - reference.translation);
+        Transform { translation, rotation, scale }
+    }
 
     fn id(i: usize) -> NodeId {
         NodeId::from_index(i)

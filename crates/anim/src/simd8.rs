@@ -348,7 +348,8 @@ impl Isa for Plain {
     fn pow2(self, n: Self::R) -> Self::R {
         use std::arch::x86_64::{_mm_add_epi32, _mm_castsi128_ps, _mm_cvtps_epi32, _mm_set1_epi32, _mm_slli_epi32};
         sse!({
-            let pow2 = |h| _mm_castsi128_ps(_mm_slli_epi32::<23>(_mm_add_epi32(_mm_cvtps_epi32(h), _mm_set1_epi32(127))));
+            let pow2 =
+                |h| _mm_castsi128_ps(_mm_slli_epi32::<23>(_mm_add_epi32(_mm_cvtps_epi32(h), _mm_set1_epi32(127))));
             [pow2(n[0]), pow2(n[1])]
         })
     }
@@ -570,7 +571,10 @@ impl Isa for Avx2Fma {
         use std::arch::x86_64::{
             _mm256_add_epi32, _mm256_castsi256_ps, _mm256_cvtps_epi32, _mm256_set1_epi32, _mm256_slli_epi32,
         };
-        avx!(_mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)))))
+        avx!(_mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(
+            _mm256_cvtps_epi32(n),
+            _mm256_set1_epi32(127)
+        ))))
     }
     #[inline(always)]
     fn min(self, a: Self::R, b: Self::R) -> Self::R {
