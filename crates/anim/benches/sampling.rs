@@ -168,9 +168,32 @@ fn bench_layered(c: &mut Criterion, label: &str, model: &Model) {
         black_box(&layered_palettes);
     };
 
+    // The same frame without the layers: what the transition alone costs over a single clip.
+    let mut transition_fader = CrossFader::new(&owned, base);
+    let mut transition_frame = 0usize;
+    let (mut transition_locals, mut transition_world, mut transition_palettes) = outputs();
+    let mut transition_pose = owned.rest_pose();
+    let mut transition = || {
+        for _ in 0..PLAYBACK_FRAMES {
+            if transition_frame.is_multiple_of(30) {
+                let to = if transition_frame.is_multiple_of(60) { other } else { base };
+                transition_fader.trigger(to, 0.4, Easing::Smoothstep);
+            }
+            transition_frame += 1;
+            transition_fader.advance(1.0 / 60.0);
+            transition_pose.copy_from(transition_fader.evaluate(&owned, &authored));
+            owned.hierarchy.local_to_model(&transition_pose, &mut transition_locals, &mut transition_world);
+            for (skin, palette) in prepared.iter().zip(&mut transition_palettes) {
+                skin.skinning_matrices(&transition_world, palette);
+            }
+        }
+        black_box(&transition_palettes);
+    };
+
     let mut group = c.benchmark_group(label);
     group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
     group.bench_function("single_clip_frame", |b| b.iter(&mut single));
+    group.bench_function("transition_frame", |b| b.iter(&mut transition));
     group.bench_function("layered_frame", |b| b.iter(&mut layered));
 
     // The two layer jobs alone, per joint: the additive at half weight and at 1, the override

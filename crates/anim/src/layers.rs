@@ -135,38 +135,116 @@ impl Kernel for Additive<'_> {
 
     #[inline(always)]
     fn run<I: Isa>(self, isa: I) {
+        /// Blocks per pass: the rotations' turns of eight blocks are worked out first, then
+        /// composed onto the base with the translations and scales, two short passes whose
+        /// blocks the CPU overlaps (one long dependent chain per block left it waiting).
+        const CHUNK: usize = 8;
         let Self { pose, layer, reference, node_weights } = self;
         let n = pose.len().min(layer.len()).min(reference.len()).min(node_weights.len());
-        let inputs = layer.blocks().iter().zip(reference.blocks());
-        for (b, (out, (add, from))) in pose.blocks_mut().iter_mut().zip(inputs).enumerate() {
-            let w = F8(std::array::from_fn(|lane| {
-                let i = 8 * b + lane;
-                if i < n { clamp_weight(node_weights[i]) } else { 0.0 }
-            }));
-            let (mut none, mut all) = (0u8, 0u8);
-            for lane in 0..8 {
-                none |= u8::from(w.0[lane] == 0.0) << lane;
-                all |= u8::from(w.0[lane] == 1.0) << lane;
+        let (layer, reference) = (layer.blocks(), reference.blocks());
+        let out = pose.blocks_mut();
+        let count = out.len().min(layer.len()).min(reference.len());
+        for start in (0..count).step_by(CHUNK) {
+            let end = (start + CHUNK).min(count);
+            let (mut weights, mut nones, mut alls) = ([F8::ZERO; CHUNK], [0xffu8; CHUNK], [0u8; CHUNK]);
+            for (k, b) in (start..end).enumerate() {
+                let w = F8(std::array::from_fn(|lane| {
+                    let i = 8 * b + lane;
+                    if i < n { clamp_weight(node_weights[i]) } else { 0.0 }
+                }));
+                let (mut none, mut all) = (0u8, 0u8);
+                for lane in 0..8 {
+                    none |= u8::from(w.0[lane] == 0.0) << lane;
+                    all |= u8::from(w.0[lane] == 1.0) << lane;
+                }
+                (weights[k], nones[k], alls[k]) = (w, none, all);
             }
-            if none == 0xff {
-                continue;
+            let mut turns = [[F8::ZERO; 4]; CHUNK];
+            for (k, b) in (start..end).enumerate() {
+                if nones[k] != 0xff {
+                    turns[k] = turn_block(isa, &layer[b].rotation, &reference[b].rotation, &weights[k], alls[k]);
+                }
             }
-            let base = *out;
-            additive_block(isa, &base, add, from, &w, all, out);
-            // Lanes at weight 0 exactly the base's.
-            if none != 0 {
-                for (plane, kept) in out.planes_mut().iter_mut().zip(base.planes()) {
-                    *plane = kept.select_bits(*plane, none);
+            for (k, b) in (start..end).enumerate() {
+                if nones[k] == 0xff {
+                    continue;
+                }
+                let base = out[b];
+                let o = &mut out[b];
+                o.rotation = compose_block(isa, &base.rotation, &turns[k]);
+                translate_and_scale_block(isa, &base, &layer[b], &reference[b], &weights[k], alls[k], o);
+                // Lanes at weight 0 exactly the base's.
+                if nones[k] != 0 {
+                    for (plane, kept) in o.planes_mut().iter_mut().zip(base.planes()) {
+                        *plane = kept.select_bits(*plane, nones[k]);
+                    }
                 }
             }
         }
     }
 }
 
-/// One block of [`apply_additive`] at per-lane weights `w` (`all`: the lanes at weight 1, which
-/// take the whole delta and the whole scale ratio as the scalar definition does).
+/// The turn of one block of [`apply_additive`]: `slerp(1, delta, w)` with `delta =
+/// reference⁻¹ · layer` on its `w ≥ 0` hemisphere, per lane (`all`: the lanes at weight 1, which
+/// take the whole delta as the scalar definition does).
 #[inline(always)]
-fn additive_block<I: Isa>(
+fn turn_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4], w: &F8, all: u8) -> [F8; 4] {
+    let load = |x: &F8| V::load(isa, x);
+    let (zero, one) = (V::splat(isa, 0.0), V::splat(isa, 1.0));
+    // (No `array::map` here: its closures are not inlined into the AVX2 function.)
+    let [lx, ly, lz, lw] = layer;
+    let (lx, ly, lz, lw) = (load(lx), load(ly), load(lz), load(lw));
+    let [rx, ry, rz, rw] = reference;
+    let (rx, ry, rz, rw) = (load(rx), load(ry), load(rz), load(rw));
+    let dw = rw.madd(lw, rz.madd(lz, ry.madd(ly, rx * lx)));
+    let dx = rw.madd(lx, rz.madd(ly, -(lw * rx) - ry * lz));
+    let dy = rw.madd(ly, rx.madd(lz, -(lw * ry) - rz * lx));
+    let dz = rw.madd(lz, ry.madd(lx, -(lw * rz) - rx * ly));
+    let norm = dw.madd(dw, dz.madd(dz, dy.madd(dy, dx * dx))).max(V::splat(isa, 1e-30)).rsqrt().flip_sign_by(dw);
+    let (dx, dy, dz, dw) = (dx * norm, dy * norm, dz * norm, dw * norm);
+    if all == 0xff {
+        return [dx.store(), dy.store(), dz.store(), dw.store()];
+    }
+
+    // `1·(1−w)·k·sinc((1−w)Ω) + delta·w·k·sinc(wΩ)` with Ω = acos(delta.w) ≤ π/2 and
+    // k = Ω / sin Ω, as `blend_poses` computes it.
+    let take = load(w);
+    let keep = one - take;
+    let d = dw.min(one).max(zero);
+    let p = acos_factor(d);
+    let one_minus_d = (one - d).max(V::splat(isa, 1e-30));
+    let omega = one_minus_d * one_minus_d.rsqrt() * p;
+    let k = p * (one + d).rsqrt();
+    let wa = keep * k * sinc_quarter_turn(keep * omega);
+    let wb = take * k * sinc_quarter_turn(take * omega);
+    let turn = [(dx * wb).store(), (dy * wb).store(), (dz * wb).store(), dw.madd(wb, wa).store()];
+    if all == 0 {
+        return turn;
+    }
+    let delta = [dx.store(), dy.store(), dz.store(), dw.store()];
+    [0, 1, 2, 3].map(|c| delta[c].select_bits(turn[c], all))
+}
+
+/// `base · turn`, normalized, on one block.
+#[inline(always)]
+fn compose_block<I: Isa>(isa: I, base: &[F8; 4], turn: &[F8; 4]) -> [F8; 4] {
+    let load = |x: &F8| V::load(isa, x);
+    let [bx, by, bz, bw] = base;
+    let (bx, by, bz, bw) = (load(bx), load(by), load(bz), load(bw));
+    let [tx, ty, tz, tw] = turn;
+    let (tx, ty, tz, tw) = (load(tx), load(ty), load(tz), load(tw));
+    let qw = bw.madd(tw, -(bx * tx) - by * ty - bz * tz);
+    let qx = bw.madd(tx, bx.madd(tw, by * tz - bz * ty));
+    let qy = bw.madd(ty, by.madd(tw, bz * tx - bx * tz));
+    let qz = bw.madd(tz, bz.madd(tw, bx * ty - by * tx));
+    let norm = qw.madd(qw, qz.madd(qz, qy.madd(qy, qx * qx))).max(V::splat(isa, 1e-30)).rsqrt();
+    [(qx * norm).store(), (qy * norm).store(), (qz * norm).store(), (qw * norm).store()]
+}
+
+/// Translations and scales of one block of [`apply_additive`] into `out` (`all`: the lanes at
+/// weight 1, which take the whole scale ratio as the scalar definition does).
+#[inline(always)]
+fn translate_and_scale_block<I: Isa>(
     isa: I,
     base: &SoaTransforms,
     layer: &SoaTransforms,
@@ -182,46 +260,6 @@ fn additive_block<I: Isa>(
         let difference = load(&layer.translation[c]) - load(&reference.translation[c]);
         out.translation[c] = difference.madd(take, load(&base.translation[c])).store();
     }
-
-    // delta = reference⁻¹ · layer, normalized, on the hemisphere w ≥ 0.
-    // (No `array::map` here: its closures are not inlined into the AVX2 function.)
-    let [lx, ly, lz, lw] = &layer.rotation;
-    let (lx, ly, lz, lw) = (load(lx), load(ly), load(lz), load(lw));
-    let [rx, ry, rz, rw] = &reference.rotation;
-    let (rx, ry, rz, rw) = (load(rx), load(ry), load(rz), load(rw));
-    let dw = rw.madd(lw, rz.madd(lz, ry.madd(ly, rx * lx)));
-    let dx = rw.madd(lx, rz.madd(ly, -(lw * rx) - ry * lz));
-    let dy = rw.madd(ly, rx.madd(lz, -(lw * ry) - rz * lx));
-    let dz = rw.madd(lz, ry.madd(lx, -(lw * rz) - rx * ly));
-    let norm = dw.madd(dw, dz.madd(dz, dy.madd(dy, dx * dx))).max(V::splat(isa, 1e-30)).rsqrt().flip_sign_by(dw);
-    let (dx, dy, dz, dw) = (dx * norm, dy * norm, dz * norm, dw * norm);
-
-    // turn = slerp(1, delta, w): `1·(1−w)·k·sinc((1−w)Ω) + delta·w·k·sinc(wΩ)` with
-    // Ω = acos(delta.w) ≤ π/2 and k = Ω / sin Ω, as `blend_poses` computes it.
-    let keep = one - take;
-    let d = dw.min(one).max(zero);
-    let p = acos_factor(d);
-    let one_minus_d = (one - d).max(V::splat(isa, 1e-30));
-    let omega = one_minus_d * one_minus_d.rsqrt() * p;
-    let k = p * (one + d).rsqrt();
-    let wa = keep * k * sinc_quarter_turn(keep * omega);
-    let wb = take * k * sinc_quarter_turn(take * omega);
-    let (tx, ty, tz, tw) = if all == 0 {
-        (dx * wb, dy * wb, dz * wb, dw.madd(wb, wa))
-    } else {
-        let pick = |delta: V<I>, turn: V<I>| load(&delta.store().select_bits(turn.store(), all));
-        (pick(dx, dx * wb), pick(dy, dy * wb), pick(dz, dz * wb), pick(dw, dw.madd(wb, wa)))
-    };
-
-    // base · turn, normalized.
-    let [bx, by, bz, bw] = &base.rotation;
-    let (bx, by, bz, bw) = (load(bx), load(by), load(bz), load(bw));
-    let qw = bw.madd(tw, -(bx * tx) - by * ty - bz * tz);
-    let qx = bw.madd(tx, bx.madd(tw, by * tz - bz * ty));
-    let qy = bw.madd(ty, by.madd(tw, bz * tx - bx * tz));
-    let qz = bw.madd(tz, bz.madd(tw, bx * ty - by * tx));
-    let norm = qw.madd(qw, qz.madd(qz, qy.madd(qy, qx * qx))).max(V::splat(isa, 1e-30)).rsqrt();
-    out.rotation = [(qx * norm).store(), (qy * norm).store(), (qz * norm).store(), (qw * norm).store()];
 
     // Scale: base · exp(w · ln(layer / reference)), the whole ratio at weight 1; 1 where either
     // scale is not a positive finite number. Nothing to do where the layer's scales are the
