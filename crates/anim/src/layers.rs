@@ -6,17 +6,18 @@
 //! weight in over time and applies the layers in order. Every per-frame call writes into
 //! caller-owned buffers and allocates nothing.
 
-use glam::{Quat, Vec3};
 use thiserror::Error;
 
 use crate::clip::Clip;
+use crate::crossfade::clip_covers_pose;
 use crate::hierarchy::Hierarchy;
 use crate::ids::{ClipId, NodeId};
-use crate::interp::{Easing, slerp};
+use crate::interp::Easing;
 use crate::model::Model;
-use crate::pose::{SoaPose, SoaTransforms, Transform, blend_poses_per_node};
+use crate::pose::{SoaPose, SoaTransforms, blend_into_per_node};
 use crate::ragdoll::RagdollRamp;
 use crate::sample::{ClipCursor, SampleSettings};
+use crate::simd8::{F8, Isa, Kernel, V, acos_factor, dispatch, sinc_quarter_turn};
 
 /// A weight in `[0, 1]` per node: how much of a layer each node takes. Nodes past its length
 /// take 0. Built once (it allocates), read every frame.
@@ -99,13 +100,12 @@ fn clamp_weight(w: f32) -> f32 {
     if w > 0.0 { w.min(1.0) } else { 0.0 }
 }
 
-/// `pose = blend(pose, layer, wᵢ)` node by node (the override layer): node `i` takes the layer
-/// with weight `node_weights[i]` — at 1 exactly the layer's transform, at 0 exactly the
-/// base's — rotations slerped, translations and scales lerped ([`blend_poses_per_node`]).
-/// `scratch` is a caller-owned pose of the same shape. Allocates nothing.
-pub fn apply_override(pose: &mut SoaPose, layer: &SoaPose, node_weights: &[f32], scratch: &mut SoaPose) {
-    blend_poses_per_node(pose, layer, node_weights, scratch);
-    pose.copy_from(scratch);
+/// `pose = blend(pose, layer, wᵢ)` node by node, in place (the override layer): node `i` takes
+/// the layer with weight `node_weights[i]` — at 1 exactly the layer's transform, at 0 exactly
+/// the base's — rotations slerped, translations and scales lerped ([`blend_into_per_node`]).
+/// Allocates nothing.
+pub fn apply_override(pose: &mut SoaPose, layer: &SoaPose, node_weights: &[f32]) {
+    blend_into_per_node(pose, layer, node_weights);
 }
 
 /// Add the layer's difference from `reference` onto `pose` (the additive layer), node `i` at
@@ -119,70 +119,171 @@ pub fn apply_override(pose: &mut SoaPose, layer: &SoaPose, node_weights: &[f32],
 /// Where the layer equals its reference the base is unchanged (to rounding). Morph weights
 /// are the base's. All three poses must have the same node count. Allocates nothing.
 pub fn apply_additive(pose: &mut SoaPose, layer: &SoaPose, reference: &SoaPose, node_weights: &[f32]) {
-    let n = pose.len().min(layer.len()).min(reference.len()).min(node_weights.len());
-    let inputs = layer.blocks().iter().zip(reference.blocks());
-    for (b, (out, (add, from))) in pose.blocks_mut().iter_mut().zip(inputs).enumerate() {
-        for lane in 0..8 {
-            let i = 8 * b + lane;
-            if i >= n {
-                return;
+    dispatch(Additive { pose, layer, reference, node_weights });
+}
+
+/// The [`apply_additive`] kernel: eight nodes per step, every quantity in lanes.
+struct Additive<'a> {
+    pose: &'a mut SoaPose,
+    layer: &'a SoaPose,
+    reference: &'a SoaPose,
+    node_weights: &'a [f32],
+}
+
+impl Kernel for Additive<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<I: Isa>(self, isa: I) {
+        /// Blocks per pass: the rotations' turns of eight blocks are worked out first, then
+        /// composed onto the base with the translations and scales, two short passes whose
+        /// blocks the CPU overlaps (one long dependent chain per block left it waiting).
+        const CHUNK: usize = 8;
+        let Self { pose, layer, reference, node_weights } = self;
+        let n = pose.len().min(layer.len()).min(reference.len()).min(node_weights.len());
+        let (layer, reference) = (layer.blocks(), reference.blocks());
+        let out = pose.blocks_mut();
+        let count = out.len().min(layer.len()).min(reference.len());
+        for start in (0..count).step_by(CHUNK) {
+            let end = (start + CHUNK).min(count);
+            let (mut weights, mut nones, mut alls) = ([F8::ZERO; CHUNK], [0xffu8; CHUNK], [0u8; CHUNK]);
+            for (k, b) in (start..end).enumerate() {
+                let w = F8(std::array::from_fn(|lane| {
+                    let i = 8 * b + lane;
+                    if i < n { clamp_weight(node_weights[i]) } else { 0.0 }
+                }));
+                let (mut none, mut all) = (0u8, 0u8);
+                for lane in 0..8 {
+                    none |= u8::from(w.0[lane] == 0.0) << lane;
+                    all |= u8::from(w.0[lane] == 1.0) << lane;
+                }
+                (weights[k], nones[k], alls[k]) = (w, none, all);
             }
-            let w = clamp_weight(node_weights[i]);
-            if w == 0.0 {
-                continue;
+            let mut turns = [[F8::ZERO; 4]; CHUNK];
+            for (k, b) in (start..end).enumerate() {
+                if nones[k] != 0xff {
+                    turns[k] = turn_block(isa, &layer[b].rotation, &reference[b].rotation, &weights[k], alls[k]);
+                }
             }
-            let result = additive(lane_of(out, lane), lane_of(add, lane), lane_of(from, lane), w);
-            let t = result.translation.to_array();
-            let q = result.rotation.to_array();
-            let s = result.scale.to_array();
-            for c in 0..3 {
-                out.translation[c].0[lane] = t[c];
-                out.scale[c].0[lane] = s[c];
-            }
-            for (plane, value) in out.rotation.iter_mut().zip(q) {
-                plane.0[lane] = value;
+            for (k, b) in (start..end).enumerate() {
+                if nones[k] == 0xff {
+                    continue;
+                }
+                let base = out[b];
+                let o = &mut out[b];
+                o.rotation = compose_block(isa, &base.rotation, &turns[k]);
+                translate_and_scale_block(isa, &base, &layer[b], &reference[b], &weights[k], alls[k], o);
+                // Lanes at weight 0 exactly the base's.
+                if nones[k] != 0 {
+                    for (plane, kept) in o.planes_mut().iter_mut().zip(base.planes()) {
+                        *plane = kept.select_bits(*plane, nones[k]);
+                    }
+                }
             }
         }
     }
 }
 
-/// The transform in `lane` of a block.
+/// The turn of one block of [`apply_additive`]: `slerp(1, delta, w)` with `delta =
+/// reference⁻¹ · layer` on its `w ≥ 0` hemisphere, per lane (`all`: the lanes at weight 1, which
+/// take the whole delta as the scalar definition does).
 #[inline(always)]
-fn lane_of(block: &SoaTransforms, lane: usize) -> Transform {
-    let v3 = |p: &[crate::simd8::F8; 3]| Vec3::new(p[0].0[lane], p[1].0[lane], p[2].0[lane]);
-    let r = &block.rotation;
-    Transform {
-        translation: v3(&block.translation),
-        rotation: Quat::from_xyzw(r[0].0[lane], r[1].0[lane], r[2].0[lane], r[3].0[lane]),
-        scale: v3(&block.scale),
+fn turn_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4], w: &F8, all: u8) -> [F8; 4] {
+    let load = |x: &F8| V::load(isa, x);
+    let (zero, one) = (V::splat(isa, 0.0), V::splat(isa, 1.0));
+    // (No `array::map` here: its closures are not inlined into the AVX2 function.)
+    let [lx, ly, lz, lw] = layer;
+    let (lx, ly, lz, lw) = (load(lx), load(ly), load(lz), load(lw));
+    let [rx, ry, rz, rw] = reference;
+    let (rx, ry, rz, rw) = (load(rx), load(ry), load(rz), load(rw));
+    let dw = rw.madd(lw, rz.madd(lz, ry.madd(ly, rx * lx)));
+    let dx = rw.madd(lx, rz.madd(ly, -(lw * rx) - ry * lz));
+    let dy = rw.madd(ly, rx.madd(lz, -(lw * ry) - rz * lx));
+    let dz = rw.madd(lz, ry.madd(lx, -(lw * rz) - rx * ly));
+    let norm = dw.madd(dw, dz.madd(dz, dy.madd(dy, dx * dx))).max(V::splat(isa, 1e-30)).rsqrt().flip_sign_by(dw);
+    let (dx, dy, dz, dw) = (dx * norm, dy * norm, dz * norm, dw * norm);
+    if all == 0xff {
+        return [dx.store(), dy.store(), dz.store(), dw.store()];
     }
+
+    // `1·(1−w)·k·sinc((1−w)Ω) + delta·w·k·sinc(wΩ)` with Ω = acos(delta.w) ≤ π/2 and
+    // k = Ω / sin Ω, as `blend_poses` computes it.
+    let take = load(w);
+    let keep = one - take;
+    let d = dw.min(one).max(zero);
+    let p = acos_factor(d);
+    let one_minus_d = (one - d).max(V::splat(isa, 1e-30));
+    let omega = one_minus_d * one_minus_d.rsqrt() * p;
+    let k = p * (one + d).rsqrt();
+    let wa = keep * k * sinc_quarter_turn(keep * omega);
+    let wb = take * k * sinc_quarter_turn(take * omega);
+    let turn = [(dx * wb).store(), (dy * wb).store(), (dz * wb).store(), dw.madd(wb, wa).store()];
+    if all == 0 {
+        return turn;
+    }
+    let delta = [dx.store(), dy.store(), dz.store(), dw.store()];
+    [0, 1, 2, 3].map(|c| delta[c].select_bits(turn[c], all))
 }
 
-/// One node of [`apply_additive`].
-fn additive(base: Transform, layer: Transform, reference: Transform, w: f32) -> Transform {
-    let mut delta = (reference.rotation.conjugate() * layer.rotation).normalize();
-    if delta.w < 0.0 {
-        delta = -delta;
+/// `base · turn`, normalized, on one block.
+#[inline(always)]
+fn compose_block<I: Isa>(isa: I, base: &[F8; 4], turn: &[F8; 4]) -> [F8; 4] {
+    let load = |x: &F8| V::load(isa, x);
+    let [bx, by, bz, bw] = base;
+    let (bx, by, bz, bw) = (load(bx), load(by), load(bz), load(bw));
+    let [tx, ty, tz, tw] = turn;
+    let (tx, ty, tz, tw) = (load(tx), load(ty), load(tz), load(tw));
+    let qw = bw.madd(tw, -(bx * tx) - by * ty - bz * tz);
+    let qx = bw.madd(tx, bx.madd(tw, by * tz - bz * ty));
+    let qy = bw.madd(ty, by.madd(tw, bz * tx - bx * tz));
+    let qz = bw.madd(tz, bz.madd(tw, bx * ty - by * tx));
+    let norm = qw.madd(qw, qz.madd(qz, qy.madd(qy, qx * qx))).max(V::splat(isa, 1e-30)).rsqrt();
+    [(qx * norm).store(), (qy * norm).store(), (qz * norm).store(), (qw * norm).store()]
+}
+
+/// Translations and scales of one block of [`apply_additive`] into `out` (`all`: the lanes at
+/// weight 1, which take the whole scale ratio as the scalar definition does).
+#[inline(always)]
+fn translate_and_scale_block<I: Isa>(
+    isa: I,
+    base: &SoaTransforms,
+    layer: &SoaTransforms,
+    reference: &SoaTransforms,
+    w: &F8,
+    all: u8,
+    out: &mut SoaTransforms,
+) {
+    let load = |x: &F8| V::load(isa, x);
+    let take = load(w);
+    let (zero, one) = (V::splat(isa, 0.0), V::splat(isa, 1.0));
+    for c in 0..3 {
+        let difference = load(&layer.translation[c]) - load(&reference.translation[c]);
+        out.translation[c] = difference.madd(take, load(&base.translation[c])).store();
     }
-    let turn = if w == 1.0 { delta } else { slerp(Quat::IDENTITY, delta, w) };
-    let rotation = (base.rotation * turn).normalize();
-    // `exp(w · ln(l / r))`: exactly `l / r` at full weight, nothing where the scales agree.
-    let ratio = |b: f32, l: f32, r: f32| {
-        if l == r || !(l > 0.0 && r > 0.0 && l.is_finite() && r.is_finite()) {
-            b
-        } else if w == 1.0 {
-            b * (l / r)
-        } else {
-            b * (w * (l / r).ln()).exp()
-        }
-    };
-    let scale = Vec3::new(
-        ratio(base.scale.x, layer.scale.x, reference.scale.x),
-        ratio(base.scale.y, layer.scale.y, reference.scale.y),
-        ratio(base.scale.z, layer.scale.z, reference.scale.z),
-    );
-    let translation = base.translation + w * (layer.translation - reference.translation);
-    Transform { translation, rotation, scale }
+
+    // Scale: base · exp(w · ln(layer / reference)), the whole ratio at weight 1; 1 where either
+    // scale is not a positive finite number. Nothing to do where the layer's scales are the
+    // reference's (most rigs do not animate scale).
+    let mut apart = (load(&layer.scale[0]) - load(&reference.scale[0])).abs();
+    for c in 1..3 {
+        apart = apart + (load(&layer.scale[c]) - load(&reference.scale[c])).abs();
+    }
+    if apart.store() == F8::ZERO {
+        out.scale = base.scale;
+        return;
+    }
+    let infinity = V::splat(isa, f32::INFINITY);
+    for c in 0..3 {
+        let (l, r) = (load(&layer.scale[c]), load(&reference.scale[c]));
+        let ratio = l.div(r);
+        let factor = match all {
+            0xff => ratio,
+            0 => crate::simd8::exp(take * crate::simd8::ln(ratio)),
+            _ => load(&ratio.store().select_bits(crate::simd8::exp(take * crate::simd8::ln(ratio)).store(), all)),
+        };
+        let factor = factor.where_inside(l, zero, infinity, one).where_inside(r, zero, infinity, one);
+        out.scale[c] = (load(&base.scale[c]) * factor).store();
+    }
 }
 
 /// The pose an additive layer is measured from.
@@ -276,10 +377,42 @@ struct LayerState {
     ramp: RagdollRamp,
     cursor: ClipCursor,
     pose: SoaPose,
-    /// The additive layer's reference pose (sampled once).
-    reference: Option<SoaPose>,
+    /// The additive layer's reference pose: sampled at construction, again only when the
+    /// settings [`LayerStack::apply`] is given change.
+    reference: Option<Reference>,
+    /// Sampling the clip overwrites every node's translation, rotation and scale, so the layer
+    /// pose needs no reset (to the base or the rest pose) before it is sampled.
+    covers_pose: bool,
+    /// The clip time `pose` was sampled at in this [`LayerStack::apply`] (NaN: not sampled).
+    sampled_secs: f32,
     /// `mask × weight × ramp`, per node, this frame.
     node_weights: Vec<f32>,
+}
+
+/// An additive layer's reference pose and what it was sampled from.
+#[derive(Debug, Clone)]
+struct Reference {
+    pose: SoaPose,
+    clip: ClipId,
+    time_secs: f32,
+    settings: SampleSettings,
+}
+
+impl Reference {
+    /// `clip` at `time_secs` over `rest` with `settings`.
+    fn sample(model: &Model, clip: ClipId, time_secs: f32, settings: &SampleSettings, rest: &SoaPose) -> Self {
+        let mut reference = Self { pose: rest.clone(), clip, time_secs, settings: settings.clone() };
+        reference.resample(model, rest);
+        reference
+    }
+
+    /// Sample it again (after a change of settings) into its own pose.
+    fn resample(&mut self, model: &Model, rest: &SoaPose) {
+        self.pose.copy_from(rest);
+        if let Some(clip) = model.clip(self.clip) {
+            clip.sample(self.time_secs, &mut ClipCursor::new(clip), &self.settings, &mut self.pose);
+        }
+    }
 }
 
 /// Layers applied in order over a base pose: each layer's clip sampled at the base's time
@@ -290,7 +423,6 @@ struct LayerState {
 pub struct LayerStack {
     layers: Vec<LayerState>,
     rest: SoaPose,
-    scratch: SoaPose,
 }
 
 impl LayerStack {
@@ -318,19 +450,17 @@ impl LayerStack {
                 LayerBlend::Override => None,
                 LayerBlend::Additive(reference) => {
                     let (source, time_secs) = match reference {
-                        AdditiveReference::FirstFrame => (clip, clip.start_secs()),
+                        AdditiveReference::FirstFrame => (desc.clip, clip.start_secs()),
                         AdditiveReference::AtSecs(t) if !t.is_finite() => {
                             return Err(LayerError::NotFinite { layer, what: "the reference time" });
                         }
-                        AdditiveReference::AtSecs(t) => (clip, t.clamp(0.0, clip.end_secs())),
+                        AdditiveReference::AtSecs(t) => (desc.clip, t.clamp(0.0, clip.end_secs())),
                         AdditiveReference::ClipFirstFrame(other) => {
                             let c = model.clip(other).ok_or(LayerError::UnknownClip { layer, clip: other })?;
-                            (c, c.start_secs())
+                            (other, c.start_secs())
                         }
                     };
-                    let mut pose = rest.clone();
-                    source.sample(time_secs, &mut ClipCursor::new(source), settings, &mut pose);
-                    Some(pose)
+                    Some(Reference::sample(model, source, time_secs, settings, &rest))
                 }
             };
             let rate = if desc.ramp_secs > 0.0 { 1.0 / desc.ramp_secs } else { 0.0 };
@@ -339,11 +469,13 @@ impl LayerStack {
                 cursor: ClipCursor::new(clip),
                 pose: rest.clone(),
                 reference,
+                covers_pose: clip_covers_pose(model, clip),
+                sampled_secs: f32::NAN,
                 node_weights: vec![0.0; nodes],
                 desc,
             });
         }
-        Ok(Self { layers: states, scratch: rest.clone(), rest })
+        Ok(Self { layers: states, rest })
     }
 
     /// The layers' descriptions, in order.
@@ -389,11 +521,17 @@ impl LayerStack {
 
     /// Apply the layers in order onto `pose` (the base, sampled at `base_time_secs`), each
     /// layer's clip sampled at the base's time looped to its own length with `settings`.
-    /// Allocates nothing.
+    /// Allocates nothing while `settings` stay what the stack was built (or last applied) with;
+    /// a change of settings samples the additive references again.
     pub fn apply(&mut self, model: &Model, settings: &SampleSettings, base_time_secs: f32, pose: &mut SoaPose) {
-        for index in 0..self.layers.len() {
-            let weight = self.effective_weight(index);
-            let layer = &mut self.layers[index];
+        let Self { layers, rest } = self;
+        for layer in layers.iter_mut() {
+            layer.sampled_secs = f32::NAN;
+        }
+        for index in 0..layers.len() {
+            let (earlier, later) = layers.split_at_mut(index);
+            let Some(layer) = later.first_mut() else { break };
+            let weight = clamp_weight(layer.desc.weight) * layer.ramp.weight();
             let Some(clip) = model.clip(layer.desc.clip) else { continue };
             if weight == 0.0 {
                 continue;
@@ -403,19 +541,34 @@ impl LayerStack {
                 *w = weight * if mask.is_empty() { 1.0 } else { mask.get(i).copied().unwrap_or(0.0) };
             }
             let time_secs = layer_time(clip, base_time_secs);
-            match &layer.reference {
+            if let Some(reference) = &mut layer.reference
+                && reference.settings != *settings
+            {
+                reference.settings.clone_from(settings);
+                reference.resample(model, rest);
+            }
+            // A clip that overwrites the whole pose, already sampled at this time this frame by
+            // an earlier layer: the same pose, not sampled again.
+            let shared = earlier
+                .iter()
+                .find(|e| layer.covers_pose && e.desc.clip == layer.desc.clip && e.sampled_secs == time_secs);
+            let sampled = match shared {
+                Some(earlier) => &earlier.pose,
                 None => {
-                    // Over the base: the nodes the layer does not animate keep the base's.
-                    layer.pose.copy_from(pose);
+                    if !layer.covers_pose {
+                        // An override over the base (the nodes the layer does not animate keep
+                        // the base's), an additive over the rest pose as its reference was
+                        // (unanimated nodes add nothing).
+                        layer.pose.copy_from(if layer.reference.is_none() { pose } else { rest });
+                    }
                     clip.sample(time_secs, &mut layer.cursor, settings, &mut layer.pose);
-                    apply_override(pose, &layer.pose, &layer.node_weights, &mut self.scratch);
+                    layer.sampled_secs = time_secs;
+                    &layer.pose
                 }
-                Some(reference) => {
-                    // Over the rest pose, as the reference was: unanimated nodes add nothing.
-                    layer.pose.copy_from(&self.rest);
-                    clip.sample(time_secs, &mut layer.cursor, settings, &mut layer.pose);
-                    apply_additive(pose, &layer.pose, reference, &layer.node_weights);
-                }
+            };
+            match &layer.reference {
+                None => apply_override(pose, sampled, &layer.node_weights),
+                Some(reference) => apply_additive(pose, sampled, &reference.pose, &layer.node_weights),
             }
         }
     }
@@ -434,7 +587,39 @@ pub fn layer_time(clip: &Clip, base_time_secs: f32) -> f32 {
 
 #[cfg(test)]
 mod tests {
+    use glam::{Quat, Vec3};
+
     use super::*;
+    use crate::interp::slerp;
+    use crate::pose::Transform;
+    use crate::simd8::each_isa;
+
+    /// One node of [`apply_additive`] in scalar code: the definition the kernel is tested against.
+    fn additive(base: Transform, layer: Transform, reference: Transform, w: f32) -> Transform {
+        let mut delta = (reference.rotation.conjugate() * layer.rotation).normalize();
+        if delta.w < 0.0 {
+            delta = -delta;
+        }
+        let turn = if w == 1.0 { delta } else { slerp(Quat::IDENTITY, delta, w) };
+        let rotation = (base.rotation * turn).normalize();
+        // `exp(w · ln(l / r))`: exactly `l / r` at full weight, nothing where the scales agree.
+        let ratio = |b: f32, l: f32, r: f32| {
+            if l == r || !(l > 0.0 && r > 0.0 && l.is_finite() && r.is_finite()) {
+                b
+            } else if w == 1.0 {
+                b * (l / r)
+            } else {
+                b * (w * (l / r).ln()).exp()
+            }
+        };
+        let scale = Vec3::new(
+            ratio(base.scale.x, layer.scale.x, reference.scale.x),
+            ratio(base.scale.y, layer.scale.y, reference.scale.y),
+            ratio(base.scale.z, layer.scale.z, reference.scale.z),
+        );
+        let translation = base.translation + w * (layer.translation - reference.translation);
+        Transform { translation, rotation, scale }
+    }
 
     fn id(i: usize) -> NodeId {
         NodeId::from_index(i)
@@ -486,5 +671,112 @@ mod tests {
         assert!(same.translation.abs_diff_eq(base.translation, 1e-6));
         assert!(same.rotation.angle_between(base.rotation) < 1e-6);
         assert!(same.scale.abs_diff_eq(base.scale, 1e-6));
+    }
+
+    /// The angle between two rotations in radians, in f64 (`Quat::angle_between`'s f32 arc
+    /// cosine cannot tell apart rotations closer than about 1e-3 rad).
+    fn angle_between(a: Quat, b: Quat) -> f32 {
+        let relative = a.as_dquat().conjugate() * b.as_dquat();
+        (2.0 * relative.xyz().length().atan2(relative.w.abs())) as f32
+    }
+
+    /// [`apply_additive`]'s kernel on owned poses, for each instruction set.
+    #[derive(Clone)]
+    struct AdditiveOn(SoaPose, SoaPose, SoaPose, Vec<f32>);
+
+    impl Kernel for AdditiveOn {
+        type Output = SoaPose;
+        #[inline(always)]
+        fn run<I: Isa>(self, isa: I) -> SoaPose {
+            let Self(mut pose, layer, reference, node_weights) = self;
+            Additive { pose: &mut pose, layer: &layer, reference: &reference, node_weights: &node_weights }.run(isa);
+            pose
+        }
+    }
+
+    fn random_pose(rng: &mut crate::rng::Rng, nodes: usize) -> SoaPose {
+        let transforms: Vec<Transform> = (0..nodes)
+            .map(|_| Transform {
+                translation: rng.vec3(-2.0, 2.0),
+                rotation: rng.quat(),
+                scale: Vec3::new(rng.range(0.2, 3.0), rng.range(0.2, 3.0), rng.range(0.2, 3.0)),
+            })
+            .collect();
+        SoaPose::from_transforms(&transforms, Vec::new())
+    }
+
+    #[test]
+    fn the_additive_kernel_matches_the_scalar_definition_on_every_isa() {
+        let mut rng = crate::rng::Rng::new(24);
+        let nodes = 21;
+        let (mut angle, mut translation, mut scale) = (0.0f32, 0.0f32, 0.0f32);
+        let mut runs = 0;
+        for round in 0..300 {
+            let (base, layer, reference) =
+                (random_pose(&mut rng, nodes), random_pose(&mut rng, nodes), random_pose(&mut rng, nodes));
+            // Weights 0 and 1 exactly, fractions, out of range, NaN; one node short.
+            let weights: Vec<f32> = (0..nodes - 1)
+                .map(|i| match (i + round) % 7 {
+                    0 => 0.0,
+                    1 => 1.0,
+                    2 => 1.7,
+                    3 => f32::NAN,
+                    _ => rng.unit(),
+                })
+                .collect();
+            for (name, got) in each_isa(&AdditiveOn(base.clone(), layer.clone(), reference.clone(), weights.clone())) {
+                runs += 1;
+                for (node, out) in got.nodes() {
+                    let i = node.index();
+                    let w = clamp_weight(weights.get(i).copied().unwrap_or(0.0));
+                    let b = base.transform(node);
+                    if w == 0.0 {
+                        assert_eq!(out, b, "{name}: node {i} at weight 0 must keep the base exactly");
+                        continue;
+                    }
+                    let expected = additive(b, layer.transform(node), reference.transform(node), w);
+                    angle = angle.max(angle_between(out.rotation, expected.rotation));
+                    translation = translation.max((out.translation - expected.translation).abs().max_element());
+                    let relative = (out.scale - expected.scale).abs() / expected.scale.abs();
+                    scale = scale.max(relative.max_element());
+                }
+            }
+        }
+        eprintln!("kernel vs scalar: angle {angle:e} rad, translation {translation:e}, scale {scale:e}");
+        assert!(runs >= 300);
+        assert!(angle < 1e-6, "rotation differs from the scalar definition by {angle:e} rad");
+        assert!(translation < 2e-6, "translation differs by {translation:e}");
+        assert!(scale < 1e-6, "scale differs by a relative {scale:e}");
+    }
+
+    #[test]
+    fn lane_ln_and_exp_are_accurate_and_exact_at_the_identity() {
+        #[derive(Clone)]
+        struct LnExp(F8, F8);
+        impl Kernel for LnExp {
+            type Output = (F8, F8);
+            #[inline(always)]
+            fn run<I: Isa>(self, isa: I) -> (F8, F8) {
+                (crate::simd8::ln(V::load(isa, &self.0)).store(), crate::simd8::exp(V::load(isa, &self.1)).store())
+            }
+        }
+        let (mut ln_error, mut exp_error) = (0.0f64, 0.0f64);
+        for step in 0..4000 {
+            let xs = F8(std::array::from_fn(|l| 1e-3 * 1.0037f32.powi((step * 8 + l) as i32)));
+            let ys = F8(std::array::from_fn(|l| -20.0 + (step * 8 + l) as f32 * 40.0 / 32000.0));
+            for (name, (ln, exp)) in each_isa(&LnExp(xs, ys)) {
+                for l in 0..8 {
+                    let x = f64::from(xs.0[l]);
+                    ln_error = ln_error.max((f64::from(ln.0[l]) - x.ln()).abs() / x.ln().abs().max(1.0));
+                    let exact = f64::from(ys.0[l]).exp();
+                    exp_error = exp_error.max(((f64::from(exp.0[l]) - exact) / exact).abs());
+                }
+                assert!(ln_error < 3e-7, "{name}: ln error {ln_error:e}");
+                assert!(exp_error < 5e-7, "{name}: exp relative error {exp_error:e}");
+            }
+        }
+        for (name, (ln, exp)) in each_isa(&LnExp(F8::ONE, F8::ZERO)) {
+            assert_eq!((ln, exp), (F8::ZERO, F8::ONE), "{name}");
+        }
     }
 }

@@ -83,7 +83,10 @@ pub use model::{
 };
 pub use phase::{FootContact, find_foot_contacts, find_foot_lift_offs, foot_ground_heights, synced_start_secs};
 pub use pointer::{PointerTarget, PointerTrack};
-pub use pose::{NodePose, PoseDelta, SoaPose, SoaTransforms, Transform, blend_into, blend_poses, blend_poses_per_node};
+pub use pose::{
+    NodePose, PoseDelta, SoaPose, SoaTransforms, Transform, blend_into, blend_into_per_node, blend_poses,
+    blend_poses_per_node,
+};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};
 pub use simd8::{F8, simd_path};
 pub use skin::{PreparedSkin, Skin};

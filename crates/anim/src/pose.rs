@@ -638,31 +638,72 @@ impl Kernel for BlendPerNode<'_> {
     fn run<I: Isa>(self, isa: I) {
         let Self { a, b, node_weights, out } = self;
         for (block, ((o, x), y)) in out.blocks.iter_mut().zip(&a.blocks).zip(&b.blocks).enumerate() {
-            let w = F8(std::array::from_fn(|lane| {
-                let w = node_weights.get(8 * block + lane).copied().unwrap_or(0.0);
-                if w > 0.0 { w.min(1.0) } else { 0.0 }
-            }));
-            let (mut none, mut all) = (0u8, 0u8);
-            for lane in 0..8 {
-                none |= u8::from(w.0[lane] == 0.0) << lane;
-                all |= u8::from(w.0[lane] == 1.0) << lane;
-            }
-            if none == 0xff {
-                *o = *x;
-                continue;
-            }
-            if all == 0xff {
-                *o = *y;
-                continue;
-            }
-            blend_block(isa, x, y, &w, ScaleSpace::Linear, o);
-            // The ends exactly, lane by lane.
-            for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(x.planes()).zip(y.planes()) {
-                *plane = from_b.select_bits(from_a.select_bits(*plane, none), all);
-            }
+            blend_block_per_node(isa, x, y, node_weights, block, o);
         }
         let m = out.weights.len().min(a.weights.len());
         out.weights[..m].copy_from_slice(&a.weights[..m]);
+    }
+}
+
+/// `acc = blend(acc, b, wᵢ)` node by node in place, as [`blend_poses_per_node`] computes it
+/// (nodes at weight 0 keep `acc`'s exactly, at 1 take `b`'s exactly; morph weights stay
+/// `acc`'s). Both poses must have the same shape. Allocates nothing.
+pub fn blend_into_per_node(acc: &mut SoaPose, b: &SoaPose, node_weights: &[f32]) {
+    assert!(acc.len == b.len, "blend_into_per_node: poses of different shapes");
+    dispatch(BlendIntoPerNode { acc, b, node_weights });
+}
+
+/// The [`blend_into_per_node`] kernel.
+struct BlendIntoPerNode<'a> {
+    acc: &'a mut SoaPose,
+    b: &'a SoaPose,
+    node_weights: &'a [f32],
+}
+
+impl Kernel for BlendIntoPerNode<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn run<I: Isa>(self, isa: I) {
+        let Self { acc, b, node_weights } = self;
+        for (block, (o, y)) in acc.blocks.iter_mut().zip(&b.blocks).enumerate() {
+            let x = *o;
+            blend_block_per_node(isa, &x, y, node_weights, block, o);
+        }
+    }
+}
+
+/// Block `block` of the per-node blends: `o = blend(x, y, wᵢ)`, the ends exact lane by lane.
+#[inline(always)]
+fn blend_block_per_node<I: Isa>(
+    isa: I,
+    x: &SoaTransforms,
+    y: &SoaTransforms,
+    node_weights: &[f32],
+    block: usize,
+    o: &mut SoaTransforms,
+) {
+    let w = F8(std::array::from_fn(|lane| {
+        let w = node_weights.get(8 * block + lane).copied().unwrap_or(0.0);
+        if w > 0.0 { w.min(1.0) } else { 0.0 }
+    }));
+    let (mut none, mut all) = (0u8, 0u8);
+    for lane in 0..8 {
+        none |= u8::from(w.0[lane] == 0.0) << lane;
+        all |= u8::from(w.0[lane] == 1.0) << lane;
+    }
+    if none == 0xff {
+        *o = *x;
+        return;
+    }
+    if all == 0xff {
+        *o = *y;
+        return;
+    }
+    blend_block(isa, x, y, &w, ScaleSpace::Linear, o);
+    // The ends exactly, lane by lane.
+    for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(x.planes()).zip(y.planes()) {
+        *plane = from_b.select_bits(from_a.select_bits(*plane, none), all);
     }
 }
 

@@ -134,6 +134,13 @@ pub(crate) trait Isa: Copy {
     fn mul(self, a: Self::R, b: Self::R) -> Self::R;
     /// `a · b + c` (fused where the hardware can).
     fn madd(self, a: Self::R, b: Self::R, c: Self::R) -> Self::R;
+    /// `a / b` (correctly rounded).
+    fn div(self, a: Self::R, b: Self::R) -> Self::R;
+    /// `x = m · 2ᵉ` for a positive normal `x`: `(m, e)` with `m` in `[1, 2)` and `e` an
+    /// integer as a float (other `x` give meaningless lanes, for the caller to select away).
+    fn split_exponent(self, x: Self::R) -> (Self::R, Self::R);
+    /// `2ⁿ` for `n` an integer-valued float in `[−126, 127]`.
+    fn pow2(self, n: Self::R) -> Self::R;
     /// Lane-wise minimum (`b` where either is NaN).
     fn min(self, a: Self::R, b: Self::R) -> Self::R;
     /// Lane-wise maximum (`b` where either is NaN).
@@ -220,6 +227,11 @@ impl<I: Isa> V<I> {
     #[inline(always)]
     pub fn flip_sign_by(self, sign: Self) -> Self {
         self.with(self.isa.flip_sign_by(self.r, sign.r))
+    }
+    /// `self / b`.
+    #[inline(always)]
+    pub fn div(self, b: Self) -> Self {
+        self.with(self.isa.div(self.r, b.r))
     }
     /// `self` where `lo < x < hi`, else `otherwise`.
     #[inline(always)]
@@ -311,6 +323,37 @@ impl Isa for Plain {
         self.add(self.mul(a, b), c)
     }
     #[inline(always)]
+    fn div(self, a: Self::R, b: Self::R) -> Self::R {
+        use std::arch::x86_64::_mm_div_ps;
+        sse!([_mm_div_ps(a[0], b[0]), _mm_div_ps(a[1], b[1])])
+    }
+    #[inline(always)]
+    fn split_exponent(self, x: Self::R) -> (Self::R, Self::R) {
+        use std::arch::x86_64::{
+            _mm_and_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_cvtepi32_ps, _mm_or_si128, _mm_set1_epi32,
+            _mm_srli_epi32, _mm_sub_epi32,
+        };
+        sse!({
+            let split = |h| {
+                let bits = _mm_castps_si128(h);
+                let m = _mm_or_si128(_mm_and_si128(bits, _mm_set1_epi32(0x007f_ffff)), _mm_set1_epi32(0x3f80_0000));
+                let e = _mm_sub_epi32(_mm_srli_epi32::<23>(bits), _mm_set1_epi32(127));
+                (_mm_castsi128_ps(m), _mm_cvtepi32_ps(e))
+            };
+            let ((m0, e0), (m1, e1)) = (split(x[0]), split(x[1]));
+            ([m0, m1], [e0, e1])
+        })
+    }
+    #[inline(always)]
+    fn pow2(self, n: Self::R) -> Self::R {
+        use std::arch::x86_64::{_mm_add_epi32, _mm_castsi128_ps, _mm_cvtps_epi32, _mm_set1_epi32, _mm_slli_epi32};
+        sse!({
+            let pow2 =
+                |h| _mm_castsi128_ps(_mm_slli_epi32::<23>(_mm_add_epi32(_mm_cvtps_epi32(h), _mm_set1_epi32(127))));
+            [pow2(n[0]), pow2(n[1])]
+        })
+    }
+    #[inline(always)]
     fn min(self, a: Self::R, b: Self::R) -> Self::R {
         use std::arch::x86_64::_mm_min_ps;
         sse!([_mm_min_ps(a[0], b[0]), _mm_min_ps(a[1], b[1])])
@@ -389,6 +432,20 @@ impl Isa for Plain {
     #[inline(always)]
     fn madd(self, a: F8, b: F8, c: F8) -> F8 {
         a * b + c
+    }
+    #[inline(always)]
+    fn div(self, a: F8, b: F8) -> F8 {
+        lanes!(|i| a.0[i] / b.0[i])
+    }
+    #[inline(always)]
+    fn split_exponent(self, x: F8) -> (F8, F8) {
+        let m = lanes!(|i| f32::from_bits((x.0[i].to_bits() & 0x007f_ffff) | 0x3f80_0000));
+        let e = lanes!(|i| ((x.0[i].to_bits() >> 23) as i32 - 127) as f32);
+        (m, e)
+    }
+    #[inline(always)]
+    fn pow2(self, n: F8) -> F8 {
+        lanes!(|i| f32::from_bits(((n.0[i].round() as i32 + 127) as u32) << 23))
     }
     #[inline(always)]
     fn min(self, a: F8, b: F8) -> F8 {
@@ -488,6 +545,36 @@ impl Isa for Avx2Fma {
     #[inline(always)]
     fn madd(self, a: Self::R, b: Self::R, c: Self::R) -> Self::R {
         avx!(std::arch::x86_64::_mm256_fmadd_ps(a, b, c))
+    }
+    #[inline(always)]
+    fn div(self, a: Self::R, b: Self::R) -> Self::R {
+        avx!(std::arch::x86_64::_mm256_div_ps(a, b))
+    }
+    #[inline(always)]
+    fn split_exponent(self, x: Self::R) -> (Self::R, Self::R) {
+        use std::arch::x86_64::{
+            _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cvtepi32_ps, _mm256_or_si256,
+            _mm256_set1_epi32, _mm256_srli_epi32, _mm256_sub_epi32,
+        };
+        avx!({
+            let bits = _mm256_castps_si256(x);
+            let mantissa = _mm256_castsi256_ps(_mm256_or_si256(
+                _mm256_and_si256(bits, _mm256_set1_epi32(0x007f_ffff)),
+                _mm256_set1_epi32(0x3f80_0000),
+            ));
+            let exponent = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32::<23>(bits), _mm256_set1_epi32(127)));
+            (mantissa, exponent)
+        })
+    }
+    #[inline(always)]
+    fn pow2(self, n: Self::R) -> Self::R {
+        use std::arch::x86_64::{
+            _mm256_add_epi32, _mm256_castsi256_ps, _mm256_cvtps_epi32, _mm256_set1_epi32, _mm256_slli_epi32,
+        };
+        avx!(_mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(
+            _mm256_cvtps_epi32(n),
+            _mm256_set1_epi32(127)
+        ))))
     }
     #[inline(always)]
     fn min(self, a: Self::R, b: Self::R) -> Self::R {
@@ -617,6 +704,43 @@ pub(crate) fn acos_factor<I: Isa>(x: V<I>) -> V<I> {
         p = p.madd(x, V::splat(x.isa, coefficient));
     }
     p
+}
+
+/// `ln x` for positive normal `x` (error below 3e-7 of `max(1, |ln x|)`; `ln 1` is exactly 0):
+/// `x = m·2ᵉ` with `m` in `[√½, √2)`, `ln m = 2·atanh s`, `s = (m−1)/(m+1)` in `±0.172`, the
+/// series to `s⁷` (the next term is below 3e-8). Other lanes
+/// are meaningless (the caller selects them away).
+#[inline(always)]
+pub(crate) fn ln<I: Isa>(x: V<I>) -> V<I> {
+    let isa = x.isa;
+    let (m, e) = isa.split_exponent(x.r);
+    let (m, e) = (x.with(m), x.with(e));
+    let (sqrt2, four, one) = (V::splat(isa, std::f32::consts::SQRT_2), V::splat(isa, 4.0), V::splat(isa, 1.0));
+    let e = (e + one).where_inside(m, sqrt2, four, e);
+    let m = (m * V::splat(isa, 0.5)).where_inside(m, sqrt2, four, m);
+    let s = (m - one).div(m + one);
+    let s2 = s * s;
+    let p = V::splat(isa, 2.0 / 7.0).madd(s2, V::splat(isa, 2.0 / 5.0));
+    let p = p.madd(s2, V::splat(isa, 2.0 / 3.0)).madd(s2, V::splat(isa, 2.0));
+    e.madd(V::splat(isa, std::f32::consts::LN_2), s * p)
+}
+
+/// `eˣ` (relative error below 3e-7; `e⁰` is exactly 1), `x` clamped to `[−87, 88]`: `x = n·ln 2 + r`
+/// with `n` rounded and `ln 2` in two parts (Cody–Waite), `eʳ` by its Taylor series to `r⁶`
+/// (`|r| ≤ ln 2 / 2`: the next term is below 1.3e-7).
+#[inline(always)]
+pub(crate) fn exp<I: Isa>(x: V<I>) -> V<I> {
+    let isa = x.isa;
+    let x = x.max(V::splat(isa, -87.0)).min(V::splat(isa, 88.0));
+    // Round to nearest by adding and taking away 1.5·2²³ (no fast-math: both are kept).
+    let magic = V::splat(isa, 12_582_912.0);
+    let n = x.madd(V::splat(isa, std::f32::consts::LOG2_E), magic) - magic;
+    let r = n.madd(V::splat(isa, -0.693_145_75), x);
+    let r = n.madd(V::splat(isa, -1.428_606_8e-6), r);
+    let p = V::splat(isa, 1.0 / 720.0).madd(r, V::splat(isa, 1.0 / 120.0));
+    let p = p.madd(r, V::splat(isa, 1.0 / 24.0)).madd(r, V::splat(isa, 1.0 / 6.0));
+    let p = p.madd(r, V::splat(isa, 0.5)).madd(r, V::splat(isa, 1.0)).madd(r, V::splat(isa, 1.0));
+    p * x.with(isa.pow2(n.r))
 }
 
 /// Run `kernel` on AVX2+FMA, for tests: `None` on a CPU without them.

@@ -59,6 +59,25 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
         ..SampleSettings::default()
     };
 
+    // Layers whose clips leave nodes unanimated (each layer pose reset to the base or the rest
+    // pose every frame), two of one clip (sampled once), an additive on another clip's pose.
+    let b_clip = ClipId::from_index(1);
+    let mut mask = anim::NodeMask::none(model.nodes.len());
+    mask.set(anim::NodeId::from_index(1), 0.7);
+    let layers = vec![
+        anim::LayerDesc { mask, ..anim::LayerDesc::new(b_clip) },
+        anim::LayerDesc {
+            blend: anim::LayerBlend::Additive(anim::AdditiveReference::ClipFirstFrame(ClipId::from_index(0))),
+            weight: 0.5,
+            ..anim::LayerDesc::new(b_clip)
+        },
+        anim::LayerDesc {
+            blend: anim::LayerBlend::Additive(anim::AdditiveReference::AtSecs(0.5)),
+            ..anim::LayerDesc::new(ClipId::from_index(0))
+        },
+    ];
+    let mut stack = anim::LayerStack::new(&model, &settings, layers).unwrap();
+
     let allocations = allocations_on_this_thread(|| {
         for frame in 0..600 {
             let t = frame as f32 / 60.0;
@@ -68,6 +87,8 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
             model.clips[1].sample((t * 1.3) % 1.0, &mut cursors[1], &teaching, &mut b);
             blend_poses(&a, &b, 0.4, anim::ScaleSpace::Log, &mut out);
             blend_into(&mut out, &a, 0.6, anim::ScaleSpace::Linear);
+            stack.advance(1.0 / 60.0);
+            stack.apply(&model, &settings, t, &mut out);
             model.hierarchy.local_to_model(&out, &mut locals, &mut world);
             prepared.skinning_matrices(&world, &mut palette);
             if frame % 7 == 0 {
