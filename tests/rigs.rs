@@ -284,21 +284,6 @@ fn contacts_on_every_cycle_and_none_off_the_ground() {
     }
 }
 
-/// Not a check: writes every variant of the corpus to `target/rigs/` for `animtune transition`
-/// (`cargo test --test rigs -- --ignored write_corpus`).
-#[test]
-#[ignore = "writes files for the command line"]
-fn write_corpus() {
-    let out = devtools::ci::repo_root().join("target/rigs");
-    std::fs::create_dir_all(&out).unwrap();
-    for rig in RIGS {
-        for variant in RigVariant::ALL {
-            let Ok(glb) = rigs::make(rig, variant) else { continue };
-            std::fs::write(out.join(format!("{}-{}.glb", rig.name, variant.name())), glb).unwrap();
-        }
-    }
-}
-
 /// Item 5: `pop` from a standing source is measured against the clips' own largest step, so a
 /// still idle (a quarter millimetre per frame) cannot blow it up: every kind, every variant,
 /// below 2 (it was 14–170 against the idle's own motion).

@@ -59,6 +59,13 @@ enum Asset {
         #[arg(long, default_value_t = 1.0)]
         scale: f32,
     },
+    /// Every variant of the rig corpus of `devtools::rigs` (×0.01, ×100, Mixamo-style, IK
+    /// controls, a hovering clip) as `.glb` files, for `animtune transition` and the viewer.
+    Rigs {
+        /// The folder to write (created if needed).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// The corpus of malformed files and its manifest (`tests/bad`, `EXPECTED.txt`).
     BadCorpus {
         /// The folder to write (created if needed; stale corpus files are removed).
@@ -91,6 +98,20 @@ fn run(args: Args) -> anyhow::Result<String> {
             };
             std::fs::write(&out, variant)?;
             Ok(format!("wrote {}\n", out.display()))
+        }
+        Command::Generate { asset: Asset::Rigs { out } } => {
+            let out = out.unwrap_or_else(|| root.join("target/rigs"));
+            std::fs::create_dir_all(&out)?;
+            let mut written = 0usize;
+            for rig in devtools::rigs::RIGS {
+                for variant in devtools::rigs::RigVariant::ALL {
+                    // A rig whose source model is missing (no `../shared`) is left out, said below.
+                    let Ok(glb) = devtools::rigs::make(rig, variant) else { continue };
+                    std::fs::write(out.join(format!("{}-{}.glb", rig.name, variant.name())), glb)?;
+                    written += 1;
+                }
+            }
+            Ok(format!("wrote {written} rig variants to {}\n", out.display()))
         }
         Command::Generate { asset: Asset::BadCorpus { out } } => {
             let out = out.unwrap_or_else(|| root.join("tests/bad"));
