@@ -7,7 +7,7 @@
 //! A character whose profile has no machine gets one built from its tuning's transition table
 //! ([`StageMachine::from_tuning`]): one state per clip (named as the clip is shown, the first
 //! clip the entry), one edge per tuned pair ([`StateMachine::from_transition_table`]) and one
-//! any-state edge into every clip with the default fade, so that — as with T — a pair nobody
+//! any-state edge into every clip with the default fade (`request` prefers a state's own edge), so that — as with T — a pair nobody
 //! tuned still plays [`FadeTuning::default`]. Such a machine follows the tuning: a changed table
 //! (an edit, an undo) rebuilds it on the next step.
 
@@ -154,8 +154,6 @@ impl StageMachine {
                 decay: default.decay,
                 half_life_secs: default.half_life_secs,
                 sync: default.phase_sync,
-                // After every tuned edge: `request` prefers a state's own edge anyway.
-                priority: u32::MAX,
                 ..StateTransition::new(TransitionFrom::Any, to, default.duration_secs)
             });
         }

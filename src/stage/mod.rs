@@ -362,6 +362,12 @@ impl Stage {
         Ok(started)
     }
 
+    /// Foot contacts of two clips (the tuning's edited markers, else found on the model; the
+    /// rig found once), as phase sync and the transition figures use them.
+    pub fn foot_contacts(&mut self, clips: [usize; 2]) -> [Vec<anim::FootContact>; 2] {
+        self.machine.contacts(&self.model, &self.tuning, clips)
+    }
+
     /// The machine part of [`Self::advance`]: it follows the tuning's table and the clip on
     /// screen, steps by the clip seconds the clock played, and a transition it starts is
     /// played by the fader.
@@ -386,7 +392,7 @@ impl Stage {
         let Some((to, fade)) = self.machine.fade_of(id, from, &self.tuning) else { return };
         let contacts = if fade.phase_sync {
             let source = self.transport.fader().current_clip().index();
-            self.machine.contacts(&self.model, &self.tuning, [source, to])
+            self.foot_contacts([source, to])
         } else {
             [Vec::new(), Vec::new()]
         };
