@@ -128,3 +128,17 @@ fn bad_play_entries_and_unwritable_files_fail_naming_them() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn the_docs_engine_table_is_the_cores_engine_limitations() {
+    use anim::state_machine::{Engine, engine_limitations};
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/state-machine.md")).unwrap();
+    let rows: Vec<&str> = page.lines().filter(|l| l.starts_with("| Godot 4 |") || l.starts_with("| Bevy |")).collect();
+    let mut expected = Vec::new();
+    for (engine, name) in [(Engine::Godot, "Godot 4"), (Engine::Bevy, "Bevy")] {
+        for (feature, written) in engine_limitations(engine) {
+            expected.push(format!("| {name} | {feature} | {written} |"));
+        }
+    }
+    assert_eq!(rows, expected, "docs/state-machine.md's table, as engine_limitations gives it");
+}
