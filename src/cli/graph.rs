@@ -337,7 +337,8 @@ fn play(stage: &mut Stage, entries: &[PlayEntry], tail: f32, report: &mut GraphR
         let output = stage.machine().output();
         if let Some(id) = output.started {
             let at = (frame + 1) as f32 / FRAME_HZ;
-            let source = (source_secs + dt).rem_euclid(stage.transport.duration_secs().max(f32::MIN_POSITIVE));
+            let length = stage.machine().clip_of(active).map_or(0.0, |c| stage.model().clips[c].end_secs());
+            let source = if length > 0.0 { (source_secs + dt).rem_euclid(length) } else { 0.0 };
             report.transitions.push(taken_transition(stage, &rig, id, active, at, source, false));
         }
         for fired in stage.machine().events() {

@@ -1,7 +1,8 @@
 //! The character on stage, without egui, winit or wgpu: the state the viewer's panels read and
 //! change — every tunable and its undo history ([`tuning`]), the selected joint and channel
 //! ([`selection`]), the pose jobs the frame and the compare view share ([`sampling`]), models
-//! loaded in the background ([`loading`]) and frame statistics ([`stats`]). It sits above the
+//! loaded in the background ([`loading`]), frame statistics ([`stats`]) and the character's
+//! state machine ([`machine`], stepped by the clock, its transitions played by the one fader). It sits above the
 //! renderer and the physics and below the UI and the command line: `crate::profile` and
 //! `crate::cli` take their types from here, never from `crate::ui`.
 
