@@ -2,9 +2,9 @@
 //! change — every tunable and its undo history ([`tuning`]), the selected joint and channel
 //! ([`selection`]), the pose jobs the frame and the compare view share ([`sampling`]), models
 //! loaded in the background ([`loading`]), frame statistics ([`stats`]) and the character's
-//! state machine ([`machine`], stepped by the clock, its transitions played by the one fader). It sits above the
-//! renderer and the physics and below the UI and the command line: `crate::profile` and
-//! `crate::cli` take their types from here, never from `crate::ui`.
+//! state machine ([`machine`], stepped by the clock, its transitions played by the one fader).
+//! It sits above the renderer and the physics and below the UI and the command line:
+//! `crate::profile` and `crate::cli` take their types from here, never from `crate::ui`.
 
 pub mod compare;
 pub mod crowd;
