@@ -142,3 +142,38 @@ fn the_docs_engine_table_is_the_cores_engine_limitations() {
     }
     assert_eq!(rows, expected, "docs/state-machine.md's table, as engine_limitations gives it");
 }
+
+#[test]
+fn a_profiles_tuned_pairs_are_the_machines_own_edges() {
+    let config = TempDir::new("graph-profile");
+    let profile = serde_json::json!({
+        "format": 2,
+        "model": "built-in",
+        "interpolation": {"mode": "authored", "rotation_space": "slerp", "scale_space": "linear", "easing": "linear"},
+        "transitions": [
+            {"from": "Walk", "to": "Run", "duration_secs": 0.4, "easing": "smoothstep", "kind": "inertialize"},
+            {"from": "Idle", "to": "Walk", "duration_secs": 0.5, "easing": "linear"}
+        ]
+    });
+    let path = config.write("profile.json", serde_json::to_string(&profile).unwrap().as_bytes());
+    let report = json(
+        &["graph", "--profile", path.to_str().unwrap(), "--play", "Idle,Walk@0.5,Run@2,Idle@3.5", "--format", "json"],
+        &config,
+    );
+    assert_eq!(report["machine_transitions"], 2 + 8, "two tuned pairs and one any-state edge per clip");
+    let taken = report["transitions"].as_array().unwrap();
+    let seen: Vec<(&str, &str, f64)> = taken
+        .iter()
+        .map(|t| {
+            let figures = &t["figures"];
+            (t["edge"].as_str().unwrap(), figures["kind"].as_str().unwrap(), figures["duration_secs"].as_f64().unwrap())
+        })
+        .collect();
+    let expected =
+        [("Idle -> Walk", "crossfade", 0.5), ("Walk -> Run", "inertialize", 0.4), ("* -> Idle", "crossfade", 0.3)];
+    for ((edge, kind, secs), (want_edge, want_kind, want_secs)) in seen.iter().zip(expected) {
+        assert_eq!((*edge, *kind), (want_edge, want_kind));
+        assert!((secs - want_secs).abs() < 1e-6, "{edge}: {secs} s");
+    }
+    assert_eq!(seen.len(), 3);
+}
