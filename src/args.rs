@@ -96,6 +96,11 @@ pub enum Command {
     /// Play clips placed at parameter values (a 1D or 2D blend space) in phase at one parameter
     /// or a sweep, and measure weights, playback rate, foot slide and joint acceleration.
     BlendSpace(Box<cli::blend_space::BlendSpaceArgs>),
+    /// Run the character's state machine headless (each --play entry requests a state at a time
+    /// through the machine's transitions) and measure each transition taken as `transition`
+    /// does, with the time in each state and the events fired; or export the machine for Godot 4
+    /// (--export-godot) and Bevy (--export-bevy).
+    Graph(Box<cli::graph::GraphArgs>),
     /// Run fades, overrides, skinning and ragdoll handoffs for a wall-clock time; fail on any
     /// non-finite value or resident-memory growth.
     Soak(cli::soak::SoakArgs),

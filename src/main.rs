@@ -77,6 +77,7 @@ fn run(command: Command) -> anyhow::Result<String> {
         Command::Ragdoll(ragdoll) => cli::ragdoll::run(&ragdoll),
         Command::Transition(transition) => cli::transition::run(&transition),
         Command::BlendSpace(blend_space) => cli::blend_space::run(&blend_space),
+        Command::Graph(graph) => cli::graph::run(&graph),
         Command::Soak(soak) => {
             let (report, passed) = cli::soak::run(&soak)?;
             if passed {

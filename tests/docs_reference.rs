@@ -68,6 +68,7 @@ fn schemas() -> Vec<(&'static str, schemars::Schema)> {
         ("blend-space", schemars::schema_for!(cli::blend_space::BlendSpaceReport)),
         ("transition-table", schemars::schema_for!(cli::transition::TableReport)),
         ("transition-export", schemars::schema_for!(cli::transition::TransitionExport)),
+        ("graph", schemars::schema_for!(cli::graph::GraphReport)),
         ("record", schemars::schema_for!(animtune::record::RecordReport)),
         ("bake", schemars::schema_for!(cli::bake::BakeReport)),
         ("retarget", schemars::schema_for!(animtune::retarget::clip::RetargetReport)),
@@ -227,6 +228,7 @@ fn command_output_matches_the_schemas() {
         ("sample", vec!["sample", "--clip", "Walk", "--times", "0.1,0.5", "--format", "json"]),
         ("transition", vec!["transition", "--from", "Walk", "--to", "Run", "--at", "0.3", "--format", "json"]),
         ("soak", vec!["soak", "--seconds", "1", "--format", "json"]),
+        ("graph", vec!["graph", "--play", "Idle,Walk@0.5,Run@1", "--format", "json"]),
         (
             "blend-space",
             vec![

@@ -4,6 +4,7 @@
 pub mod bake;
 pub mod bench;
 pub mod blend_space;
+pub mod graph;
 pub mod info;
 pub mod ragdoll;
 pub mod record;

@@ -168,13 +168,14 @@ fn export_label(args: &TransitionArgs) -> String {
     args.export.as_deref().map_or_else(String::new, |p| p.display().to_string())
 }
 
-/// The model's profile: `explicit`, else the one the viewer keeps for it in the profiles folder.
-fn load_profile(
+/// Where the model's profile is: `explicit`, else the one the viewer keeps for it in the
+/// profiles folder.
+pub(super) fn profile_path(
     model: &Model,
     model_path: Option<&Path>,
     explicit: Option<&Path>,
-) -> anyhow::Result<(TuningProfile, PathBuf)> {
-    let path = match explicit {
+) -> anyhow::Result<PathBuf> {
+    Ok(match explicit {
         Some(path) => path.to_path_buf(),
         None => {
             let dir = crate::profile::default_profile_dir()
@@ -182,7 +183,16 @@ fn load_profile(
             let stem = model_path.and_then(|p| p.file_stem()).and_then(|s| s.to_str());
             ModelIdentity::of(model, stem).profile_path(&dir)
         }
-    };
+    })
+}
+
+/// The model's profile: `explicit`, else the one the viewer keeps for it in the profiles folder.
+pub(super) fn load_profile(
+    model: &Model,
+    model_path: Option<&Path>,
+    explicit: Option<&Path>,
+) -> anyhow::Result<(TuningProfile, PathBuf)> {
+    let path = profile_path(model, model_path, explicit)?;
     anyhow::ensure!(
         path.exists(),
         "no tuning profile at {} (tune transitions in the viewer and save the profile, or pass --profile FILE)",

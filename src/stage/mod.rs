@@ -1,9 +1,10 @@
 //! The character on stage, without egui, winit or wgpu: the state the viewer's panels read and
 //! change — every tunable and its undo history ([`tuning`]), the selected joint and channel
 //! ([`selection`]), the pose jobs the frame and the compare view share ([`sampling`]), models
-//! loaded in the background ([`loading`]) and frame statistics ([`stats`]). It sits above the
-//! renderer and the physics and below the UI and the command line: `crate::profile` and
-//! `crate::cli` take their types from here, never from `crate::ui`.
+//! loaded in the background ([`loading`]), frame statistics ([`stats`]) and the character's
+//! state machine ([`machine`], stepped by the clock, its transitions played by the one fader).
+//! It sits above the renderer and the physics and below the UI and the command line:
+//! `crate::profile` and `crate::cli` take their types from here, never from `crate::ui`.
 
 pub mod compare;
 pub mod crowd;
@@ -12,6 +13,7 @@ pub mod kind_compare;
 pub mod layer_play;
 pub mod layers;
 pub mod loading;
+pub mod machine;
 pub mod ragdoll;
 pub mod sampling;
 pub mod selection;
@@ -25,11 +27,14 @@ use anim::Model;
 use anim::ragdoll::Placement;
 use glam::Vec3;
 
+use anim::state_machine::{RuntimeError, StateId, TransitionId};
+
 use crate::physics::Phase;
 
 use compare::Compare;
 use crowd::CrowdPanel;
 use frame::FrameOutput;
+use machine::StageMachine;
 use ragdoll::RagdollView;
 use selection::Selection;
 use transport::Transport;
@@ -100,6 +105,8 @@ pub struct Stage {
     pub trajectory: bool,
     /// The clip the next transition goes to (T triggers it).
     pub fade_target: usize,
+    /// The state machine (built from the tuning's transition table), stepped by the clock.
+    machine: StageMachine,
     frame: FrameOutput,
 }
 
@@ -156,7 +163,9 @@ impl Stage {
     pub fn new(model: Model, source: ModelSource, tuning: Tuning) -> Self {
         let transport = Transport::new(&model);
         let selection = Selection::first_animated(&model, transport.clip());
+        let machine = StageMachine::from_tuning(&model, &tuning);
         let mut stage = Self {
+            machine,
             history: TuningHistory::new(&tuning),
             frame: FrameOutput::new(&model),
             crowd: CrowdPanel::default(),
@@ -258,6 +267,7 @@ impl Stage {
     /// Replace the tuning (a profile opened or imported) with a fresh undo history.
     pub fn set_tuning(&mut self, tuning: Tuning) {
         self.tuning = tuning;
+        self.machine = StageMachine::from_tuning(&self.model, &self.tuning);
         self.history = TuningHistory::new(&self.tuning);
         self.compute_frame();
     }
@@ -285,6 +295,7 @@ impl Stage {
     /// The clock part of [`Self::step`]: time enters here and only here.
     pub fn advance(&mut self, dt_secs: f32) {
         let clip_dt = self.transport.advance(dt_secs);
+        self.step_machine(clip_dt);
         self.crowd.advance(&self.model, clip_dt, self.tuning.interpolation().mode);
         if let Some(from) = self.transport.clip() {
             let to = self.fade_target;
@@ -308,10 +319,16 @@ impl Stage {
     /// blended into `to` started from 0.
     pub fn trigger_fade(&mut self, to: usize, contacts: &dyn Fn(usize) -> Vec<anim::FootContact>) {
         let Some(current) = self.transport.clip() else { return };
-        if to >= self.model.clips.len() {
+        let fade: FadeTuning = self.tuning.fade_for(current, to);
+        self.fade_with(to, fade, contacts);
+    }
+
+    /// The one path every transition takes (T, the state machine): to clip `to` with `fade`,
+    /// through the fader or, while ragdolling, the ragdoll's blend out.
+    fn fade_with(&mut self, to: usize, fade: FadeTuning, contacts: &dyn Fn(usize) -> Vec<anim::FootContact>) {
+        if self.transport.clip().is_none() || to >= self.model.clips.len() {
             return;
         }
-        let fade: FadeTuning = self.tuning.fade_for(current, to);
         if self.ragdoll.phase() == Phase::Ragdoll {
             self.transport.play_from_start(to);
             self.ragdoll.blend_out(&self.model, fade.duration_secs, fade.easing);
@@ -319,6 +336,70 @@ impl Stage {
             let settings = self.tuning.interpolation().to_settings();
             self.transport.fade_to(&self.model, &settings, to, fade, contacts);
         }
+    }
+
+    /// The state machine (read: its states, parameters, active state and running transition).
+    pub fn machine(&self) -> &StageMachine {
+        &self.machine
+    }
+
+    /// The state machine, to set parameters or edit it; the next [`Self::advance`] evaluates
+    /// the change and plays the transition it starts.
+    pub fn machine_mut(&mut self) -> &mut StageMachine {
+        &mut self.machine
+    }
+
+    /// Go to state `to` through the machine's own edge, played by the fader with that edge's
+    /// settings. `Ok(None)` when `to` is already the active state.
+    ///
+    /// # Errors
+    /// When `to` does not exist or no edge leads there from the active state.
+    pub fn request_state(&mut self, to: StateId) -> Result<Option<TransitionId>, RuntimeError> {
+        self.sync_machine();
+        let started = self.machine.request(to)?;
+        if let Some(id) = started {
+            self.play_machine_transition(id);
+        }
+        Ok(started)
+    }
+
+    /// Foot contacts of two clips (the tuning's edited markers, else found on the model; the
+    /// rig found once), as phase sync and the transition figures use them.
+    pub fn foot_contacts(&mut self, clips: [usize; 2]) -> [Vec<anim::FootContact>; 2] {
+        self.machine.contacts(&self.model, &self.tuning, clips)
+    }
+
+    /// The machine part of [`Self::advance`]: it follows the tuning's table and the clip on
+    /// screen, steps by the clip seconds the clock played, and a transition it starts is
+    /// played by the fader.
+    fn step_machine(&mut self, clip_dt_secs: f32) {
+        self.sync_machine();
+        if let Some(id) = self.machine.step(clip_dt_secs).started {
+            self.play_machine_transition(id);
+        }
+    }
+
+    /// The machine agrees with the tuning's table and with the clip on screen.
+    fn sync_machine(&mut self) {
+        self.machine.refresh(&self.model, &self.tuning);
+        if let Some(clip) = self.transport.clip() {
+            self.machine.follow_clip(clip);
+        }
+    }
+
+    /// Play the machine's transition `id` on the fader, from what is on screen.
+    fn play_machine_transition(&mut self, id: TransitionId) {
+        let Some(from) = self.transport.clip() else { return };
+        let Some((to, fade)) = self.machine.fade_of(id, from, &self.tuning) else { return };
+        let contacts = if fade.phase_sync {
+            let source = self.transport.fader().current_clip().index();
+            self.foot_contacts([source, to])
+        } else {
+            [Vec::new(), Vec::new()]
+        };
+        let [from_contacts, to_contacts] = contacts;
+        let contacts = |clip: usize| if clip == to { to_contacts.clone() } else { from_contacts.clone() };
+        self.fade_with(to, fade, &contacts);
     }
 
     /// Hand the character to the ragdoll now: bodies start at the pose on screen with the

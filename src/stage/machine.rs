@@ -1,0 +1,484 @@
+//! [`StageMachine`]: the character's state machine on stage — the core's [`StateMachine`] and
+//! its [`MachineRuntime`], stepped by the stage's clock ([`crate::stage::Stage::advance`]) and
+//! requested by [`crate::stage::Stage::request_state`]. A transition it starts is played by the
+//! stage's one fader (`Stage::fade_with`, the path the T key takes) with that edge's kind,
+//! duration, easing, decay, half-life and sync: there is no second fader.
+//!
+//! A character whose profile has no machine gets one built from its tuning's transition table
+//! ([`StageMachine::from_tuning`]): one state per clip (named as the clip is shown, the first
+//! clip the entry), one edge per tuned pair ([`StateMachine::from_transition_table`]) and one
+//! any-state edge into every clip with the default fade (`request` prefers a state's own edge), so that — as with T — a pair nobody
+//! tuned still plays [`FadeTuning::default`]. Such a machine follows the tuning: a changed table
+//! (an edit, an undo) rebuilds it on the next step.
+
+use anim::state_machine::{
+    FiredEvent, MachineRuntime, ParamValue, RuntimeError, StateId, StateMachine, StateMachineError, StateTransition,
+    StepOutput, TableEdge, TransitionFrom, TransitionId,
+};
+use anim::{ClipId, FootContact, Model};
+
+use super::tuning::{FadeTuning, Tuning};
+use crate::transitions::Rig;
+
+/// A clip event added on top of a machine built from the table (kept through rebuilds).
+#[derive(Debug, Clone, PartialEq)]
+struct ExtraEvent {
+    clip: ClipId,
+    name: String,
+    time_secs: f32,
+}
+
+/// The stage's state machine and its runtime (see the module's documentation).
+pub struct StageMachine {
+    machine: StateMachine,
+    runtime: MachineRuntime,
+    /// Built from the tuning's table: the table it was built from (rebuilt when it changes).
+    table: Option<Vec<((usize, usize), FadeTuning)>>,
+    /// Clip events added to a table-built machine.
+    extra_events: Vec<ExtraEvent>,
+    /// Each clip's length, seconds (what the runtime loops and ends by).
+    clip_secs: Vec<f32>,
+    /// The events fired during the last step.
+    events: Vec<FiredEvent>,
+    /// Why the machine is empty, when it could not be built.
+    problem: Option<String>,
+    /// Feet and foot contacts for phase-synced edges (found on the first one).
+    rig: Option<Rig>,
+}
+
+impl std::fmt::Debug for StageMachine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StageMachine")
+            .field("states", &self.machine.states().len())
+            .field("transitions", &self.machine.transitions().len())
+            .field("output", &self.runtime.output(&self.machine))
+            .field("problem", &self.problem)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The state names of `model`'s clips: the clip's shown name, made unique with `_INDEX`.
+pub fn state_names(model: &Model) -> Vec<String> {
+    let shown: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    shown
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let repeated = shown.iter().take(i).any(|n| n == name);
+            if repeated || name.is_empty() { format!("{name}_{i}") } else { name.clone() }
+        })
+        .collect()
+}
+
+impl StageMachine {
+    /// The machine of a character without one: built from `tuning`'s transition table (see the
+    /// module's documentation). A model without clips gets an empty machine that does nothing
+    /// ([`Self::problem`] says why).
+    pub fn from_tuning(model: &Model, tuning: &Tuning) -> Self {
+        let mut machine = Self {
+            machine: StateMachine::new(),
+            runtime: MachineRuntime::new(&StateMachine::new()),
+            table: None,
+            extra_events: Vec::new(),
+            clip_secs: model.clips.iter().map(anim::Clip::end_secs).collect(),
+            events: Vec::new(),
+            problem: None,
+            rig: None,
+        };
+        machine.rebuild(model, tuning);
+        machine
+    }
+
+    /// `machine` on stage (validated), starting at its entry.
+    ///
+    /// # Errors
+    /// When it does not validate, or a state plays a clip `model` does not have.
+    pub fn with_machine(model: &Model, machine: StateMachine) -> Result<Self, StateMachineError> {
+        machine.validate()?;
+        if let Some((state, clip)) = machine.states().iter().find_map(|s| {
+            s.motion.primary_clip().filter(|c| c.index() >= model.clips.len()).map(|c| (s.name.clone(), c))
+        }) {
+            return Err(StateMachineError::BadState {
+                state,
+                problem: format!("plays clip {}, which the model does not have", clip.index()),
+            });
+        }
+        let events = Vec::with_capacity(MachineRuntime::event_capacity(&machine));
+        Ok(Self {
+            runtime: MachineRuntime::new(&machine),
+            machine,
+            table: None,
+            extra_events: Vec::new(),
+            clip_secs: model.clips.iter().map(anim::Clip::end_secs).collect(),
+            events,
+            problem: None,
+            rig: None,
+        })
+    }
+
+    fn rebuild(&mut self, model: &Model, tuning: &Tuning) {
+        let names = state_names(model);
+        let clips = names.iter().enumerate().map(|(i, n)| (ClipId::from_index(i), n.as_str()));
+        let table: Vec<((usize, usize), FadeTuning)> = tuning.transitions().collect();
+        let edges = table.iter().map(|&((from, to), fade)| TableEdge {
+            from: ClipId::from_index(from),
+            to: ClipId::from_index(to),
+            duration_secs: fade.duration_secs,
+            kind: fade.kind,
+            easing: fade.easing,
+            decay: fade.decay,
+            half_life_secs: fade.half_life_secs,
+            sync: fade.phase_sync,
+        });
+        let built = if model.clips.is_empty() {
+            Err("the model has no clips".to_owned())
+        } else {
+            StateMachine::from_transition_table(clips, edges).map_err(|e| e.to_string())
+        };
+        let mut machine = match built {
+            Ok(machine) => machine,
+            Err(problem) => {
+                self.problem = Some(problem);
+                self.machine = StateMachine::new();
+                self.runtime = MachineRuntime::new(&self.machine);
+                self.table = Some(table);
+                return;
+            }
+        };
+        let default = FadeTuning::default();
+        for (i, _) in names.iter().enumerate() {
+            let to = StateId::new(u32::try_from(i).unwrap_or(u32::MAX));
+            machine.add_transition(StateTransition {
+                easing: default.easing,
+                kind: default.kind,
+                decay: default.decay,
+                half_life_secs: default.half_life_secs,
+                sync: default.phase_sync,
+                ..StateTransition::new(TransitionFrom::Any, to, default.duration_secs)
+            });
+        }
+        for event in &self.extra_events {
+            machine.add_event(event.clip, &event.name, event.time_secs);
+        }
+        let values = self.values();
+        let current = self.runtime.output(&self.machine).state;
+        self.machine = machine;
+        self.problem = None;
+        self.table = Some(table);
+        self.events = Vec::with_capacity(MachineRuntime::event_capacity(&self.machine));
+        self.runtime = MachineRuntime::new(&self.machine);
+        if self.machine.state(current).is_some() {
+            self.jump_to(current);
+        }
+        self.restore(values);
+    }
+
+    /// The machine.
+    pub fn machine(&self) -> &StateMachine {
+        &self.machine
+    }
+
+    /// Its runtime (parameters, active state, running transition).
+    pub fn runtime(&self) -> &MachineRuntime {
+        &self.runtime
+    }
+
+    /// The machine and its runtime, to set parameters (`runtime.set_float(machine, …)`); the
+    /// next step evaluates them.
+    pub fn parts_mut(&mut self) -> (&StateMachine, &mut MachineRuntime) {
+        (&self.machine, &mut self.runtime)
+    }
+
+    /// What the machine shows now.
+    pub fn output(&self) -> StepOutput {
+        self.runtime.output(&self.machine)
+    }
+
+    /// The events fired during the last step.
+    pub fn events(&self) -> &[FiredEvent] {
+        &self.events
+    }
+
+    /// Why the machine is empty (a model without clips, a table that does not validate).
+    pub fn problem(&self) -> Option<&str> {
+        self.problem.as_deref()
+    }
+
+    /// True when built from the tuning's transition table (and following it).
+    pub fn is_from_table(&self) -> bool {
+        self.table.is_some()
+    }
+
+    /// A state's name (`#ID` for one that does not exist).
+    pub fn state_name(&self, state: StateId) -> String {
+        self.machine.state(state).map_or_else(|| format!("#{state}"), |s| s.name.clone())
+    }
+
+    /// The state whose primary clip is `clip`, if any.
+    pub fn state_of_clip(&self, clip: usize) -> Option<StateId> {
+        let index =
+            self.machine.states().iter().position(|s| s.motion.primary_clip() == Some(ClipId::from_index(clip)))?;
+        Some(StateId::new(u32::try_from(index).ok()?))
+    }
+
+    /// The clip a state plays on the stage's transport (its primary clip).
+    pub fn clip_of(&self, state: StateId) -> Option<usize> {
+        self.machine.state(state).and_then(|s| s.motion.primary_clip()).map(ClipId::index)
+    }
+
+    /// Add a clip event (kept when a table-built machine is rebuilt); returns false when the
+    /// machine would not validate with it (a repeated name on that clip, a bad time).
+    pub fn add_event(&mut self, clip: ClipId, name: &str, time_secs: f32) -> bool {
+        let mut machine = self.machine.clone();
+        machine.add_event(clip, name, time_secs);
+        if machine.validate().is_err() {
+            return false;
+        }
+        self.machine = machine;
+        self.extra_events.push(ExtraEvent { clip, name: name.to_owned(), time_secs });
+        self.events = Vec::with_capacity(MachineRuntime::event_capacity(&self.machine));
+        true
+    }
+
+    /// Keep a table-built machine equal to `tuning`'s table (rebuilt only when it changed;
+    /// no allocation otherwise).
+    pub fn refresh(&mut self, model: &Model, tuning: &Tuning) {
+        let Some(table) = &self.table else { return };
+        let same = table.len() == tuning.transitions().count()
+            && table.iter().zip(tuning.transitions()).all(|(a, b)| *a == b)
+            && self.clip_secs.len() == model.clips.len();
+        if !same {
+            self.clip_secs = model.clips.iter().map(anim::Clip::end_secs).collect();
+            self.rebuild(model, tuning);
+        }
+    }
+
+    /// Put the runtime in the state that plays `clip` when the stage plays another clip than
+    /// the machine's (the user picked a clip or pressed T): the machine follows what is on
+    /// screen, its parameters kept, its time from 0. Nothing when it already agrees or no state
+    /// plays `clip`.
+    pub fn follow_clip(&mut self, clip: usize) {
+        let active = self.runtime.output(&self.machine).state;
+        if self.clip_of(active) == Some(clip) {
+            return;
+        }
+        if let Some(state) = self.state_of_clip(clip) {
+            let values = self.values();
+            self.jump_to(state);
+            self.restore(values);
+        }
+    }
+
+    fn values(&self) -> Vec<(usize, ParamValue)> {
+        (0..self.machine.params().len())
+            .filter_map(|i| {
+                self.runtime.value(anim::state_machine::ParamId::new(u32::try_from(i).ok()?)).map(|v| (i, v))
+            })
+            .collect()
+    }
+
+    fn restore(&mut self, values: Vec<(usize, ParamValue)>) {
+        for (i, value) in values {
+            let Some(param) = u32::try_from(i).ok().map(anim::state_machine::ParamId::new) else { continue };
+            // A parameter of another kind (the machine changed) keeps its starting value.
+            let _ = match value {
+                ParamValue::Float(v) => self.runtime.set_float(&self.machine, param, v),
+                ParamValue::Bool(v) => self.runtime.set_bool(&self.machine, param, v),
+                ParamValue::Trigger(true) => self.runtime.fire(&self.machine, param),
+                ParamValue::Trigger(false) => Ok(()),
+            };
+        }
+    }
+
+    /// A fresh runtime in `state` (the machine's entry for a moment).
+    fn jump_to(&mut self, state: StateId) {
+        let entry = self.machine.entry();
+        self.machine.set_entry(state);
+        self.runtime = MachineRuntime::new(&self.machine);
+        self.machine.set_entry(entry);
+    }
+
+    /// Step the runtime by `clip_dt_secs` (the clip seconds the stage's clock played); the
+    /// events fired are in [`Self::events`] until the next step.
+    pub fn step(&mut self, clip_dt_secs: f32) -> StepOutput {
+        self.events.clear();
+        self.runtime.step(&self.machine, clip_dt_secs, &self.clip_secs, &mut self.events)
+    }
+
+    /// Go to `to` through the machine's own edge (see [`MachineRuntime::request`]).
+    ///
+    /// # Errors
+    /// When `to` does not exist or no edge leads there.
+    pub fn request(&mut self, to: StateId) -> Result<Option<TransitionId>, RuntimeError> {
+        self.runtime.request(&self.machine, to, &self.clip_secs)
+    }
+
+    /// Transition `id` as the stage's fader plays it: the target clip and the edge's settings
+    /// (speed matching from the tuning's pair, which the machine does not hold). `None` for a
+    /// transition that does not exist or a target without a clip.
+    pub fn fade_of(&self, id: TransitionId, from_clip: usize, tuning: &Tuning) -> Option<(usize, FadeTuning)> {
+        let t = self.machine.transition(id)?;
+        let to = self.clip_of(t.to)?;
+        let fade = FadeTuning {
+            duration_secs: t.duration_secs,
+            easing: t.easing,
+            kind: t.kind,
+            decay: t.decay,
+            half_life_secs: t.half_life_secs,
+            phase_sync: t.sync,
+            match_speed: tuning.fade_for(from_clip, to).match_speed,
+        };
+        Some((to, fade))
+    }
+
+    /// Foot contacts of `clips` for a phase-synced fade: the tuning's edited markers, else
+    /// found on the model (the rig found once).
+    pub fn contacts(&mut self, model: &Model, tuning: &Tuning, clips: [usize; 2]) -> [Vec<FootContact>; 2] {
+        let rig = self.rig.get_or_insert_with(|| Rig::new(model));
+        clips.map(|clip| {
+            let name = model.clips.get(clip).map(|c| c.display_name(clip)).unwrap_or_default();
+            match tuning.clip_extras.markers.iter().find(|m| m.clip == name) {
+                Some(stored) => rig.stored_contacts(stored.contacts.iter().map(|c| (c.foot.as_str(), c.time_secs))),
+                None => rig.contacts(model, ClipId::from_index(clip)),
+            }
+        })
+    }
+
+    /// Replace the machine by an edited copy (validated); the runtime restarts at the state
+    /// playing the same clip, parameters by id where their kind still fits. It no longer
+    /// follows the tuning's table.
+    ///
+    /// # Errors
+    /// When the edited machine does not validate.
+    pub fn edit(&mut self, edit: impl FnOnce(&mut StateMachine)) -> Result<(), StateMachineError> {
+        let mut machine = self.machine.clone();
+        edit(&mut machine);
+        machine.validate()?;
+        let clip = self.clip_of(self.runtime.output(&self.machine).state);
+        let values = self.values();
+        self.machine = machine;
+        self.table = None;
+        self.events = Vec::with_capacity(MachineRuntime::event_capacity(&self.machine));
+        self.runtime = MachineRuntime::new(&self.machine);
+        if let Some(state) = clip.and_then(|c| self.state_of_clip(c)) {
+            self.jump_to(state);
+        }
+        self.restore(values);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use anim::state_machine::{Compare, Condition, ParamKind, StateTransition, TransitionFrom};
+    use anim::{Easing, TransitionKind};
+
+    use super::super::{ModelSource, Stage};
+    use super::*;
+
+    fn stage() -> Stage {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let tuning = Tuning::authored(&model);
+        Stage::new(model, ModelSource::built_in(), tuning)
+    }
+
+    fn state(stage: &Stage, name: &str) -> StateId {
+        stage.machine().machine().find_state(name).expect("state")
+    }
+
+    /// The fade the fader runs now: (target clip, its fade-in length).
+    fn fading(stage: &Stage) -> Option<(usize, f32)> {
+        let fader = stage.transport.fader();
+        fader.is_fading().then(|| fader.layers().last().map(|l| (l.clip.index(), l.duration_secs))).flatten()
+    }
+
+    #[test]
+    fn the_table_becomes_one_state_per_clip_and_its_pairs_plus_a_default_edge_into_each() {
+        let mut stage = stage();
+        let (walk, run) = (stage.clip_names().iter().position(|n| n == "Walk").expect("Walk"), 2);
+        stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Linear));
+        stage.step(1.0 / 60.0);
+        let machine = stage.machine().machine();
+        assert_eq!(machine.states().len(), 8, "the built-in character's 8 clips");
+        assert_eq!(machine.transitions().len(), 1 + 8, "one tuned pair and one any-state edge per clip");
+        assert_eq!(stage.machine().state_name(machine.entry()), "Idle");
+        assert!(stage.machine().is_from_table());
+    }
+
+    #[test]
+    fn a_request_plays_the_edges_fade_on_the_stages_fader() {
+        let mut stage = stage();
+        let (idle, walk, run) = (state(&stage, "Idle"), state(&stage, "Walk"), state(&stage, "Run"));
+        let walk_clip = stage.machine().clip_of(walk).expect("clip");
+        stage.tuning.set_transition(0, walk_clip, FadeTuning::cross_fade(0.8, Easing::Linear));
+        assert_eq!(stage.machine().output().state, idle);
+        let started = stage.request_state(walk).expect("Idle -> Walk");
+        let edge = stage.machine().machine().transition(started.expect("a transition")).expect("edge");
+        assert_eq!(edge.from, TransitionFrom::State(idle), "the tuned pair's own edge, not the any-state one");
+        assert_eq!(fading(&stage), Some((walk_clip, 0.8)), "the fader fades into Walk over the tuned 0.8 s");
+        assert_eq!(stage.transport.clip(), Some(walk_clip));
+        // Walk -> Run was never tuned: the any-state edge with the default fade, as T plays it.
+        stage.step(1.0);
+        stage.request_state(run).expect("Walk -> Run");
+        let run_clip = stage.machine().clip_of(run).expect("clip");
+        assert_eq!(fading(&stage), Some((run_clip, crate::stage::tuning::DEFAULT_FADE_SECS)));
+        assert!(matches!(stage.request_state(StateId::new(99)), Err(RuntimeError::UnknownState(_))));
+    }
+
+    #[test]
+    fn a_parameter_change_makes_the_fader_start_idle_to_walk_with_the_edges_duration() {
+        let mut stage = stage();
+        let (idle, walk) = (state(&stage, "Idle"), state(&stage, "Walk"));
+        let walk_clip = stage.machine().clip_of(walk).expect("clip");
+        let mut speed = None;
+        stage
+            .machine_mut()
+            .edit(|m| {
+                let param = m.add_param("speed", ParamKind::Float(0.0));
+                m.add_transition(StateTransition {
+                    conditions: vec![Condition::Float { param, compare: Compare::Greater, value: 0.5 }],
+                    kind: TransitionKind::CrossFade,
+                    easing: Easing::Linear,
+                    ..StateTransition::new(TransitionFrom::State(idle), walk, 0.4)
+                });
+                speed = Some(param);
+            })
+            .expect("a valid machine");
+        let speed = speed.expect("param");
+        stage.step(0.1);
+        assert_eq!(fading(&stage), None, "speed 0: Idle stays");
+        assert_eq!(stage.machine().output().state, idle);
+        let (machine, runtime) = stage.machine_mut().parts_mut();
+        runtime.set_float(machine, speed, 1.0).expect("a float");
+        stage.step(1.0 / 60.0);
+        assert_eq!(stage.machine().output().state, walk);
+        assert_eq!(fading(&stage), Some((walk_clip, 0.4)), "the stage's one fader runs the edge's 0.4 s");
+        let running = stage.machine().output().transition.expect("running");
+        assert!((running.duration_secs - 0.4).abs() < 1e-6);
+        // The fade ends when the edge's duration has played on the clock.
+        for _ in 0..30 {
+            stage.step(1.0 / 60.0);
+        }
+        assert_eq!(fading(&stage), None, "0.5 s later the 0.4 s fade is over");
+        assert_eq!(stage.machine().output().transition, None);
+    }
+
+    #[test]
+    fn the_machine_follows_a_clip_picked_outside_it_keeping_its_parameters() {
+        let mut stage = stage();
+        let run = state(&stage, "Run");
+        stage
+            .machine_mut()
+            .edit(|m| {
+                m.add_param("speed", ParamKind::Float(0.0));
+            })
+            .expect("valid");
+        let param = stage.machine().machine().find_param("speed").expect("param");
+        let (machine, runtime) = stage.machine_mut().parts_mut();
+        runtime.set_float(machine, param, 2.5).expect("a float");
+        stage.transport.select_clip(stage.machine().clip_of(run).expect("clip"));
+        stage.step(1.0 / 60.0);
+        assert_eq!(stage.machine().output().state, run);
+        assert_eq!(stage.machine().runtime().value(param), Some(ParamValue::Float(2.5)));
+    }
+}
