@@ -94,10 +94,15 @@ const FETCHED: &[(&str, RigSource)] = &[
 
 type Corpus = Vec<(RigSource, Vec<(RigVariant, Model)>)>;
 
-/// The corpus's models, each variant made once: the shared rigs, and the fetched ones when
-/// `ANIMTUNE_RIGS` names their folder (skipped with a message otherwise); `None` when the shared
-/// models are missing (skipped, or failed under CI).
-fn corpus() -> Option<Corpus> {
+/// The corpus's models, each variant made once for every test of this file: the shared rigs, and
+/// the fetched ones when `ANIMTUNE_RIGS` names their folder (skipped with a message otherwise);
+/// `None` when the shared models are missing (skipped, or failed under CI).
+fn corpus() -> Option<&'static Corpus> {
+    static CORPUS: std::sync::OnceLock<Option<Corpus>> = std::sync::OnceLock::new();
+    CORPUS.get_or_init(build_corpus).as_ref()
+}
+
+fn build_corpus() -> Option<Corpus> {
     devtools::ci::shared_models("the rig corpus")?;
     let mut sources: Vec<(RigSource, Vec<u8>)> = RIGS
         .iter()
@@ -147,7 +152,7 @@ fn world(model: &Model, clip: Option<ClipId>, time_secs: f32) -> Vec<Affine3A> {
 #[test]
 fn variants_pose_every_joint_where_the_original_does() {
     let Some(corpus) = corpus() else { return };
-    for (rig, variants) in &corpus {
+    for (rig, variants) in corpus {
         let original = &variants[0].1;
         let joints: Vec<usize> = original.skins[0].joints.iter().map(|j| j.index()).collect();
         assert!(original.find_clip(rigs::HOVER_CLIP).is_some(), "{}: the hovering clip", rig.name);
@@ -200,7 +205,7 @@ fn same(a: f32, b: f32, rel: f32, abs: f32) -> bool {
 fn idle_offsets_are_centimetres_and_the_same_at_every_scale() {
     let Some(corpus) = corpus() else { return };
     let mut failures = Vec::new();
-    for (rig, variants) in &corpus {
+    for (rig, variants) in corpus {
         let Some(idle) = rig.idle else { continue };
         let mut reports = Vec::new();
         for (variant, model) in variants {
@@ -254,7 +259,7 @@ fn idle_offsets_are_centimetres_and_the_same_at_every_scale() {
 #[test]
 fn contacts_on_every_cycle_and_none_off_the_ground() {
     let Some(corpus) = corpus() else { return };
-    for (rig, variants) in &corpus {
+    for (rig, variants) in corpus {
         for (variant, model) in variants {
             let r = Rig::new(model);
             let feet = r.foot_names().count();
@@ -291,7 +296,7 @@ fn contacts_on_every_cycle_and_none_off_the_ground() {
 fn pop_is_bounded_for_still_sources() {
     let Some(corpus) = corpus() else { return };
     let mut failures = Vec::new();
-    for (rig, variants) in &corpus {
+    for (rig, variants) in corpus {
         let Some(idle) = rig.idle else { continue };
         for (variant, model) in variants {
             let r = Rig::new(model);
@@ -327,7 +332,7 @@ fn pop_is_bounded_for_still_sources() {
 fn phase_sync_never_slides_more_than_no_sync() {
     let Some(corpus) = corpus() else { return };
     let mut failures = Vec::new();
-    for (rig, variants) in &corpus {
+    for (rig, variants) in corpus {
         let mut pairs: Vec<(&str, &str)> = Vec::new();
         for (i, a) in rig.cycles.iter().enumerate() {
             pairs.extend(rig.cycles.iter().skip(i + 1).flat_map(|b| [(*a, *b), (*b, *a)]));
