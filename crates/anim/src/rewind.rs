@@ -624,6 +624,13 @@ impl RewindBuffer {
         facts.events_dropped = header.events_dropped;
     }
 
+    /// Every stored frame's time before the newest, seconds, oldest first (the ticks of a
+    /// rewind bar; [`Self::frame_at`] at one of them gives that frame as stored).
+    pub fn frame_secs_before_live(&self) -> impl Iterator<Item = f64> + '_ {
+        let live_secs = self.live_secs().unwrap_or(0.0);
+        (0..self.len).map(move |i| live_secs - self.time(i))
+    }
+
     /// Every stored frame's time and the events fired in it, oldest first (what a rewind bar
     /// marks), as `(secs_before_live, event)`.
     pub fn events(&self) -> impl Iterator<Item = (f64, FiredEvent)> + '_ {
