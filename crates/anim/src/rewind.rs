@@ -224,7 +224,9 @@ pub enum RewindError {
         frames_per_sec: f32,
     },
     /// The pose has another number of nodes or morph weights than the buffer was made for.
-    #[error("pose of {nodes} nodes and {weights} morph weights given to a rewind buffer of {expected_nodes} nodes and {expected_weights} weights")]
+    #[error(
+        "pose of {nodes} nodes and {weights} morph weights given to a rewind buffer of {expected_nodes} nodes and {expected_weights} weights"
+    )]
     PoseShape {
         /// The pose's nodes.
         nodes: usize,
@@ -670,7 +672,9 @@ pub fn encode_rotation(q: Quat) -> [u16; 3] {
             continue;
         }
         let unit = (v * sign * std::f32::consts::SQRT_2 * 0.5 + 0.5).clamp(0.0, 1.0);
-        words[k] = (unit * COMPONENT_MAX).round() as u16;
+        // Rounded by adding a half and truncating (non-negative): `f32::round` is a library
+        // call on baseline x86-64.
+        words[k] = (unit * COMPONENT_MAX + 0.5) as u16;
         k += 1;
     }
     words[0] |= ((largest as u16) >> 1) << 15;
@@ -688,7 +692,7 @@ pub fn decode_rotation(words: [u16; 3]) -> Quat {
         if i == largest {
             continue;
         }
-        let unit = f32::from(words[k] & 0x7fff) / COMPONENT_MAX;
+        let unit = f32::from(words[k] & 0x7fff) * (1.0 / COMPONENT_MAX);
         let v = (unit * 2.0 - 1.0) * std::f32::consts::FRAC_1_SQRT_2;
         *out = v;
         sum += v * v;

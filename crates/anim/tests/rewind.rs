@@ -77,7 +77,8 @@ fn record_forty_seconds(model: &Model, rewind: &mut RewindBuffer) -> Vec<Recorde
             next_second += 1;
             EventId::new(next_second - 1)
         });
-        let fired: Vec<FiredEvent> = event.map(|event| FiredEvent { event, state: StateId::new(1) }).into_iter().collect();
+        let fired: Vec<FiredEvent> =
+            event.map(|event| FiredEvent { event, state: StateId::new(1) }).into_iter().collect();
         let second = time_secs as u32;
         let facts = FrameFacts {
             clip: Some(ClipId::from_index(0)),
