@@ -91,7 +91,7 @@ fn record_forty_seconds(model: &Model, rewind: &mut RewindBuffer) -> Vec<Recorde
                 weight: (time_secs.fract()) as f32,
             }),
             layer_weights: &[clip_secs / W64_DURATION_SECS],
-            params: &[ParamValue::Float(time_secs as f32), ParamValue::Bool(second % 2 == 0)],
+            params: &[ParamValue::Float(time_secs as f32), ParamValue::Bool(second.is_multiple_of(2))],
             events: &fired,
         };
         rewind.record(time_secs, &pose, &facts).unwrap();
@@ -182,7 +182,7 @@ fn scrubbing_reproduces_the_clip_within_stated_bounds() {
     assert_eq!(facts.layer_weights, [facts.clip_secs / W64_DURATION_SECS]);
     let second = facts.time_secs as u32;
     assert_eq!(facts.state, Some(StateId::new(second % 3)));
-    assert_eq!(facts.params, [ParamValue::Float(facts.time_secs as f32), ParamValue::Bool(second % 2 == 0)]);
+    assert_eq!(facts.params, [ParamValue::Float(facts.time_secs as f32), ParamValue::Bool(second.is_multiple_of(2))]);
     assert_eq!(facts.transition.is_some(), second % 2 == 1);
 
     // Between frames: against the clip sampled at that time (loop seams, where the clip jumps,
