@@ -42,6 +42,10 @@ pub const DEFAULT_FRAMES_PER_SEC: f32 = 60.0;
 pub const DEFAULT_EVENTS_PER_FRAME: usize = 8;
 /// The longest window a buffer may hold, seconds (ten minutes: a bound on what `new` allocates).
 pub const MAX_CAPACITY_SECS: f32 = 600.0;
+/// The most events a layout may keep per frame.
+pub const MAX_EVENTS_PER_FRAME: usize = 1024;
+/// The most memory a layout may ask for, bytes (1 GiB: 30 s of a 10 000-node rig is 330 MiB).
+pub const MAX_BYTES: usize = 1 << 30;
 /// The largest angle, radians, between a unit rotation and its stored form. Smallest three with
 /// 15 bits per component: each stored component is off by at most half a step,
 /// `h = √2 / 32766 / 2 ≈ 2.2e-5`; the largest one, recomputed from them and at least 1/2, by at
@@ -183,18 +187,20 @@ impl RewindLayout {
     /// [`FiredEvent`] per event slot, its `f64` time and its header.
     pub fn frame_bytes(&self) -> usize {
         use std::mem::size_of;
-        self.node_count * (size_of::<[u16; 3]>() + 2 * size_of::<Vec3>())
-            + (self.morph_weight_count + self.layer_count) * size_of::<f32>()
-            + self.param_count * size_of::<ParamValue>()
-            + self.max_events_per_frame * size_of::<FiredEvent>()
-            + size_of::<f64>()
-            + size_of::<FrameHeader>()
+        // Saturating, so that a layout `new` would refuse reports `usize::MAX` rather than
+        // overflowing.
+        let per = |count: usize, bytes: usize| count.saturating_mul(bytes);
+        per(self.node_count, size_of::<[u16; 3]>() + 2 * size_of::<Vec3>())
+            .saturating_add(per(self.morph_weight_count.saturating_add(self.layer_count), size_of::<f32>()))
+            .saturating_add(per(self.param_count, size_of::<ParamValue>()))
+            .saturating_add(per(self.max_events_per_frame, size_of::<FiredEvent>()))
+            .saturating_add(size_of::<f64>() + size_of::<FrameHeader>())
     }
 
     /// The memory a buffer of this layout owns, bytes: `slots · frame_bytes` plus the buffer's
     /// own struct. Fixed at creation; [`RewindBuffer::memory_bytes`] measures the same.
     pub fn ceiling_bytes(&self) -> usize {
-        self.slots() * self.frame_bytes() + std::mem::size_of::<RewindBuffer>()
+        self.slots().saturating_mul(self.frame_bytes()).saturating_add(std::mem::size_of::<RewindBuffer>())
     }
 
     fn check(&self) -> Result<(), RewindError> {
@@ -204,7 +210,19 @@ impl RewindLayout {
         if !(self.max_frames_per_sec >= 1.0 && self.max_frames_per_sec <= 1000.0) {
             return Err(RewindError::BadFrameRate { frames_per_sec: self.max_frames_per_sec });
         }
-        Ok(())
+        if self.max_events_per_frame > MAX_EVENTS_PER_FRAME {
+            return Err(RewindError::TooManyEvents { events: self.max_events_per_frame });
+        }
+        // Per-slot sizes, checked before `frame_bytes` multiplies them.
+        let per_slot =
+            [self.node_count, self.morph_weight_count, self.layer_count, self.param_count, self.max_events_per_frame]
+                .iter()
+                .try_fold(0usize, |sum, &count| sum.checked_add(count.checked_mul(32)?));
+        let bytes = per_slot.and_then(|per_slot| per_slot.checked_mul(self.slots()));
+        match bytes {
+            Some(bytes) if bytes <= MAX_BYTES => Ok(()),
+            _ => Err(RewindError::TooLarge { node_count: self.node_count, capacity_secs: self.capacity_secs }),
+        }
     }
 }
 
@@ -222,6 +240,20 @@ pub enum RewindError {
     BadFrameRate {
         /// The rate asked for.
         frames_per_sec: f32,
+    },
+    /// More events per frame than [`MAX_EVENTS_PER_FRAME`].
+    #[error("{events} events per rewind frame: at most {MAX_EVENTS_PER_FRAME}")]
+    TooManyEvents {
+        /// The count asked for.
+        events: usize,
+    },
+    /// The layout would need more than [`MAX_BYTES`].
+    #[error("a rewind buffer of {node_count} nodes over {capacity_secs} s would need more than {MAX_BYTES} bytes")]
+    TooLarge {
+        /// The layout's nodes.
+        node_count: usize,
+        /// The layout's window.
+        capacity_secs: f32,
     },
     /// The pose has another number of nodes or morph weights than the buffer was made for.
     #[error(

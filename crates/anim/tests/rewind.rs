@@ -417,6 +417,16 @@ fn bad_layouts_frames_and_times_are_errors() {
     }
     let layout = RewindLayout { max_frames_per_sec: 0.0, ..RewindLayout::new(4, 1.0, 0, 0) };
     assert!(matches!(RewindBuffer::with_layout(layout), Err(RewindError::BadFrameRate { .. })));
+    let layout = RewindLayout { max_events_per_frame: 5000, ..RewindLayout::new(4, 1.0, 0, 0) };
+    assert_eq!(RewindBuffer::with_layout(layout).err(), Some(RewindError::TooManyEvents { events: 5000 }));
+    // Sizes that would overflow or ask for more than a GiB: an error, not an abort.
+    for node_count in [usize::MAX / 2, 1_000_000] {
+        assert_eq!(
+            RewindBuffer::new(node_count, 30.0, 0, 0).err(),
+            Some(RewindError::TooLarge { node_count, capacity_secs: 30.0 })
+        );
+    }
+    assert!(RewindLayout::new(10_000, 30.0, 0, 0).ceiling_bytes() < anim::rewind::MAX_BYTES);
 
     let mut rewind = RewindBuffer::new(4, 1.0, 2, 1).unwrap();
     let pose = SoaPose::from_transforms(&[anim::Transform::IDENTITY; 4], Vec::new());
