@@ -688,27 +688,36 @@ fn check_len(what: &'static str, len: usize, expected: usize) -> Result<(), Rewi
 /// two words (its sign made positive: `q` and `-q` are one rotation). A rotation that is not
 /// finite or of zero length is stored as the identity; others are normalized first.
 pub fn encode_rotation(q: Quat) -> [u16; 3] {
-    let q = if q.is_finite() && q.length_squared() > 0.0 { q.normalize() } else { Quat::IDENTITY };
-    let c = q.to_array();
-    let mut largest = 0;
-    for i in 1..4 {
-        if c[i].abs() > c[largest].abs() {
-            largest = i;
-        }
-    }
-    let sign = if c[largest] < 0.0 { -1.0 } else { 1.0 };
-    let mut words = [0u16; 3];
-    let mut k = 0;
-    for (i, &v) in c.iter().enumerate() {
-        if i == largest {
-            continue;
-        }
-        let unit = (v * sign * std::f32::consts::SQRT_2 * 0.5 + 0.5).clamp(0.0, 1.0);
+    let length_squared = q.length_squared();
+    // One square root: the normalization folded into the components' scale. NaN and infinite
+    // lengths fail the comparison too.
+    let (c, scale) = if length_squared > 0.0 && length_squared < f32::INFINITY {
+        (q.to_array(), std::f32::consts::FRAC_1_SQRT_2 / length_squared.sqrt())
+    } else {
+        (Quat::IDENTITY.to_array(), std::f32::consts::FRAC_1_SQRT_2)
+    };
+    let abs = c.map(f32::abs);
+    let largest = if abs[0].max(abs[1]) >= abs[2].max(abs[3]) {
+        usize::from(abs[1] > abs[0])
+    } else {
+        2 + usize::from(abs[3] > abs[2])
+    };
+    // Components scaled from [-1/√2, 1/√2] after normalizing to [-1/2, 1/2], the largest made
+    // positive.
+    let scale = if c[largest] < 0.0 { -scale } else { scale };
+    // The three others, in order, without branches: the k-th is component k, or k + 1 from the
+    // largest on.
+    let others = [
+        if largest == 0 { c[1] } else { c[0] },
+        if largest <= 1 { c[2] } else { c[1] },
+        if largest <= 2 { c[3] } else { c[2] },
+    ];
+    let mut words = others.map(|v| {
+        let unit = (v * scale + 0.5).clamp(0.0, 1.0);
         // Rounded by adding a half and truncating (non-negative): `f32::round` is a library
         // call on baseline x86-64.
-        words[k] = (unit * COMPONENT_MAX + 0.5) as u16;
-        k += 1;
-    }
+        (unit * COMPONENT_MAX + 0.5) as u16
+    });
     words[0] |= ((largest as u16) >> 1) << 15;
     words[1] |= ((largest as u16) & 1) << 15;
     words
