@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use anim::workload::{W64_DURATION_SECS, random_times, w64_model};
 use anim::{
-    AdditiveReference, ClipCursor, ClipId, CrossFader, Easing, LayerBlend, LayerDesc, LayerStack, LocalMatrices, Model,
-    NodeId, NodeMask, PreparedSkin, SampleSettings, ScaleSpace, blend_poses,
+    AdditiveReference, ClipCursor, ClipId, CrossFader, Easing, FrameFacts, FrameFactsOut, LayerBlend, LayerDesc,
+    LayerStack, LocalMatrices, Model, NodeId, NodeMask, PreparedSkin, RewindBuffer, RewindLayout, SampleSettings,
+    ScaleSpace, blend_poses,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Affine3A, Mat4};
@@ -241,11 +242,49 @@ fn bench_layered(c: &mut Criterion, label: &str, model: &Model) {
     );
 }
 
+/// The rewind ring on W64: `rewind_record` (a frame every 1/60 s: each one stored, the ring
+/// wrapped) and `rewind_scrub` (`frame_at` between two stored frames), per joint.
+fn bench_rewind(c: &mut Criterion, model: &Model) {
+    let mut group = c.benchmark_group("W64");
+    let clip = &model.clips[0];
+    let mut pose = model.rest_pose();
+    clip.sample(1.0, &mut ClipCursor::new(clip), &SampleSettings::AUTHORED, &mut pose);
+    let layout = RewindLayout::new(model.nodes.len(), 30.0, 2, 4);
+    let mut rewind = RewindBuffer::with_layout(layout).unwrap_or_else(|e| panic!("{e}"));
+    let params = [anim::state_machine::ParamValue::Float(0.5); 4];
+    let facts = FrameFacts {
+        clip: Some(ClipId::from_index(0)),
+        layer_weights: &[1.0, 0.5],
+        params: &params,
+        ..FrameFacts::EMPTY
+    };
+    let mut frame = 0u64;
+    group.throughput(Throughput::Elements((PLAYBACK_FRAMES * model.nodes.len()) as u64));
+    group.bench_function("rewind_record", |b| {
+        b.iter(|| {
+            for _ in 0..PLAYBACK_FRAMES {
+                frame += 1;
+                let recorded = rewind.record(frame as f64 / 60.0, black_box(&pose), &facts);
+                black_box(recorded).unwrap_or_else(|e| panic!("{e}"));
+            }
+        });
+    });
+    let mut out = model.rest_pose();
+    let mut facts_out = FrameFactsOut::for_layout(&layout);
+    group.throughput(Throughput::Elements(model.nodes.len() as u64));
+    group.bench_function("rewind_scrub", |b| {
+        b.iter(|| rewind.frame_at(black_box(10.005), &mut out, &mut facts_out).unwrap_or_else(|e| panic!("{e}")));
+    });
+    println!("W64 rewind at 30 s: {:.1} KiB, {} frames held", rewind.memory_kib(), rewind.len());
+    group.finish();
+}
+
 fn w64(c: &mut Criterion) {
     let model = w64_model();
     assert_eq!(model.clips[0].end_secs(), W64_DURATION_SECS);
     bench_model(c, "W64", &model, 0, Some(1), 2);
     bench_layered(c, "W64", &model);
+    bench_rewind(c, &model);
 }
 
 fn shared_models(c: &mut Criterion) {

@@ -30,6 +30,8 @@
 //!   conditions, interruption rules and clip events), its per-frame job
 //!   ([`state_machine::MachineRuntime`]) and its export to Godot 4 (`.tres`, read back too)
 //!   and Bevy (`.animgraph.ron`).
+//! * [`rewind`]: the last seconds of frames (pose, weights, state, parameters, events) in a ring
+//!   of fixed, measured memory ([`RewindBuffer`]), scrubbed back with interpolation.
 //!
 //! Typed indices ([`NodeId`], [`ClipId`], [`TrackId`]) name nodes, clips and tracks. The SIMD
 //! kernels run on AVX2+FMA only with a token from run-time detection ([`simd8`]).
@@ -56,6 +58,7 @@ pub mod pointer;
 pub mod pose;
 pub mod ragdoll;
 pub mod retarget;
+pub mod rewind;
 pub mod rng;
 pub mod sample;
 pub mod simd8;
@@ -87,6 +90,7 @@ pub use pose::{
     NodePose, PoseDelta, SoaPose, SoaTransforms, Transform, blend_into, blend_into_per_node, blend_poses,
     blend_poses_per_node,
 };
+pub use rewind::{FrameFacts, FrameFactsOut, RewindBuffer, RewindError, RewindLayout, RewindTransition};
 pub use sample::{ClipCursor, InterpolationOverride, SampleSettings, TrackSample};
 pub use simd8::{F8, simd_path};
 pub use skin::{PreparedSkin, Skin};

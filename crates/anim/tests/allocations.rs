@@ -165,3 +165,48 @@ fn per_frame_layers_and_blend_spaces_allocate_nothing() {
     assert_eq!(allocations, 0, "per-frame layer and blend-space calls allocated {allocations} times");
     assert!(pose.is_finite());
 }
+
+#[test]
+fn rewind_record_and_scrub_allocate_nothing() {
+    use anim::state_machine::{EventId, FiredEvent, ParamValue, StateId, TransitionId};
+    let model = anim::workload::w64_model();
+    let settings = SampleSettings::default();
+    let mut cursor = ClipCursor::new(&model.clips[0]);
+    let mut pose = model.rest_pose();
+    let mut scrubbed = model.rest_pose();
+    let layout = anim::RewindLayout::new(model.nodes.len(), 2.0, 2, 2);
+    // 2 s at 60 Hz: 123 slots, so 600 frames at 100 Hz wrap the ring and merge frames.
+    let mut rewind = anim::RewindBuffer::with_layout(layout).unwrap();
+    let mut facts_out = anim::FrameFactsOut::for_layout(&layout);
+    let events: Vec<FiredEvent> =
+        (0..12).map(|i| FiredEvent { event: EventId::new(i), state: StateId::new(1) }).collect();
+    let allocations = allocations_on_this_thread(|| {
+        for frame in 0..600u32 {
+            let time_secs = f64::from(frame) / 100.0;
+            model.clips[0].sample(time_secs as f32 % 10.0, &mut cursor, &settings, &mut pose);
+            let params = [ParamValue::Float(time_secs as f32), ParamValue::Trigger(frame % 2 == 0)];
+            let facts = anim::FrameFacts {
+                clip: Some(ClipId::from_index(0)),
+                state: Some(StateId::new(frame % 3)),
+                clip_secs: time_secs as f32,
+                transition: Some(anim::RewindTransition {
+                    transition: TransitionId::new(0),
+                    from: StateId::new(0),
+                    to: StateId::new(1),
+                    weight: 0.5,
+                }),
+                layer_weights: &[0.25, 1.0],
+                params: &params,
+                events: &events[..(frame as usize % 13)],
+            };
+            rewind.record(time_secs, &pose, &facts).unwrap();
+            let back = f64::from(frame % 7) * 0.1;
+            if back <= rewind.held_secs() {
+                rewind.frame_at(back, &mut scrubbed, &mut facts_out).unwrap();
+            }
+        }
+    });
+    assert_eq!(allocations, 0, "rewind record and scrub allocated {allocations} times");
+    assert!(rewind.len() > 100 && rewind.events_dropped() > 0 && scrubbed.is_finite());
+    assert_eq!(rewind.memory_bytes(), layout.ceiling_bytes());
+}
