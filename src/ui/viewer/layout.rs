@@ -412,8 +412,7 @@ impl Viewer {
         if ui.ctx().text_edit_focused() {
             return;
         }
-        let (walk_down, shift_down) =
-            ui.input(|i| (i.key_down(super::super::shortcuts::DRIVE_KEY), i.modifiers.shift));
+        let (walk_down, shift_down) = ui.input(|i| (i.key_down(super::super::shortcuts::DRIVE_KEY), i.modifiers.shift));
         let states = super::super::machine::DriveStates::of(self.stage.machine().machine());
         if let Some(state) = self.drive.update(walk_down, shift_down, states) {
             self.request_state(state);
