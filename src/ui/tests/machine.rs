@@ -102,3 +102,46 @@ fn a_states_button_requests_it_and_the_progress_bar_shows_the_transitions_second
     harness.get_by_label("0.25 / 0.80 s");
     harness.get_by_label("Keys (3D view, not while typing): hold W: Walk, Shift+W: Run, release: Idle.");
 }
+
+#[test]
+fn a_bool_parameters_checkbox_and_a_triggers_button_open_their_transitions() {
+    use anim::state_machine::{Condition, ParamKind, StateTransition, TransitionFrom};
+    let mut viewer = viewer();
+    let (idle, walk, jump) = (state(&viewer, "Idle"), state(&viewer, "Walk"), state(&viewer, "Jump"));
+    viewer
+        .stage
+        .machine_mut()
+        .edit(|m| {
+            let moving = m.add_param("moving", ParamKind::Bool(false));
+            let hop = m.add_param("hop", ParamKind::Trigger);
+            m.add_transition(StateTransition {
+                conditions: vec![Condition::Bool { param: moving, value: true }],
+                priority: 1,
+                ..StateTransition::new(TransitionFrom::State(idle), walk, 0.4)
+            });
+            m.add_transition(StateTransition {
+                conditions: vec![Condition::Trigger(hop)],
+                priority: 1,
+                ..StateTransition::new(TransitionFrom::State(walk), jump, 0.2)
+            });
+        })
+        .expect("a valid machine");
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("moving").click();
+    harness.step();
+    harness.state_mut().step(1.0 / 60.0);
+    assert_eq!(active(harness.state()), "Walk", "the checkbox set moving; Idle -> Walk opened");
+    assert_eq!(fading(harness.state()).map(|(_, secs)| secs), Some(0.4), "the conditioned edge's 0.4 s");
+    // The 0.4 s fade ends (no interruption by default), then the trigger fires.
+    for _ in 0..30 {
+        harness.state_mut().step(1.0 / 60.0);
+    }
+    harness.step();
+    harness.get_by_label("Fire hop").click();
+    harness.step();
+    harness.state_mut().step(1.0 / 60.0);
+    assert_eq!(active(harness.state()), "Jump", "the trigger opened Walk -> Jump");
+    assert_eq!(fading(harness.state()).map(|(_, secs)| secs), Some(0.2));
+}
