@@ -145,3 +145,13 @@ fn a_bool_parameters_checkbox_and_a_triggers_button_open_their_transitions() {
     assert_eq!(active(harness.state()), "Jump", "the trigger opened Walk -> Jump");
     assert_eq!(fading(harness.state()).map(|(_, secs)| secs), Some(0.2));
 }
+
+#[test]
+fn a_refused_request_is_said_in_the_status_bar() {
+    let mut viewer = viewer();
+    viewer.apply_machine_action(crate::ui::machine::MachineAction::Request(StateId::new(99)));
+    assert_eq!(active(&viewer), "Idle", "nothing changed");
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    harness.get_by_label("State machine: cannot go to #99: state 99 does not exist");
+}
