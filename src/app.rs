@@ -56,7 +56,7 @@ pub struct ViewerOptions {
     #[arg(long, value_name = "CHANNEL")]
     pub channel: Option<String>,
     /// Open the side panel at this section: profile, clips, interpolation, joints, curves,
-    /// cross-fade, compare, ragdoll, crowd or record.
+    /// cross-fade, state-machine, compare, ragdoll, crowd or record.
     #[arg(long, value_name = "PANEL", value_parser = crate::ui::Panel::from_name)]
     pub panel: Option<crate::ui::Panel>,
     /// Sample every clip with this mode: authored, step, linear or cubic (a tuning change like

@@ -44,3 +44,23 @@ fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
         assert_eq!((playing, fading), (0, 0), "{mode:?}: allocations playing, fading");
     }
 }
+
+/// The drive keys' per-frame work (find Idle, Walk and Run by name, compare with what the keys
+/// asked last) allocates nothing, held or released.
+#[test]
+fn the_drive_keys_frame_check_allocates_nothing() {
+    use animtune::ui::machine::{DriveKeys, DriveStates};
+    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
+    let mut viewer = Viewer::new(model, ModelSource::built_in());
+    viewer.step(1.0 / 60.0);
+    let mut keys = DriveKeys::default();
+    let mut requests = 0;
+    let counted = allocations_on_this_thread(|| {
+        for frame in 0..240 {
+            let states = DriveStates::of(viewer.stage.machine().machine());
+            requests += usize::from(keys.update(frame >= 120, false, states).is_some());
+        }
+    });
+    assert!(DriveStates::of(viewer.stage.machine().machine()).drivable(), "the built-in character has Idle and Walk");
+    assert_eq!((counted, requests), (0, 1), "allocations, requests (W held from frame 120: Walk once)");
+}

@@ -17,6 +17,7 @@ pub mod interpolation;
 pub mod joints;
 pub mod kind_compare;
 pub mod layers;
+pub mod machine;
 pub mod overlays;
 pub mod playback;
 pub mod pointer_curves;

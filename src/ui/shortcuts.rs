@@ -39,7 +39,43 @@ pub enum ShortcutAction {
     Stats,
     /// Look at the character from a side (Blender's numpad views).
     View(ViewAngle),
+    /// Drive the state machine while the key is held (see [`ShortcutAction::is_held`]).
+    Drive(Gait),
 }
+
+impl ShortcutAction {
+    /// True for a key that acts while held and again on release (the state machine's drive
+    /// keys, read by `Viewer::drive_ui`), not once on a press.
+    pub fn is_held(self) -> bool {
+        matches!(self, Self::Drive(_))
+    }
+}
+
+/// The gait a drive key asks the state machine for: the state of that name (any case), with
+/// Idle on release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gait {
+    /// The state called Walk.
+    Walk,
+    /// The state called Run.
+    Run,
+}
+
+impl Gait {
+    /// The state it requests, by name (matched ignoring case).
+    pub fn state_name(self) -> &'static str {
+        match self {
+            Self::Walk => "Walk",
+            Self::Run => "Run",
+        }
+    }
+}
+
+/// The state the drive keys return to when released (matched ignoring case).
+pub const DRIVE_REST_STATE: &str = "Idle";
+
+/// The key held to walk (with Shift: run).
+pub const DRIVE_KEY: Key = Key::W;
 
 /// Where a view shortcut puts the camera, relative to the way the character faces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,9 +109,11 @@ pub struct Shortcut {
 const CTRL: Modifiers = Modifiers::COMMAND;
 const CTRL_SHIFT: Modifiers = Modifiers::COMMAND.plus(Modifiers::SHIFT);
 const NONE: Modifiers = Modifiers::NONE;
+const SHIFT: Modifiers = Modifiers::SHIFT;
 
 /// Every keyboard shortcut of the viewer, in the order the viewer tries them (Ctrl+Shift+Z before
-/// Ctrl+Z, which would also match it).
+/// Ctrl+Z, which would also match it). Held keys ([`ShortcutAction::is_held`]) are not tried
+/// on a press: `Viewer::drive_ui` reads whether they are down each frame.
 pub const SHORTCUTS: &[Shortcut] = &[
     Shortcut {
         action: ShortcutAction::Quit,
@@ -196,6 +234,18 @@ pub const SHORTCUTS: &[Shortcut] = &[
         keys: &[(NONE, Key::Num7)],
         in_text_fields: false,
         description: "Top view, front at the bottom (there is no bottom view: the camera stays above the ground)",
+    },
+    Shortcut {
+        action: ShortcutAction::Drive(Gait::Walk),
+        keys: &[(NONE, DRIVE_KEY)],
+        in_text_fields: false,
+        description: "Hold to walk: the state machine goes to its Walk state through its own transition; release to go back to Idle (only when the machine has states named Idle and Walk, any case)",
+    },
+    Shortcut {
+        action: ShortcutAction::Drive(Gait::Run),
+        keys: &[(SHIFT, DRIVE_KEY)],
+        in_text_fields: false,
+        description: "Hold to run (or press Shift while W is held): the Run state; letting go of Shift walks again, of W goes back to Idle",
     },
 ];
 

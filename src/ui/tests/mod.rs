@@ -11,6 +11,7 @@ mod artist;
 mod defects;
 mod features;
 mod layers;
+mod machine;
 mod panels;
 mod transitions;
 mod working_day;

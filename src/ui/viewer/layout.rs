@@ -22,6 +22,7 @@ impl Viewer {
         }
         self.dropped_files_ui(ui);
         self.shortcuts_ui(ui);
+        self.drive_ui(ui);
         egui::Panel::top("top bar").show(ui, |ui| self.top_bar_ui(ui));
         egui::Panel::bottom("status").exact_size(STATUS_BAR_HEIGHT).show(ui, |ui| self.status_bar_ui(ui));
         egui::Panel::bottom("transport").show(ui, |ui| {
@@ -152,6 +153,12 @@ impl Viewer {
                         self.stage.fade_target = to;
                     }
                     None => {}
+                }
+            });
+            section(ui, (focus, &mut shown), Panel::StateMachine, "State machine", false, |ui| {
+                let drive = super::super::machine::DriveStates::of(self.stage.machine().machine());
+                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), drive) {
+                    self.apply_machine_action(action);
                 }
             });
             section(ui, (focus, &mut shown), Panel::Compare, "Compare", true, |ui| {
@@ -388,13 +395,27 @@ impl Viewer {
     /// tried in order; those not marked `in_text_fields` only while no text field has the keyboard.
     pub(super) fn shortcuts_ui(&mut self, ui: &mut egui::Ui) {
         for shortcut in SHORTCUTS {
-            if !shortcut.in_text_fields && ui.ctx().text_edit_focused() {
+            if (!shortcut.in_text_fields && ui.ctx().text_edit_focused()) || shortcut.action.is_held() {
                 continue;
             }
             let pressed = shortcut.keys.iter().any(|&(modifiers, key)| ui.input_mut(|i| i.consume_key(modifiers, key)));
             if pressed {
                 self.run_shortcut(shortcut.action);
             }
+        }
+    }
+
+    /// The state machine's drive keys ([`ShortcutAction::is_held`]): W held requests Walk,
+    /// Shift with it Run, the release Idle — once per change, not every frame, and not while a
+    /// text field has the keyboard. Nothing when the machine has no Idle and Walk states.
+    pub(super) fn drive_ui(&mut self, ui: &mut egui::Ui) {
+        if ui.ctx().text_edit_focused() {
+            return;
+        }
+        let (walk_down, shift_down) = ui.input(|i| (i.key_down(super::super::shortcuts::DRIVE_KEY), i.modifiers.shift));
+        let states = super::super::machine::DriveStates::of(self.stage.machine().machine());
+        if let Some(state) = self.drive.update(walk_down, shift_down, states) {
+            self.request_state(state);
         }
     }
 
@@ -427,6 +448,8 @@ impl Viewer {
             }
             ShortcutAction::Stats => self.overlays.stats_visible = !self.overlays.stats_visible,
             ShortcutAction::View(angle) => self.viewport.look_from(angle),
+            // Held keys: `drive_ui`.
+            ShortcutAction::Drive(_) => {}
         }
     }
 }

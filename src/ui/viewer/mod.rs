@@ -75,6 +75,8 @@ pub struct Viewer {
     pub crossfade: CrossFadePanel,
     /// Joint tree.
     pub joints: JointsPanel,
+    /// What the state machine's drive keys (W, Shift+W) asked for last.
+    pub drive: super::machine::DriveKeys,
     /// Curves.
     pub curves: CurvesPanel,
     /// Width of the side panel (remembered between runs in `viewer.json`).
@@ -110,6 +112,7 @@ impl Viewer {
             file: FileMenu::default(),
             crossfade: CrossFadePanel::default(),
             joints: JointsPanel::default(),
+            drive: super::machine::DriveKeys::default(),
             curves: CurvesPanel::default(),
             side_panel_width: width,
             focus_panel: None,
@@ -314,6 +317,34 @@ impl Viewer {
             }
             Some(modes) => ViewLabels::Overlay(format!("solid: {} / ghost: {}", modes.left.name(), modes.right.name())),
             None => ViewLabels::One,
+        }
+    }
+
+    /// Go to `state` through the state machine's own transition ([`Stage::request_state`]); a
+    /// refusal (no such state, no transition there) goes to the status bar.
+    pub fn request_state(&mut self, state: anim::state_machine::StateId) {
+        if let Err(e) = self.stage.request_state(state) {
+            let name = self.stage.machine().state_name(state);
+            self.error = Some(format!("State machine: cannot go to {name}: {e}"));
+        }
+    }
+
+    /// Apply what the State machine section returned: a state request, or a parameter set
+    /// (evaluated on the next step); a refusal goes to the status bar.
+    pub fn apply_machine_action(&mut self, action: super::machine::MachineAction) {
+        use super::machine::MachineAction;
+        let (machine, runtime) = self.stage.machine_mut().parts_mut();
+        let result = match action {
+            MachineAction::Request(state) => {
+                self.request_state(state);
+                return;
+            }
+            MachineAction::SetFloat(param, value) => runtime.set_float(machine, param, value),
+            MachineAction::SetBool(param, value) => runtime.set_bool(machine, param, value),
+            MachineAction::Fire(param) => runtime.fire(machine, param),
+        };
+        if let Err(e) = result {
+            self.error = Some(format!("State machine: {e}"));
         }
     }
 

@@ -16,6 +16,8 @@ pub enum Panel {
     Curves,
     /// Cross-fade.
     CrossFade,
+    /// The state machine (states, running transition, parameters, drive keys).
+    StateMachine,
     /// Compare (two modes, or two files).
     Compare,
     /// Ragdoll.
@@ -28,13 +30,14 @@ pub enum Panel {
 
 impl Panel {
     /// Every section, in the side panel's order.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::Profile,
         Self::Clips,
         Self::Interpolation,
         Self::Joints,
         Self::Curves,
         Self::CrossFade,
+        Self::StateMachine,
         Self::Compare,
         Self::Ragdoll,
         Self::Crowd,
@@ -50,6 +53,7 @@ impl Panel {
             Self::Joints => "joints",
             Self::Curves => "curves",
             Self::CrossFade => "cross-fade",
+            Self::StateMachine => "state-machine",
             Self::Compare => "compare",
             Self::Ragdoll => "ragdoll",
             Self::Crowd => "crowd",
