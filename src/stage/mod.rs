@@ -297,18 +297,18 @@ impl Stage {
     /// weight history), then the frame output (poses, ragdoll step, local→model, heat,
     /// colliders, trajectory). Read-only until the next step.
     pub fn step(&mut self, dt_secs: f32) -> &FrameOutput {
-        if self.is_rewound() {
-            // Scrubbing: the live clock holds where it was; the stored frame stays on screen.
-            self.compute_frame();
-            return &self.frame;
-        }
         self.advance(dt_secs);
         self.compute_frame();
         &self.frame
     }
 
-    /// The clock part of [`Self::step`]: time enters here and only here.
+    /// The clock part of [`Self::step`]: time enters here and only here (and not while
+    /// rewound: the live clock holds).
     pub fn advance(&mut self, dt_secs: f32) {
+        if self.is_rewound() {
+            // Scrubbing: the live clock holds where it was until `resume_live`.
+            return;
+        }
         let clip_dt = self.transport.advance(dt_secs);
         self.step_machine(clip_dt);
         self.events_pending = true;
