@@ -339,7 +339,6 @@ impl Stage {
         let layers = &self.frame.layers;
         let layer_count = self.tuning.clip_extras.layers.len();
         self.rewind.record(
-            self.transport.clock_secs(),
             self.frame.shown(),
             &self.transport,
             &self.machine,

@@ -17,7 +17,7 @@ use super::transport::Transport;
 pub const REWIND_SECS: f32 = 30.0;
 
 /// The rewind ring of the stage and where the rewind bar stands.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct StageRewind {
     buffer: Option<RewindBuffer>,
     /// The stored frame's facts while scrubbing (caller-owned buffers of `frame_at`).
@@ -28,19 +28,6 @@ pub struct StageRewind {
     scrub_secs_before_live: Option<f64>,
     /// Why the ring could not be made or fed, if so.
     problem: Option<String>,
-}
-
-impl Default for StageRewind {
-    fn default() -> Self {
-        Self {
-            buffer: None,
-            facts: FrameFactsOut::default(),
-            layer_weights: Vec::new(),
-            params: Vec::new(),
-            scrub_secs_before_live: None,
-            problem: None,
-        }
-    }
 }
 
 impl StageRewind {
@@ -105,12 +92,11 @@ impl StageRewind {
         }
     }
 
-    /// Record the frame `pose` shown at `clock_secs` with its facts; `with_events`: the machine's
+    /// Record the frame `pose` shown at the transport's wall clock with its facts; `with_events`: the machine's
     /// events of the last step belong to this frame (once per step). Allocates only when the
     /// shape changed (a new model, a layer or parameter added).
     pub(crate) fn record(
         &mut self,
-        clock_secs: f64,
         pose: &SoaPose,
         transport: &Transport,
         machine: &StageMachine,
@@ -118,6 +104,7 @@ impl StageRewind {
         layer_count: usize,
         with_events: bool,
     ) {
+        let clock_secs = transport.clock_secs();
         let param_count = machine.machine().params().len();
         let layout = RewindLayout {
             morph_weight_count: pose.weights().len(),
