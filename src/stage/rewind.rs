@@ -251,17 +251,19 @@ mod tests {
         stage.switch_model(model, ModelSource::built_in(), tuning);
         assert!(!stage.is_rewound());
         assert_eq!(stage.rewind().held_secs(), 0.0);
-        assert!(!stage.rewind_to(1.0) || stage.rewind().scrub_secs_before_live() == Some(0.0));
+        // Only the new model's first frame is held: a rewind clamps to it.
+        stage.rewind_to(1.0);
+        assert_eq!(stage.rewind().scrub_secs_before_live(), Some(0.0));
     }
 
     #[test]
-    fn rewinding_an_empty_past_stays_live() {
+    fn a_rewind_past_what_is_held_clamps_to_the_oldest_frame() {
         let mut stage = stage();
         // One frame stored: nothing before it, the scrub clamps to 0 (the live frame itself).
         assert_eq!(stage.rewind().held_secs(), 0.0);
         let live = stage.frame().shown().clone();
-        stage.rewind_to(3.0);
-        assert_eq!(stage.rewind().scrub_secs_before_live().unwrap_or(0.0), 0.0);
+        assert!(stage.rewind_to(3.0));
+        assert_eq!(stage.rewind().scrub_secs_before_live(), Some(0.0));
         assert_eq!(difference(stage.frame().shown(), &live).1, 0.0);
     }
 }
