@@ -90,7 +90,8 @@ pub struct ViewerOptions {
     pub exit_after: Option<f64>,
     /// On exit, write frame statistics to this JSON file: frames, CPU ms per frame (median,
     /// p95), resident memory (after the warm-up, at the end, peak), model and profile, hot
-    /// reloads (`reloads`, `failed_reloads`) and the clips of the model on screen (`clips`).
+    /// reloads (`reloads`, `failed_reloads`), the clips of the model on screen (`clips`) and the
+    /// rewind ring's span and memory (`rewind_secs_held`, `rewind_kib`).
     #[arg(long, value_name = "FILE.json")]
     pub stats_out: Option<std::path::PathBuf>,
     /// Seconds before frames and memory count in the statistics (default 10, at most half of
@@ -263,6 +264,8 @@ impl App {
             report.reloads = self.viewer.hot_reload.reloads;
             report.failed_reloads = self.viewer.hot_reload.failed_reloads;
             report.clips = self.viewer.clip_names();
+            report.rewind_secs_held = self.viewer.stage.rewind().held_secs();
+            report.rewind_kib = self.viewer.stage.rewind().memory_kib();
             let written = serde_json::to_string_pretty(&report).map_err(anyhow::Error::from).and_then(|json| {
                 std::fs::write(path, json + "\n").with_context(|| format!("cannot write {}", path.display()))
             });

@@ -200,6 +200,22 @@ impl FrameOutput {
 
     /// The root's trajectory on the ground: its path over the playing clip (cyan) and the trail
     /// of where it went over the last seconds, through fades and loops (orange, fading out).
+    /// Show a pose written by `write` (a rewound frame) instead of the computed one: it becomes
+    /// the pose on screen and the animation pose, and the model-space matrices follow; the
+    /// compare pose, heat and deviation are off. Allocates nothing.
+    pub(crate) fn show_pose(&mut self, model: &Model, write: impl FnOnce(&mut SoaPose) -> bool) -> bool {
+        if !write(&mut self.shown) {
+            return false;
+        }
+        self.animated.copy_from(&self.shown);
+        self.compare = None;
+        self.deviation = None;
+        self.joint_heat.clear();
+        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        model.hierarchy.local_to_model(&self.shown, &mut self.locals, &mut self.model_from_node);
+        true
+    }
+
     fn push_trajectory(&mut self, model: &Model, clip: Option<usize>, tuning: &Tuning) {
         let root = *self.root_node.get_or_insert_with(|| anim::crossfade::root_motion_node(model));
         let Some(root) = root.filter(|_| self.trajectory) else {

@@ -15,6 +15,7 @@ pub mod layers;
 pub mod loading;
 pub mod machine;
 pub mod ragdoll;
+pub mod rewind;
 pub mod sampling;
 pub mod selection;
 pub mod stats;
@@ -36,6 +37,7 @@ use crowd::CrowdPanel;
 use frame::FrameOutput;
 use machine::StageMachine;
 use ragdoll::RagdollView;
+use rewind::StageRewind;
 use selection::Selection;
 use transport::Transport;
 use tuning::{FadeTuning, Tuning, TuningHistory};
@@ -108,6 +110,10 @@ pub struct Stage {
     /// The state machine (built from the tuning's transition table), stepped by the clock.
     machine: StageMachine,
     frame: FrameOutput,
+    /// The last seconds of frames, and the scrub position while rewinding.
+    rewind: StageRewind,
+    /// The machine stepped since the last recorded frame (its events belong to the next one).
+    events_pending: bool,
 }
 
 /// The stage's parts borrowed apart: a panel reads the model (and the frame) while it changes
@@ -166,6 +172,8 @@ impl Stage {
         let machine = StageMachine::from_tuning(&model, &tuning);
         let mut stage = Self {
             machine,
+            rewind: StageRewind::default(),
+            events_pending: false,
             history: TuningHistory::new(&tuning),
             frame: FrameOutput::new(&model),
             crowd: CrowdPanel::default(),
@@ -222,6 +230,7 @@ impl Stage {
         self.ragdoll = self.ragdoll.for_new_model();
         self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
         self.frame = FrameOutput::new(&model);
+        self.rewind.reset();
         self.fade_target = usize::from(model.clips.len() > 1);
         self.model = model;
         self.source = source;
@@ -258,6 +267,7 @@ impl Stage {
         self.ragdoll = self.ragdoll.for_new_model();
         self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
         self.frame = FrameOutput::new(&model);
+        self.rewind.reset();
         self.model = model;
         self.source = source;
         self.generation += 1;
@@ -292,10 +302,16 @@ impl Stage {
         &self.frame
     }
 
-    /// The clock part of [`Self::step`]: time enters here and only here.
+    /// The clock part of [`Self::step`]: time enters here and only here (and not while
+    /// rewound: the live clock holds).
     pub fn advance(&mut self, dt_secs: f32) {
+        if self.is_rewound() {
+            // Scrubbing: the live clock holds where it was until `resume_live`.
+            return;
+        }
         let clip_dt = self.transport.advance(dt_secs);
         self.step_machine(clip_dt);
+        self.events_pending = true;
         self.crowd.advance(&self.model, clip_dt, self.tuning.interpolation().mode);
         if let Some(from) = self.transport.clip() {
             let to = self.fade_target;
@@ -309,9 +325,55 @@ impl Stage {
     /// The frame part of [`Self::step`] (also after a change made between frames: an edit, a
     /// seek, a trigger), so that what is drawn is what the state says.
     pub fn compute_frame(&mut self) {
+        if self.rewind.scrub_secs_before_live().is_some() {
+            let rewind = &mut self.rewind;
+            if self.frame.show_pose(&self.model, |pose| rewind.write_scrubbed(pose)) {
+                return;
+            }
+            // Nothing stored to show: back to live.
+            self.rewind.leave_scrub();
+        }
         self.frame.trajectory = self.trajectory;
         self.frame.compute(&self.model, &mut self.transport, &self.tuning, &self.compare, &mut self.ragdoll);
         self.compare.kinds.record(self.frame.model_from_node(), self.frame.compare_model_from_node());
+        let layers = &self.frame.layers;
+        let layer_count = self.tuning.clip_extras.layers.len();
+        self.rewind.record(
+            self.frame.shown(),
+            &self.transport,
+            &self.machine,
+            (0..layer_count).map(|i| layers.layer_weight(i)),
+            layer_count,
+            std::mem::take(&mut self.events_pending),
+        );
+    }
+
+    /// The rewind ring: what it holds, its memory, the scrub position and the stored facts.
+    pub fn rewind(&self) -> &StageRewind {
+        &self.rewind
+    }
+
+    /// True while a stored frame is shown instead of the live one.
+    pub fn is_rewound(&self) -> bool {
+        self.rewind.scrub_secs_before_live().is_some()
+    }
+
+    /// Show the frame shown `secs_before_live` seconds before the live one (clamped to what is
+    /// held): the frame output's pose comes from the ring, the live clock holds until
+    /// [`Self::resume_live`]. False (staying live) when nothing is stored.
+    pub fn rewind_to(&mut self, secs_before_live: f64) -> bool {
+        self.rewind.set_scrub(secs_before_live);
+        self.compute_frame();
+        self.is_rewound()
+    }
+
+    /// Back to the live state exactly as it was when the scrub began: the clock resumes where
+    /// it held and the ring records on from there.
+    pub fn resume_live(&mut self) {
+        if self.is_rewound() {
+            self.rewind.leave_scrub();
+            self.compute_frame();
+        }
     }
 
     /// Transition to clip `to` from what is on screen, with the pair's tuned fade: the clip

@@ -162,6 +162,10 @@ pub struct StatsReport {
     pub failed_reloads: u64,
     /// The clips of the model on screen at the end.
     pub clips: Vec<String>,
+    /// Seconds of frames the rewind ring held at the end (how far back one could scrub).
+    pub rewind_secs_held: f64,
+    /// Memory the rewind ring owned at the end, KiB (its measured, fixed ceiling).
+    pub rewind_kib: f64,
 }
 
 /// Frame times in a fixed histogram (0.01 ms buckets below 100 ms, then 1 ms up to 10 s).
@@ -399,6 +403,8 @@ impl FrameStats {
             reloads: 0,
             failed_reloads: 0,
             clips: Vec::new(),
+            rewind_secs_held: 0.0,
+            rewind_kib: 0.0,
         }
     }
 }

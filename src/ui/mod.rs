@@ -25,6 +25,7 @@ pub mod profiles;
 pub mod ragdoll;
 pub mod recorder;
 pub mod retarget;
+pub mod rewind;
 pub mod shortcuts;
 pub mod viewer;
 pub mod viewport;

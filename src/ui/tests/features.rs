@@ -165,3 +165,41 @@ fn the_stats_overlay_shows_frame_times_and_memory() {
     harness.run();
     assert!(harness.state().overlays.stats_visible, "F3 shows the Stats overlay");
 }
+
+#[test]
+fn dragging_the_rewind_bar_shows_an_earlier_frame_and_live_resumes() {
+    let mut viewer = viewer();
+    viewer.stage.transport.select_clip(clip(&viewer, "Walk"));
+    for _ in 0..180 {
+        viewer.step(1.0 / 60.0);
+    }
+    let live = viewer.stage.frame().shown().clone();
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    let held = harness.state().stage.rewind().held_secs();
+    assert!(held > 3.0 - 1e-3 && held < 4.0, "held {held}");
+    // Drag the handle (at live, the right end) to the bar's left end: the oldest frame.
+    let bar = harness.get_by_label("rewind bar").rect();
+    harness.drag_at(egui::pos2(bar.right() - bar.height() / 2.0, bar.center().y));
+    harness.run();
+    harness.hover_at(egui::pos2(bar.left(), bar.center().y));
+    harness.run();
+    harness.drop_at(egui::pos2(bar.left(), bar.center().y));
+    harness.run();
+    let stage = &harness.state().stage;
+    let before = stage.rewind().scrub_secs_before_live().expect("rewound");
+    assert!(before > 2.5, "dragged back {before} s");
+    assert_ne!(anim::NodePose::from(stage.frame().shown()), anim::NodePose::from(&live), "an earlier pose");
+    // The live clock holds while the viewer keeps drawing.
+    let clock = stage.transport.clock_secs();
+    harness.run();
+    assert_eq!(harness.state().stage.transport.clock_secs(), clock);
+    harness.get_by_label("Live").click();
+    harness.run();
+    assert!(!harness.state().stage.is_rewound());
+    // Esc also resumes.
+    harness.state_mut().stage.rewind_to(1.0);
+    harness.key_press(egui::Key::Escape);
+    harness.run();
+    assert!(!harness.state().stage.is_rewound(), "Esc resumes");
+}

@@ -56,6 +56,7 @@ impl Viewer {
                 extras.retain(|m| m.clip != name);
                 extras.push(crate::profile::ClipMarkers { clip: name, contacts });
             }
+            crate::ui::rewind::rewind_bar_ui(ui, &mut self.stage);
         });
         let panel = egui::Panel::right("side panel")
             .resizable(true)
