@@ -101,10 +101,10 @@ fn viewer_window_draws_the_model_and_the_panels() {
     let (panel_mean, panel_spread, _) = luma_stats(&image, 960, 60, 1270, 700);
     assert!(panel_mean > 10.0 && panel_mean < 90.0, "side panel is not an egui dark panel: mean {panel_mean}");
     assert!(panel_spread > 8.0, "side panel has no text or widgets: spread {panel_spread}");
-    // Space paused playback: the transport's Play/Pause button (bottom left, above the timeline
-    // and the status bar) changed.
+    // Space paused playback: the transport's Play/Pause button (bottom left, above the timeline,
+    // the rewind bar and the status bar: y 584–606 at 1280×720) changed.
     let before = image::open(out_dir.join("before-space.png")).expect("first screenshot").to_rgb8();
-    let button_changed = (4..66).any(|x| (604..632).any(|y| before.get_pixel(x, y) != image.get_pixel(x, y)));
+    let button_changed = (4..66).any(|x| (578..612).any(|y| before.get_pixel(x, y) != image.get_pixel(x, y)));
     assert!(button_changed, "pressing Space did not toggle the Pause button");
 
     // Device loss: the log says it recovered, and the 3D view and panels still draw.
