@@ -23,17 +23,17 @@ const LEAD_IN_FRAMES: usize = 30;
 
 /// A foot is planted when it is within this fraction of its clips' height range above its
 /// lowest point ...
-const PLANTED_FRACTION: f32 = 0.2;
+pub(crate) const PLANTED_FRACTION: f32 = 0.2;
 
 /// ... and moves up or down slower than this fraction of its clips' fastest vertical speed.
-const PLANTED_VERTICAL_FRACTION: f32 = 0.1;
+pub(crate) const PLANTED_VERTICAL_FRACTION: f32 = 0.1;
 
 /// A clip is cyclic when its last pose is within this fraction of the character's size of its
 /// first (joints relative to their centroid, so a clip that travels still loops).
 const CYCLIC_FRACTION: f32 = 0.05;
 
 /// A foot that rises less than this (metres) over a clip never leaves the ground in it.
-const MIN_LIFT_M: f32 = 0.03;
+pub(crate) const MIN_LIFT_M: f32 = 0.03;
 
 /// Where the target starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]

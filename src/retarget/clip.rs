@@ -17,6 +17,13 @@ use serde::Serialize;
 
 use super::{Chain, Mapping, Skeleton};
 use crate::physics::anatomy::{BoneKind, Side};
+// The transition report's stance rule, used as it is: a foot is in stance until it rises
+// `LIFT_FRACTION` of its height range above where it touched down, settled while it moves up or
+// down slower than `SETTLED_FRACTION` of its fastest; one rising less than `MIN_LIFT_M` never
+// leaves the ground.
+use crate::transitions::{
+    MIN_LIFT_M, PLANTED_FRACTION as LIFT_FRACTION, PLANTED_VERTICAL_FRACTION as SETTLED_FRACTION,
+};
 
 /// Keys per second of a retargeted clip.
 pub const KEYS_PER_SEC: f32 = 60.0;
@@ -24,20 +31,9 @@ pub const KEYS_PER_SEC: f32 = 60.0;
 /// Frames over which the IK's hold on a foot is released after it lifts.
 const RELEASE_FRAMES: usize = 6;
 
-/// A foot is in stance until it rises this fraction of its height range above where it
-/// touched down.
-const LIFT_FRACTION: f32 = 0.2;
-
-/// A foot moving up or down slower than this fraction of its fastest is settled (as the
-/// transition report's planted feet).
-const SETTLED_FRACTION: f32 = 0.1;
-
 /// A clip is cyclic when its last frame's hips and feet are within this fraction of the leg
 /// length of its first's.
 const CYCLIC_FRACTION: f32 = 0.05;
-
-/// A foot that rises less than this (metres) over a clip never leaves the ground in it.
-const MIN_LIFT_M: f32 = 0.03;
 
 /// Retarget options.
 #[derive(Debug, Clone, Copy, PartialEq)]
