@@ -325,6 +325,7 @@ impl Stage {
     /// The frame part of [`Self::step`] (also after a change made between frames: an edit, a
     /// seek, a trigger), so that what is drawn is what the state says.
     pub fn compute_frame(&mut self) {
+        profiling::scope!("compute_frame");
         if self.rewind.scrub_secs_before_live().is_some() {
             let rewind = &mut self.rewind;
             if self.frame.show_pose(&self.model, |pose| rewind.write_scrubbed(pose)) {
