@@ -8,9 +8,7 @@ use egui_plot::{Line, Plot, PlotBounds, PlotPoints, Points, VLine};
 use glam::{EulerRot, Quat, Vec4};
 
 use super::enum_combo;
-use crate::stage::rewind::ShownFacts;
-use crate::stage::selection::Selection;
-use crate::stage::transport::Transport;
+use crate::stage::StageParts;
 use crate::stage::tuning::Tuning;
 
 /// Samples per curve.
@@ -125,16 +123,10 @@ impl CurvesPanel {
     /// Joint and channel pickers, then the value plot and (optionally) velocity and
     /// acceleration plots. Click or drag in the value plot to scrub. The clip plotted and the
     /// time cursor are what `shown` has (`Stage::shown`): while rewound, the stored frame's.
-    pub fn curves_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &Model,
-        model_generation: u64,
-        tuning: &Tuning,
-        transport: &mut Transport,
-        selection: &mut Selection,
-        shown: &ShownFacts<'_>,
-    ) {
+    pub fn curves_ui(&mut self, ui: &mut egui::Ui, stage: StageParts<'_>) {
+        let StageParts { model, generation: model_generation, tuning, transport, selection, shown, .. } = stage;
+        let tuning: &Tuning = tuning;
+        let shown = &shown;
         if let Some(secs) = shown.rewound_secs {
             ui.colored_label(
                 ui.visuals().warn_fg_color,

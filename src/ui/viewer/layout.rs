@@ -145,16 +145,7 @@ impl Viewer {
                 self.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection);
             });
             section(ui, (focus, &mut shown), Panel::Curves, "Curves", true, |ui| {
-                let stage = self.stage.parts();
-                self.curves.curves_ui(
-                    ui,
-                    stage.model,
-                    stage.generation,
-                    stage.tuning,
-                    stage.transport,
-                    stage.selection,
-                    &stage.shown,
-                );
+                self.curves.curves_ui(ui, self.stage.parts());
             });
             section(ui, (focus, &mut shown), Panel::CrossFade, "Cross-fade", true, |ui| {
                 let names = self.clip_names();
