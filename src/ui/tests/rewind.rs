@@ -75,6 +75,11 @@ fn a_rewind_into_a_finished_walk_to_run_fade_shows_its_recorded_progress_and_cli
     let live_layer = viewer.stage.frame().layers.layer_weight(0);
     assert!(seen.layer_weight < 0.9 && live_layer > 0.99, "ramping then {}, live {live_layer}", seen.layer_weight);
     let live_time = viewer.stage.transport.time_secs();
+    eprintln!(
+        "rewound {back_secs:.3} s: Run at {:.4} s, {:.4} s in Run, Walk -> Run {:.4} / 0.8 s weight {:.4}, \
+         Wave layer {:.4}; live: Run at {live_time:.4} s, Wave {live_layer:.4}",
+        seen.clip_secs, seen.state_secs, seen.elapsed_secs, seen.weight, seen.layer_weight
+    );
     assert!((live_time - seen.clip_secs).abs() > 0.05, "live clip time {live_time} moved on from {}", seen.clip_secs);
 
     viewer.focus_panel = Some(Panel::StateMachine);
