@@ -26,7 +26,17 @@ impl Viewer {
         egui::Panel::top("top bar").show(ui, |ui| self.top_bar_ui(ui));
         egui::Panel::bottom("status").exact_size(STATUS_BAR_HEIGHT).show(ui, |ui| self.status_bar_ui(ui));
         egui::Panel::bottom("transport").show(ui, |ui| {
-            let clip = self.stage.transport.clip().and_then(|c| self.stage.model().clips.get(c));
+            // The clip on screen: the live one, or the rewound frame's (its keys, markers, time).
+            let shown = self.stage.shown();
+            let shown_clip = shown.clip;
+            let rewound = shown.rewound_secs.map(|secs_before_live| crate::ui::playback::RewoundPlayhead {
+                secs_before_live,
+                clip_secs: shown.clip_secs,
+                duration_secs: shown_clip
+                    .and_then(|c| self.stage.model().clips.get(c))
+                    .map_or(0.0, anim::Clip::duration_secs),
+            });
+            let clip = shown_clip.and_then(|c| self.stage.model().clips.get(c));
             let mut keys: Vec<f32> = clip
                 .map(|c| c.timelines().iter().flat_map(|t| t.times_secs.iter().copied()).collect())
                 .unwrap_or_default();
@@ -34,17 +44,18 @@ impl Viewer {
             let selected = self
                 .stage
                 .selection
-                .track(self.stage.model(), self.stage.transport.clip())
+                .track(self.stage.model(), shown_clip)
                 .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
                 .map(|t| t.times_secs.clone())
                 .unwrap_or_default();
             // The clip's foot-contact markers (edited ones from the profile, else found),
             // draggable on the timeline; an edit is stored in the tuning (and so the profile).
-            let mut markers = match self.stage.transport.clip() {
+            let mut markers = match shown_clip {
                 Some(c) => self.crossfade.named_contacts(self.stage.model(), &self.stage.tuning.clip_extras, c),
                 None => Vec::new(),
             };
-            if crate::ui::playback::transport_ui(ui, &mut self.stage.transport, &keys, &selected, &mut markers)
+            let transport = &mut self.stage.transport;
+            if crate::ui::playback::transport_ui(ui, transport, rewound, &keys, &selected, &mut markers)
                 && let Some(c) = self.stage.transport.clip()
             {
                 let name = self.stage.model().clips[c].display_name(c);
@@ -134,15 +145,7 @@ impl Viewer {
                 self.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection);
             });
             section(ui, (focus, &mut shown), Panel::Curves, "Curves", true, |ui| {
-                let stage = self.stage.parts();
-                self.curves.curves_ui(
-                    ui,
-                    stage.model,
-                    stage.generation,
-                    stage.tuning,
-                    stage.transport,
-                    stage.selection,
-                );
+                self.curves.curves_ui(ui, self.stage.parts());
             });
             section(ui, (focus, &mut shown), Panel::CrossFade, "Cross-fade", true, |ui| {
                 let names = self.clip_names();
@@ -158,7 +161,8 @@ impl Viewer {
             });
             section(ui, (focus, &mut shown), Panel::StateMachine, "State machine", false, |ui| {
                 let drive = super::super::machine::DriveStates::of(self.stage.machine().machine());
-                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), drive) {
+                let shown = self.stage.shown();
+                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), &shown, drive) {
                     self.apply_machine_action(action);
                 }
             });
@@ -212,8 +216,12 @@ impl Viewer {
             });
             egui::CollapsingHeader::new("Layers").default_open(false).show(ui, |ui| {
                 let selected = self.stage.selection.joint;
+                let shown = self.stage.shown();
+                let weights: Vec<f32> =
+                    (0..self.stage.tuning.clip_extras.layers.len()).map(|i| shown.layer_weight(i)).collect();
+                let rewound = shown.rewound_secs;
                 let (model, tuning, layers) = self.stage.layer_parts();
-                crate::ui::layers::layers_ui(ui, model, tuning, layers, selected);
+                crate::ui::layers::layers_ui(ui, model, tuning, layers, selected, (&weights, rewound));
             });
             egui::CollapsingHeader::new("Blend space").default_open(false).show(ui, |ui| {
                 let (model, tuning, layers) = self.stage.layer_parts();
@@ -399,6 +407,10 @@ impl Viewer {
             if (!shortcut.in_text_fields && ui.ctx().text_edit_focused()) || shortcut.action.is_held() {
                 continue;
             }
+            // Esc is the rewind's only while rewound (menus and popups close with it otherwise).
+            if shortcut.action == ShortcutAction::ResumeLive && !self.stage.is_rewound() {
+                continue;
+            }
             let pressed = shortcut.keys.iter().any(|&(modifiers, key)| ui.input_mut(|i| i.consume_key(modifiers, key)));
             if pressed {
                 self.run_shortcut(shortcut.action);
@@ -434,8 +446,12 @@ impl Viewer {
                 self.undo();
             }
             ShortcutAction::PlayPause => self.stage.transport.toggle_play(),
+            // While rewound the arrows step through the stored frames, not the live clip.
+            ShortcutAction::StepBack if self.stage.is_rewound() => _ = self.stage.step_rewind(-1),
+            ShortcutAction::StepForward if self.stage.is_rewound() => _ = self.stage.step_rewind(1),
             ShortcutAction::StepBack => self.stage.transport.step_frames(-1),
             ShortcutAction::StepForward => self.stage.transport.step_frames(1),
+            ShortcutAction::ResumeLive => self.stage.resume_live(),
             ShortcutAction::FirstFrame => self.stage.transport.go_to_start(),
             ShortcutAction::LastFrame => self.stage.transport.go_to_end(),
             ShortcutAction::FrameCamera => self.frame_camera(),
