@@ -3,7 +3,53 @@
 
 use super::*;
 
+/// A background load's progress on the status bar (`what` before the file name); true when
+/// its Cancel was clicked.
+fn load_progress_ui(ui: &mut egui::Ui, job: &LoadJob, what: &str) -> bool {
+    let name =
+        job.path.file_name().map_or_else(|| job.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let elapsed = job.started.elapsed().as_secs_f32();
+    let cancel = ui.small_button("Cancel").on_hover_text("Stop loading; what is on screen stays").clicked();
+    match job.stage() {
+        LoadStage::Reading(fraction) => {
+            ui.add(egui::ProgressBar::new(fraction).desired_width(200.0).text(format!(
+                "reading {what}{name}: {:.0}% of {:.1} MiB",
+                fraction * 100.0,
+                job.total_bytes() as f64 / 1048576.0
+            )));
+        }
+        LoadStage::Importing => {
+            ui.spinner();
+            ui.label(format!("importing {what}{name} ({elapsed:.1} s)"));
+        }
+    }
+    cancel
+}
+
 impl Viewer {
+    /// Apply a finished background load of the retarget source file (its failure, naming the
+    /// file, goes to the status bar; the model on screen and the source before it stay).
+    pub fn poll_retarget_source(&mut self) {
+        let stage = self.stage.parts();
+        if let Some(Err(error)) = self.retarget.poll_loading(stage.model, &stage.tuning.retarget_edits) {
+            self.error = Some(format!("Retarget from file: {error}"));
+        }
+    }
+
+    /// Block until the retarget source file loaded, then apply it as
+    /// [`Self::poll_retarget_source`] does; false when nothing was loading.
+    pub fn wait_for_retarget_source(&mut self) -> bool {
+        let stage = self.stage.parts();
+        match self.retarget.wait_for_loading(stage.model, &stage.tuning.retarget_edits) {
+            None => false,
+            Some(Ok(())) => true,
+            Some(Err(error)) => {
+                self.error = Some(format!("Retarget from file: {error}"));
+                true
+            }
+        }
+    }
+
     /// Draw the whole viewer into `ui` (the window's root), apply shortcuts and actions,
     /// record tuning changes for undo, save the profile when it changed, and compute the frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
@@ -13,7 +59,8 @@ impl Viewer {
         if self.ab.poll_loading(self.stage.model()) {
             self.frame_camera();
         }
-        let recording = recording || self.ab.loading.is_some();
+        self.poll_retarget_source();
+        let recording = recording || self.ab.loading.is_some() || self.retarget.loading.is_some();
         if self.loading.is_some() || reload_pending || recording {
             ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
         }
@@ -337,27 +384,17 @@ impl Viewer {
     pub(super) fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_centered(|ui| {
             if let Some(job) = &self.loading {
-                let name = job
-                    .path
-                    .file_name()
-                    .map_or_else(|| job.path.display().to_string(), |n| n.to_string_lossy().into_owned());
-                let elapsed = job.started.elapsed().as_secs_f32();
-                let cancel =
-                    ui.small_button("Cancel").on_hover_text("Stop loading; the model on screen stays").clicked();
-                match job.stage() {
-                    LoadStage::Reading(fraction) => {
-                        ui.add(egui::ProgressBar::new(fraction).desired_width(200.0).text(format!(
-                            "reading {name}: {:.0}% of {:.1} MiB",
-                            fraction * 100.0,
-                            job.total_bytes() as f64 / 1048576.0
-                        )));
-                    }
-                    LoadStage::Importing => {
-                        ui.spinner();
-                        ui.label(format!("importing {name} ({elapsed:.1} s)"));
-                    }
+                if load_progress_ui(ui, job, "")
+                    && let Some(job) = self.loading.take()
+                {
+                    job.cancel();
                 }
-                if cancel && let Some(job) = self.loading.take() {
+                return;
+            }
+            if let Some(job) = &self.retarget.loading {
+                if load_progress_ui(ui, job, "retarget source ")
+                    && let Some(job) = self.retarget.loading.take()
+                {
                     job.cancel();
                 }
                 return;
