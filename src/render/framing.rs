@@ -118,18 +118,25 @@ pub fn animated_bounds(model: &Model, clip: Option<ClipId>, settings: &SampleSet
     bounds
 }
 
-/// Height of the ground plane for `model`: 0 when the model stays above y = 0 (the usual
-/// authoring), else the lowest point of its rest pose and of every clip (each sampled at up to
-/// 16 times, 256 poses in all), so the ground never hides what is below the origin (birds and
-/// creatures authored around it).
+/// Height of the ground plane for `model`: 0 when the model stands on y = 0 (the usual
+/// authoring), else where it stands in most of its clips: the lower median over the clips of
+/// each clip's lowest point (each sampled at up to 16 times, 256 poses in all), or the rest
+/// pose's lowest point for a model without clips. So creatures authored around the origin get
+/// their ground below it, and one clip that dips far below (a landing squash, a fall through
+/// the floor) does not leave the character floating above the ground in all the others — the
+/// same rule as the feet's ground in the transition report (`anim::foot_ground_heights`).
 pub fn ground_height(model: &Model) -> f32 {
     let samples = (256 / model.clips.len().max(1)).clamp(2, 16);
-    let mut lowest = animated_bounds(model, None, &SampleSettings::default(), 2).min.y;
-    for clip in 0..model.clips.len() {
-        lowest = lowest
-            .min(animated_bounds(model, Some(ClipId::from_index(clip)), &SampleSettings::default(), samples).min.y);
+    let mut lows: Vec<f32> = (0..model.clips.len())
+        .map(|clip| animated_bounds(model, Some(ClipId::from_index(clip)), &SampleSettings::default(), samples).min.y)
+        .filter(|low| low.is_finite())
+        .collect();
+    if lows.is_empty() {
+        lows.push(animated_bounds(model, None, &SampleSettings::default(), 2).min.y);
     }
-    if lowest.is_finite() { lowest.min(0.0) } else { 0.0 }
+    lows.sort_by(f32::total_cmp);
+    let standing = lows.get(lows.len().saturating_sub(1) / 2).copied().unwrap_or(0.0);
+    if standing.is_finite() { standing.min(0.0) } else { 0.0 }
 }
 
 /// Triangle-list indices of a primitive: its indices (or `0..n`), strips and fans unrolled.
@@ -167,6 +174,63 @@ mod tests {
             material: None,
             targets: vec![],
         }
+    }
+
+    /// `raw` with its top-most translated node (the hips) moved `dy_m` along +Y.
+    fn lift_root(model: &Model, raw: &mut anim::RawClip, dy_m: f32) {
+        let depth = |node: anim::NodeId| std::iter::successors(Some(node), |&n| model.hierarchy.parent(n)).count();
+        let top = raw
+            .tracks
+            .iter()
+            .filter(|t| matches!(t.values, anim::TrackValues::Translation(_)))
+            .map(|t| t.node)
+            .min_by_key(|&n| depth(n))
+            .expect("a translation track");
+        for track in raw.tracks.iter_mut().filter(|t| t.node == top) {
+            if let anim::TrackValues::Translation(keys) = &mut track.values {
+                keys.iter_mut().for_each(|k| k.y += dy_m);
+            }
+        }
+    }
+
+    /// The built-in character with one more clip: its Jump with the hips `drop_m` lower.
+    fn with_dropped_jump(mut model: Model, drop_m: f32) -> Model {
+        let jump = model.clips.iter().position(|c| c.name() == Some("Jump")).expect("Jump");
+        let mut raw = model.clips[jump].raw().clone();
+        lift_root(&model, &mut raw, -drop_m);
+        raw.name = Some("Fall through".into());
+        model.clips.push(raw.build().expect("a valid clip"));
+        model
+    }
+
+    #[test]
+    fn one_clip_far_below_the_floor_does_not_lower_the_ground_of_the_others() {
+        let (model, _) = crate::cli::load_model_or_default(None).expect("built-in");
+        let standing = ground_height(&model);
+        // Its soles dip a centimetre under y = 0 at the heel strikes.
+        assert!((-0.02..=0.0).contains(&standing), "the built-in character stands on y = 0: {standing}");
+        let dropped = with_dropped_jump(model.clone(), 1.0);
+        let lowest = animated_bounds(
+            &dropped,
+            Some(ClipId::from_index(dropped.clips.len() - 1)),
+            &SampleSettings::default(),
+            16,
+        )
+        .min
+        .y;
+        assert!(lowest < -0.9, "the added clip goes a metre below: {lowest}");
+        // The old rule (the lowest point of every clip) put the ground there, and every other
+        // clip floated a metre above it.
+        let ground = ground_height(&dropped);
+        assert!((ground - standing).abs() < 0.01, "{ground} against {standing}");
+        // A model authored around the origin (every clip below y = 0) gets its ground below.
+        let mut sunk = model;
+        let roots: Vec<anim::NodeId> = sunk.scenes.iter().flat_map(|s| s.roots.iter().copied()).collect();
+        for root in roots {
+            sunk.nodes[root.index()].rest.translation.y -= 0.5;
+        }
+        let ground = ground_height(&sunk);
+        assert!((ground + 0.5).abs() < 0.02, "{ground}");
     }
 
     #[test]
