@@ -276,8 +276,8 @@ fn translate_and_scale_block<I: Isa>(
     let infinity = V::splat(isa, f32::INFINITY);
     // (No closures or `array::map` here: they are not inlined into the AVX2 function.)
     let mut ratios = [zero; 3];
-    for c in 0..3 {
-        ratios[c] = load(&layer.scale[c]).div(load(&reference.scale[c]));
+    for (c, ratio) in ratios.iter_mut().enumerate() {
+        *ratio = load(&layer.scale[c]).div(load(&reference.scale[c]));
     }
     // Ratios within a quarter of 1 (scale keys a few percent apart, what animated scales are):
     // short series for `ln` and `exp` in place of the general ones.
@@ -289,8 +289,8 @@ fn translate_and_scale_block<I: Isa>(
         }
         inside
     };
-    for c in 0..3 {
-        let (l, r, ratio) = (load(&layer.scale[c]), load(&reference.scale[c]), ratios[c]);
+    for (c, &ratio) in ratios.iter().enumerate() {
+        let (l, r) = (load(&layer.scale[c]), load(&reference.scale[c]));
         let factor = if all == 0xff {
             ratio
         } else {
