@@ -185,8 +185,9 @@ impl Kernel for Additive<'_> {
 }
 
 /// The turn of one block of [`apply_additive`]: `slerp(1, delta, w)` with `delta =
-/// reference⁻¹ · layer` on its `w ≥ 0` hemisphere, per lane (`all`: the lanes at weight 1, which
-/// take the whole delta as the scalar definition does).
+/// reference⁻¹ · layer` on its `w ≥ 0` hemisphere, per lane, up to a positive factor per lane
+/// (what [`compose_block`] normalizes away; `all`: the lanes at weight 1, which take the whole
+/// delta as the scalar definition does).
 #[inline(always)]
 fn turn_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4], w: &F8, all: u8) -> [F8; 4] {
     let load = |x: &F8| V::load(isa, x);
@@ -206,17 +207,17 @@ fn turn_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4], w: &F8, all:
         return [dx.store(), dy.store(), dz.store(), dw.store()];
     }
 
-    // `1·(1−w)·k·sinc((1−w)Ω) + delta·w·k·sinc(wΩ)` with Ω = acos(delta.w) ≤ π/2 and
-    // k = Ω / sin Ω, as `blend_poses` computes it.
+    // `slerp(1, delta, w) = k·((1−w)·sinc((1−w)Ω) + delta·w·sinc(wΩ))` with Ω = acos(delta.w)
+    // ≤ π/2 and k = Ω / sin Ω ≥ 1, as `blend_poses` computes it, less its factor k: the turn
+    // is only ever composed by `compose_block`, which normalizes the product.
     let take = load(w);
     let keep = one - take;
     let d = dw.min(one).max(zero);
     let p = acos_factor(d);
     let one_minus_d = (one - d).max(V::splat(isa, 1e-30));
     let omega = one_minus_d * one_minus_d.rsqrt() * p;
-    let k = p * (one + d).rsqrt();
-    let wa = keep * k * sinc_quarter_turn(keep * omega);
-    let wb = take * k * sinc_quarter_turn(take * omega);
+    let wa = keep * sinc_quarter_turn(keep * omega);
+    let wb = take * sinc_quarter_turn(take * omega);
     let turn = [(dx * wb).store(), (dy * wb).store(), (dz * wb).store(), dw.madd(wb, wa).store()];
     if all == 0 {
         return turn;
@@ -273,17 +274,76 @@ fn translate_and_scale_block<I: Isa>(
         return;
     }
     let infinity = V::splat(isa, f32::INFINITY);
-    for c in 0..3 {
+    // (No closures or `array::map` here: they are not inlined into the AVX2 function.)
+    let mut ratios = [zero; 3];
+    for (c, ratio) in ratios.iter_mut().enumerate() {
+        *ratio = load(&layer.scale[c]).div(load(&reference.scale[c]));
+    }
+    // Ratios within a quarter of 1 (scale keys a few percent apart, what animated scales are):
+    // short series for `ln` and `exp` in place of the general ones.
+    let near_one = all != 0xff && {
+        let off = (ratios[0] - one).abs().max((ratios[1] - one).abs()).max((ratios[2] - one).abs()).store();
+        let mut inside = true;
+        for x in off.0 {
+            inside &= x <= NEAR_ONE;
+        }
+        inside
+    };
+    for (c, &ratio) in ratios.iter().enumerate() {
         let (l, r) = (load(&layer.scale[c]), load(&reference.scale[c]));
-        let ratio = l.div(r);
-        let factor = match all {
-            0xff => ratio,
-            0 => crate::simd8::exp(take * crate::simd8::ln(ratio)),
-            _ => load(&ratio.store().select_bits(crate::simd8::exp(take * crate::simd8::ln(ratio)).store(), all)),
+        let factor = if all == 0xff {
+            ratio
+        } else {
+            let power = if near_one {
+                exp_near_zero(isa, take * ln_near_one(isa, ratio - one))
+            } else {
+                crate::simd8::exp(take * crate::simd8::ln(ratio))
+            };
+            if all == 0 { power } else { load(&ratio.store().select_bits(power.store(), all)) }
         };
         let factor = factor.where_inside(l, zero, infinity, one).where_inside(r, zero, infinity, one);
         out.scale[c] = (load(&base.scale[c]) * factor).store();
     }
+}
+
+/// How far from 1 (either way) the scale ratios of a block may be for [`ln_near_one`].
+const NEAR_ONE: f32 = 0.25;
+
+/// `ln(1 + x)` for `|x| ≤` [`NEAR_ONE`], its Taylor series to `x¹³` (the rest is below
+/// 3e-10; `x = 0` gives exactly 0).
+#[inline(always)]
+fn ln_near_one<I: Isa>(isa: I, x: V<I>) -> V<I> {
+    const COEFFICIENTS: [f32; 12] = [
+        -1.0 / 12.0,
+        1.0 / 11.0,
+        -1.0 / 10.0,
+        1.0 / 9.0,
+        -1.0 / 8.0,
+        1.0 / 7.0,
+        -1.0 / 6.0,
+        1.0 / 5.0,
+        -1.0 / 4.0,
+        1.0 / 3.0,
+        -1.0 / 2.0,
+        1.0,
+    ];
+    let mut p = V::splat(isa, 1.0 / 13.0);
+    for coefficient in COEFFICIENTS {
+        p = p.madd(x, V::splat(isa, coefficient));
+    }
+    p * x
+}
+
+/// `eʸ` for `|y| ≤ ln(1 / (1 − NEAR_ONE))` (below 0.288), its Taylor series to `y⁷` (the rest
+/// is below 1.2e-9; `y = 0` gives exactly 1).
+#[inline(always)]
+fn exp_near_zero<I: Isa>(isa: I, y: V<I>) -> V<I> {
+    const COEFFICIENTS: [f32; 7] = [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0];
+    let mut p = V::splat(isa, 1.0 / 5040.0);
+    for coefficient in COEFFICIENTS {
+        p = p.madd(y, V::splat(isa, coefficient));
+    }
+    p
 }
 
 /// The pose an additive layer is measured from.
@@ -694,12 +754,13 @@ mod tests {
         }
     }
 
-    fn random_pose(rng: &mut crate::rng::Rng, nodes: usize) -> SoaPose {
+    /// Scales in `[lo, hi)`.
+    fn random_pose(rng: &mut crate::rng::Rng, nodes: usize, (lo, hi): (f32, f32)) -> SoaPose {
         let transforms: Vec<Transform> = (0..nodes)
             .map(|_| Transform {
                 translation: rng.vec3(-2.0, 2.0),
                 rotation: rng.quat(),
-                scale: Vec3::new(rng.range(0.2, 3.0), rng.range(0.2, 3.0), rng.range(0.2, 3.0)),
+                scale: Vec3::new(rng.range(lo, hi), rng.range(lo, hi), rng.range(lo, hi)),
             })
             .collect();
         SoaPose::from_transforms(&transforms, Vec::new())
@@ -712,8 +773,14 @@ mod tests {
         let (mut angle, mut translation, mut scale) = (0.0f32, 0.0f32, 0.0f32);
         let mut runs = 0;
         for round in 0..300 {
-            let (base, layer, reference) =
-                (random_pose(&mut rng, nodes), random_pose(&mut rng, nodes), random_pose(&mut rng, nodes));
+            // Scales far apart (the general ln and exp), and within 10% of 1 (ratios within a
+            // quarter of 1: the short series).
+            let scales = if round % 2 == 0 { (0.2, 3.0) } else { (0.9, 1.1) };
+            let (base, layer, reference) = (
+                random_pose(&mut rng, nodes, scales),
+                random_pose(&mut rng, nodes, scales),
+                random_pose(&mut rng, nodes, scales),
+            );
             // Weights 0 and 1 exactly, fractions, out of range, NaN; one node short.
             let weights: Vec<f32> = (0..nodes - 1)
                 .map(|i| match (i + round) % 7 {

@@ -667,6 +667,16 @@ impl Kernel for BlendIntoPerNode<'_> {
     fn run<I: Isa>(self, isa: I) {
         let Self { acc, b, node_weights } = self;
         for (block, (o, y)) in acc.blocks.iter_mut().zip(&b.blocks).enumerate() {
+            // Blocks the mask leaves out (most of them, for a mask of a limb) are not touched.
+            let start = (8 * block).min(node_weights.len());
+            let end = (start + 8).min(node_weights.len());
+            let mut any = false;
+            for &w in &node_weights[start..end] {
+                any |= w > 0.0;
+            }
+            if !any {
+                continue;
+            }
             let x = *o;
             blend_block_per_node(isa, &x, y, node_weights, block, o);
         }
@@ -698,6 +708,13 @@ fn blend_block_per_node<I: Isa>(
     }
     if all == 0xff {
         *o = *y;
+        return;
+    }
+    if none | all == 0xff {
+        // Only the ends (a mask of whole joints): each lane exactly one pose's, nothing to blend.
+        for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(x.planes()).zip(y.planes()) {
+            *plane = from_b.select_bits(*from_a, all);
+        }
         return;
     }
     blend_block(isa, x, y, &w, ScaleSpace::Linear, o);
