@@ -81,7 +81,7 @@ fn the_drive_keys_and_parameter_bindings_frame_check_allocates_nothing() {
             requests += usize::from(keys.update(held, frame >= 160, states).is_some());
             for binding in &mut bindings {
                 if let Some(action) = binding.update(held, viewer.stage.machine().machine()) {
-                    viewer.apply_machine_action(action);
+                    viewer.apply_machine_action(action.into());
                     actions += 1;
                 }
             }

@@ -12,7 +12,7 @@
 
 use anim::state_machine::{ParamId, ParamKind, ParamValue, StateId, StateMachine};
 
-use super::machine_keys::{BindingEffect, DriveSlot, DriveTargets, ParamBinding, bindable_keys};
+use super::machine_keys::{BindingEffect, DriveSlot, DriveTargets, ParamBinding, ParamChange, bindable_keys};
 use super::shortcuts::{DRIVE_KEY, Gait, chord_label};
 use crate::stage::machine::StageMachine;
 use crate::stage::machine_edit::MachineEdit;
@@ -44,6 +44,16 @@ pub enum MachineAction {
     Fire(ParamId),
     /// Edit the machine (one undo step; refused when the result does not validate).
     Edit(MachineEdit),
+}
+
+impl From<ParamChange> for MachineAction {
+    fn from(change: ParamChange) -> Self {
+        match change {
+            ParamChange::SetFloat(param, value) => Self::SetFloat(param, value),
+            ParamChange::SetBool(param, value) => Self::SetBool(param, value),
+            ParamChange::Fire(param) => Self::Fire(param),
+        }
+    }
 }
 
 /// The states the drive keys request (`None`: the machine has no state for that key).
@@ -169,8 +179,8 @@ pub fn machine_ui(
     ui.separator();
     keys_ui(ui, machine.machine(), &mut panel.targets);
     ui.separator();
-    if let Some(a) = super::machine_edit::edit_ui(ui, machine.machine(), &mut panel.forms, clip_names) {
-        action = Some(a);
+    if let Some(edit) = super::machine_edit::edit_ui(ui, machine.machine(), &mut panel.forms, clip_names) {
+        action = Some(MachineAction::Edit(edit));
     }
     action
 }

@@ -2,7 +2,7 @@
 //! remove button each, a new one from a clip picker), the transitions (a collapsible form each:
 //! kind, duration, easing, priority, interruption, at end, conditions on parameters; a remove
 //! button; a new one from a state or Any to a state) and the parameters (add by name and kind,
-//! remove). Each change returns one [`MachineAction::Edit`]; the stage applies it as one undo
+//! remove). Each change returns one [`MachineEdit`]; the stage applies it as one undo
 //! step, or refuses it (the status bar says why) when the machine would not validate.
 
 use anim::state_machine::{
@@ -11,7 +11,6 @@ use anim::state_machine::{
 };
 use anim::{ClipId, Easing, TransitionKind};
 
-use super::machine::MachineAction;
 use crate::stage::machine_edit::MachineEdit;
 
 /// The forms' drafts, kept between frames.
@@ -43,7 +42,7 @@ pub fn edit_ui(
     machine: &StateMachine,
     forms: &mut EditForms,
     clip_names: &[String],
-) -> Option<MachineAction> {
+) -> Option<MachineEdit> {
     let mut edit = None;
     egui::CollapsingHeader::new("Edit the machine").id_salt("machine edit").show(ui, |ui| {
         ui.strong("States");
@@ -55,7 +54,7 @@ pub fn edit_ui(
         ui.strong("Parameters");
         params_ui(ui, machine, forms, &mut edit);
     });
-    edit.map(MachineAction::Edit)
+    edit
 }
 
 fn states_ui(

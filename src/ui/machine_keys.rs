@@ -7,8 +7,6 @@
 
 use anim::state_machine::{ParamId, ParamKind, StateId, StateMachine};
 
-use super::machine::MachineAction;
-
 /// One of the three states the drive keys request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DriveSlot {
@@ -119,6 +117,17 @@ impl DriveTargets {
     }
 }
 
+/// What a parameter's key asks for (the section turns it into a `MachineAction`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamChange {
+    /// Set a float.
+    SetFloat(ParamId, f32),
+    /// Set a bool.
+    SetBool(ParamId, bool),
+    /// Fire a trigger.
+    Fire(ParamId),
+}
+
 /// How a parameter's key acts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BindingEffect {
@@ -160,7 +169,7 @@ impl ParamBinding {
 
     /// This frame: `down` says whether the key is held. Returns what to do when that changed
     /// (a press or a release; a trigger only on a press). No allocation.
-    pub fn update(&mut self, down: bool, machine: &StateMachine) -> Option<MachineAction> {
+    pub fn update(&mut self, down: bool, machine: &StateMachine) -> Option<ParamChange> {
         if down == self.held {
             return None;
         }
@@ -168,10 +177,10 @@ impl ParamBinding {
         let id: ParamId = machine.find_param(&self.param)?;
         let kind = machine.param(id)?.kind;
         match (self.effect, kind, down) {
-            (BindingEffect::Hold, ParamKind::Bool(_), held) => Some(MachineAction::SetBool(id, held)),
-            (BindingEffect::Fire, ParamKind::Trigger, true) => Some(MachineAction::Fire(id)),
-            (BindingEffect::SetFloat(value), ParamKind::Float(_), true) => Some(MachineAction::SetFloat(id, value)),
-            (BindingEffect::SetFloat(_), ParamKind::Float(start), false) => Some(MachineAction::SetFloat(id, start)),
+            (BindingEffect::Hold, ParamKind::Bool(_), held) => Some(ParamChange::SetBool(id, held)),
+            (BindingEffect::Fire, ParamKind::Trigger, true) => Some(ParamChange::Fire(id)),
+            (BindingEffect::SetFloat(value), ParamKind::Float(_), true) => Some(ParamChange::SetFloat(id, value)),
+            (BindingEffect::SetFloat(_), ParamKind::Float(start), false) => Some(ParamChange::SetFloat(id, start)),
             _ => None,
         }
     }
@@ -268,15 +277,16 @@ mod tests {
         let crouch = m.add_param("crouch", ParamKind::Bool(false));
         let hop = m.add_param("hop", ParamKind::Trigger);
         let mut float = ParamBinding::new("speed", egui::Key::E, BindingEffect::SetFloat(2.5));
-        assert_eq!(float.update(true, &m), Some(MachineAction::SetFloat(speed, 2.5)));
+        assert_eq!(float.update(true, &m), Some(ParamChange::SetFloat(speed, 2.5)));
         assert_eq!(float.update(true, &m), None, "held: once");
-        assert_eq!(float.update(false, &m), Some(MachineAction::SetFloat(speed, 0.25)), "release: its start");
+        assert_eq!(float.update(false, &m), Some(ParamChange::SetFloat(speed, 0.25)), "release: its start");
         let mut held = ParamBinding::new("crouch", egui::Key::C, BindingEffect::Hold);
-        assert_eq!(held.update(true, &m), Some(MachineAction::SetBool(crouch, true)));
-        assert_eq!(held.update(false, &m), Some(MachineAction::SetBool(crouch, false)));
+        assert_eq!(held.update(true, &m), Some(ParamChange::SetBool(crouch, true)));
+        assert_eq!(held.update(false, &m), Some(ParamChange::SetBool(crouch, false)));
         let mut fire = ParamBinding::new("hop", egui::Key::J, BindingEffect::Fire);
-        assert_eq!(fire.update(true, &m), Some(MachineAction::Fire(hop)));
+        assert_eq!(fire.update(true, &m), Some(ParamChange::Fire(hop)));
         assert_eq!(fire.update(false, &m), None, "a trigger does nothing on release");
-        assert!(bindable_keys().all(|k| k != egui::Key::W && k != egui::Key::T), "W and T are shortcuts");
+        assert!(bindable_keys().all(|k| ![egui::Key::W, egui::Key::T, egui::Key::K].contains(&k)), "shortcuts");
+        assert_eq!(bindable_keys().count(), 18, "B C D E H I J M N P U V X 2 4 5 6 8");
     }
 }

@@ -426,7 +426,7 @@ impl Viewer {
             let binding = &mut self.machine_panel.bindings[i];
             let down = ui.input(|input| input.key_down(binding.key) && !input.modifiers.command);
             if let Some(action) = binding.update(down, self.stage.machine().machine()) {
-                self.apply_machine_action(action);
+                self.apply_machine_action(action.into());
             }
         }
     }
