@@ -1,4 +1,4 @@
-//! The State machine section on real rigs and as an editor: the drive keys find RobotExpressive's
+//! The State machine section on real rigs and as an editor: the drive keys find `RobotExpressive`'s
 //! Walking/Running/Idle and can be bound to other states; parameters bound to keys; the forms
 //! add and remove states, parameters and transitions and edit a transition, each edit one undo
 //! step, saved in the profile and restored when the model opens again; an invalid edit is
@@ -122,7 +122,10 @@ fn form_edits_are_undo_steps_saved_in_the_profile_and_restored() {
     type_name(&mut harness, "speed");
     harness.get_by_label("Add parameter").click();
     harness.run();
-    assert_eq!(harness.state().stage.machine().machine().find_param("speed").map(|p| p.index()), Some(0));
+    assert_eq!(
+        harness.state().stage.machine().machine().find_param("speed").map(anim::state_machine::ParamId::index),
+        Some(0)
+    );
     // The same name again is refused, with the validation's reason in the status bar.
     type_name(&mut harness, "speed");
     harness.get_by_label("Add parameter").click();
