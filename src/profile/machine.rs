@@ -357,3 +357,51 @@ impl MachineProfile {
         Ok(machine)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use anim::state_machine::{Compare, Condition, Interruption, ParamKind, StateTransition, TransitionFrom};
+    use anim::{Easing, TransitionKind};
+
+    use super::*;
+
+    #[test]
+    fn a_machine_with_every_kind_of_condition_round_trips_through_json_by_name() {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let names = crate::stage::machine::state_names(&model);
+        let clips = names.iter().enumerate().map(|(i, n)| (ClipId::from_index(i), n.as_str()));
+        let mut machine = StateMachine::from_transition_table(clips, Vec::<anim::state_machine::TableEdge>::new())
+            .expect("one state per clip");
+        let (idle, walk) = (machine.find_state("Idle").expect("Idle"), machine.find_state("Walk").expect("Walk"));
+        let speed = machine.add_param("speed", ParamKind::Float(0.25));
+        let moving = machine.add_param("moving", ParamKind::Bool(true));
+        let hop = machine.add_param("hop", ParamKind::Trigger);
+        let step = machine.add_event(ClipId::from_index(1), "step", 0.5);
+        machine.add_transition(StateTransition {
+            kind: TransitionKind::Inertialize,
+            easing: Easing::EaseInOutSine,
+            priority: 3,
+            at_end: true,
+            interruption: Interruption::Both,
+            sync: true,
+            conditions: vec![
+                Condition::Float { param: speed, compare: Compare::GreaterOrEqual, value: 1.5 },
+                Condition::Bool { param: moving, value: false },
+                Condition::Trigger(hop),
+                Condition::Event(step),
+            ],
+            ..StateTransition::new(TransitionFrom::State(walk), idle, 0.75)
+        });
+        machine.add_transition(StateTransition::new(TransitionFrom::Any, walk, 0.125));
+        machine.set_entry(walk);
+        let profile = MachineProfile::of(&machine, &model);
+        let text = serde_json::to_string_pretty(&profile).expect("json");
+        assert!(text.contains("\"compare\": \">=\"") && text.contains("\"interruption\": \"both\""), "{text}");
+        let read: MachineProfile = serde_json::from_str(&text).expect("read back");
+        assert_eq!(read.to_machine(&model), Ok(machine), "the same machine, by name");
+        // A clip the model lacks: refused, naming it.
+        let mut renamed = read;
+        renamed.states[1].motion = MotionProfile::Clip { clip: "Swim".to_owned() };
+        assert_eq!(renamed.to_machine(&model), Err("clip Swim is not in this model".to_owned()));
+    }
+}
