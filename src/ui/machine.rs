@@ -133,8 +133,12 @@ pub fn machine_ui(
     clip_names: &[String],
 ) -> Option<MachineAction> {
     if let Some(problem) = machine.problem() {
-        ui.weak(format!("No state machine: {problem}."));
-        return None;
+        if machine.machine().states().is_empty() {
+            ui.weak(format!("No state machine: {problem}."));
+            return None;
+        }
+        // An edited machine that no longer fits: the table's machine runs instead.
+        ui.weak(format!("Note: {problem}."));
     }
     let mut action = None;
     let output = machine.output();
