@@ -10,6 +10,8 @@
 //! same profile. [`TuningProfile::from_tuning`] and [`TuningProfile::to_tuning`] convert between
 //! the viewer's [`Tuning`] (indices) and the file (names).
 
+mod machine;
+
 use std::path::{Path, PathBuf};
 
 use anim::{Easing, InterpolationOverride, Model};
@@ -18,6 +20,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::stage::tuning::{ClipMarkers, ClipRootMotion, ContactMarker, RetargetEdit};
 use crate::stage::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
+pub use machine::{
+    ConditionProfile, EventProfile, MachineProfile, MotionProfile, ParamProfile, StateProfile, TransitionProfile,
+};
 
 /// Version written in every profile (2 added `identity`; version 1 files still load).
 pub const PROFILE_FORMAT: u32 = 2;
@@ -56,6 +61,9 @@ pub struct TuningProfile {
     /// The blend space (clips by name at their parameter values, the parameter, sync).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blend_space: Option<crate::stage::layers::BlendSpaceTuning>,
+    /// The state machine once the user edited it (absent: built from the transition table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineProfile>,
 }
 
 /// The ragdoll handoff's tunables, by name.
@@ -375,6 +383,7 @@ impl TuningProfile {
             retarget: tuning.retarget_edits.clone(),
             layers: tuning.clip_extras.layers.clone(),
             blend_space: tuning.clip_extras.blend_space.clone(),
+            machine: tuning.machine.as_ref().map(|m| MachineProfile::of(m, model)),
         }
     }
 
@@ -513,6 +522,15 @@ impl TuningProfile {
             blend_space: self.blend_space.clone(),
         };
         tuning.retarget_edits = self.retarget.clone();
+        if let Some(machine) = &self.machine {
+            match machine.to_machine(model) {
+                Ok(machine) => {
+                    tuning.machine = Some(machine);
+                    fit.applied += 1;
+                }
+                Err(e) => fit.skipped.push(format!("state machine (built from the table instead): {e}")),
+            }
+        }
         (tuning, fit)
     }
 }

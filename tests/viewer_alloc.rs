@@ -48,21 +48,50 @@ fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
 /// The drive keys' per-frame work (find Idle, Walk and Run by name, compare with what the keys
 /// asked last) allocates nothing, held or released.
 #[test]
-fn the_drive_keys_frame_check_allocates_nothing() {
+fn the_drive_keys_and_parameter_bindings_frame_check_allocates_nothing() {
+    use anim::state_machine::ParamKind;
     use animtune::ui::machine::{DriveKeys, DriveStates};
+    use animtune::ui::machine_keys::{BindingEffect, DriveTargets, ParamBinding};
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut viewer = Viewer::new(model, ModelSource::built_in());
-    viewer.step(1.0 / 60.0);
+    viewer
+        .stage
+        .edit_machine(|m| {
+            m.add_param("speed", ParamKind::Float(0.0));
+            m.add_param("crouch", ParamKind::Bool(false));
+        })
+        .unwrap();
+    // Warm up (the histories reach their capacity), as above.
+    for _ in 0..400 {
+        viewer.step(1.0 / 60.0);
+    }
     let mut keys = DriveKeys::default();
+    // A chosen target is looked up by name every frame.
+    let targets = DriveTargets { run: Some("Run".to_owned()), ..DriveTargets::default() };
+    let mut bindings = [
+        ParamBinding::new("speed", egui::Key::E, BindingEffect::SetFloat(2.0)),
+        ParamBinding::new("crouch", egui::Key::C, BindingEffect::Hold),
+    ];
     let mut requests = 0;
+    let mut actions = 0;
     let counted = allocations_on_this_thread(|| {
         for frame in 0..240 {
-            let states = DriveStates::of(viewer.stage.machine().machine());
-            requests += usize::from(keys.update(frame >= 120, false, states).is_some());
+            let held = (120..200).contains(&frame);
+            let states = DriveStates::of(viewer.stage.machine().machine(), &targets);
+            requests += usize::from(keys.update(held, frame >= 160, states).is_some());
+            for binding in &mut bindings {
+                if let Some(action) = binding.update(held, viewer.stage.machine().machine()) {
+                    viewer.apply_machine_action(action.into());
+                    actions += 1;
+                }
+            }
+            viewer.step(1.0 / 60.0);
         }
     });
-    assert!(DriveStates::of(viewer.stage.machine().machine()).drivable(), "the built-in character has Idle and Walk");
-    assert_eq!((counted, requests), (0, 1), "allocations, requests (W held from frame 120: Walk once)");
+    assert!(DriveStates::of(viewer.stage.machine().machine(), &targets).drivable());
+    // W held 120..200 with Shift from 160: Walk, Run, then Idle on release; each binding
+    // acts on the press and on the release.
+    assert_eq!((counted, requests, actions), (0, 3, 4), "allocations, requests, binding actions");
 }
 
 /// Scrubbing allocates nothing per frame: the rewind slider moved every frame (the stored

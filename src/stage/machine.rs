@@ -10,6 +10,10 @@
 //! any-state edge into every clip with the default fade (`request` prefers a state's own edge), so that — as with T — a pair nobody
 //! tuned still plays [`FadeTuning::default`]. Such a machine follows the tuning: a changed table
 //! (an edit, an undo) rebuilds it on the next step.
+//!
+//! Once the user edits the machine ([`crate::stage::Stage::edit_machine`]) the edited machine is
+//! part of the tuning ([`Tuning::machine`]): the profile saves it, undo and redo snapshot it, and
+//! this runtime follows it (installed again on the next step whenever it changes).
 
 use anim::state_machine::{
     FiredEvent, MachineRuntime, ParamValue, RuntimeError, StateId, StateMachine, StateMachineError, StateTransition,
@@ -34,6 +38,8 @@ pub struct StageMachine {
     runtime: MachineRuntime,
     /// Built from the tuning's table: the table it was built from (rebuilt when it changes).
     table: Option<Vec<((usize, usize), FadeTuning)>>,
+    /// Installed from the tuning's edited machine: that machine as it was (compared each step).
+    installed: Option<StateMachine>,
     /// Clip events added to a table-built machine.
     extra_events: Vec<ExtraEvent>,
     /// Each clip's length, seconds (what the runtime loops and ends by).
@@ -79,13 +85,14 @@ impl StageMachine {
             machine: StateMachine::new(),
             runtime: MachineRuntime::new(&StateMachine::new()),
             table: None,
+            installed: None,
             extra_events: Vec::new(),
             clip_secs: model.clips.iter().map(anim::Clip::end_secs).collect(),
             events: Vec::new(),
             problem: None,
             rig: None,
         };
-        machine.rebuild(model, tuning);
+        machine.refresh(model, tuning);
         machine
     }
 
@@ -94,20 +101,13 @@ impl StageMachine {
     /// # Errors
     /// When it does not validate, or a state plays a clip `model` does not have.
     pub fn with_machine(model: &Model, machine: StateMachine) -> Result<Self, StateMachineError> {
-        machine.validate()?;
-        if let Some((state, clip)) = machine.states().iter().find_map(|s| {
-            s.motion.primary_clip().filter(|c| c.index() >= model.clips.len()).map(|c| (s.name.clone(), c))
-        }) {
-            return Err(StateMachineError::BadState {
-                state,
-                problem: format!("plays clip {}, which the model does not have", clip.index()),
-            });
-        }
+        check(model, &machine)?;
         let events = Vec::with_capacity(MachineRuntime::event_capacity(&machine));
         Ok(Self {
             runtime: MachineRuntime::new(&machine),
             machine,
             table: None,
+            installed: None,
             extra_events: Vec::new(),
             clip_secs: model.clips.iter().map(anim::Clip::end_secs).collect(),
             events,
@@ -142,6 +142,7 @@ impl StageMachine {
                 self.machine = StateMachine::new();
                 self.runtime = MachineRuntime::new(&self.machine);
                 self.table = Some(table);
+                self.installed = None;
                 return;
             }
         };
@@ -165,6 +166,7 @@ impl StageMachine {
         self.machine = machine;
         self.problem = None;
         self.table = Some(table);
+        self.installed = None;
         self.events = Vec::with_capacity(MachineRuntime::event_capacity(&self.machine));
         self.runtime = MachineRuntime::new(&self.machine);
         if self.machine.state(current).is_some() {
@@ -236,21 +238,66 @@ impl StageMachine {
         }
         self.machine = machine;
         self.extra_events.push(ExtraEvent { clip, name: name.to_owned(), time_secs });
+        // Kept when an edited machine is installed again.
         self.events = Vec::with_capacity(MachineRuntime::event_capacity(&self.machine));
         true
     }
 
-    /// Keep a table-built machine equal to `tuning`'s table (rebuilt only when it changed;
-    /// no allocation otherwise).
+    /// Keep the machine equal to what `tuning` says: its edited machine ([`Tuning::machine`])
+    /// installed, else built from its table — again only when that changed (no allocation
+    /// otherwise).
     pub fn refresh(&mut self, model: &Model, tuning: &Tuning) {
-        let Some(table) = &self.table else { return };
-        let same = table.len() == tuning.transitions().count()
-            && table.iter().zip(tuning.transitions()).all(|(a, b)| *a == b)
-            && self.clip_secs.len() == model.clips.len();
-        if !same {
-            self.clip_secs = model.clips.iter().map(anim::Clip::end_secs).collect();
-            self.rebuild(model, tuning);
+        let same_clips = self.clip_secs.len() == model.clips.len();
+        match &tuning.machine {
+            Some(edited) => {
+                if !same_clips || self.installed.as_ref() != Some(edited) {
+                    self.clip_secs = model.clips.iter().map(anim::Clip::end_secs).collect();
+                    self.install(model, tuning, edited);
+                }
+            }
+            None => {
+                let same = self.table.as_ref().is_some_and(|table| {
+                    table.len() == tuning.transitions().count()
+                        && table.iter().zip(tuning.transitions()).all(|(a, b)| *a == b)
+                });
+                if !same || !same_clips {
+                    self.clip_secs = model.clips.iter().map(anim::Clip::end_secs).collect();
+                    self.rebuild(model, tuning);
+                }
+            }
         }
+    }
+
+    /// Run `edited` (the tuning's machine): the runtime goes on in the state of the same name
+    /// (else the one playing the same clip), parameters kept by id where their kind still
+    /// fits. A machine that does not fit the model (an undo across a model change, a hand-edited
+    /// profile) is not run: the table's machine is, and [`Self::problem`] says why.
+    fn install(&mut self, model: &Model, tuning: &Tuning, edited: &StateMachine) {
+        let mut machine = edited.clone();
+        for event in self.extra_events.iter().filter(|e| edited.find_event(e.clip, &e.name).is_none()) {
+            machine.add_event(event.clip, &event.name, event.time_secs);
+        }
+        if let Err(e) = check(model, &machine) {
+            self.rebuild(model, tuning);
+            self.problem = Some(format!("the edited machine is not used: {e}"));
+            self.installed = Some(edited.clone());
+            return;
+        }
+        let current = self.runtime.output(&self.machine).state;
+        let name = self.machine.state(current).map(|s| s.name.clone());
+        let clip = self.clip_of(current);
+        let values = self.values();
+        self.machine = machine;
+        self.problem = None;
+        self.table = None;
+        self.installed = Some(edited.clone());
+        self.events = Vec::with_capacity(MachineRuntime::event_capacity(&self.machine));
+        self.runtime = MachineRuntime::new(&self.machine);
+        let same_name = name.and_then(|n| self.machine.find_state(&n));
+        if let Some(state) = same_name.or_else(|| clip.and_then(|c| self.state_of_clip(c))) {
+            self.jump_to(state);
+        }
+        self.restore(values);
     }
 
     /// Put the runtime in the state that plays `clip` when the stage plays another clip than
@@ -343,28 +390,30 @@ impl StageMachine {
             }
         })
     }
+}
 
-    /// Replace the machine by an edited copy (validated); the runtime restarts at the state
-    /// playing the same clip, parameters by id where their kind still fits. It no longer
-    /// follows the tuning's table.
-    ///
-    /// # Errors
-    /// When the edited machine does not validate.
-    pub fn edit(&mut self, edit: impl FnOnce(&mut StateMachine)) -> Result<(), StateMachineError> {
-        let mut machine = self.machine.clone();
-        edit(&mut machine);
-        machine.validate()?;
-        let clip = self.clip_of(self.runtime.output(&self.machine).state);
-        let values = self.values();
-        self.machine = machine;
-        self.table = None;
-        self.events = Vec::with_capacity(MachineRuntime::event_capacity(&self.machine));
-        self.runtime = MachineRuntime::new(&self.machine);
-        if let Some(state) = clip.and_then(|c| self.state_of_clip(c)) {
-            self.jump_to(state);
-        }
-        self.restore(values);
-        Ok(())
+/// `machine` validates and plays only clips `model` has.
+///
+/// # Errors
+/// The validation's error, or a state naming a clip the model lacks.
+pub fn check(model: &Model, machine: &StateMachine) -> Result<(), StateMachineError> {
+    machine.validate()?;
+    let missing = machine.states().iter().find_map(|s| {
+        let clips = match &s.motion {
+            anim::state_machine::StateMotion::Clip(c) => vec![*c],
+            anim::state_machine::StateMotion::BlendSpace(b) => b.points.iter().map(|p| p.clip).collect(),
+            anim::state_machine::StateMotion::Layered(l) => {
+                std::iter::once(l.base).chain(l.layers.iter().map(|l| l.clip)).collect()
+            }
+        };
+        clips.into_iter().find(|c| c.index() >= model.clips.len()).map(|c| (s.name.clone(), c))
+    });
+    match missing {
+        Some((state, clip)) => Err(StateMachineError::BadState {
+            state,
+            problem: format!("plays clip {}, which the model does not have", clip.index()),
+        }),
+        None => Ok(()),
     }
 }
 
@@ -432,8 +481,7 @@ mod tests {
         let walk_clip = stage.machine().clip_of(walk).expect("clip");
         let mut speed = None;
         stage
-            .machine_mut()
-            .edit(|m| {
+            .edit_machine(|m| {
                 let param = m.add_param("speed", ParamKind::Float(0.0));
                 m.add_transition(StateTransition {
                     conditions: vec![Condition::Float { param, compare: Compare::Greater, value: 0.5 }],
@@ -468,8 +516,7 @@ mod tests {
         let mut stage = stage();
         let run = state(&stage, "Run");
         stage
-            .machine_mut()
-            .edit(|m| {
+            .edit_machine(|m| {
                 m.add_param("speed", ParamKind::Float(0.0));
             })
             .expect("valid");
@@ -480,5 +527,34 @@ mod tests {
         stage.step(1.0 / 60.0);
         assert_eq!(stage.machine().output().state, run);
         assert_eq!(stage.machine().runtime().value(param), Some(ParamValue::Float(2.5)));
+    }
+
+    #[test]
+    fn an_edit_is_stored_in_the_tuning_refused_when_invalid_and_undone_as_one_step() {
+        use crate::stage::machine_edit::{MachineEdit, MachineEditError};
+        let mut stage = stage();
+        let jump = state(&stage, "Jump");
+        assert_eq!(stage.machine().machine().states().len(), 8);
+        stage.apply_machine_edit(&MachineEdit::RemoveState(jump)).expect("a valid edit");
+        assert_eq!(stage.machine().machine().states().len(), 7, "Jump removed");
+        assert!(!stage.machine().is_from_table(), "edited: no longer rebuilt from the table");
+        assert_eq!(stage.tuning.machine.as_ref().map(|m| m.states().len()), Some(7), "the tuning holds it");
+        stage.history.commit(&stage.tuning, true);
+        let add = MachineEdit::AddParam { name: "speed".to_owned(), kind: ParamKind::Float(0.0) };
+        stage.apply_machine_edit(&add).expect("a new parameter");
+        stage.history.commit(&stage.tuning, true);
+        let again = stage.apply_machine_edit(&add);
+        assert!(matches!(again, Err(MachineEditError::Invalid(_))), "a repeated name is refused: {again:?}");
+        assert_eq!(stage.machine().machine().params().len(), 1, "the old machine stays");
+        let missing = stage.apply_machine_edit(&MachineEdit::RemoveState(StateId::new(40)));
+        assert_eq!(missing.map_err(|e| e.to_string()), Err("state 40 does not exist".to_owned()));
+        assert_eq!(stage.history.undo_steps(), 2, "two edits, two steps");
+        assert!(stage.undo());
+        assert_eq!(stage.machine().machine().params().len(), 0, "undo took the parameter back");
+        assert!(stage.undo());
+        assert_eq!(stage.machine().machine().states().len(), 8, "and Jump");
+        assert!(stage.machine().is_from_table(), "the table's machine again");
+        assert!(stage.redo());
+        assert_eq!(stage.machine().machine().states().len(), 7);
     }
 }

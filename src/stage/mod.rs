@@ -14,6 +14,7 @@ pub mod layer_play;
 pub mod layers;
 pub mod loading;
 pub mod machine;
+pub mod machine_edit;
 pub mod ragdoll;
 pub mod rewind;
 pub mod sampling;
@@ -28,7 +29,7 @@ use anim::Model;
 use anim::ragdoll::Placement;
 use glam::Vec3;
 
-use anim::state_machine::{RuntimeError, StateId, TransitionId};
+use anim::state_machine::{RuntimeError, StateId, StateMachine, StateMachineError, TransitionId};
 
 use crate::physics::Phase;
 
@@ -288,12 +289,16 @@ impl Stage {
 
     /// Undo the last tuning change.
     pub fn undo(&mut self) -> bool {
-        self.history.undo(&mut self.tuning)
+        let undone = self.history.undo(&mut self.tuning);
+        self.sync_machine();
+        undone
     }
 
     /// Redo the last undone tuning change.
     pub fn redo(&mut self) -> bool {
-        self.history.redo(&mut self.tuning)
+        let redone = self.history.redo(&mut self.tuning);
+        self.sync_machine();
+        redone
     }
 
     /// One frame, in one fixed order: the clock (`dt_secs` of wall time, once, for every pose
@@ -430,6 +435,42 @@ impl Stage {
     /// the change and plays the transition it starts.
     pub fn machine_mut(&mut self) -> &mut StageMachine {
         &mut self.machine
+    }
+
+    /// Edit the state machine: `edit` changes a copy of the machine running now; when the copy
+    /// validates and plays only clips the model has, it becomes the tuning's machine
+    /// ([`Tuning::machine`]: saved in the profile, one undo step once the history commits) and
+    /// runs from now on. Otherwise nothing changes.
+    ///
+    /// # Errors
+    /// The copy's validation error (naming the state, parameter or transition at fault).
+    pub fn edit_machine(&mut self, edit: impl FnOnce(&mut StateMachine)) -> Result<(), StateMachineError> {
+        self.sync_machine();
+        let mut machine = self.tuning.machine.clone().unwrap_or_else(|| self.machine.machine().clone());
+        edit(&mut machine);
+        machine::check(&self.model, &machine)?;
+        self.tuning.machine = Some(machine);
+        self.sync_machine();
+        Ok(())
+    }
+
+    /// Apply one [`machine_edit::MachineEdit`] through [`Self::edit_machine`].
+    ///
+    /// # Errors
+    /// When the edit names a state, transition or parameter that does not exist, or the
+    /// machine would not validate with it.
+    pub fn apply_machine_edit(
+        &mut self,
+        edit: &machine_edit::MachineEdit,
+    ) -> Result<(), machine_edit::MachineEditError> {
+        let names = machine::state_names(&self.model);
+        self.sync_machine();
+        let mut edited = self.tuning.machine.clone().unwrap_or_else(|| self.machine.machine().clone());
+        if !edit.apply(&mut edited, &names) {
+            return Err(machine_edit::MachineEditError::Missing(edit.target()));
+        }
+        self.edit_machine(|m| *m = edited)?;
+        Ok(())
     }
 
     /// Go to state `to` through the machine's own edge, played by the fader with that edge's

@@ -177,6 +177,9 @@ pub struct Tuning {
     /// Edits to the retarget joint table onto this model (Compare ▸ Retarget from file), kept
     /// in its profile.
     pub retarget_edits: Vec<RetargetEdit>,
+    /// The state machine as the user edited it (the profile stores it; undo covers it). `None`:
+    /// the character's machine is built from the transition table ([`crate::stage::machine`]).
+    pub machine: Option<anim::state_machine::StateMachine>,
 }
 
 /// One edit of the retarget joint table, by joint name: target joint `target` driven by source
@@ -245,6 +248,7 @@ impl Tuning {
             ragdoll: RagdollTuning::default(),
             clip_extras: ClipExtras::default(),
             retarget_edits: Vec::new(),
+            machine: None,
         }
     }
 

@@ -9,16 +9,35 @@
 //! parameters greyed out (they act on the live machine: Esc or Live first).
 //!
 //! [`DriveKeys`] turns the drive keys' held state (W, Shift+W in `shortcuts::SHORTCUTS`) into
-//! one request per change: W down → Walk, Shift too → Run, W up → Idle, once.
+//! one request per change: W down → the walk state, Shift too → the run state, W up → the rest
+//! state, once; which states those are is found by name or picked in the section
+//! ([`DriveTargets`], `machine_keys.rs`), as are the parameters' key bindings. The forms that
+//! edit the machine are in `machine_edit.rs`.
 
 use anim::state_machine::{ParamId, ParamKind, ParamValue, StateId, StateMachine};
 
-use super::shortcuts::{DRIVE_KEY, DRIVE_REST_STATE, Gait, chord_label};
+use super::machine_keys::{BindingEffect, DriveSlot, DriveTargets, ParamBinding, ParamChange, bindable_keys};
+use super::shortcuts::{DRIVE_KEY, Gait, chord_label};
 use crate::stage::machine::StageMachine;
 use crate::stage::rewind::ShownFacts;
+use crate::stage::machine_edit::MachineEdit;
+
+/// What the section keeps between frames: the drive keys and their states, the parameters'
+/// key bindings and the edit forms' drafts.
+#[derive(Debug, Clone, Default)]
+pub struct MachinePanel {
+    /// What the drive keys asked for last.
+    pub drive: DriveKeys,
+    /// The states the drive keys request, when the user picked them.
+    pub targets: DriveTargets,
+    /// Parameters bound to keys.
+    pub bindings: Vec<ParamBinding>,
+    /// The edit forms' drafts.
+    pub forms: super::machine_edit::EditForms,
+}
 
 /// What the user did in the section.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum MachineAction {
     /// Go to this state through the machine's own transition.
     Request(StateId),
@@ -28,10 +47,21 @@ pub enum MachineAction {
     SetBool(ParamId, bool),
     /// Set a trigger (consumed by the transition that uses it).
     Fire(ParamId),
+    /// Edit the machine (one undo step; refused when the result does not validate).
+    Edit(MachineEdit),
 }
 
-/// The states the drive keys request, found by name ignoring case (`None`: the machine has no
-/// state of that name).
+impl From<ParamChange> for MachineAction {
+    fn from(change: ParamChange) -> Self {
+        match change {
+            ParamChange::SetFloat(param, value) => Self::SetFloat(param, value),
+            ParamChange::SetBool(param, value) => Self::SetBool(param, value),
+            ParamChange::Fire(param) => Self::Fire(param),
+        }
+    }
+}
+
+/// The states the drive keys request (`None`: the machine has no state for that key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct DriveStates {
     /// Where releasing the keys goes (Idle).
@@ -43,16 +73,17 @@ pub struct DriveStates {
 }
 
 impl DriveStates {
-    /// The drive states of `machine` (no allocation).
-    pub fn of(machine: &StateMachine) -> Self {
-        let find = |name: &str| {
-            let index = machine.states().iter().position(|s| s.name.eq_ignore_ascii_case(name))?;
-            Some(StateId::new(u32::try_from(index).ok()?))
-        };
-        Self { rest: find(DRIVE_REST_STATE), walk: find(Gait::Walk.state_name()), run: find(Gait::Run.state_name()) }
+    /// The drive states of `machine`: the user's choices in `targets`, else found by name
+    /// ([`super::machine_keys::drive_rank`]). No allocation.
+    pub fn of(machine: &StateMachine, targets: &DriveTargets) -> Self {
+        Self {
+            rest: targets.state(machine, DriveSlot::Rest),
+            walk: targets.state(machine, DriveSlot::Walk),
+            run: targets.state(machine, DriveSlot::Run),
+        }
     }
 
-    /// True when the keys do something: the machine has a rest (Idle) and a Walk state.
+    /// True when the keys do something: the machine has a rest and a walk state.
     pub fn drivable(self) -> bool {
         self.rest.is_some() && self.walk.is_some()
     }
@@ -98,17 +129,23 @@ impl DriveKeys {
     }
 }
 
-/// The section: states, the running transition, parameters and the drive keys of `machine`,
-/// as `shown` has them (live, or the rewound frame's).
+/// The section: states, the running transition, parameters and their keys, the drive keys of
+/// `machine` as `shown` has them (live, or the rewound frame's), and the forms that edit it
+/// (`clip_names`: the model's state names per clip).
 pub fn machine_ui(
     ui: &mut egui::Ui,
     machine: &StageMachine,
     shown: &ShownFacts<'_>,
-    drive: DriveStates,
+    panel: &mut MachinePanel,
+    clip_names: &[String],
 ) -> Option<MachineAction> {
     if let Some(problem) = machine.problem() {
-        ui.weak(format!("No state machine: {problem}."));
-        return None;
+        if machine.machine().states().is_empty() {
+            ui.weak(format!("No state machine: {problem}."));
+            return None;
+        }
+        // An edited machine that no longer fits: the table's machine runs instead.
+        ui.weak(format!("Note: {problem}."));
     }
     let mut action = None;
     if let Some(secs) = shown.rewound_secs {
@@ -156,17 +193,26 @@ pub fn machine_ui(
         }
     });
     ui.separator();
-    if let Some(a) = ui.add_enabled_ui(live, |ui| params_ui(ui, machine, shown)).inner {
+    if let Some(a) = ui.add_enabled_ui(live, |ui| params_ui(ui, machine, shown, &mut panel.bindings)).inner {
         action = Some(a);
     }
     ui.separator();
-    keys_ui(ui, drive);
+    keys_ui(ui, machine.machine(), &mut panel.targets);
+    ui.separator();
+    if let Some(edit) = super::machine_edit::edit_ui(ui, machine.machine(), &mut panel.forms, clip_names) {
+        action = Some(MachineAction::Edit(edit));
+    }
     action
 }
 
 /// The machine's parameters (their values as `shown` has them): floats as sliders, bools as
-/// checkboxes, triggers as buttons.
-fn params_ui(ui: &mut egui::Ui, machine: &StageMachine, shown: &ShownFacts<'_>) -> Option<MachineAction> {
+/// checkboxes, triggers as buttons, each with its key binding.
+fn params_ui(
+    ui: &mut egui::Ui,
+    machine: &StageMachine,
+    shown: &ShownFacts<'_>,
+    bindings: &mut Vec<ParamBinding>,
+) -> Option<MachineAction> {
     let params = machine.machine().params();
     if params.is_empty() {
         ui.weak("No parameters (a machine built from the transition table has none).");
@@ -201,25 +247,84 @@ fn params_ui(ui: &mut egui::Ui, machine: &StageMachine, shown: &ShownFacts<'_>) 
             }
             _ => _ = ui.weak(format!("{}: no value", param.name)),
         });
+        ui.push_id(("binding", i), |ui| binding_ui(ui, &param.name, param.kind, bindings));
     }
     action
 }
 
-/// Which keys drive which states, or why they do nothing.
-fn keys_ui(ui: &mut egui::Ui, drive: DriveStates) {
+/// A parameter's key: none or a key, and for a float the value it holds.
+fn binding_ui(ui: &mut egui::Ui, name: &str, kind: ParamKind, bindings: &mut Vec<ParamBinding>) {
+    let index = bindings.iter().position(|b| b.param == name);
+    let current = index.map(|i| bindings[i].key);
+    ui.horizontal(|ui| {
+        let label = current.map_or_else(|| "none".to_owned(), |k| k.name().to_owned());
+        let mut chosen = current;
+        egui::ComboBox::new("key", "key").selected_text(label).width(60.0).show_ui(ui, |ui| {
+            ui.selectable_value(&mut chosen, None, "none");
+            for key in bindable_keys() {
+                ui.selectable_value(&mut chosen, Some(key), key.name());
+            }
+        });
+        if chosen != current {
+            if let Some(i) = index {
+                bindings.remove(i);
+            }
+            if let Some(key) = chosen {
+                bindings.retain(|b| b.key != key);
+                bindings.push(ParamBinding::new(name, key, ParamBinding::effect_for(kind)));
+            }
+        }
+        let Some(binding) = bindings.iter_mut().find(|b| b.param == name) else { return };
+        match &mut binding.effect {
+            BindingEffect::SetFloat(value) => {
+                ui.weak("held:");
+                ui.add(egui::DragValue::new(value).speed(0.05));
+                ui.weak("released: its start");
+            }
+            BindingEffect::Hold => _ = ui.weak("held: true"),
+            BindingEffect::Fire => _ = ui.weak("pressed: fires"),
+        }
+    });
+}
+
+/// Which state each drive key requests, each with a combo box to pick another (or "found by
+/// name" again).
+fn keys_ui(ui: &mut egui::Ui, machine: &StateMachine, targets: &mut DriveTargets) {
     let walk_key = chord_label(egui::Modifiers::NONE, DRIVE_KEY);
     let run_key = chord_label(egui::Modifiers::SHIFT, DRIVE_KEY);
+    let drive = DriveStates::of(machine, targets);
+    let name = |id: Option<StateId>| id.and_then(|id| machine.state(id)).map_or("none", |s| s.name.as_str());
     if drive.drivable() {
-        let run = if drive.run.is_some() { "Run" } else { "Walk (no Run state)" };
+        let run = if drive.run.is_some() { name(drive.run) } else { name(drive.walk) };
         ui.label(format!(
-            "Keys (3D view, not while typing): hold {walk_key}: Walk, {run_key}: {run}, release: {DRIVE_REST_STATE}."
+            "Keys (3D view, not while typing): hold {walk_key}: {}, {run_key}: {run}, release: {}.",
+            name(drive.walk),
+            name(drive.rest)
         ));
     } else {
         ui.weak(format!(
-            "{walk_key} and {run_key} drive states named {DRIVE_REST_STATE}, Walk and Run (any case); this machine \
-             lacks {}, so they do nothing.",
-            if drive.rest.is_none() { DRIVE_REST_STATE } else { "Walk" }
+            "{walk_key} and {run_key} do nothing: no state is named like {} (pick one below).",
+            if drive.rest.is_none() { "idle or stand" } else { "walk" }
         ));
+    }
+    for slot in DriveSlot::ALL {
+        let (label, id) = match slot {
+            DriveSlot::Walk => (format!("{walk_key} drives"), drive.walk),
+            DriveSlot::Run => (format!("{run_key} drives"), drive.run),
+            DriveSlot::Rest => ("Release drives".to_owned(), drive.rest),
+        };
+        let chosen = targets.get(slot).map(str::to_owned);
+        let shown = if chosen.is_some() { name(id).to_owned() } else { format!("{} (by name)", name(id)) };
+        let mut picked = chosen.clone();
+        egui::ComboBox::new(("drive", slot as u8), label).selected_text(shown).show_ui(ui, |ui| {
+            ui.selectable_value(&mut picked, None, "found by name");
+            for state in machine.states() {
+                ui.selectable_value(&mut picked, Some(state.name.clone()), state.name.as_str());
+            }
+        });
+        if picked != chosen {
+            targets.set(slot, picked);
+        }
     }
 }
 

@@ -18,6 +18,8 @@ pub mod joints;
 pub mod kind_compare;
 pub mod layers;
 pub mod machine;
+pub mod machine_edit;
+pub mod machine_keys;
 pub mod overlays;
 pub mod playback;
 pub mod pointer_curves;

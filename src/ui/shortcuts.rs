@@ -53,28 +53,15 @@ impl ShortcutAction {
     }
 }
 
-/// The gait a drive key asks the state machine for: the state of that name (any case), with
-/// Idle on release.
+/// The gait a drive key asks the state machine for (the state found by name or picked in the
+/// section, `ui::machine_keys`), with the rest state on release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gait {
-    /// The state called Walk.
+    /// The walk state (W).
     Walk,
-    /// The state called Run.
+    /// The run state (Shift+W).
     Run,
 }
-
-impl Gait {
-    /// The state it requests, by name (matched ignoring case).
-    pub fn state_name(self) -> &'static str {
-        match self {
-            Self::Walk => "Walk",
-            Self::Run => "Run",
-        }
-    }
-}
-
-/// The state the drive keys return to when released (matched ignoring case).
-pub const DRIVE_REST_STATE: &str = "Idle";
 
 /// The key held to walk (with Shift: run).
 pub const DRIVE_KEY: Key = Key::W;
@@ -247,13 +234,13 @@ pub const SHORTCUTS: &[Shortcut] = &[
         action: ShortcutAction::Drive(Gait::Walk),
         keys: &[(NONE, DRIVE_KEY)],
         in_text_fields: false,
-        description: "Hold to walk: the state machine goes to its Walk state through its own transition; release to go back to Idle (only when the machine has states named Idle and Walk, any case)",
+        description: "Hold to walk: the state machine goes to its walk state (a name with the word walk or walking, e.g. Walk, Walking, walk_loop, or the one picked in the State machine section) through its own transition; release to go back to the rest state (idle, stand)",
     },
     Shortcut {
         action: ShortcutAction::Drive(Gait::Run),
         keys: &[(SHIFT, DRIVE_KEY)],
         in_text_fields: false,
-        description: "Hold to run (or press Shift while W is held): the Run state; letting go of Shift walks again, of W goes back to Idle",
+        description: "Hold to run (or press Shift while W is held): the run state (run, running, jog, sprint, or the one picked); letting go of Shift walks again, of W goes back to the rest state",
     },
 ];
 

@@ -608,3 +608,36 @@ fn steps_and_requests_allocate_nothing() {
     assert_eq!(allocations, 0);
     assert!(transitions > 10 && fired >= 3, "{transitions} transitions, {fired} events: the run exercised the machine");
 }
+
+#[test]
+fn removing_a_state_or_parameter_renumbers_what_refers_to_later_ones() {
+    let mut l = locomotion();
+    let [idle, walk, run, jump] = l.states;
+    let grounded = l.machine.find_param("grounded").unwrap();
+    l.machine.add_transition(edge(idle, walk, 0.25, vec![speed_over(&l, 0.1)]));
+    l.machine.add_transition(edge(walk, run, 0.5, vec![Condition::Bool { param: grounded, value: true }]));
+    l.machine.add_transition(edge(run, jump, 0.125, vec![Condition::Trigger(l.jump)]));
+    l.machine.set_entry(run);
+    assert!(l.machine.remove_state(walk));
+    assert_eq!(l.machine.states().len(), 3);
+    assert_eq!(l.machine.transitions().len(), 1, "Idle -> Walk and Walk -> Run went with Walk");
+    let left = &l.machine.transitions()[0];
+    assert_eq!(
+        (left.from, left.to),
+        (TransitionFrom::State(StateId::new(1)), StateId::new(2)),
+        "Run -> Jump, moved down"
+    );
+    assert_eq!(l.machine.entry(), StateId::new(1), "the entry (Run) moved down with it");
+    assert_eq!(l.machine.state(StateId::new(1)).unwrap().name, "Run");
+    assert!(l.machine.validate().is_ok());
+    // Removing `grounded` (id 1) moves `jump` (id 2) to 1 in Run -> Jump's trigger.
+    assert!(l.machine.remove_param(grounded));
+    assert_eq!(l.machine.transitions()[0].conditions, vec![Condition::Trigger(anim::state_machine::ParamId::new(1))]);
+    assert_eq!(l.machine.param(anim::state_machine::ParamId::new(1)).unwrap().name, "jump");
+    assert!(l.machine.remove_param(anim::state_machine::ParamId::new(1)));
+    assert!(l.machine.transitions()[0].conditions.is_empty(), "the condition on the removed trigger went with it");
+    assert!(l.machine.remove_transition(anim::state_machine::TransitionId::new(0)));
+    assert!(!l.machine.remove_transition(anim::state_machine::TransitionId::new(0)));
+    assert!(!l.machine.remove_state(StateId::new(9)));
+    assert!(l.machine.validate().is_ok());
+}

@@ -110,8 +110,7 @@ fn a_bool_parameters_checkbox_and_a_triggers_button_open_their_transitions() {
     let (idle, walk, jump) = (state(&viewer, "Idle"), state(&viewer, "Walk"), state(&viewer, "Jump"));
     viewer
         .stage
-        .machine_mut()
-        .edit(|m| {
+        .edit_machine(|m| {
             let moving = m.add_param("moving", ParamKind::Bool(false));
             let hop = m.add_param("hop", ParamKind::Trigger);
             m.add_transition(StateTransition {

@@ -12,6 +12,7 @@ mod defects;
 mod features;
 mod layers;
 mod machine;
+mod machine_edit;
 mod panels;
 mod rewind;
 mod transitions;

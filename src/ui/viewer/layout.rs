@@ -207,9 +207,12 @@ impl Viewer {
                 }
             });
             section(ui, (focus, &mut shown), Panel::StateMachine, "State machine", false, |ui| {
-                let drive = super::super::machine::DriveStates::of(self.stage.machine().machine());
+                let names = crate::stage::machine::state_names(self.stage.model());
                 let shown = self.stage.shown();
-                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), &shown, drive) {
+                let panel = &mut self.machine_panel;
+                if let Some(action) =
+                    super::super::machine::machine_ui(ui, self.stage.machine(), &shown, panel, &names)
+                {
                     self.apply_machine_action(action);
                 }
             });
@@ -455,17 +458,27 @@ impl Viewer {
         }
     }
 
-    /// The state machine's drive keys ([`ShortcutAction::is_held`]): W held requests Walk,
-    /// Shift with it Run, the release Idle — once per change, not every frame, and not while a
-    /// text field has the keyboard. Nothing when the machine has no Idle and Walk states.
+    /// The state machine's drive keys ([`ShortcutAction::is_held`]): W held requests the walk
+    /// state, Shift with it the run state, the release the rest state — once per change, not
+    /// every frame — and the parameters' key bindings; not while a text field has the
+    /// keyboard. The drive keys do nothing when the machine has no rest and walk states.
+    /// Allocates nothing.
     pub(super) fn drive_ui(&mut self, ui: &mut egui::Ui) {
         if ui.ctx().text_edit_focused() {
             return;
         }
         let (walk_down, shift_down) = ui.input(|i| (i.key_down(super::super::shortcuts::DRIVE_KEY), i.modifiers.shift));
-        let states = super::super::machine::DriveStates::of(self.stage.machine().machine());
-        if let Some(state) = self.drive.update(walk_down, shift_down, states) {
+        let states =
+            super::super::machine::DriveStates::of(self.stage.machine().machine(), &self.machine_panel.targets);
+        if let Some(state) = self.machine_panel.drive.update(walk_down, shift_down, states) {
             self.request_state(state);
+        }
+        for i in 0..self.machine_panel.bindings.len() {
+            let binding = &mut self.machine_panel.bindings[i];
+            let down = ui.input(|input| input.key_down(binding.key) && !input.modifiers.command);
+            if let Some(action) = binding.update(down, self.stage.machine().machine()) {
+                self.apply_machine_action(action.into());
+            }
         }
     }
 

@@ -75,8 +75,9 @@ pub struct Viewer {
     pub crossfade: CrossFadePanel,
     /// Joint tree.
     pub joints: JointsPanel,
-    /// What the state machine's drive keys (W, Shift+W) asked for last.
-    pub drive: super::machine::DriveKeys,
+    /// The State machine section: drive keys and their states, parameter key bindings, the
+    /// edit forms' drafts.
+    pub machine_panel: super::machine::MachinePanel,
     /// Curves.
     pub curves: CurvesPanel,
     /// Width of the side panel (remembered between runs in `viewer.json`).
@@ -112,7 +113,7 @@ impl Viewer {
             file: FileMenu::default(),
             crossfade: CrossFadePanel::default(),
             joints: JointsPanel::default(),
-            drive: super::machine::DriveKeys::default(),
+            machine_panel: super::machine::MachinePanel::default(),
             curves: CurvesPanel::default(),
             side_panel_width: width,
             focus_panel: None,
@@ -330,19 +331,34 @@ impl Viewer {
         }
     }
 
-    /// Apply what the State machine section returned: a state request, or a parameter set
-    /// (evaluated on the next step); a refusal goes to the status bar.
+    /// Apply what the State machine section returned: a state request, a parameter set
+    /// (evaluated on the next step) or an edit of the machine (one undo step); a refusal goes
+    /// to the status bar.
     pub fn apply_machine_action(&mut self, action: super::machine::MachineAction) {
         use super::machine::MachineAction;
-        let (machine, runtime) = self.stage.machine_mut().parts_mut();
         let result = match action {
             MachineAction::Request(state) => {
                 self.request_state(state);
                 return;
             }
-            MachineAction::SetFloat(param, value) => runtime.set_float(machine, param, value),
-            MachineAction::SetBool(param, value) => runtime.set_bool(machine, param, value),
-            MachineAction::Fire(param) => runtime.fire(machine, param),
+            MachineAction::Edit(edit) => {
+                if let Err(e) = self.stage.apply_machine_edit(&edit) {
+                    self.error = Some(format!("State machine: edit not applied: {e}"));
+                }
+                return;
+            }
+            MachineAction::SetFloat(param, value) => {
+                let (machine, runtime) = self.stage.machine_mut().parts_mut();
+                runtime.set_float(machine, param, value)
+            }
+            MachineAction::SetBool(param, value) => {
+                let (machine, runtime) = self.stage.machine_mut().parts_mut();
+                runtime.set_bool(machine, param, value)
+            }
+            MachineAction::Fire(param) => {
+                let (machine, runtime) = self.stage.machine_mut().parts_mut();
+                runtime.fire(machine, param)
+            }
         };
         if let Err(e) = result {
             self.error = Some(format!("State machine: {e}"));

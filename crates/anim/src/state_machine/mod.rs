@@ -256,6 +256,16 @@ pub enum Condition {
     Event(EventId),
 }
 
+impl Condition {
+    /// The parameter it reads (`None` for an event).
+    pub fn param(self) -> Option<ParamId> {
+        match self {
+            Self::Float { param, .. } | Self::Bool { param, .. } | Self::Trigger(param) => Some(param),
+            Self::Event(_) => None,
+        }
+    }
+}
+
 /// Where a transition may leave from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransitionFrom {
@@ -467,6 +477,72 @@ impl StateMachine {
     pub fn add_transition(&mut self, transition: StateTransition) -> TransitionId {
         self.transitions.push(transition);
         TransitionId::from_len(self.transitions.len() - 1)
+    }
+
+    /// Remove state `id`: the transitions from or to it go with it, later states' ids move
+    /// down by one (transitions and the entry follow); a removed entry becomes the first state.
+    /// False when it does not exist.
+    pub fn remove_state(&mut self, id: StateId) -> bool {
+        if id.index() >= self.states.len() {
+            return false;
+        }
+        self.states.remove(id.index());
+        self.transitions.retain(|t| t.to != id && t.from != TransitionFrom::State(id));
+        let shift = |s: StateId| if s > id { StateId(s.0 - 1) } else { s };
+        for t in &mut self.transitions {
+            t.to = shift(t.to);
+            if let TransitionFrom::State(from) = t.from {
+                t.from = TransitionFrom::State(shift(from));
+            }
+        }
+        self.entry = if self.entry == id { StateId(0) } else { shift(self.entry) };
+        true
+    }
+
+    /// Remove parameter `id`: the conditions on it go with it (and a blend space's axis on it
+    /// is cleared), later parameters' ids move down by one. False when it does not exist.
+    pub fn remove_param(&mut self, id: ParamId) -> bool {
+        if id.index() >= self.params.len() {
+            return false;
+        }
+        self.params.remove(id.index());
+        let shift = |p: ParamId| if p > id { ParamId(p.0 - 1) } else { p };
+        for t in &mut self.transitions {
+            t.conditions.retain(|c| c.param() != Some(id));
+            for c in &mut t.conditions {
+                match c {
+                    Condition::Float { param, .. } | Condition::Bool { param, .. } | Condition::Trigger(param) => {
+                        *param = shift(*param);
+                    }
+                    Condition::Event(_) => {}
+                }
+            }
+        }
+        for state in &mut self.states {
+            if let StateMotion::BlendSpace(space) = &mut state.motion {
+                for axis in [&mut space.x_param, &mut space.y_param] {
+                    *axis = axis.filter(|p| *p != id).map(shift);
+                }
+            }
+        }
+        true
+    }
+
+    /// Remove transition `id` (later transitions' ids move down by one). False when it does
+    /// not exist.
+    pub fn remove_transition(&mut self, id: TransitionId) -> bool {
+        if id.index() >= self.transitions.len() {
+            return false;
+        }
+        self.transitions.remove(id.index());
+        true
+    }
+
+    /// Rename state `id` (validation refuses a repeated name). False when it does not exist.
+    pub fn rename_state(&mut self, id: StateId, name: &str) -> bool {
+        let Some(state) = self.states.get_mut(id.index()) else { return false };
+        name.clone_into(&mut state.name);
+        true
     }
 
     /// Set the state the machine starts in.

@@ -1,0 +1,126 @@
+//! [`MachineEdit`]: one edit of the character's state machine, as the State machine section's
+//! forms make it (add or remove a state, a transition or a parameter; replace a transition's
+//! settings; set the entry). [`crate::stage::Stage::apply_machine_edit`] applies it to a copy
+//! of the machine, refuses it when the copy does not validate (the old machine stays) and
+//! otherwise stores the copy in the tuning — so it is saved in the profile and is one undo step.
+
+use anim::ClipId;
+use anim::state_machine::{
+    ParamId, ParamKind, State, StateId, StateMachine, StateMotion, StateTransition, TransitionFrom, TransitionId,
+};
+use glam::Vec2;
+
+use super::tuning::FadeTuning;
+
+/// One edit of the machine.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MachineEdit {
+    /// A state playing `clip` (named as the clip, made unique with ` 2`, ` 3`…).
+    AddState {
+        /// The clip it plays.
+        clip: ClipId,
+    },
+    /// Remove a state and its transitions.
+    RemoveState(StateId),
+    /// The state the machine starts in.
+    SetEntry(StateId),
+    /// A request-only transition (no condition) with the default fade.
+    AddTransition {
+        /// From a state or any state.
+        from: TransitionFrom,
+        /// Into this state.
+        to: StateId,
+    },
+    /// Remove a transition.
+    RemoveTransition(TransitionId),
+    /// Replace a transition's settings (kind, duration, easing, priority, interruption, at end,
+    /// conditions, ends).
+    SetTransition(TransitionId, Box<StateTransition>),
+    /// A parameter (a name already taken is refused by validation).
+    AddParam {
+        /// Its unique name.
+        name: String,
+        /// Kind and starting value.
+        kind: ParamKind,
+    },
+    /// Remove a parameter and the conditions on it.
+    RemoveParam(ParamId),
+}
+
+impl MachineEdit {
+    /// Apply the edit to `machine`; `clip_names` are the model's state names per clip
+    /// ([`super::machine::state_names`]). False when the edit names something that does not
+    /// exist.
+    pub fn apply(&self, machine: &mut StateMachine, clip_names: &[String]) -> bool {
+        match self {
+            Self::AddState { clip } => {
+                let Some(base) = clip_names.get(clip.index()) else { return false };
+                let taken = |n: &str| machine.states().iter().any(|s| s.name == n);
+                let name = (1..)
+                    .map(|i| if i == 1 { base.clone() } else { format!("{base} {i}") })
+                    .find(|n| !taken(n))
+                    .unwrap_or_else(|| base.clone());
+                let slot = machine.states().len();
+                let position = Vec2::new(200.0 * (slot % 4) as f32, 120.0 * (slot / 4) as f32);
+                machine.add_state(State { name, motion: StateMotion::Clip(*clip), position });
+                true
+            }
+            Self::RemoveState(id) => machine.remove_state(*id),
+            Self::SetEntry(id) => {
+                let exists = machine.state(*id).is_some();
+                if exists {
+                    machine.set_entry(*id);
+                }
+                exists
+            }
+            Self::AddTransition { from, to } => {
+                let fade = FadeTuning::default();
+                machine.add_transition(StateTransition {
+                    easing: fade.easing,
+                    kind: fade.kind,
+                    decay: fade.decay,
+                    half_life_secs: fade.half_life_secs,
+                    ..StateTransition::new(*from, *to, fade.duration_secs)
+                });
+                true
+            }
+            Self::RemoveTransition(id) => machine.remove_transition(*id),
+            Self::SetTransition(id, edited) => match machine.transition_mut(*id) {
+                Some(t) => {
+                    edited.as_ref().clone_into(t);
+                    true
+                }
+                None => false,
+            },
+            Self::AddParam { name, kind } => {
+                machine.add_param(name, *kind);
+                true
+            }
+            Self::RemoveParam(id) => machine.remove_param(*id),
+        }
+    }
+}
+
+/// Why a [`MachineEdit`] was not applied.
+#[derive(Debug, thiserror::Error)]
+pub enum MachineEditError {
+    /// The edit names a state, transition or parameter the machine does not have.
+    #[error("{0} does not exist")]
+    Missing(String),
+    /// The edited machine does not validate (the old one stays).
+    #[error("the machine would not be valid: {0}")]
+    Invalid(#[from] anim::state_machine::StateMachineError),
+}
+
+impl MachineEdit {
+    /// What the edit names, for messages (`state 3`, `transition 2`, `parameter 1`, `clip 7`).
+    pub fn target(&self) -> String {
+        match self {
+            Self::AddState { clip } => format!("clip {clip}"),
+            Self::RemoveState(id) | Self::SetEntry(id) | Self::AddTransition { to: id, .. } => format!("state {id}"),
+            Self::RemoveTransition(id) | Self::SetTransition(id, _) => format!("transition {id}"),
+            Self::AddParam { name, .. } => format!("parameter {name}"),
+            Self::RemoveParam(id) => format!("parameter {id}"),
+        }
+    }
+}

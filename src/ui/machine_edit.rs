@@ -1,0 +1,270 @@
+//! The State machine section's edit forms (forms, not a node editor): the states (entry, a
+//! remove button each, a new one from a clip picker), the transitions (a collapsible form each:
+//! kind, duration, easing, priority, interruption, at end, conditions on parameters; a remove
+//! button; a new one from a state or Any to a state) and the parameters (add by name and kind,
+//! remove). Each change returns one [`MachineEdit`]; the stage applies it as one undo
+//! step, or refuses it (the status bar says why) when the machine would not validate.
+
+use anim::state_machine::{
+    Compare, Condition, Interruption, ParamId, ParamKind, StateId, StateMachine, StateTransition, TransitionFrom,
+    TransitionId,
+};
+use anim::{ClipId, Easing, TransitionKind};
+
+use crate::stage::machine_edit::MachineEdit;
+
+/// The forms' drafts, kept between frames.
+#[derive(Debug, Clone, Default)]
+pub struct EditForms {
+    /// The clip of the next new state.
+    pub new_state_clip: usize,
+    /// The next new transition's source (`None`: any state).
+    pub new_from: Option<StateId>,
+    /// The next new transition's target.
+    pub new_to: StateId,
+    /// The next new parameter's name.
+    pub new_param: String,
+    /// The next new parameter's kind: 0 float, 1 bool, 2 trigger.
+    pub new_param_kind: u8,
+}
+
+fn id_of<T>(i: usize, make: fn(u32) -> T) -> Option<T> {
+    u32::try_from(i).ok().map(make)
+}
+
+fn state_name(machine: &StateMachine, id: StateId) -> &str {
+    machine.state(id).map_or("?", |s| s.name.as_str())
+}
+
+/// The forms; at most one edit per frame.
+pub fn edit_ui(
+    ui: &mut egui::Ui,
+    machine: &StateMachine,
+    forms: &mut EditForms,
+    clip_names: &[String],
+) -> Option<MachineEdit> {
+    let mut edit = None;
+    egui::CollapsingHeader::new("Edit the machine").id_salt("machine edit").show(ui, |ui| {
+        ui.strong("States");
+        states_ui(ui, machine, forms, clip_names, &mut edit);
+        ui.separator();
+        ui.strong("Transitions");
+        transitions_ui(ui, machine, forms, &mut edit);
+        ui.separator();
+        ui.strong("Parameters");
+        params_ui(ui, machine, forms, &mut edit);
+    });
+    edit
+}
+
+fn states_ui(
+    ui: &mut egui::Ui,
+    machine: &StateMachine,
+    forms: &mut EditForms,
+    clip_names: &[String],
+    edit: &mut Option<MachineEdit>,
+) {
+    for (i, state) in machine.states().iter().enumerate() {
+        let Some(id) = id_of(i, StateId::new) else { continue };
+        ui.horizontal(|ui| {
+            let entry = machine.entry() == id;
+            if ui.radio(entry, "").on_hover_text("The state the machine starts in").clicked() && !entry {
+                *edit = Some(MachineEdit::SetEntry(id));
+            }
+            ui.label(state.name.as_str());
+            if ui.small_button(format!("Remove state {}", state.name)).clicked() {
+                *edit = Some(MachineEdit::RemoveState(id));
+            }
+        });
+    }
+    ui.horizontal(|ui| {
+        let shown = clip_names.get(forms.new_state_clip).map_or("no clip", String::as_str);
+        egui::ComboBox::new("new state clip", "clip").selected_text(shown).show_ui(ui, |ui| {
+            for (i, name) in clip_names.iter().enumerate() {
+                ui.selectable_value(&mut forms.new_state_clip, i, name.as_str());
+            }
+        });
+        if ui.button("Add state").clicked() && forms.new_state_clip < clip_names.len() {
+            *edit = Some(MachineEdit::AddState { clip: ClipId::from_index(forms.new_state_clip) });
+        }
+    });
+}
+
+fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, edit: &mut Option<MachineEdit>) {
+    for (i, t) in machine.transitions().iter().enumerate() {
+        let Some(id) = id_of(i, TransitionId::new) else { continue };
+        let title = machine.transition_name(t);
+        egui::CollapsingHeader::new(format!("{title} ({:.2} s)", t.duration_secs)).id_salt(("transition", i)).show(
+            ui,
+            |ui| {
+                let mut draft = t.clone();
+                transition_form(ui, machine, &mut draft);
+                if draft != *t {
+                    *edit = Some(MachineEdit::SetTransition(id, Box::new(draft)));
+                }
+                if ui.button(format!("Remove transition {title}")).clicked() {
+                    *edit = Some(MachineEdit::RemoveTransition(id));
+                }
+            },
+        );
+    }
+    ui.horizontal(|ui| {
+        let from = forms.new_from.map_or("Any", |id| state_name(machine, id)).to_owned();
+        egui::ComboBox::new("new from", "from").selected_text(from).show_ui(ui, |ui| {
+            ui.selectable_value(&mut forms.new_from, None, "Any");
+            for (i, s) in machine.states().iter().enumerate() {
+                ui.selectable_value(&mut forms.new_from, id_of(i, StateId::new), s.name.as_str());
+            }
+        });
+        let to = state_name(machine, forms.new_to).to_owned();
+        egui::ComboBox::new("new to", "to").selected_text(to).show_ui(ui, |ui| {
+            for (i, s) in machine.states().iter().enumerate() {
+                if let Some(id) = id_of(i, StateId::new) {
+                    ui.selectable_value(&mut forms.new_to, id, s.name.as_str());
+                }
+            }
+        });
+        if ui.button("Add transition").clicked() {
+            let from = forms.new_from.map_or(TransitionFrom::Any, TransitionFrom::State);
+            *edit = Some(MachineEdit::AddTransition { from, to: forms.new_to });
+        }
+    });
+}
+
+/// One transition's settings and conditions, edited in `draft`.
+fn transition_form(ui: &mut egui::Ui, machine: &StateMachine, draft: &mut StateTransition) {
+    egui::Grid::new("transition form").num_columns(2).show(ui, |ui| {
+        egui::ComboBox::new("kind", "kind").selected_text(draft.kind.name()).show_ui(ui, |ui| {
+            for kind in TransitionKind::ALL {
+                ui.selectable_value(&mut draft.kind, kind, kind.name());
+            }
+        });
+        ui.end_row();
+        ui.label("Duration");
+        ui.add(egui::DragValue::new(&mut draft.duration_secs).range(0.0..=10.0).speed(0.01).suffix(" s"));
+        ui.end_row();
+        egui::ComboBox::new("easing", "easing").selected_text(draft.easing.name()).show_ui(ui, |ui| {
+            for easing in Easing::ALL {
+                ui.selectable_value(&mut draft.easing, easing, easing.name());
+            }
+        });
+        ui.end_row();
+        ui.label("Priority");
+        ui.add(egui::DragValue::new(&mut draft.priority).range(0..=99));
+        ui.end_row();
+        egui::ComboBox::new("interruption", "interrupted by").selected_text(draft.interruption.name()).show_ui(
+            ui,
+            |ui| {
+                for rule in Interruption::ALL {
+                    ui.selectable_value(&mut draft.interruption, rule, rule.name());
+                }
+            },
+        );
+        ui.end_row();
+        ui.label("At end");
+        ui.checkbox(&mut draft.at_end, "only when the source's clip ends");
+        ui.end_row();
+    });
+    ui.label(if draft.conditions.is_empty() { "Conditions: none (taken on request)" } else { "Conditions (all):" });
+    let mut remove = None;
+    for (i, condition) in draft.conditions.iter_mut().enumerate() {
+        ui.push_id(("condition", i), |ui| {
+            ui.horizontal(|ui| {
+                condition_form(ui, machine, condition);
+                if ui.small_button("Remove condition").clicked() {
+                    remove = Some(i);
+                }
+            });
+        });
+    }
+    if let Some(i) = remove {
+        draft.conditions.remove(i);
+    }
+    if let Some(first) = machine.params().first()
+        && ui.button("Add condition").clicked()
+    {
+        let param = ParamId::new(0);
+        draft.conditions.push(default_condition(param, first.kind));
+    }
+}
+
+fn default_condition(param: ParamId, kind: ParamKind) -> Condition {
+    match kind {
+        ParamKind::Float(_) => Condition::Float { param, compare: Compare::Greater, value: 0.5 },
+        ParamKind::Bool(_) => Condition::Bool { param, value: true },
+        ParamKind::Trigger => Condition::Trigger(param),
+    }
+}
+
+/// A condition: the parameter (changing it resets the condition to fit its kind), then the
+/// comparison and value of a float, the value of a bool.
+fn condition_form(ui: &mut egui::Ui, machine: &StateMachine, condition: &mut Condition) {
+    let Some(param) = condition.param() else {
+        ui.label("on a clip event");
+        return;
+    };
+    let mut picked = param;
+    egui::ComboBox::new("param", "parameter")
+        .selected_text(machine.param(param).map_or("?", |p| p.name.as_str()))
+        .show_ui(ui, |ui| {
+            for (i, p) in machine.params().iter().enumerate() {
+                if let Some(id) = id_of(i, ParamId::new) {
+                    ui.selectable_value(&mut picked, id, p.name.as_str());
+                }
+            }
+        });
+    if picked != param
+        && let Some(p) = machine.param(picked)
+    {
+        *condition = default_condition(picked, p.kind);
+        return;
+    }
+    match condition {
+        Condition::Float { compare, value, .. } => {
+            egui::ComboBox::new("compare", "comparison").selected_text(compare.symbol()).width(40.0).show_ui(
+                ui,
+                |ui| {
+                    for c in Compare::ALL {
+                        ui.selectable_value(compare, c, c.symbol());
+                    }
+                },
+            );
+            ui.add(egui::DragValue::new(value).speed(0.05));
+        }
+        Condition::Bool { value, .. } => _ = ui.checkbox(value, "is true"),
+        Condition::Trigger(_) => _ = ui.label("fired"),
+        Condition::Event(_) => {}
+    }
+}
+
+fn params_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, edit: &mut Option<MachineEdit>) {
+    for (i, p) in machine.params().iter().enumerate() {
+        let Some(id) = id_of(i, ParamId::new) else { continue };
+        ui.horizontal(|ui| {
+            ui.label(format!("{} ({})", p.name, p.kind.name()));
+            if ui.small_button(format!("Remove parameter {}", p.name)).clicked() {
+                *edit = Some(MachineEdit::RemoveParam(id));
+            }
+        });
+    }
+    ui.horizontal(|ui| {
+        ui.add(egui::TextEdit::singleline(&mut forms.new_param).hint_text("name").desired_width(90.0));
+        let kinds = ["float", "bool", "trigger"];
+        let shown = kinds.get(usize::from(forms.new_param_kind)).copied().unwrap_or("float");
+        egui::ComboBox::new("new param kind", "kind").selected_text(shown).width(70.0).show_ui(ui, |ui| {
+            for (i, kind) in (0u8..).zip(kinds) {
+                ui.selectable_value(&mut forms.new_param_kind, i, kind);
+            }
+        });
+        let name = forms.new_param.trim();
+        if ui.add_enabled(!name.is_empty(), egui::Button::new("Add parameter")).clicked() {
+            let kind = match forms.new_param_kind {
+                1 => ParamKind::Bool(false),
+                2 => ParamKind::Trigger,
+                _ => ParamKind::Float(0.0),
+            };
+            *edit = Some(MachineEdit::AddParam { name: name.to_owned(), kind });
+            forms.new_param.clear();
+        }
+    });
+}

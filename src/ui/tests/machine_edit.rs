@@ -1,0 +1,209 @@
+//! The State machine section on real rigs and as an editor: the drive keys find `RobotExpressive`'s
+//! Walking/Running/Idle and can be bound to other states; parameters bound to keys; the forms
+//! add and remove states, parameters and transitions and edit a transition, each edit one undo
+//! step, saved in the profile and restored when the model opens again; an invalid edit is
+//! refused with the reason in the status bar.
+
+use anim::state_machine::{Condition, ParamKind, StateTransition, TransitionFrom};
+use egui::Key;
+use egui_kittest::kittest::Queryable as _;
+
+use super::{config_dir, shared_model, viewer, whole};
+use crate::ui::{ModelSource, Panel, Viewer};
+
+fn active(viewer: &Viewer) -> String {
+    viewer.stage.machine().state_name(viewer.stage.machine().output().state)
+}
+
+fn robot() -> Option<Viewer> {
+    let path = shared_model("RobotExpressive/RobotExpressive.glb")?;
+    let model = anim::import::load_path(&path).expect("RobotExpressive");
+    Some(Viewer::new(model, ModelSource::file(&path)))
+}
+
+#[test]
+fn on_robot_expressive_w_walks_shift_w_runs_and_release_idles() {
+    let Some(mut viewer) = robot() else { return };
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    assert_eq!(active(harness.state()), "Dance", "the first clip is the entry");
+    harness.get_by_label("Keys (3D view, not while typing): hold W: Walking, Shift+W: Running, release: Idle.");
+    harness.key_down(Key::W);
+    harness.step();
+    assert_eq!(active(harness.state()), "Walking", "W requests Walking");
+    let t = harness.state().stage.machine().output().transition.expect("a transition into Walking");
+    assert!((t.duration_secs - crate::stage::tuning::DEFAULT_FADE_SECS).abs() < 1e-6, "{}", t.duration_secs);
+    harness.event(egui::Event::ModifiersChanged(egui::Modifiers::SHIFT));
+    harness.step();
+    assert_eq!(active(harness.state()), "Running");
+    harness.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    harness.key_up(Key::W);
+    harness.step();
+    assert_eq!(active(harness.state()), "Idle", "release: Idle");
+}
+
+#[test]
+fn a_drive_key_rebound_in_its_combo_box_requests_the_chosen_state() {
+    let mut viewer = viewer();
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("W drives").click();
+    harness.run();
+    harness.get_all_by_label("Jump").last().expect("Jump in the list").click();
+    harness.run();
+    assert_eq!(harness.state().machine_panel.targets.walk.as_deref(), Some("Jump"));
+    harness.get_by_label("Keys (3D view, not while typing): hold W: Jump, Shift+W: Run, release: Idle.");
+    harness.key_down(Key::W);
+    harness.step();
+    assert_eq!(active(harness.state()), "Jump", "W now requests Jump");
+}
+
+#[test]
+fn a_bool_bound_to_a_key_holds_it_true_and_its_transition_runs() {
+    let mut viewer = viewer();
+    let (idle, walk) = (state(&viewer, "Idle"), state(&viewer, "Walk"));
+    viewer
+        .stage
+        .edit_machine(|m| {
+            let moving = m.add_param("moving", ParamKind::Bool(false));
+            m.add_transition(StateTransition {
+                conditions: vec![Condition::Bool { param: moving, value: true }],
+                ..StateTransition::new(TransitionFrom::State(idle), walk, 0.4)
+            });
+            m.add_transition(StateTransition {
+                conditions: vec![Condition::Bool { param: moving, value: false }],
+                ..StateTransition::new(TransitionFrom::State(walk), idle, 0.2)
+            });
+        })
+        .expect("valid");
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("key").click();
+    harness.run();
+    harness.get_by_label("M").click();
+    harness.run();
+    harness.get_by_label("held: true");
+    harness.key_down(Key::M);
+    harness.step();
+    harness.state_mut().step(1.0 / 60.0);
+    assert_eq!(active(harness.state()), "Walk", "M held: moving is true, Idle -> Walk");
+    let t = harness.state().stage.machine().output().transition.expect("running");
+    assert!((t.duration_secs - 0.4).abs() < 1e-6);
+    for _ in 0..30 {
+        harness.state_mut().step(1.0 / 60.0);
+    }
+    harness.key_up(Key::M);
+    harness.step();
+    harness.state_mut().step(1.0 / 60.0);
+    assert_eq!(active(harness.state()), "Idle", "released: moving is false, Walk -> Idle");
+}
+
+fn state(viewer: &Viewer, name: &str) -> anim::state_machine::StateId {
+    viewer.stage.machine().machine().find_state(name).unwrap_or_else(|| panic!("no state {name}"))
+}
+
+#[test]
+fn form_edits_are_undo_steps_saved_in_the_profile_and_restored() {
+    let profiles = config_dir("machine-edit");
+    let mut viewer = viewer().with_config_dir(Some(profiles.clone()));
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 3600.0]);
+    harness.run();
+    harness.get_by_label("Edit the machine").click();
+    harness.run();
+    harness.get_by_label("Remove state Jump").click();
+    harness.run();
+    assert_eq!(harness.state().stage.machine().machine().states().len(), 7, "Jump removed");
+    assert!(harness.state().stage.machine().machine().find_state("Jump").is_none());
+    // A parameter added by name.
+    type_name(&mut harness, "speed");
+    harness.get_by_label("Add parameter").click();
+    harness.run();
+    assert_eq!(
+        harness.state().stage.machine().machine().find_param("speed").map(anim::state_machine::ParamId::index),
+        Some(0)
+    );
+    // The same name again is refused, with the validation's reason in the status bar.
+    type_name(&mut harness, "speed");
+    harness.get_by_label("Add parameter").click();
+    harness.run();
+    harness.get_by_label(
+        "State machine: edit not applied: the machine would not be valid: two parameters are named \"speed\"",
+    );
+    assert_eq!(harness.state().stage.machine().machine().params().len(), 1, "the old machine stays");
+    // A transition from Any to Run, then its duration edited in its form.
+    harness.get_by_label("Add transition").click();
+    harness.run();
+    let count = harness.state().stage.machine().machine().transitions().len();
+    let last = harness.state().stage.machine().machine().transitions()[count - 1].clone();
+    assert_eq!((last.from, last.duration_secs), (TransitionFrom::Any, crate::stage::tuning::DEFAULT_FADE_SECS));
+    assert_eq!(harness.state().stage.history.undo_steps(), 3, "three edits, three steps");
+    harness.state_mut().save_on_exit();
+    // Reopening the model restores the edited machine.
+    let again = viewer_again(&profiles);
+    assert_eq!(again.stage.machine().machine(), harness.state().stage.machine().machine(), "restored from the profile");
+    assert!(!again.stage.machine().is_from_table());
+    // Ctrl+Z takes the edits back one at a time.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    assert_eq!(harness.state().stage.machine().machine().transitions().len(), count - 1);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    assert_eq!(harness.state().stage.machine().machine().states().len(), 8, "Jump is back");
+    assert!(harness.state().stage.machine().is_from_table());
+    harness.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, Key::Z);
+    harness.run();
+    assert_eq!(harness.state().stage.machine().machine().states().len(), 7, "redo removes Jump again");
+    let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
+}
+
+/// Type `name` into the new parameter's name field (the last text field of the side panel).
+fn type_name(harness: &mut egui_kittest::Harness<'_, Viewer>, name: &str) {
+    harness.get_all_by_role(egui::accesskit::Role::TextInput).last().expect("the name field").click();
+    harness.run();
+    harness.get_all_by_role(egui::accesskit::Role::TextInput).last().expect("the name field").type_text(name);
+    harness.run();
+}
+
+fn viewer_again(profiles: &std::path::Path) -> Viewer {
+    viewer().with_config_dir(Some(profiles.to_path_buf()))
+}
+
+#[test]
+fn a_transitions_form_edits_its_duration_and_a_machine_without_one_in_the_profile_is_built() {
+    let profiles = config_dir("machine-none");
+    let fresh = viewer().with_config_dir(Some(profiles.clone()));
+    assert!(fresh.stage.machine().is_from_table(), "no machine saved: built from the table");
+    assert_eq!(fresh.stage.machine().machine().transitions().len(), 8, "an any-state edge per clip");
+    let mut viewer = fresh;
+    let idle = state(&viewer, "Idle");
+    let walk = state(&viewer, "Walk");
+    viewer
+        .stage
+        .edit_machine(|m| {
+            m.add_transition(StateTransition::new(TransitionFrom::State(idle), walk, 0.5));
+        })
+        .expect("valid");
+    let t = crate::stage::machine_edit::MachineEdit::SetTransition(
+        anim::state_machine::TransitionId::new(8),
+        Box::new(StateTransition {
+            duration_secs: 1.25,
+            priority: 0,
+            ..StateTransition::new(TransitionFrom::State(idle), walk, 0.5)
+        }),
+    );
+    viewer.apply_machine_action(crate::ui::machine::MachineAction::Edit(t));
+    assert_eq!(viewer.stage.machine().machine().transitions()[8].duration_secs, 1.25);
+    viewer.save_on_exit();
+    let text = std::fs::read_to_string(viewer.profile.path().expect("a profile")).expect("saved");
+    let profile: crate::profile::TuningProfile = serde_json::from_str(&text).expect("a profile");
+    let machine = profile.machine.expect("the machine is saved");
+    let saved = machine.transitions.iter().find(|t| t.from == "Idle" && t.to == "Walk").expect("Idle -> Walk");
+    assert_eq!((saved.duration_secs, saved.priority), (1.25, 0));
+    assert_eq!(machine.states.len(), 8);
+    let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
+}
