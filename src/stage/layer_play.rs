@@ -106,6 +106,20 @@ impl LayerPlay {
         true
     }
 
+    /// A transition shows instead (the fader plays its own copy of the blend space, from or to
+    /// it): the blend space's clock here holds until [`Self::base`] is called again.
+    pub fn suspend_base(&mut self) {
+        self.last_time_secs = None;
+    }
+
+    /// A transition to the blend space just ended: continue from the time of the fader's copy
+    /// (`from`), so the hand-over shows no jump. Allocates nothing.
+    pub fn take_time_from(&mut self, from: &BlendSpacePlayer) {
+        if let Some(player) = &mut self.player {
+            player.copy_time_from(from);
+        }
+    }
+
     /// Apply the layers over `pose` (the base at `time_secs`). Allocates nothing.
     pub fn apply_layers(&mut self, model: &Model, settings: &SampleSettings, time_secs: f32, pose: &mut SoaPose) {
         if let Some(stack) = &mut self.stack {
