@@ -169,7 +169,8 @@ pub struct Resolved {
 /// # Errors
 /// Unknown clip or joint, naming what is wrong.
 pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
-    let blend_space = args.blend_space.as_ref().map(|points| blend_space_player(model, &points.0, args.at)).transpose()?;
+    let blend_space =
+        args.blend_space.as_ref().map(|points| blend_space_player(model, &points.0, args.at)).transpose()?;
     let clip = match (&args.clip, &blend_space) {
         // The blend space's heaviest clip: what the camera frames and the footer names.
         (_, Some(player)) => Some(heaviest_clip(player)),
@@ -302,10 +303,10 @@ mod tests {
     #[test]
     fn parses_blend_points_in_one_or_two_dimensions() {
         let one = parse_blend_points("Walk=1.4,Run=3.4").unwrap().0;
-        assert_eq!(one.iter().map(|p| (p.clip.as_str(), p.x, p.y)).collect::<Vec<_>>(), [
-            ("Walk", 1.4, None),
-            ("Run", 3.4, None)
-        ]);
+        assert_eq!(
+            one.iter().map(|p| (p.clip.as_str(), p.x, p.y)).collect::<Vec<_>>(),
+            [("Walk", 1.4, None), ("Run", 3.4, None)]
+        );
         let two = parse_blend_points("Walk=1,0,Run=3,-1,Idle=0,0").unwrap().0;
         assert_eq!(two[1].y, Some(-1.0));
         assert_eq!(two.len(), 3);
@@ -333,7 +334,12 @@ mod tests {
         assert_eq!(resolved.clip, model.find_clip("Run"));
         assert!((resolved.time_secs - 0.5 * player.cycle_secs()).abs() < 1e-6);
         let wrong = <crate::args::Args as clap::Parser>::try_parse_from([
-            "animtune", "render", "--blend-space", "Walk=1.4,Run=3.4", "--at", "2,1",
+            "animtune",
+            "render",
+            "--blend-space",
+            "Walk=1.4,Run=3.4",
+            "--at",
+            "2,1",
         ])
         .expect("parses");
         let crate::args::Command::Render(wrong) = wrong.command.expect("a command") else { panic!("render") };

@@ -28,6 +28,8 @@ pub struct LayerPlay {
     last_time_secs: Option<f32>,
     /// Paint the masks (times their weights) on the mesh as heat.
     pub show_mask_heat: bool,
+    /// The layer (index into the tuning's layers) whose mask the joint tree shows and edits.
+    pub mask_in_tree: Option<usize>,
 }
 
 impl LayerPlay {

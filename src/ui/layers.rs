@@ -86,11 +86,29 @@ pub fn layers_ui(
                     changed = true;
                 }
             });
+            let mut in_tree = play.mask_in_tree == Some(i);
+            if ui
+                .checkbox(&mut in_tree, "paint in joint tree")
+                .on_hover_text("Show this layer's mask weight on each row of the joint tree and set it there")
+                .changed()
+            {
+                play.mask_in_tree = in_tree.then_some(i);
+            }
+            if !layer.joint_weights.is_empty() {
+                ui.horizontal(|ui| {
+                    ui.label(format!("{} joint weight(s) painted", layer.joint_weights.len()));
+                    if ui.small_button("Clear painted").clicked() {
+                        layer.joint_weights.clear();
+                        changed = true;
+                    }
+                });
+            }
             ui.weak(format!("weight now {:.2}; --layer {}", play.layer_weight(i), layer.to_arg()));
         });
     }
     if let Some(i) = remove {
         layers.remove(i);
+        play.mask_in_tree = None;
         changed = true;
     }
     ui.separator();
