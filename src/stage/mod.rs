@@ -738,7 +738,7 @@ mod tests {
             assert!((17..=20).contains(&frames), "{kind:?}: the 0.3 s fade ends after {frames} frames");
             // The frame the fade ended: the viewer's player continues from the fader's time.
             let (mine, faders) = (stage.frame().layers.player(), stage.transport.fader().blend_space());
-            let phases = (mine.map(|p| p.phase()), faders.map(|p| p.phase()));
+            let phases = (mine.map(anim::BlendSpacePlayer::phase), faders.map(anim::BlendSpacePlayer::phase));
             assert_eq!(phases.0, phases.1, "{kind:?}: one phase at the hand-over");
             // The fade's last frames land on the blend space: the step into it is no larger than
             // the blend space's own frame steps.
