@@ -168,3 +168,36 @@ fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by
     harness.run();
     expect(&mask(harness.state()), 0.5);
 }
+
+#[test]
+fn fade_to_blend_space_transitions_into_it_and_t_fades_back_out() {
+    let mut viewer = viewer();
+    let idle = clip(&viewer, "Idle");
+    viewer.stage.transport.select_clip(idle);
+    let mut harness = whole(viewer, [1280.0, 3200.0]);
+    harness.run();
+    harness.get_by_label("Blend space").click();
+    harness.run();
+    harness.get_by_label("Set up a blend space").click();
+    harness.run();
+    harness.get_by_label("Fade to blend space").click();
+    harness.run();
+    {
+        let v = harness.state();
+        assert!(v.stage.transport.is_fading(), "the button starts a transition");
+        assert!(v.stage.transport.fader().plays_blend_space(), "into the blend space");
+        assert!(v.stage.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| b.active));
+    }
+    for _ in 0..40 {
+        harness.state_mut().advance(1.0 / 60.0);
+        harness.run();
+    }
+    assert!(harness.state().stage.blend_space_on_screen(), "after the fade the blend space plays");
+    // T: from the blend space to the fade target.
+    harness.state_mut().stage.fade_target = idle;
+    harness.state_mut().trigger_fade();
+    harness.run();
+    let v = harness.state();
+    assert!(v.stage.transport.is_fading() && !v.stage.transport.fader().plays_blend_space());
+    assert!(v.stage.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| !b.active));
+}
