@@ -399,7 +399,8 @@ impl Stage {
     }
 
     /// Transition from the blend space on screen to clip `to` with the tuned fade from the
-    /// space's heaviest clip to `to` (its kind: cross-fade, inertialization, dead blending):
+    /// space's heaviest clip to `to` (its kind: cross-fade, inertialization, dead blending; with
+    /// phase sync, `to` starts at the heaviest clip's phase by their foot contacts):
     /// the fader starts from the blended pose and its motion, and the clip plays after it
     /// (the blend space is turned off in the tuning). False when the blend space is not on
     /// screen or `to` is not a clip.
@@ -410,8 +411,20 @@ impl Stage {
         let Some(player) = self.frame.layers.player() else { return false };
         let from = heaviest_point_clip(player);
         let fade = self.tuning.fade_for(from, to);
+        // Phase sync: the target starts at the heaviest clip's phase, by foot contacts.
+        let from_time =
+            player.space().points().iter().position(|p| p.clip.index() == from).map(|i| player.clip_time_secs(i));
+        let start_secs = match from_time {
+            Some(time) if fade.phase_sync => {
+                let [from_contacts, to_contacts] = self.foot_contacts([from, to]);
+                let secs = |c: usize| self.model.clips.get(c).map_or(0.0, anim::Clip::end_secs);
+                anim::synced_start_secs(secs(from), time, &from_contacts, secs(to), &to_contacts, fade.duration_secs)
+            }
+            _ => 0.0,
+        };
+        let Some(player) = self.frame.layers.player() else { return false };
         let settings = self.tuning.interpolation().to_settings();
-        self.transport.fade_from_blend_space(&self.model, &settings, player, to, fade);
+        self.transport.fade_from_blend_space(&self.model, &settings, player, (to, start_secs), fade);
         if let Some(space) = &mut self.tuning.clip_extras.blend_space {
             space.active = false;
         }
@@ -708,6 +721,27 @@ mod tests {
             let end_error = difference(&end, &sampled(&stage, idle, stage.transport.time_secs()));
             assert!(end_error <= 1e-5, "{kind:?}: it ends at Idle: {end_error}");
         }
+    }
+
+    #[test]
+    fn a_phase_synced_transition_from_the_blend_space_starts_the_target_at_the_heaviest_clips_phase() {
+        let mut stage = stage();
+        let (walk, run) = (clip(&stage, "Walk"), clip(&stage, "Run"));
+        // At 3.0 the Run weighs 0.8: the heaviest clip, whose phase the Walk takes.
+        stage.tuning.clip_extras.blend_space = Some(walk_run_space(3.0, true));
+        let fade = FadeTuning { duration_secs: 0.3, phase_sync: true, ..FadeTuning::default() };
+        stage.tuning.set_transition(run, walk, fade);
+        for _ in 0..25 {
+            stage.step(1.0 / 60.0);
+        }
+        let run_time = stage.frame().layers.player().map(|p| p.clip_time_secs(1)).expect("built");
+        let [run_contacts, walk_contacts] = stage.foot_contacts([run, walk]);
+        let secs = |c: usize| stage.model().clips[c].end_secs();
+        let expected = anim::synced_start_secs(secs(run), run_time, &run_contacts, secs(walk), &walk_contacts, 0.3);
+        assert!(expected > 0.0, "the Walk starts past its first frame: {expected}");
+        assert!(stage.fade_from_blend_space(walk));
+        let started = stage.transport.fader().layers().last().map(|l| l.time_secs).expect("a layer");
+        assert!((started - expected).abs() < 1e-5, "the Walk starts at {started}, the synced {expected}");
     }
 
     #[test]

@@ -336,26 +336,28 @@ impl Transport {
     }
 
     /// Transition from the blend space on screen (`player`, as the viewer plays it: its
-    /// parameter and phase) to clip `to` from its start, with `fade`'s kind: the fader plays a
-    /// copy of the blend space (its motion ahead measured from it, exactly as a clip's) and
-    /// fades from it. Allocates (the copy), once per trigger.
+    /// parameter and phase) to clip `to` from `start_secs` of it (`(to, start_secs)`), with
+    /// `fade`'s kind: the fader plays a copy of the blend space (its motion ahead measured from
+    /// it, exactly as a clip's) and fades from it. Allocates (the copy), once per trigger.
     pub fn fade_from_blend_space(
         &mut self,
         model: &Model,
         settings: &SampleSettings,
         player: &BlendSpacePlayer,
-        to: usize,
+        (to, start_secs): (usize, f32),
         fade: FadeTuning,
     ) {
         if to >= self.durations.len() {
             return;
         }
+        let start_secs = if start_secs.is_finite() { start_secs.max(0.0) } else { 0.0 };
         self.fader.set_blend_space(Some(player.clone()));
         self.fader.play_blend_space();
         self.fader.evaluate(model, settings);
-        self.fader.transition(model, settings, ClipId::from_index(to), &fade.transition(0.0, player.cycle_secs()));
+        let transition = fade.transition(start_secs, player.cycle_secs());
+        self.fader.transition(model, settings, ClipId::from_index(to), &transition);
         self.clip = Some(to);
-        self.time_secs = 0.0;
+        self.time_secs = start_secs;
     }
 
     /// Transition from what is on screen (the clip, or the blend in progress) to the blend
