@@ -193,6 +193,20 @@ impl ViewerOptions {
     }
 }
 
+/// The address `puffin_viewer` connects to (`ANIMTUNE_PUFFIN_ADDR` overrides it); loopback only.
+#[cfg(feature = "puffin")]
+const PUFFIN_ADDR: &str = "127.0.0.1:8585";
+
+/// Serves the profiler's scopes (built with `--features puffin`): `puffin_viewer --url ADDR`.
+#[cfg(feature = "puffin")]
+fn start_profiler_server() -> anyhow::Result<puffin_http::Server> {
+    let addr = std::env::var("ANIMTUNE_PUFFIN_ADDR").unwrap_or_else(|_| PUFFIN_ADDR.to_owned());
+    let server = puffin_http::Server::new(&addr).with_context(|| format!("cannot serve the profiler on {addr}"))?;
+    profiling::puffin::set_scopes_on(true);
+    eprintln!("animtune: profiler scopes served on {addr} (puffin_viewer --url {addr})");
+    Ok(server)
+}
+
 /// Open the viewer on `model` (the built-in character when `None`) and run until the window
 /// closes. A model that fails to load keeps the built-in character with the error shown.
 ///
@@ -202,6 +216,10 @@ impl ViewerOptions {
 pub fn run(model: Option<&Path>, options: &ViewerOptions) -> anyhow::Result<()> {
     // The window's thread updates crowds: make it a rayon worker (allocation-free frames).
     crate::crowd::init_thread_pool();
+    // Built with `--features puffin`: the frame's scopes served to `puffin_viewer` while the
+    // window is open (the server stops with it).
+    #[cfg(feature = "puffin")]
+    let _profiler = start_profiler_server()?;
     let (default_model, _) = crate::cli::load_model_or_default(None)?;
     let mut viewer =
         Viewer::new(default_model, ModelSource::built_in()).with_config_dir(crate::profile::default_profile_dir());
@@ -399,6 +417,9 @@ impl WindowState {
     /// long egui may wait before the next frame, and the window thread's time spent on the frame
     /// without waiting for the swapchain (`None` when nothing was drawn).
     fn redraw(&mut self, viewer: &mut Viewer) -> (Duration, Option<Duration>) {
+        // One profiler frame per window frame (nothing unless built with `--features puffin`).
+        profiling::finish_frame!();
+        profiling::scope!("redraw");
         let now = Instant::now();
         let cpu_at_start = crate::stage::stats::thread_cpu_time();
         let dt_secs = now.duration_since(self.last_frame).as_secs_f32();
@@ -419,7 +440,10 @@ impl WindowState {
         let gpu_wait = Instant::now();
         let last_frame_done =
             wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_millis(250)) };
-        let _ = self.gpu.gpu.device.poll(last_frame_done);
+        {
+            profiling::scope!("last_frame_wait");
+            let _ = self.gpu.gpu.device.poll(last_frame_done);
+        }
         viewer.overlays.stats.add_phase(Phase::PresentWait, gpu_wait.elapsed());
         if let Some(why) = self.gpu.lost() {
             let message = match self.recover_device() {
@@ -436,12 +460,18 @@ impl WindowState {
             viewer.error = Some(format!("GPU error: {error}"));
         }
         let step_started = PhaseClock::start();
-        viewer.advance(dt_secs);
+        {
+            profiling::scope!("stage_step");
+            viewer.advance(dt_secs);
+        }
         viewer.overlays.stats.add_phase(Phase::StageStep, step_started.elapsed());
 
         let ui_started = PhaseClock::start();
         let input = self.egui_winit.take_egui_input(&self.window);
-        let mut output = self.egui_ctx.run_ui(input, |root| viewer.ui(root));
+        let mut output = {
+            profiling::scope!("ui_build");
+            self.egui_ctx.run_ui(input, |root| viewer.ui(root))
+        };
         self.egui_winit.handle_platform_output(&self.window, output.platform_output);
         if let Some(error) = self.gpu.viewport.error.take() {
             viewer.error = Some(format!("cannot show the model on the GPU: {error}"));
@@ -453,7 +483,10 @@ impl WindowState {
         }
         let mut ui_time = ui_started.elapsed();
         let gpu_started = PhaseClock::start();
-        viewer.viewport.texture = self.gpu.render_viewport(viewer, viewer.viewport.size_pixels);
+        viewer.viewport.texture = {
+            profiling::scope!("render_viewport");
+            self.gpu.render_viewport(viewer, viewer.viewport.size_pixels)
+        };
 
         // Texture deltas are applied before anything can fail: egui panics on dropped deltas.
         let ViewerGpu { gpu, egui_renderer, .. } = &mut self.gpu;
@@ -464,13 +497,19 @@ impl WindowState {
         }
         let mut gpu_time = gpu_started.elapsed();
         let tessellate_started = PhaseClock::start();
-        let jobs = self.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
+        let jobs = {
+            profiling::scope!("tessellate");
+            self.egui_ctx.tessellate(output.shapes, output.pixels_per_point)
+        };
         ui_time += tessellate_started.elapsed();
         let repaint_delay =
             output.viewport_output.get(&egui::ViewportId::ROOT).map_or(Duration::from_millis(500), |v| v.repaint_delay);
 
         let acquire_started = Instant::now();
-        let acquired = self.surface.get_current_texture();
+        let acquired = {
+            profiling::scope!("acquire_wait");
+            self.surface.get_current_texture()
+        };
         let mut swapchain_wait = acquire_started.elapsed();
         let frame = match acquired {
             wgpu::CurrentSurfaceTexture::Success(frame) => Some(frame),
@@ -493,6 +532,7 @@ impl WindowState {
                 pixels_per_point: output.pixels_per_point,
             };
             let encode_started = PhaseClock::start();
+            profiling::scope!("encode_submit_present");
             let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
             let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("egui") });
             let mut commands = egui_renderer.update_buffers(device, queue, &mut encoder, &jobs, &screen);

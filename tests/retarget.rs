@@ -10,12 +10,11 @@
 
 use std::process::Command;
 
-use anim::{ClipId, LocalMatrices, Model, NodeId, SampleSettings};
+use anim::{ClipId, Model};
 use animtune::retarget::clip::{FileBytes, Options, retarget_clip, retarget_to_file};
 use animtune::retarget::{Mapping, Skeleton};
 use devtools::TempDir;
 use devtools::rigs::{RigVariant, make_from};
-use glam::Affine3A;
 
 const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
 const MANNEQUIN: &[u8] = include_bytes!("../assets/mannequin.glb");
@@ -59,57 +58,6 @@ fn load(bytes: &[u8]) -> Model {
 
 fn clip(model: &Model, name: &str) -> ClipId {
     devtools::rigs::find_clip(model, name).unwrap_or_else(|| panic!("no clip {name}"))
-}
-
-/// Model-space transforms of `model` at `time_secs` of `clip`.
-fn world_at(model: &Model, clip: ClipId, time_secs: f32) -> Vec<Affine3A> {
-    let c = model.clip(clip).unwrap();
-    let mut pose = model.rest_pose();
-    c.sample(time_secs, &mut anim::ClipCursor::new(c), &SampleSettings::default(), &mut pose);
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::new(model.nodes.len()), &mut world);
-    world
-}
-
-/// `model` with `raw` added as a clip; its id.
-fn with_clip(model: &Model, raw: anim::RawClip) -> (Model, ClipId) {
-    let mut model = model.clone();
-    model.clips.push(raw.build().unwrap());
-    model.pointer_tracks.resize(model.clips.len(), Vec::new());
-    let id = ClipId::from_index(model.clips.len() - 1);
-    (model, id)
-}
-
-/// Largest model-space rotation difference (degrees) over the joints mapped both ways of a
-/// round trip `a → b → a` of `clip_name`, without foot IK.
-fn round_trip_degrees(a: (&Model, &Skeleton), b: (&Model, &Skeleton), clip_name: &str) -> (f32, usize) {
-    let there = Mapping::automatic(a.1, b.1);
-    let back = Mapping::automatic(b.1, a.1);
-    let no_ik = Options { foot_ik: false };
-    let original = clip(a.0, clip_name);
-    let on_b = retarget_clip(a, original, b, &there, no_ik, "there").unwrap();
-    let (b_model, b_clip) = with_clip(b.0, on_b.clip);
-    let on_a = retarget_clip((&b_model, b.1), b_clip, a, &back, no_ik, "back").unwrap();
-    let times = on_a.clip.timelines[0].times_secs.clone();
-    let (a_model, a_clip) = with_clip(a.0, on_a.clip);
-    let start = a.0.clip(original).unwrap().start_secs();
-    let joints: Vec<NodeId> = there
-        .pairs
-        .iter()
-        .filter(|p| back.pairs.iter().any(|q| q.source == p.target && q.target == p.source))
-        .map(|p| p.source)
-        .collect();
-    let mut worst = 0.0f32;
-    for &t in &times {
-        let before = world_at(a.0, original, start + t);
-        let after = world_at(&a_model, a_clip, t);
-        for &j in &joints {
-            let (p, q) =
-                (anim::retarget::model_rotation(&before[j.index()]), anim::retarget::model_rotation(&after[j.index()]));
-            worst = worst.max(p.angle_between(q).to_degrees());
-        }
-    }
-    (worst, joints.len())
 }
 
 /// The validator's error count on `path` (`None`: skipped).
@@ -158,6 +106,70 @@ fn the_mapping_pairs_every_chain_of_the_builtin_character_with_its_variants_and_
     assert_eq!(edited.pairs.iter().find(|p| p.target_name == "Head").map(|p| p.source_name.as_str()), Some("Neck"));
     let unknown = edited.edit((&builtin, &skeleton), (&robot, &robot_skeleton), &[("Nope".into(), None)]);
     assert_eq!(unknown, ["Nope"]);
+}
+
+/// The built-in character with its hands' vertices weighted to the forearms (as Godot's
+/// mannequin ships them: the hand joint drives only the fingers), so the ragdoll finds no hand
+/// body.
+fn builtin_with_bodiless_hands() -> Vec<u8> {
+    let (json, mut bin) = devtools::gltf::unpack_glb(MANNEQUIN).unwrap();
+    let joints: Vec<String> = json["skins"][0]["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| json["nodes"][j.as_u64().unwrap() as usize]["name"].as_str().unwrap().to_owned())
+        .collect();
+    let index = |name: &str| u8::try_from(joints.iter().position(|j| j == name).unwrap()).unwrap();
+    let moves = [(index("Hand.L"), index("LowerArm.L")), (index("Hand.R"), index("LowerArm.R"))];
+    let mut moved = 0;
+    for mesh in json["meshes"].as_array().unwrap() {
+        for primitive in mesh["primitives"].as_array().unwrap() {
+            let accessor = &json["accessors"][primitive["attributes"]["JOINTS_0"].as_u64().unwrap() as usize];
+            assert_eq!(accessor["componentType"], 5121, "JOINTS_0 as bytes");
+            let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+            let start =
+                (view["byteOffset"].as_u64().unwrap_or(0) + accessor["byteOffset"].as_u64().unwrap_or(0)) as usize;
+            let count = accessor["count"].as_u64().unwrap() as usize;
+            for byte in &mut bin[start..start + 4 * count] {
+                if let Some(&(_, to)) = moves.iter().find(|(from, _)| from == byte) {
+                    *byte = to;
+                    moved += 1;
+                }
+            }
+        }
+    }
+    assert!(moved > 100, "only {moved} hand weights moved");
+    devtools::gltf::pack_glb(&serde_json::to_vec(&json).unwrap(), &bin)
+}
+
+#[test]
+fn a_hand_without_a_ragdoll_body_is_still_mapped_by_its_name() {
+    let source = load(MANNEQUIN);
+    let source_skeleton = Skeleton::new(&source).unwrap();
+    let target = load(&builtin_with_bodiless_hands());
+    let target_skeleton = Skeleton::new(&target).unwrap();
+    let mapping = Mapping::automatic(&source_skeleton, &target_skeleton);
+    for hand in ["Hand.L", "Hand.R"] {
+        assert!(
+            mapping.pairs.iter().any(|p| p.source_name == hand && p.target_name == hand),
+            "{hand} unmapped: {:?}",
+            mapping.unmapped_target
+        );
+    }
+    assert!(mapping.unmapped_source.is_empty() && mapping.unmapped_target.is_empty(), "{mapping:?}");
+    // The hands carry the wave: onto the same character they come through unchanged.
+    let wave = clip(&source, "Wave");
+    let on = retarget_clip(
+        (&source, &source_skeleton),
+        wave,
+        (&target, &target_skeleton),
+        &mapping,
+        Options { foot_ik: false },
+        "Wave",
+    )
+    .unwrap();
+    let hand = on.end_effector_error_m.left_hand.zip(on.end_effector_error_m.right_hand);
+    assert!(hand.is_some_and(|(l, r)| l < 1e-3 && r < 1e-3), "{:?}", on.end_effector_error_m);
 }
 
 #[test]
@@ -219,8 +231,9 @@ fn every_pair_both_ways_validates_keeps_feet_planted_and_round_trips() {
                     println!("({} itself has {own} validator errors; the output adds none)", rig_b.name);
                 }
             }
-            let (round_trip, joints) =
-                round_trip_degrees((&source.0, &source.1), (&target.0, &target.1), rig_a.clips[0]);
+            // The report's round trip A -> B -> A, the worst clip's.
+            let round_trip = written.report.clips.iter().map(|c| c.round_trip_max_deg).fold(0.0, f32::max);
+            let joints = written.report.clips.iter().map(|c| c.round_trip_joints).min().unwrap_or(0);
             assert!(joints >= 12, "{} -> {}: only {joints} joints mapped both ways", rig_a.name, rig_b.name);
             for c in &written.report.clips {
                 let e = &c.end_effector_error_m;
@@ -237,7 +250,7 @@ fn every_pair_both_ways_validates_keeps_feet_planted_and_round_trips() {
                     mm(e.right_foot),
                     mm(e.left_hand),
                     mm(e.right_hand),
-                    round_trip
+                    c.round_trip_max_deg
                 );
                 if c.foot_slide_m > SLIDE_THRESHOLD_M.max(c.source_foot_slide_m) {
                     failures.push(format!(
@@ -310,6 +323,9 @@ fn the_command_writes_the_target_with_the_clips_added_and_prints_the_listed_json
         assert!(v.as_f64().unwrap() < 1e-3, "{report}");
     }
     assert!((clips[0]["hips_height_ratio"].as_f64().unwrap() - 1.0).abs() < 1e-5);
+    // The round trip onto itself and back: every joint mapped both ways, within a rounding of 0°.
+    assert_eq!(clips[0]["round_trip_joints"], 21, "{report}");
+    assert!(clips[0]["round_trip_max_deg"].as_f64().unwrap() < 0.1, "{report}");
     let written = animtune::cli::load_model(&out).unwrap();
     assert!(written.find_clip("Walk").is_some() && written.find_clip("Walk (retargeted)").is_some());
 

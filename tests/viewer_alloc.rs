@@ -107,3 +107,56 @@ fn blend_space_frames_and_transitions_from_and_to_it_allocate_nothing() {
     assert!(viewer.stage.transport.is_fading(), "still fading while counted");
     assert_eq!((playing, from, to), (0, 0, 0), "allocations: blend space, from it, to it");
 }
+
+/// Scrubbing allocates nothing per frame: the rewind slider moved every frame (the stored
+/// frame's pose, facts and model-space matrices written into the frame), the arrows' one-frame
+/// steps, the panels' shown facts read, and the step back to live.
+#[test]
+fn scrubbing_the_rewind_allocates_nothing_per_frame() {
+    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
+    let mut viewer = Viewer::new(model, ModelSource::built_in());
+    let names = viewer.clip_names();
+    let walk = names.iter().position(|n| n == "Walk").unwrap();
+    let run = names.iter().position(|n| n == "Run").unwrap();
+    viewer.overlays.trajectory = true;
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.fade_target = run;
+    for frame in 0..400 {
+        if frame == 300 {
+            viewer.trigger_fade();
+        }
+        viewer.step(1.0 / 60.0);
+    }
+    let held = viewer.stage.rewind().held_secs();
+    assert!(held > 6.0, "held {held}");
+    // Warm-up: the first scrub.
+    assert!(viewer.stage.rewind_to(1.0));
+    viewer.step(1.0 / 60.0);
+    let mut checksum = 0.0;
+    let scrubbing = allocations_on_this_thread(|| {
+        for frame in 0..240 {
+            // The slider moves every frame, back over the fade and between stored frames.
+            viewer.stage.rewind_to(0.5 + f64::from(frame) * 0.0237);
+            viewer.step(1.0 / 60.0);
+            let shown = viewer.stage.shown();
+            checksum += shown.clip_secs + shown.transition.map_or(0.0, |t| t.weight);
+        }
+        for _ in 0..30 {
+            viewer.stage.step_rewind(-1);
+            viewer.step(1.0 / 60.0);
+        }
+        for _ in 0..30 {
+            viewer.stage.step_rewind(1);
+            viewer.step(1.0 / 60.0);
+        }
+    });
+    assert!(viewer.stage.is_rewound());
+    assert!(checksum > 0.0);
+    let resuming = allocations_on_this_thread(|| {
+        viewer.stage.resume_live();
+        for _ in 0..10 {
+            viewer.step(1.0 / 60.0);
+        }
+    });
+    assert_eq!((scrubbing, resuming), (0, 0), "allocations scrubbing, resuming live");
+}

@@ -754,6 +754,7 @@ impl Ragdoll {
     /// One fixed step; a ragdoll calm for [`SLEEP_AFTER_SECS`] is then put to sleep (never
     /// while driven: kinematic bodies, motors or the pelvis hold keep it awake).
     pub fn step(&mut self, spec: &RagdollSpec) {
+        profiling::scope!("ragdoll_step");
         if self.asleep {
             self.steps += 1;
             return;

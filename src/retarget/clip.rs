@@ -573,6 +573,11 @@ pub struct ClipReport {
     /// Mean distance of each end effector from the scaled source's, both relative to the hips,
     /// metres.
     pub end_effector_error_m: EffectorError,
+    /// The round trip source → target → source (without foot IK): the largest model-space
+    /// rotation difference over every key and every joint mapped both ways, degrees.
+    pub round_trip_max_deg: f32,
+    /// How many joints the round trip compares (mapped both ways).
+    pub round_trip_joints: usize,
 }
 
 /// `animtune retarget`'s report.
@@ -605,17 +610,18 @@ impl RetargetReport {
         let opt = |v: Option<f32>| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.4}"));
         let _ = writeln!(
             s,
-            "clip                  hips ratio  foot slide (m)  source slide (m)  effector error L/R foot, L/R hand (m)"
+            "clip                  hips ratio  foot slide (m)  source slide (m)  round trip (°)  effector error L/R foot, L/R hand (m)"
         );
         for c in &self.clips {
             let e = &c.end_effector_error_m;
             let _ = writeln!(
                 s,
-                "{:<21} {:10.4}  {:14.4}  {:16.4}  {} {} {} {}",
+                "{:<21} {:10.4}  {:14.4}  {:16.4}  {:14.3}  {} {} {} {}",
                 c.name,
                 c.hips_height_ratio,
                 c.foot_slide_m,
                 c.source_foot_slide_m,
+                c.round_trip_max_deg,
                 opt(e.left_foot),
                 opt(e.right_foot),
                 opt(e.left_hand),
@@ -691,6 +697,8 @@ pub fn retarget_to_file(
     let mut reports = Vec::with_capacity(done.len());
     for (i, (r, &clip)) in done.iter().zip(clips).enumerate() {
         let written = ClipId::from_index(first_new + i);
+        let trip = round_trip(source, clip, target)
+            .with_context(|| format!("cannot retarget clip \"{}\" back for the round trip", names[i]))?;
         anyhow::ensure!(model.clip(written).is_some(), "the written file lost clip {}", names[i]);
         reports.push(ClipReport {
             name: names[i].clone(),
@@ -698,6 +706,8 @@ pub fn retarget_to_file(
             foot_slide_m: crate::transitions::clip_foot_slide(&model, &target_rig, written),
             source_foot_slide_m: crate::transitions::clip_foot_slide(source.0, &source_rig, clip),
             end_effector_error_m: r.end_effector_error_m,
+            round_trip_max_deg: trip.max_deg,
+            round_trip_joints: trip.joints,
         });
     }
     let report = RetargetReport {
@@ -712,6 +722,62 @@ pub fn retarget_to_file(
         finite: done.iter().all(|r| r.finite),
     };
     Ok(Written { glb, model, report })
+}
+
+/// A round trip's figures.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RoundTrip {
+    /// Largest model-space rotation difference, degrees.
+    pub max_deg: f32,
+    /// Joints compared (mapped both ways).
+    pub joints: usize,
+}
+
+/// Model-space transforms of every node of `model` at `time_secs` of `clip` (into `world`).
+fn world_at(model: &Model, clip: &anim::Clip, time_secs: f32, world: &mut [Affine3A]) {
+    let mut pose = model.rest_pose();
+    clip.sample(time_secs, &mut ClipCursor::new(clip), &SampleSettings::default(), &mut pose);
+    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::new(model.nodes.len()), world);
+}
+
+/// Retarget `clip` of `a` onto `b` and back (automatic mappings both ways, without foot IK) and
+/// compare every joint mapped both ways with the original at every key: how much a rig pair
+/// loses in transfer (0° for rigs whose mapped joints agree, within 1° the goal).
+///
+/// # Errors
+/// When either retarget cannot be set up.
+pub fn round_trip(a: (&Model, &Skeleton), clip: ClipId, b: (&Model, &Skeleton)) -> anyhow::Result<RoundTrip> {
+    let there = Mapping::automatic(a.1, b.1);
+    let back = Mapping::automatic(b.1, a.1);
+    let no_ik = Options { foot_ik: false };
+    let original = a.0.clip(clip).context("the source clip does not exist")?;
+    let on_b = retarget_clip(a, clip, b, &there, no_ik, "there")?;
+    let mut b_model = b.0.clone();
+    b_model.clips.push(on_b.clip.build().context("the clip on the target does not build")?);
+    b_model.pointer_tracks.resize(b_model.clips.len(), Vec::new());
+    let b_clip = ClipId::from_index(b_model.clips.len() - 1);
+    let on_a = retarget_clip((&b_model, b.1), b_clip, a, &back, no_ik, "back")?;
+    let times = on_a.clip.timelines.first().map(|t| t.times_secs.clone()).unwrap_or_default();
+    let returned = on_a.clip.build().context("the clip brought back does not build")?;
+    let joints: Vec<NodeId> = there
+        .pairs
+        .iter()
+        .filter(|p| back.pairs.iter().any(|q| q.source == p.target && q.target == p.source))
+        .map(|p| p.source)
+        .collect();
+    let start = original.start_secs();
+    let n = a.0.nodes.len();
+    let (mut before, mut after) = (vec![Affine3A::IDENTITY; n], vec![Affine3A::IDENTITY; n]);
+    let mut max_deg = 0.0f32;
+    for &t in &times {
+        world_at(a.0, original, start + t, &mut before);
+        world_at(a.0, &returned, t, &mut after);
+        for &j in &joints {
+            let (p, q) = (model_rotation(&before[j.index()]), model_rotation(&after[j.index()]));
+            max_deg = max_deg.max(p.angle_between(q).to_degrees());
+        }
+    }
+    Ok(RoundTrip { max_deg, joints: joints.len() })
 }
 
 /// Import a model file with the decoders and the default limits (the viewer's source file).

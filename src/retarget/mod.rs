@@ -156,7 +156,7 @@ impl Skeleton {
         }
         // Joints the ragdoll merged or left without a body (no vertices of their own: a robot's
         // abdomen, a clavicle) but whose names say what they are: spine and neck segments, and a
-        // missing shoulder, hip or head.
+        // missing shoulder, hip, head or hand.
         if let Some(skin) = model.skins.get(spec.skin) {
             for &node in &skin.joints {
                 if joints.iter().any(|j| j.node == node) {
@@ -169,6 +169,17 @@ impl Skeleton {
                     BoneKind::Head | BoneKind::Hips => side == Side::Centre && !joints.iter().any(|j| j.kind == kind),
                     BoneKind::Shoulder => {
                         side != Side::Centre && !joints.iter().any(|j| j.kind == kind && j.side == side)
+                    }
+                    // A hand the ragdoll left without a body (its vertices weighted to the
+                    // fingers or the forearm, as Godot's mannequin has it), below its forearm.
+                    BoneKind::Hand => {
+                        side != Side::Centre
+                            && !joints.iter().any(|j| j.kind == kind && j.side == side)
+                            && std::iter::successors(model.hierarchy.parent(node), |&p| model.hierarchy.parent(p)).any(
+                                |p| {
+                                    joints.iter().any(|j| j.node == p && j.kind == BoneKind::LowerArm && j.side == side)
+                                },
+                            )
                     }
                     _ => false,
                 };

@@ -52,6 +52,7 @@ impl CrowdPanel {
 
     /// Advance every instance by `clip_dt_secs` under the override `mode`.
     pub fn advance(&mut self, model: &Model, clip_dt_secs: f32, mode: InterpolationOverride) {
+        profiling::scope!("crowd_advance");
         let Some(crowd) = &mut self.crowd else { return };
         crowd.settings.mode = mode;
         let start = std::time::Instant::now();

@@ -37,7 +37,7 @@ use crowd::CrowdPanel;
 use frame::FrameOutput;
 use machine::StageMachine;
 use ragdoll::RagdollView;
-use rewind::StageRewind;
+use rewind::{ShownFacts, StageRewind};
 use selection::Selection;
 use transport::Transport;
 use tuning::{FadeTuning, Tuning, TuningHistory};
@@ -140,6 +140,8 @@ pub struct StageParts<'a> {
     pub fade_target: &'a mut usize,
     /// This frame's output.
     pub frame: &'a FrameOutput,
+    /// What the frame shows, live or rewound ([`Stage::shown`]).
+    pub shown: ShownFacts<'a>,
 }
 
 impl Stage {
@@ -151,7 +153,9 @@ impl Stage {
 
     /// The parts borrowed apart (see [`StageParts`]).
     pub fn parts(&mut self) -> StageParts<'_> {
+        let shown = ShownFacts::of(&self.rewind, &self.transport, &self.machine, &self.frame.layers);
         StageParts {
+            shown,
             model: &self.model,
             generation: self.generation,
             transport: &mut self.transport,
@@ -325,6 +329,7 @@ impl Stage {
     /// The frame part of [`Self::step`] (also after a change made between frames: an edit, a
     /// seek, a trigger), so that what is drawn is what the state says.
     pub fn compute_frame(&mut self) {
+        profiling::scope!("compute_frame");
         if self.rewind.scrub_secs_before_live().is_some() {
             let rewind = &mut self.rewind;
             if self.frame.show_pose(&self.model, |pose| rewind.write_scrubbed(pose)) {
@@ -351,6 +356,22 @@ impl Stage {
     /// The rewind ring: what it holds, its memory, the scrub position and the stored facts.
     pub fn rewind(&self) -> &StageRewind {
         &self.rewind
+    }
+
+    /// What the frame on screen shows — clip and time, state, transition, layer weights,
+    /// parameters — the stored frame's while rewound, else the live ones: what every panel
+    /// reads so that they all follow a rewind.
+    pub fn shown(&self) -> ShownFacts<'_> {
+        ShownFacts::of(&self.rewind, &self.transport, &self.machine, &self.frame.layers)
+    }
+
+    /// Move the rewind `frames` stored frames (negative: back, older; positive: towards live),
+    /// entering the rewind at the newest stored frame when live; clamped to the oldest and the
+    /// newest frame (forward past the newest stays rewound there: [`Self::resume_live`] leaves).
+    /// False when nothing is stored.
+    pub fn step_rewind(&mut self, frames: i32) -> bool {
+        let Some(secs) = self.rewind.stepped_secs(frames) else { return false };
+        self.rewind_to(secs)
     }
 
     /// True while a stored frame is shown instead of the live one.

@@ -7,9 +7,10 @@
 //! the number of layers or parameters changes.
 
 use anim::rewind::{FrameFacts, FrameFactsOut, RewindBuffer, RewindError, RewindLayout, RewindTransition};
-use anim::state_machine::{FiredEvent, ParamId, ParamValue};
+use anim::state_machine::{ActiveTransition, FiredEvent, MachineRuntime, ParamId, ParamValue, StateId};
 use anim::{ClipId, SoaPose};
 
+use super::layer_play::LayerPlay;
 use super::machine::StageMachine;
 use super::transport::Transport;
 
@@ -79,6 +80,32 @@ impl StageRewind {
         self.scrub_secs_before_live = None;
     }
 
+    /// Seconds before live of the stored frame `frames` frames from the scrub position
+    /// (negative: back, older; positive: forward, towards live), moving from stored frame to
+    /// stored frame (from between two, the first step lands on the next one that way); clamped
+    /// to the oldest and the newest frame. From live, the start is the newest frame. `None`
+    /// when nothing is stored. Allocates nothing.
+    pub(crate) fn stepped_secs(&self, frames: i32) -> Option<f64> {
+        let buffer = self.buffer.as_ref().filter(|b| !b.is_empty())?;
+        // Closer than this is the same stored frame (the clock's float noise; stored frames are
+        // at least a millisecond apart: at most 1000 per second).
+        const SAME_SECS: f64 = 1e-6;
+        let mut at = self.scrub_secs_before_live.unwrap_or(0.0);
+        for _ in 0..frames.unsigned_abs() {
+            // Times before live, oldest first: decreasing.
+            let next = if frames < 0 {
+                buffer.frame_secs_before_live().filter(|&s| s > at + SAME_SECS).last()
+            } else {
+                buffer.frame_secs_before_live().find(|&s| s < at - SAME_SECS)
+            };
+            match next {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
+        Some(at.clamp(0.0, buffer.held_secs()))
+    }
+
     /// Write the scrubbed frame's pose into `pose` (and its facts into [`Self::scrubbed_facts`]).
     /// False when not scrubbing or nothing is stored.
     pub(crate) fn write_scrubbed(&mut self, pose: &mut SoaPose) -> bool {
@@ -141,12 +168,8 @@ impl StageRewind {
             clip: transport.clip().map(ClipId::from_index),
             state: Some(output.state),
             clip_secs: transport.time_secs(),
-            transition: output.transition.map(|t| RewindTransition {
-                transition: t.transition,
-                from: t.from,
-                to: t.to,
-                weight: t.weight,
-            }),
+            state_secs: output.state_secs,
+            transition: output.transition.map(recorded_transition),
             layer_weights: &self.layer_weights,
             params: &self.params,
             events: if with_events { machine.events() } else { &[] },
@@ -160,6 +183,115 @@ impl StageRewind {
         };
         if let Err(error) = result {
             self.problem = Some(error.to_string());
+        }
+    }
+}
+
+/// A machine transition as the ring keeps it (and as [`ShownFacts`] shows it).
+fn recorded_transition(t: ActiveTransition) -> RewindTransition {
+    RewindTransition {
+        transition: t.transition,
+        from: t.from,
+        to: t.to,
+        weight: t.weight,
+        kind: t.kind,
+        elapsed_secs: t.elapsed_secs,
+        duration_secs: t.duration_secs,
+    }
+}
+
+/// What the frame on screen shows: the live state's facts, or — while rewound — the stored
+/// frame's (`Stage::shown`). The one place the panels read the clip and its time, the active
+/// state and its time, the running transition, the layer weights and the parameters from, so
+/// that the timeline, the curves, the State machine, Layers and Cross-fade sections follow a
+/// rewind together. Cheap to make (copies and borrows; no allocation).
+#[derive(Debug, Clone, Copy)]
+pub struct ShownFacts<'a> {
+    /// Seconds before live of the frame shown; `None` when live.
+    pub rewound_secs: Option<f64>,
+    /// The clip playing.
+    pub clip: Option<usize>,
+    /// The clip's time, seconds.
+    pub clip_secs: f32,
+    /// The machine's active state (`None` without a machine).
+    pub state: Option<StateId>,
+    /// Seconds the active state has played.
+    pub state_secs: f32,
+    /// The machine's running transition.
+    pub transition: Option<RewindTransition>,
+    layers: ShownLayers<'a>,
+    params: ShownParams<'a>,
+}
+
+/// Where the layer weights shown come from.
+#[derive(Debug, Clone, Copy)]
+enum ShownLayers<'a> {
+    Live(&'a LayerPlay),
+    Recorded(&'a [f32]),
+}
+
+/// Where the parameter values shown come from.
+#[derive(Debug, Clone, Copy)]
+enum ShownParams<'a> {
+    Live(&'a MachineRuntime),
+    Recorded(&'a [ParamValue]),
+}
+
+impl<'a> ShownFacts<'a> {
+    /// The facts of what is on screen: the stored frame's while `rewind` scrubs, else the live
+    /// transport's, machine's and layers'.
+    pub(crate) fn of(
+        rewind: &'a StageRewind,
+        transport: &Transport,
+        machine: &'a StageMachine,
+        layers: &'a LayerPlay,
+    ) -> Self {
+        match (rewind.scrub_secs_before_live, rewind.scrubbed_facts()) {
+            (Some(secs), Some(facts)) => Self {
+                rewound_secs: Some(secs),
+                clip: facts.clip.map(ClipId::index),
+                clip_secs: facts.clip_secs,
+                state: facts.state,
+                state_secs: facts.state_secs,
+                transition: facts.transition,
+                layers: ShownLayers::Recorded(&facts.layer_weights),
+                params: ShownParams::Recorded(&facts.params),
+            },
+            _ => {
+                let output = machine.output();
+                let running = machine.problem().is_none();
+                Self {
+                    rewound_secs: None,
+                    clip: transport.clip(),
+                    clip_secs: transport.time_secs(),
+                    state: running.then_some(output.state),
+                    state_secs: output.state_secs,
+                    transition: output.transition.filter(|_| running).map(recorded_transition),
+                    layers: ShownLayers::Live(layers),
+                    params: ShownParams::Live(machine.runtime()),
+                }
+            }
+        }
+    }
+
+    /// True while a stored frame is shown.
+    pub fn is_rewound(&self) -> bool {
+        self.rewound_secs.is_some()
+    }
+
+    /// Layer `index`'s weight in the frame shown (0 for a layer the frame did not have).
+    pub fn layer_weight(&self, index: usize) -> f32 {
+        match self.layers {
+            ShownLayers::Live(play) => play.layer_weight(index),
+            ShownLayers::Recorded(weights) => weights.get(index).copied().unwrap_or(0.0),
+        }
+    }
+
+    /// Parameter `id`'s value in the frame shown.
+    pub fn param(&self, id: ParamId) -> Option<ParamValue> {
+        match self.params {
+            ShownParams::Live(runtime) => runtime.value(id),
+            ShownParams::Recorded(values) => values.get(id.index()).copied(),
         }
     }
 }

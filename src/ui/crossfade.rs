@@ -140,7 +140,7 @@ impl CrossFadePanel {
         stage: crate::stage::StageParts<'_>,
         clip_names: &[String],
     ) -> Option<CrossFadeAction> {
-        let crate::stage::StageParts { transport, fade_target, model, tuning, ragdoll, .. } = stage;
+        let crate::stage::StageParts { transport, fade_target, model, tuning, ragdoll, shown, .. } = stage;
         let transport: &Transport = transport;
         let ragdoll_active = ragdoll.phase() == crate::physics::Phase::Ragdoll;
         let Some(current) = transport.clip() else {
@@ -265,15 +265,33 @@ impl CrossFadePanel {
             if ui.button("Trigger").on_hover_text("Fade now (T)").clicked() {
                 action = Some(CrossFadeAction::Trigger);
             }
-            ui.label(if transport.is_fading() {
-                format!("fading: {} layers", transport.fader().layers().len())
-            } else {
-                "idle (T triggers)".to_owned()
+            ui.label(match shown.rewound_secs {
+                // The stored frame's transition (the fader's layers are not recorded).
+                Some(secs) => rewound_transition_label(secs, &shown, clip_names),
+                None if transport.is_fading() => format!("fading: {} layers", transport.fader().layers().len()),
+                None => "idle (T triggers)".to_owned(),
             });
         });
         super::weight_history_ui(ui, "fade weights", &fade_series(transport), FADE_HISTORY_SECS);
         transition_table_ui(ui, tuning, clip_names, &mut action);
         action
+    }
+}
+
+/// The running transition of the rewound frame `secs` before live, as the Trigger row says it:
+/// `rewound −1.25 s: Run at 0.42 s, cross-fade 0.30 / 0.80 s (weight 0.38)`.
+fn rewound_transition_label(secs: f64, shown: &crate::stage::rewind::ShownFacts<'_>, clip_names: &[String]) -> String {
+    let name = |clip: Option<usize>| clip.and_then(|c| clip_names.get(c)).map_or("no clip", String::as_str);
+    let clip = format!("{}: {} at {:.2} s", super::rewind::rewound_label(secs), name(shown.clip), shown.clip_secs);
+    match shown.transition {
+        Some(t) => format!(
+            "{clip}, {} {:.2} / {:.2} s (weight {:.2})",
+            kind_label(t.kind),
+            t.elapsed_secs,
+            t.duration_secs,
+            t.weight
+        ),
+        None => format!("{clip}, no transition running"),
     }
 }
 

@@ -8,8 +8,7 @@ use egui_plot::{Line, Plot, PlotBounds, PlotPoints, Points, VLine};
 use glam::{EulerRot, Quat, Vec4};
 
 use super::enum_combo;
-use crate::stage::selection::Selection;
-use crate::stage::transport::Transport;
+use crate::stage::StageParts;
 use crate::stage::tuning::Tuning;
 
 /// Samples per curve.
@@ -122,20 +121,22 @@ impl Default for CurvesPanel {
 
 impl CurvesPanel {
     /// Joint and channel pickers, then the value plot and (optionally) velocity and
-    /// acceleration plots. Click or drag in the value plot to scrub.
-    pub fn curves_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        model: &Model,
-        model_generation: u64,
-        tuning: &Tuning,
-        transport: &mut Transport,
-        selection: &mut Selection,
-    ) {
-        if let Some(clip) = transport.clip() {
-            super::pointer_curves::pointer_curves_ui(ui, model, clip, transport.time_secs());
+    /// acceleration plots. Click or drag in the value plot to scrub. The clip plotted and the
+    /// time cursor are what `shown` has (`Stage::shown`): while rewound, the stored frame's.
+    pub fn curves_ui(&mut self, ui: &mut egui::Ui, stage: StageParts<'_>) {
+        let StageParts { model, generation: model_generation, tuning, transport, selection, shown, .. } = stage;
+        let tuning: &Tuning = tuning;
+        let shown = &shown;
+        if let Some(secs) = shown.rewound_secs {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("{}: the cursor at the recorded clip time (Esc: live)", super::rewind::rewound_label(secs)),
+            );
         }
-        let Some((clip_index, clip)) = transport.clip().and_then(|c| Some((c, model.clips.get(c)?))) else {
+        if let Some(clip) = shown.clip {
+            super::pointer_curves::pointer_curves_ui(ui, model, clip, shown.clip_secs);
+        }
+        let Some((clip_index, clip)) = shown.clip.and_then(|c| Some((c, model.clips.get(c)?))) else {
             ui.label("No clip.");
             self.last = None;
             return;
@@ -234,7 +235,7 @@ impl CurvesPanel {
             ui.label("No translation, rotation or scale track on this joint (morph weights are not plotted).");
             return;
         };
-        let time = f64::from(transport.time_secs());
+        let time = f64::from(shown.clip_secs);
         ui.label(format!(
             "solid: {} ({}) · dashed: {} ({}) · dots: keys{}",
             data.primary_interpolation.gltf_name(),
@@ -295,7 +296,8 @@ impl CurvesPanel {
         });
         self.bounds[0] = Some(*response.transform.bounds());
         self.plot_rect = Some(response.response.rect);
-        if let Some(time) = scrub_to {
+        // While rewound the plot shows the stored frame: a click does not seek the live clock.
+        if let Some(time) = scrub_to.filter(|_| !shown.is_rewound()) {
             transport.seek(time);
         }
         let units = if data.angles { "deg" } else { "units" };

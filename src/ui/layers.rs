@@ -11,14 +11,16 @@ use crate::stage::layers::{AnatomyRegion, LayerSpec};
 use crate::stage::tuning::Tuning;
 
 /// The section: add, edit and remove layers in `tuning`; `selected` is the selected joint (its
-/// subtree can be added to a mask); `play` shows the weights now and the mask-heat switch.
-/// Returns true when a layer changed.
+/// subtree can be added to a mask); `play` holds the mask-heat switch; `weights_shown`: each
+/// layer's weight in the frame on screen (`Stage::shown`), recorded `rewound_secs` before live
+/// while rewound. Returns true when a layer changed.
 pub fn layers_ui(
     ui: &mut egui::Ui,
     model: &Model,
     tuning: &mut Tuning,
     play: &mut LayerPlay,
     selected: Option<usize>,
+    (weights_shown, rewound_secs): (&[f32], Option<f64>),
 ) -> bool {
     let names: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
     let mut changed = false;
@@ -103,7 +105,12 @@ pub fn layers_ui(
                     }
                 });
             }
-            ui.weak(format!("weight now {:.2}; --layer {}", play.layer_weight(i), layer.to_arg()));
+            let weight = weights_shown.get(i).copied().unwrap_or(0.0);
+            let weight = match rewound_secs {
+                Some(secs) => format!("weight {weight:.2} ({})", super::rewind::rewound_label(secs)),
+                None => format!("weight now {weight:.2}"),
+            };
+            ui.weak(format!("{weight}; --layer {}", layer.to_arg()));
         });
     }
     if let Some(i) = remove {

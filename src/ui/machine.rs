@@ -4,6 +4,10 @@
 //! and buttons, and which keys drive which states. It draws and returns a [`MachineAction`]; the
 //! viewer applies it to the stage (`Stage::request_state`, the runtime's setters).
 //!
+//! What it shows comes from the stage's [`ShownFacts`]: while rewound, the stored frame's active
+//! state, transition and parameters, marked "rewound −1.25 s", with the requests and the
+//! parameters greyed out (they act on the live machine: Esc or Live first).
+//!
 //! [`DriveKeys`] turns the drive keys' held state (W, Shift+W in `shortcuts::SHORTCUTS`) into
 //! one request per change: W down → Walk, Shift too → Run, W up → Idle, once.
 
@@ -11,6 +15,7 @@ use anim::state_machine::{ParamId, ParamKind, ParamValue, StateId, StateMachine}
 
 use super::shortcuts::{DRIVE_KEY, DRIVE_REST_STATE, Gait, chord_label};
 use crate::stage::machine::StageMachine;
+use crate::stage::rewind::ShownFacts;
 
 /// What the user did in the section.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,20 +98,31 @@ impl DriveKeys {
     }
 }
 
-/// The section: states, the running transition, parameters and the drive keys of `machine`.
-pub fn machine_ui(ui: &mut egui::Ui, machine: &StageMachine, drive: DriveStates) -> Option<MachineAction> {
+/// The section: states, the running transition, parameters and the drive keys of `machine`,
+/// as `shown` has them (live, or the rewound frame's).
+pub fn machine_ui(
+    ui: &mut egui::Ui,
+    machine: &StageMachine,
+    shown: &ShownFacts<'_>,
+    drive: DriveStates,
+) -> Option<MachineAction> {
     if let Some(problem) = machine.problem() {
         ui.weak(format!("No state machine: {problem}."));
         return None;
     }
     let mut action = None;
-    let output = machine.output();
+    if let Some(secs) = shown.rewound_secs {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("{}: as recorded (Esc: live)", super::rewind::rewound_label(secs)),
+        );
+    }
     ui.horizontal_wrapped(|ui| {
         ui.label("Active state:");
-        ui.strong(machine.state_name(output.state));
-        ui.weak(format!("{:.2} s in it", output.state_secs));
+        ui.strong(shown.state.map_or_else(|| "none".to_owned(), |s| machine.state_name(s)));
+        ui.weak(format!("{:.2} s in it", shown.state_secs));
     });
-    match output.transition {
+    match shown.transition {
         Some(t) => {
             ui.label(format!(
                 "Transition: {} -> {} ({})",
@@ -114,29 +130,33 @@ pub fn machine_ui(ui: &mut egui::Ui, machine: &StageMachine, drive: DriveStates)
                 machine.state_name(t.to),
                 t.kind.name()
             ));
-            let fraction = if t.duration_secs > 0.0 { (t.elapsed_secs / t.duration_secs).clamp(0.0, 1.0) } else { 1.0 };
             ui.add(
-                egui::ProgressBar::new(fraction)
+                egui::ProgressBar::new(t.progress())
                     .text(format!("{:.2} / {:.2} s", t.elapsed_secs, t.duration_secs))
                     .desired_width(240.0),
             );
         }
         None => _ = ui.weak("No transition running."),
     }
+    let live = !shown.is_rewound();
     ui.separator();
     ui.label("States (click to go there through the machine's transition):");
     ui.horizontal_wrapped(|ui| {
         for (i, state) in machine.machine().states().iter().enumerate() {
             let Some(id) = u32::try_from(i).ok().map(StateId::new) else { continue };
-            let active = id == output.state;
+            let active = Some(id) == shown.state;
             let button = egui::Button::selectable(active, format!("Go to {}", state.name));
-            if ui.add(button).on_hover_text(format!("Request {} (as the game would)", state.name)).clicked() {
+            if ui
+                .add_enabled(live, button)
+                .on_hover_text(format!("Request {} (as the game would)", state.name))
+                .clicked()
+            {
                 action = Some(MachineAction::Request(id));
             }
         }
     });
     ui.separator();
-    if let Some(a) = params_ui(ui, machine) {
+    if let Some(a) = ui.add_enabled_ui(live, |ui| params_ui(ui, machine, shown)).inner {
         action = Some(a);
     }
     ui.separator();
@@ -144,8 +164,9 @@ pub fn machine_ui(ui: &mut egui::Ui, machine: &StageMachine, drive: DriveStates)
     action
 }
 
-/// The machine's parameters: floats as sliders, bools as checkboxes, triggers as buttons.
-fn params_ui(ui: &mut egui::Ui, machine: &StageMachine) -> Option<MachineAction> {
+/// The machine's parameters (their values as `shown` has them): floats as sliders, bools as
+/// checkboxes, triggers as buttons.
+fn params_ui(ui: &mut egui::Ui, machine: &StageMachine, shown: &ShownFacts<'_>) -> Option<MachineAction> {
     let params = machine.machine().params();
     if params.is_empty() {
         ui.weak("No parameters (a machine built from the transition table has none).");
@@ -154,7 +175,7 @@ fn params_ui(ui: &mut egui::Ui, machine: &StageMachine) -> Option<MachineAction>
     let mut action = None;
     for (i, param) in params.iter().enumerate() {
         let Some(id) = u32::try_from(i).ok().map(ParamId::new) else { continue };
-        let value = machine.runtime().value(id);
+        let value = shown.param(id);
         ui.push_id(("param", i), |ui| match (param.kind, value) {
             (ParamKind::Float(start), Some(ParamValue::Float(mut v))) => {
                 let high = 1.0_f32.max(2.0 * start).max(v);

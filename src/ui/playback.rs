@@ -44,13 +44,26 @@ pub fn clips_ui(ui: &mut egui::Ui, transport: &mut Transport, model: &Model) {
     }
 }
 
+/// The timeline's playhead while rewound: the stored frame's clip time (`Stage::shown`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RewoundPlayhead {
+    /// How long before live the frame shown was, seconds.
+    pub secs_before_live: f64,
+    /// Its clip's time, seconds.
+    pub clip_secs: f32,
+    /// Its clip's length, seconds (the live clip may be another).
+    pub duration_secs: f32,
+}
+
 /// Play/pause, frame steps, Home/End, speed, loop, the time readout and the timeline with
 /// its time labels and key ticks (`selected_keys`: the selected channel's key times) and the
 /// clip's foot-contact markers (foot name, time), which can be dragged along it. True when a
-/// marker was moved.
+/// marker was moved. While `rewound`, the readout and the playhead show the stored frame's clip
+/// time, marked, and the timeline does not seek or move markers (the live clock holds).
 pub fn transport_ui(
     ui: &mut egui::Ui,
     transport: &mut Transport,
+    rewound: Option<RewoundPlayhead>,
     key_times: &[f32],
     selected_keys: &[f32],
     markers: &mut [(String, f32)],
@@ -88,27 +101,44 @@ pub fn transport_ui(
         .on_hover_text("Playback speed (fades and the ragdoll run at it too)");
         ui.checkbox(&mut transport.looping, "loop")
             .on_hover_text("Wrap at the end; off: stop on the last frame (Play then restarts)");
-        ui.monospace(format!(
-            "{:6.3} s / {:.3} s  frame {} / {} @ {} fps",
-            transport.time_secs(),
-            transport.duration_secs(),
-            transport.frame_index(),
-            transport.frame_count(),
-            transport.frame_rate()
-        ))
-        .on_hover_text(
-            "Clip time and length; frame and frame count at the clip's own frame rate (from its key spacing)",
-        );
+        match rewound {
+            Some(r) => ui
+                .colored_label(
+                    ui.visuals().warn_fg_color,
+                    egui::RichText::new(format!(
+                        "{}: {:6.3} s / {:.3} s",
+                        super::rewind::rewound_label(r.secs_before_live),
+                        r.clip_secs,
+                        r.duration_secs
+                    ))
+                    .monospace(),
+                )
+                .on_hover_text("The recorded frame's clip time; the live clock holds (Esc or Live returns)"),
+            None => ui
+                .monospace(format!(
+                    "{:6.3} s / {:.3} s  frame {} / {} @ {} fps",
+                    transport.time_secs(),
+                    transport.duration_secs(),
+                    transport.frame_index(),
+                    transport.frame_count(),
+                    transport.frame_rate()
+                ))
+                .on_hover_text(
+                    "Clip time and length; frame and frame count at the clip's own frame rate (from its key spacing)",
+                ),
+        };
     });
-    let duration = transport.duration_secs();
-    let mut time = transport.time_secs();
+    let (duration, mut time) = match rewound {
+        Some(r) => (r.duration_secs, r.clip_secs),
+        None => (transport.duration_secs(), transport.time_secs()),
+    };
     // Room for the labels under the rail at both ends.
     let margin = 18.0;
     let rail = ui.horizontal(|ui| {
         ui.add_space(margin);
         ui.spacing_mut().slider_width = (ui.available_width() - 2.0 * margin).max(50.0);
         let response = ui.add_enabled(
-            duration > 0.0,
+            duration > 0.0 && rewound.is_none(),
             egui::Slider::new(&mut time, 0.0..=duration.max(1e-3))
                 .update_while_editing(false)
                 .show_value(false)
@@ -118,12 +148,13 @@ pub fn transport_ui(
         let response = response.on_hover_text(
             "Drag or click to scrub (a transition in progress ends there); ticks are keys, the markers foot contacts",
         );
-        if response.changed() {
+        if response.changed() && rewound.is_none() {
             transport.seek(time);
         }
         response.rect
     });
-    timeline_marks_ui(ui, rail.inner, duration, key_times, selected_keys, markers)
+    let moved = timeline_marks_ui(ui, rail.inner, duration, key_times, selected_keys, markers);
+    moved && rewound.is_none()
 }
 
 /// Where times fall under the timeline slider: egui keeps the slider's handle inside its rect,

@@ -11,7 +11,14 @@ use anim::{ClipId, Model};
 
 use crate::retarget::clip::{FileBytes, Options, output_name, retarget_clip, retarget_to_file};
 use crate::retarget::{Chain, Mapping, Skeleton, node_name};
+use crate::stage::loading::LoadJob;
 use crate::stage::tuning::RetargetEdit;
+
+/// Width kept beside a path field for its button, points.
+const BUTTON_ROOM: f32 = 100.0;
+
+/// The narrowest a path field gets, points.
+const MIN_FIELD_WIDTH: f32 = 80.0;
 
 /// The source file, loaded.
 #[derive(Debug)]
@@ -41,6 +48,9 @@ pub struct ShowRetarget {
 pub struct RetargetPanel {
     /// The source file's path, as typed.
     pub source_path: String,
+    /// The source file loading in the background (the source before it, if any, stays until
+    /// the new one is ready).
+    pub loading: Option<LoadJob>,
     source: Option<Source>,
     /// The model on screen's skeleton, and the joint names it was found for.
     target: Option<(Vec<String>, Skeleton)>,
@@ -64,6 +74,7 @@ impl Default for RetargetPanel {
     fn default() -> Self {
         Self {
             source_path: String::new(),
+            loading: None,
             source: None,
             target: None,
             mapping: None,
@@ -94,12 +105,69 @@ impl RetargetPanel {
     }
 
     /// Load the source file at `path` and map it onto `target` (`edits`, the target profile's,
-    /// applied).
+    /// applied), on this thread (tests, scripts; the panel loads in the background).
     ///
     /// # Errors
     /// When the file does not load or either model is not a humanoid the anatomy recognises.
     pub fn load_source(&mut self, path: &Path, target: &Model, edits: &[RetargetEdit]) -> anyhow::Result<()> {
         let model = crate::retarget::clip::load_model(path)?;
+        self.set_source(path, model, target, edits)
+    }
+
+    /// Start loading the source file at `path` in the background (replacing a load in
+    /// progress); [`Self::poll_loading`] maps it once it is ready.
+    pub fn start_loading(&mut self, path: &Path) {
+        if let Some(job) = self.loading.take() {
+            job.cancel();
+        }
+        self.loading = Some(LoadJob::start(path, anim::import::Limits::default()));
+        self.message = None;
+    }
+
+    /// Apply a finished background load: map the source onto `target`. `None` while nothing
+    /// finished; else `Ok` when the source changed, or the error (naming the file), also kept
+    /// as the panel's message. A failure keeps the source before it.
+    pub fn poll_loading(&mut self, target: &Model, edits: &[RetargetEdit]) -> Option<Result<(), String>> {
+        let outcome = self.loading.as_ref().and_then(LoadJob::poll)?;
+        self.finish_loading(outcome, target, edits)
+    }
+
+    /// Block until the background load finishes, then apply it as [`Self::poll_loading`] does
+    /// (`None` when nothing was loading).
+    pub fn wait_for_loading(&mut self, target: &Model, edits: &[RetargetEdit]) -> Option<Result<(), String>> {
+        let outcome = self.loading.as_ref().map(LoadJob::wait)?;
+        self.finish_loading(outcome, target, edits)
+    }
+
+    fn finish_loading(
+        &mut self,
+        outcome: Result<Model, String>,
+        target: &Model,
+        edits: &[RetargetEdit],
+    ) -> Option<Result<(), String>> {
+        let job = self.loading.take()?;
+        let result = outcome.and_then(|model| {
+            self.set_source(&job.path, model, target, edits)
+                .map_err(|e| format!("cannot use {} as the retarget source: {e:#}", job.path.display()))
+        });
+        if let Err(error) = &result {
+            self.message = Some(error.clone());
+        }
+        Some(result)
+    }
+
+    /// Use `model` (read from `path`) as the source and map it onto `target` (`edits`
+    /// applied). On error the source before it stays.
+    ///
+    /// # Errors
+    /// When either model is not a humanoid the anatomy recognises.
+    pub fn set_source(
+        &mut self,
+        path: &Path,
+        model: Model,
+        target: &Model,
+        edits: &[RetargetEdit],
+    ) -> anyhow::Result<()> {
         let skeleton = Skeleton::new(&model)?;
         anyhow::ensure!(skeleton.is_humanoid(), "{} is not a humanoid the anatomy recognises", path.display());
         let target_skeleton = self.target_skeleton(target)?.clone();
@@ -114,6 +182,11 @@ impl RetargetPanel {
         self.chain_error_m.clear();
         self.last = None;
         Ok(())
+    }
+
+    /// The loaded source file's path.
+    pub fn source_file(&self) -> Option<&Path> {
+        self.source.as_ref().map(|s| s.path.as_path())
     }
 
     /// Map target joint `target_joint` onto source joint `source_joint` (`None`: unmapped), and
@@ -224,18 +297,27 @@ impl RetargetPanel {
         let mut save = None;
         ui.horizontal(|ui| {
             ui.label("Source file");
-            ui.add(egui::TextEdit::singleline(&mut self.source_path).hint_text("path/to/other-character.glb"));
+            // The field leaves room for the button: at its default width it pushed the button
+            // past the side panel's edge, out of reach.
+            ui.add(
+                egui::TextEdit::singleline(&mut self.source_path)
+                    .desired_width((ui.available_width() - BUTTON_ROOM).max(MIN_FIELD_WIDTH))
+                    .hint_text("path/to/other-character.glb"),
+            );
             if ui
                 .button("Load source")
-                .on_hover_text("Read the other character's file and map its joints onto this one")
+                .on_hover_text("Read the other character's file in the background and map its joints onto this one")
                 .clicked()
             {
-                let path = PathBuf::from(self.source_path.trim());
-                if let Err(e) = self.load_source(&path, target, edits) {
-                    self.message = Some(format!("{e:#}"));
-                }
+                self.start_loading(&PathBuf::from(self.source_path.trim()));
             }
         });
+        if let Some(job) = &self.loading {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!("loading {} (progress in the status bar)", job.path.display()));
+            });
+        }
         if let Some(source) = &self.source {
             let clips: Vec<String> = source.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
             egui::ComboBox::from_label("Source clip")
@@ -260,7 +342,11 @@ impl RetargetPanel {
                 ui.label(format!("  {}: {:.1} mm", chain.name(), error * 1000.0));
             }
             ui.horizontal(|ui| {
-                ui.add(egui::TextEdit::singleline(&mut self.save_path).hint_text("out/retargeted.glb"));
+                ui.add(
+                    egui::TextEdit::singleline(&mut self.save_path)
+                        .desired_width((ui.available_width() - 2.0 * BUTTON_ROOM).max(MIN_FIELD_WIDTH))
+                        .hint_text("out/retargeted.glb"),
+                );
                 if ui.button("Save retargeted clips…").clicked() && !self.save_path.trim().is_empty() {
                     save = Some(PathBuf::from(self.save_path.trim()));
                 }
@@ -348,6 +434,9 @@ mod tests {
         );
         harness.run();
         harness.get_by_label("Load source").click();
+        harness.step();
+        assert!(harness.state().loading.is_some(), "the source loads in the background");
+        assert_eq!(harness.state_mut().wait_for_loading(&target, &[]), Some(Ok(())));
         harness.run();
         assert!(harness.state().message.is_none(), "{:?}", harness.state().message);
         assert_eq!(harness.state().mapping.as_ref().map(|m| m.pairs.len()), Some(21));

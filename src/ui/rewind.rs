@@ -1,6 +1,7 @@
 //! The rewind bar: a slim strip under the timeline that scrubs back through the stage's last
 //! seconds of frames ([`crate::stage::rewind`]), with a tick per stored event, and a "Live"
-//! button (or Esc) that returns to the live state.
+//! button (or Esc, `ShortcutAction::ResumeLive`) that returns to the live state; ← and → step
+//! one stored frame while rewound (`Viewer::run_shortcut`).
 
 use crate::stage::Stage;
 
@@ -9,9 +10,6 @@ use crate::stage::Stage;
 pub fn rewind_bar_ui(ui: &mut egui::Ui, stage: &mut Stage) {
     let held = stage.rewind().held_secs();
     let rewound = stage.rewind().scrub_secs_before_live();
-    if rewound.is_some() && ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-        stage.resume_live();
-    }
     ui.horizontal(|ui| {
         ui.label("Rewind").on_hover_text(format!(
             "The last {:.0} s of frames; {:.0} KiB",
@@ -43,7 +41,7 @@ pub fn rewind_bar_ui(ui: &mut egui::Ui, stage: &mut Stage) {
             stage.rewind_to(-secs);
         }
         ui.label(match stage.rewind().scrub_secs_before_live() {
-            Some(before) => format!("−{before:.2} s"),
+            Some(before) => rewound_label(before),
             None => "live".to_owned(),
         });
         if ui
@@ -54,4 +52,9 @@ pub fn rewind_bar_ui(ui: &mut egui::Ui, stage: &mut Stage) {
             stage.resume_live();
         }
     });
+}
+
+/// How every panel marks what it shows while rewound: `rewound −1.25 s`.
+pub fn rewound_label(secs_before_live: f64) -> String {
+    format!("rewound −{secs_before_live:.2} s")
 }

@@ -27,6 +27,8 @@ pub enum ShortcutAction {
     LastFrame,
     /// Frame the camera on what is drawn.
     FrameCamera,
+    /// Leave the rewind: back to the live state (only while rewound).
+    ResumeLive,
     /// Trigger the transition to the Cross-fade panel's target.
     Transition,
     /// Toggle the skeleton overlay.
@@ -149,13 +151,19 @@ pub const SHORTCUTS: &[Shortcut] = &[
         action: ShortcutAction::StepBack,
         keys: &[(NONE, Key::ArrowLeft)],
         in_text_fields: false,
-        description: "Step one frame of the clip's frame rate back (pauses)",
+        description: "Step one frame of the clip's frame rate back (pauses); while rewound, one recorded frame back (older)",
     },
     Shortcut {
         action: ShortcutAction::StepForward,
         keys: &[(NONE, Key::ArrowRight)],
         in_text_fields: false,
-        description: "Step one frame of the clip's frame rate forward (pauses); during a transition, the transition advances one frame",
+        description: "Step one frame of the clip's frame rate forward (pauses); during a transition, the transition advances one frame; while rewound, one recorded frame forward (towards live, stopping at the newest)",
+    },
+    Shortcut {
+        action: ShortcutAction::ResumeLive,
+        keys: &[(NONE, Key::Escape)],
+        in_text_fields: false,
+        description: "While rewound: back to the live state, the clock resuming where it held (as the rewind bar's Live); otherwise Esc closes menus as usual",
     },
     Shortcut {
         action: ShortcutAction::FirstFrame,

@@ -30,6 +30,7 @@
 use glam::{Quat, Vec3};
 use thiserror::Error;
 
+use crate::crossfade::TransitionKind;
 use crate::ids::ClipId;
 use crate::interp::slerp;
 use crate::pose::SoaPose;
@@ -68,6 +69,19 @@ pub struct RewindTransition {
     pub to: StateId,
     /// The target's weight, 0–1.
     pub weight: f32,
+    /// Cross-fade, inertialization or dead blending.
+    pub kind: TransitionKind,
+    /// Seconds since it started.
+    pub elapsed_secs: f32,
+    /// Its length, seconds.
+    pub duration_secs: f32,
+}
+
+impl RewindTransition {
+    /// How far it has run, 0–1: `elapsed / duration` (1 for a zero-length one).
+    pub fn progress(&self) -> f32 {
+        if self.duration_secs > 0.0 { (self.elapsed_secs / self.duration_secs).clamp(0.0, 1.0) } else { 1.0 }
+    }
 }
 
 /// What the stage knew about one frame besides the pose, borrowed for [`RewindBuffer::record`].
@@ -79,6 +93,8 @@ pub struct FrameFacts<'a> {
     pub state: Option<StateId>,
     /// The clip's time, seconds.
     pub clip_secs: f32,
+    /// Seconds the active state had played.
+    pub state_secs: f32,
     /// The running transition, if any.
     pub transition: Option<RewindTransition>,
     /// One weight per layer of the stack (exactly [`RewindLayout::layer_count`]).
@@ -97,6 +113,7 @@ impl FrameFacts<'_> {
         clip: None,
         state: None,
         clip_secs: 0.0,
+        state_secs: 0.0,
         transition: None,
         layer_weights: &[],
         params: &[],
@@ -119,6 +136,8 @@ pub struct FrameFactsOut {
     pub state: Option<StateId>,
     /// The clip's time, seconds.
     pub clip_secs: f32,
+    /// Seconds the active state had played.
+    pub state_secs: f32,
     /// The running transition.
     pub transition: Option<RewindTransition>,
     /// The layers' weights.
@@ -318,14 +337,22 @@ struct FrameHeader {
     clip: Option<ClipId>,
     state: Option<StateId>,
     clip_secs: f32,
+    state_secs: f32,
     transition: Option<RewindTransition>,
     event_count: u16,
     events_dropped: u32,
 }
 
 impl FrameHeader {
-    const EMPTY: Self =
-        Self { clip: None, state: None, clip_secs: 0.0, transition: None, event_count: 0, events_dropped: 0 };
+    const EMPTY: Self = Self {
+        clip: None,
+        state: None,
+        clip_secs: 0.0,
+        state_secs: 0.0,
+        transition: None,
+        event_count: 0,
+        events_dropped: 0,
+    };
 }
 
 /// The ring of recorded frames (see the module docs): allocated once, recorded into every
@@ -554,6 +581,7 @@ impl RewindBuffer {
             clip: facts.clip,
             state: facts.state,
             clip_secs: facts.clip_secs,
+            state_secs: facts.state_secs,
             transition: facts.transition,
             event_count: u16::try_from(stored + kept).unwrap_or(u16::MAX),
             events_dropped: header.events_dropped.saturating_add(u32::try_from(dropped).unwrap_or(u32::MAX)),
@@ -647,6 +675,7 @@ impl RewindBuffer {
         facts.clip = header.clip;
         facts.state = header.state;
         facts.clip_secs = header.clip_secs;
+        facts.state_secs = header.state_secs;
         facts.transition = header.transition;
         facts.layer_weights.clear();
         facts.layer_weights.extend_from_slice(&self.layer_weights[slot * layout.layer_count..][..layout.layer_count]);

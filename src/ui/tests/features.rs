@@ -203,3 +203,74 @@ fn dragging_the_rewind_bar_shows_an_earlier_frame_and_live_resumes() {
     harness.run();
     assert!(!harness.state().stage.is_rewound(), "Esc resumes");
 }
+
+#[test]
+fn the_retarget_source_loads_in_the_background_with_progress_and_an_error_naming_the_file() {
+    let asset = devtools::ci::repo_root().join("assets/mannequin.glb");
+    let mut harness = whole(viewer(), [1600.0, 2600.0]);
+    harness.step();
+    harness.get_by_label("Retarget from file…").click();
+    harness.run();
+    let nodes = harness.state().stage.model().nodes.len();
+    let clips = harness.state().stage.model().clips.len();
+
+    // A file that cannot finish reading yet (a FIFO nobody writes): the window keeps drawing,
+    // the status bar shows the load, the model on screen stays.
+    let dir = std::env::temp_dir().join(format!("animtune-ui-retarget-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let fifo = dir.join("slow-source.glb");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success());
+    if made {
+        harness.state_mut().retarget.source_path = fifo.display().to_string();
+        harness.get_by_label("Load source").click();
+        harness.step();
+        harness.step();
+        assert!(
+            harness.state().retarget.loading.is_some(),
+            "the source loads in the background: {:?} {:?}",
+            harness.state().retarget.message,
+            harness.state().error
+        );
+        harness.get_by_label_contains("retarget source slow-source.glb");
+        assert_eq!(harness.state().stage.model().nodes.len(), nodes);
+        // The writer comes and goes without a byte: the load fails, naming the file.
+        drop(std::fs::OpenOptions::new().write(true).open(&fifo).expect("the FIFO opens"));
+        assert!(harness.state_mut().wait_for_retarget_source());
+        harness.step();
+        let error = harness.state().error.clone().unwrap_or_default();
+        assert!(error.contains("slow-source.glb"), "{error}");
+        // On the status bar (the panel repeats it without the prefix).
+        harness.get_by_label_contains("Retarget from file: cannot load");
+        assert!(harness.state().retarget.source_file().is_none());
+    }
+
+    // A real file: loaded in the background, then mapped.
+    harness.state_mut().retarget.source_path = asset.display().to_string();
+    harness.get_by_label("Load source").click();
+    harness.step();
+    assert!(harness.state().retarget.loading.is_some(), "the source loads in the background");
+    assert!(harness.state_mut().wait_for_retarget_source());
+    harness.step();
+    assert_eq!(harness.state().retarget.source_file(), Some(asset.as_path()));
+    assert_eq!(harness.state().retarget.mapping.as_ref().map(|m| m.pairs.len()), Some(21));
+    harness.get_by_label("Source clip");
+
+    // A missing file: the error names it, and nothing on screen is lost (the model, its clips,
+    // the source loaded before and its table).
+    harness.state_mut().error = None;
+    harness.state_mut().retarget.source_path = dir.join("missing-source.glb").display().to_string();
+    harness.get_by_label("Load source").click();
+    harness.step();
+    assert!(harness.state_mut().wait_for_retarget_source());
+    harness.step();
+    let error = harness.state().error.clone().unwrap_or_default();
+    assert!(error.contains("missing-source.glb"), "{error}");
+    harness.get_by_label_contains("Retarget from file: cannot load");
+    assert_eq!(harness.state().retarget.source_file(), Some(asset.as_path()));
+    assert_eq!(harness.state().retarget.mapping.as_ref().map(|m| m.pairs.len()), Some(21));
+    assert_eq!(harness.state().stage.model().nodes.len(), nodes);
+    assert_eq!(harness.state().stage.model().clips.len(), clips);
+    harness.get_by_label("Source clip");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,6 +13,7 @@ mod features;
 mod layers;
 mod machine;
 mod panels;
+mod rewind;
 mod transitions;
 mod working_day;
 

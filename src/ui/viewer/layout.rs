@@ -3,7 +3,53 @@
 
 use super::*;
 
+/// A background load's progress on the status bar (`what` before the file name); true when
+/// its Cancel was clicked.
+fn load_progress_ui(ui: &mut egui::Ui, job: &LoadJob, what: &str) -> bool {
+    let name =
+        job.path.file_name().map_or_else(|| job.path.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let elapsed = job.started.elapsed().as_secs_f32();
+    let cancel = ui.small_button("Cancel").on_hover_text("Stop loading; what is on screen stays").clicked();
+    match job.stage() {
+        LoadStage::Reading(fraction) => {
+            ui.add(egui::ProgressBar::new(fraction).desired_width(200.0).text(format!(
+                "reading {what}{name}: {:.0}% of {:.1} MiB",
+                fraction * 100.0,
+                job.total_bytes() as f64 / 1048576.0
+            )));
+        }
+        LoadStage::Importing => {
+            ui.spinner();
+            ui.label(format!("importing {what}{name} ({elapsed:.1} s)"));
+        }
+    }
+    cancel
+}
+
 impl Viewer {
+    /// Apply a finished background load of the retarget source file (its failure, naming the
+    /// file, goes to the status bar; the model on screen and the source before it stay).
+    pub fn poll_retarget_source(&mut self) {
+        let stage = self.stage.parts();
+        if let Some(Err(error)) = self.retarget.poll_loading(stage.model, &stage.tuning.retarget_edits) {
+            self.error = Some(format!("Retarget from file: {error}"));
+        }
+    }
+
+    /// Block until the retarget source file loaded, then apply it as
+    /// [`Self::poll_retarget_source`] does; false when nothing was loading.
+    pub fn wait_for_retarget_source(&mut self) -> bool {
+        let stage = self.stage.parts();
+        match self.retarget.wait_for_loading(stage.model, &stage.tuning.retarget_edits) {
+            None => false,
+            Some(Ok(())) => true,
+            Some(Err(error)) => {
+                self.error = Some(format!("Retarget from file: {error}"));
+                true
+            }
+        }
+    }
+
     /// Draw the whole viewer into `ui` (the window's root), apply shortcuts and actions,
     /// record tuning changes for undo, save the profile when it changed, and compute the frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
@@ -13,7 +59,8 @@ impl Viewer {
         if self.ab.poll_loading(self.stage.model()) {
             self.frame_camera();
         }
-        let recording = recording || self.ab.loading.is_some();
+        self.poll_retarget_source();
+        let recording = recording || self.ab.loading.is_some() || self.retarget.loading.is_some();
         if self.loading.is_some() || reload_pending || recording {
             ui.ctx().request_repaint_after(std::time::Duration::from_millis(50));
         }
@@ -26,7 +73,17 @@ impl Viewer {
         egui::Panel::top("top bar").show(ui, |ui| self.top_bar_ui(ui));
         egui::Panel::bottom("status").exact_size(STATUS_BAR_HEIGHT).show(ui, |ui| self.status_bar_ui(ui));
         egui::Panel::bottom("transport").show(ui, |ui| {
-            let clip = self.stage.transport.clip().and_then(|c| self.stage.model().clips.get(c));
+            // The clip on screen: the live one, or the rewound frame's (its keys, markers, time).
+            let shown = self.stage.shown();
+            let shown_clip = shown.clip;
+            let rewound = shown.rewound_secs.map(|secs_before_live| crate::ui::playback::RewoundPlayhead {
+                secs_before_live,
+                clip_secs: shown.clip_secs,
+                duration_secs: shown_clip
+                    .and_then(|c| self.stage.model().clips.get(c))
+                    .map_or(0.0, anim::Clip::duration_secs),
+            });
+            let clip = shown_clip.and_then(|c| self.stage.model().clips.get(c));
             let mut keys: Vec<f32> = clip
                 .map(|c| c.timelines().iter().flat_map(|t| t.times_secs.iter().copied()).collect())
                 .unwrap_or_default();
@@ -34,17 +91,18 @@ impl Viewer {
             let selected = self
                 .stage
                 .selection
-                .track(self.stage.model(), self.stage.transport.clip())
+                .track(self.stage.model(), shown_clip)
                 .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
                 .map(|t| t.times_secs.clone())
                 .unwrap_or_default();
             // The clip's foot-contact markers (edited ones from the profile, else found),
             // draggable on the timeline; an edit is stored in the tuning (and so the profile).
-            let mut markers = match self.stage.transport.clip() {
+            let mut markers = match shown_clip {
                 Some(c) => self.crossfade.named_contacts(self.stage.model(), &self.stage.tuning.clip_extras, c),
                 None => Vec::new(),
             };
-            if crate::ui::playback::transport_ui(ui, &mut self.stage.transport, &keys, &selected, &mut markers)
+            let transport = &mut self.stage.transport;
+            if crate::ui::playback::transport_ui(ui, transport, rewound, &keys, &selected, &mut markers)
                 && let Some(c) = self.stage.transport.clip()
             {
                 let name = self.stage.model().clips[c].display_name(c);
@@ -144,15 +202,7 @@ impl Viewer {
                 }
             });
             section(ui, (focus, &mut shown), Panel::Curves, "Curves", true, |ui| {
-                let stage = self.stage.parts();
-                self.curves.curves_ui(
-                    ui,
-                    stage.model,
-                    stage.generation,
-                    stage.tuning,
-                    stage.transport,
-                    stage.selection,
-                );
+                self.curves.curves_ui(ui, self.stage.parts());
             });
             section(ui, (focus, &mut shown), Panel::CrossFade, "Cross-fade", true, |ui| {
                 let names = self.clip_names();
@@ -168,7 +218,8 @@ impl Viewer {
             });
             section(ui, (focus, &mut shown), Panel::StateMachine, "State machine", false, |ui| {
                 let drive = super::super::machine::DriveStates::of(self.stage.machine().machine());
-                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), drive) {
+                let shown = self.stage.shown();
+                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), &shown, drive) {
                     self.apply_machine_action(action);
                 }
             });
@@ -222,8 +273,12 @@ impl Viewer {
             });
             egui::CollapsingHeader::new("Layers").default_open(false).show(ui, |ui| {
                 let selected = self.stage.selection.joint;
+                let shown = self.stage.shown();
+                let weights: Vec<f32> =
+                    (0..self.stage.tuning.clip_extras.layers.len()).map(|i| shown.layer_weight(i)).collect();
+                let rewound = shown.rewound_secs;
                 let (model, tuning, layers) = self.stage.layer_parts();
-                crate::ui::layers::layers_ui(ui, model, tuning, layers, selected);
+                crate::ui::layers::layers_ui(ui, model, tuning, layers, selected, (&weights, rewound));
             });
             egui::CollapsingHeader::new("Blend space").default_open(false).show(ui, |ui| {
                 let (model, tuning, layers) = self.stage.layer_parts();
@@ -341,27 +396,17 @@ impl Viewer {
     pub(super) fn status_bar_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_centered(|ui| {
             if let Some(job) = &self.loading {
-                let name = job
-                    .path
-                    .file_name()
-                    .map_or_else(|| job.path.display().to_string(), |n| n.to_string_lossy().into_owned());
-                let elapsed = job.started.elapsed().as_secs_f32();
-                let cancel =
-                    ui.small_button("Cancel").on_hover_text("Stop loading; the model on screen stays").clicked();
-                match job.stage() {
-                    LoadStage::Reading(fraction) => {
-                        ui.add(egui::ProgressBar::new(fraction).desired_width(200.0).text(format!(
-                            "reading {name}: {:.0}% of {:.1} MiB",
-                            fraction * 100.0,
-                            job.total_bytes() as f64 / 1048576.0
-                        )));
-                    }
-                    LoadStage::Importing => {
-                        ui.spinner();
-                        ui.label(format!("importing {name} ({elapsed:.1} s)"));
-                    }
+                if load_progress_ui(ui, job, "")
+                    && let Some(job) = self.loading.take()
+                {
+                    job.cancel();
                 }
-                if cancel && let Some(job) = self.loading.take() {
+                return;
+            }
+            if let Some(job) = &self.retarget.loading {
+                if load_progress_ui(ui, job, "retarget source ")
+                    && let Some(job) = self.retarget.loading.take()
+                {
                     job.cancel();
                 }
                 return;
@@ -411,6 +456,10 @@ impl Viewer {
             if (!shortcut.in_text_fields && ui.ctx().text_edit_focused()) || shortcut.action.is_held() {
                 continue;
             }
+            // Esc is the rewind's only while rewound (menus and popups close with it otherwise).
+            if shortcut.action == ShortcutAction::ResumeLive && !self.stage.is_rewound() {
+                continue;
+            }
             let pressed = shortcut.keys.iter().any(|&(modifiers, key)| ui.input_mut(|i| i.consume_key(modifiers, key)));
             if pressed {
                 self.run_shortcut(shortcut.action);
@@ -446,8 +495,12 @@ impl Viewer {
                 self.undo();
             }
             ShortcutAction::PlayPause => self.stage.transport.toggle_play(),
+            // While rewound the arrows step through the stored frames, not the live clip.
+            ShortcutAction::StepBack if self.stage.is_rewound() => _ = self.stage.step_rewind(-1),
+            ShortcutAction::StepForward if self.stage.is_rewound() => _ = self.stage.step_rewind(1),
             ShortcutAction::StepBack => self.stage.transport.step_frames(-1),
             ShortcutAction::StepForward => self.stage.transport.step_frames(1),
+            ShortcutAction::ResumeLive => self.stage.resume_live(),
             ShortcutAction::FirstFrame => self.stage.transport.go_to_start(),
             ShortcutAction::LastFrame => self.stage.transport.go_to_end(),
             ShortcutAction::FrameCamera => self.frame_camera(),

@@ -197,11 +197,12 @@ impl Viewer {
         self.compute_ab();
     }
 
-    /// The A/B file's pose at the stage's clip and time.
+    /// The A/B file's pose at the clip and time on screen (while rewound, the stored frame's).
     fn compute_ab(&mut self) {
-        let clip = self.stage.transport.clip();
+        let shown = self.stage.shown();
+        let (clip, time_secs) = (shown.clip, shown.clip_secs);
         let settings = clip.map_or_else(|| self.stage.tuning.sampling(usize::MAX), |c| self.stage.tuning.sampling(c));
-        self.ab.compute(self.stage.model(), clip, self.stage.transport.time_secs(), settings);
+        self.ab.compute(self.stage.model(), clip, time_secs, settings);
     }
 
     /// The cross-fade panel's measured quality of `from → to` as tuned (this transition, and a
