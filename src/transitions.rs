@@ -8,7 +8,10 @@
 
 use std::fmt::Write as _;
 
-use anim::{ClipId, CrossFader, FootContact, LocalMatrices, Model, NodeId, RootMotion, SampleSettings, Transition};
+use anim::{
+    BlendSpacePlayer, ClipId, CrossFader, FootContact, LocalMatrices, Model, NodeId, RootMotion, SampleSettings,
+    Transition,
+};
 use glam::{Affine3A, Vec3};
 use serde::Serialize;
 
@@ -610,13 +613,13 @@ pub fn measure(
             let stats = (&source_stats[..], &target_stats[..]);
             let contacts = (&source_contacts[..], &target_contacts[..]);
             if phase && !cyclic {
-                return measure_trigger(&mut recorder, from, to, at, &unsynced, stats, contacts);
+                return measure_trigger(&mut recorder, Source::Clip(from), to, at, &unsynced, stats, contacts);
             }
-            let run = measure_trigger(&mut recorder, from, to, at, settings, stats, contacts);
+            let run = measure_trigger(&mut recorder, Source::Clip(from), to, at, settings, stats, contacts);
             if !phase || run.target_start_secs == 0.0 {
                 return run;
             }
-            let plain = measure_trigger(&mut recorder, from, to, at, &unsynced, stats, contacts);
+            let plain = measure_trigger(&mut recorder, Source::Clip(from), to, at, &unsynced, stats, contacts);
             if run.foot_slide_m <= plain.foot_slide_m { run } else { plain }
         })
         .collect();
@@ -658,10 +661,51 @@ pub fn measure(
     }
 }
 
+/// What a measured transition starts from.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// A clip.
+    Clip(ClipId),
+    /// A blend space at its parameter, from its phase (its heaviest clip standing in for the
+    /// source clip's facts: length, stance speed, contacts).
+    BlendSpace(&'a BlendSpacePlayer, ClipId),
+}
+
+/// Measure a transition from the blend space `player` (at its parameter, from its phase; played
+/// for the lead-in before the trigger) to clip `to` with `settings`, as [`measure`] measures one
+/// from a clip: the same figures (velocity jump, acceleration, foot slide against the stance
+/// speeds of the space's heaviest clip and the target's, pop). Target start: 0 (phase sync
+/// needs a source clip's time).
+pub fn measure_from_blend_space(
+    model: &Model,
+    rig: &Rig,
+    player: &BlendSpacePlayer,
+    to: ClipId,
+    settings: &PairSettings,
+) -> TriggerMetrics {
+    let weights = player.weights();
+    let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
+    let from = player.space().points().get(heaviest).map_or(to, |p| p.clip);
+    let mut recorder = Recorder::new(model, rig);
+    let source_stats = clip_stats(&mut recorder, from, settings.root_motion);
+    let target_stats = clip_stats(&mut recorder, to, settings.root_motion);
+    let contacts = (rig.contacts(model, from), rig.contacts(model, to));
+    let unsynced = PairSettings { start_secs: Some(0.0), ..*settings };
+    measure_trigger(
+        &mut recorder,
+        Source::BlendSpace(player, from),
+        to,
+        0.0,
+        &unsynced,
+        (&source_stats, &target_stats),
+        (&contacts.0, &contacts.1),
+    )
+}
+
 /// One run: the source from `at − lead-in`, the trigger at `at`, the transition and the loops.
 fn measure_trigger(
     recorder: &mut Recorder,
-    from: ClipId,
+    source: Source,
     to: ClipId,
     at: f32,
     settings: &PairSettings,
@@ -670,6 +714,9 @@ fn measure_trigger(
 ) -> TriggerMetrics {
     let model = recorder.model;
     let rig = recorder.rig;
+    let from = match source {
+        Source::Clip(clip) | Source::BlendSpace(_, clip) => clip,
+    };
     let dt = 1.0 / FRAME_HZ;
     let m = rig.metres_per_unit;
     let in_place = settings.root_motion == RootMotion::InPlace;
@@ -682,6 +729,10 @@ fn measure_trigger(
         .max(transition_frames + crate::motion::POP_FRAMES + 1);
     let trigger = LEAD_IN_FRAMES;
     let mut fader = recorder.fader(from, at - LEAD_IN_FRAMES as f32 * dt, settings.root_motion);
+    if let Source::BlendSpace(player, _) = source {
+        fader.set_blend_space(Some(player.clone()));
+        fader.play_blend_space();
+    }
     let mut frames: Vec<Frame> = Vec::with_capacity(trigger + after + 1);
     let mut target_start = 0.0;
     let mut plain_next = Vec::new();
@@ -901,4 +952,72 @@ pub fn measure_blend_space(
         / (dt * dt);
     let m = rig.metres_per_unit;
     BlendSpaceRun { foot_slide_m: slide * m, max_joint_accel_mps2: accel * m, finite }
+}
+
+#[cfg(test)]
+mod tests {
+    use anim::{BlendSpace, PhaseSync, TransitionKind};
+
+    use super::*;
+
+    fn settings(kind: TransitionKind) -> PairSettings {
+        PairSettings {
+            transition: Transition::new(kind, 0.4),
+            sync: Sync::None,
+            match_speed: false,
+            root_motion: RootMotion::InPlace,
+            loops: 0,
+            start_secs: Some(0.0),
+        }
+    }
+
+    /// The Walk/Run space at `at`, from phase 0.
+    fn walk_run(model: &Model, rig: &Rig, at: f32) -> BlendSpacePlayer {
+        let (walk, run) = (model.find_clip("Walk").expect("Walk"), model.find_clip("Run").expect("Run"));
+        let space = BlendSpace::new_1d(&[(walk, 1.4), (run, 3.4)]).expect("space");
+        let contacts = [rig.phase_markers(model, walk), rig.phase_markers(model, run)];
+        let mut player = BlendSpacePlayer::new(model, space, PhaseSync::Phase, &contacts).expect("player");
+        player.set_parameter(glam::Vec2::new(at, 0.0));
+        player
+    }
+
+    #[test]
+    fn a_transition_from_the_blend_space_is_measured_as_one_from_a_clip() {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let rig = Rig::new(&model);
+        let (walk, idle) = (model.find_clip("Walk").expect("Walk"), model.find_clip("Idle").expect("Idle"));
+        // At Walk's own position the space is the Walk at its own rate: the figures of a
+        // transition from it are those of Walk → Idle triggered at the same Walk time.
+        let at_walk = walk_run(&model, &rig, 1.4);
+        let lead_in_secs = LEAD_IN_FRAMES as f32 / FRAME_HZ;
+        let walk_time = at_walk.clip_time_secs(0) + lead_in_secs;
+        for kind in TransitionKind::ALL {
+            let from_space = measure_from_blend_space(&model, &rig, &at_walk, idle, &settings(kind));
+            let from_clip = measure(&model, &rig, walk, idle, &[walk_time], &settings(kind), None);
+            let clip_jump = from_clip.runs[0].velocity_jump_mps;
+            assert!(
+                (from_space.velocity_jump_mps - clip_jump).abs() <= 1e-3 * clip_jump.max(1.0),
+                "{kind:?}: {} vs {clip_jump}",
+                from_space.velocity_jump_mps
+            );
+        }
+        // Half way between Walk and Run: inertialization keeps the blended motion's velocity, a
+        // cross-fade does not.
+        let mid = walk_run(&model, &rig, 2.4);
+        let jump = |kind| measure_from_blend_space(&model, &rig, &mid, idle, &settings(kind));
+        let (fade, inertial, dead) =
+            (jump(TransitionKind::CrossFade), jump(TransitionKind::Inertialize), jump(TransitionKind::DeadBlend));
+        eprintln!(
+            "blend space 2.4 -> Idle velocity jump m/s: crossfade {:.4}, inertialize {:.4}, dead-blend {:.4}",
+            fade.velocity_jump_mps, inertial.velocity_jump_mps, dead.velocity_jump_mps
+        );
+        assert!(fade.finite && inertial.finite && dead.finite);
+        assert!(fade.velocity_jump_mps > 0.05, "a cross-fade changes the velocity: {}", fade.velocity_jump_mps);
+        assert!(
+            inertial.velocity_jump_mps < 0.5 * fade.velocity_jump_mps,
+            "inertialization {} vs cross-fade {}",
+            inertial.velocity_jump_mps,
+            fade.velocity_jump_mps
+        );
+    }
 }

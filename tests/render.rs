@@ -317,6 +317,8 @@ fn compare_renders_two_labelled_split_viewports() {
         no_ground: false,
         layers: Vec::new(),
         mask_heat: false,
+        blend_space: None,
+        at: None,
         limits: animtune::cli::LimitArgs::default(),
     };
     let image = render_image(&ctx, &model, &args).expect("render");

@@ -94,6 +94,49 @@ fn the_drive_keys_and_parameter_bindings_frame_check_allocates_nothing() {
     assert_eq!((counted, requests, actions), (0, 3, 4), "allocations, requests, binding actions");
 }
 
+/// The blend space playing, a transition from it to Idle and one from Idle back into it:
+/// every frame allocates nothing (the trigger copies the blend space once, outside the count).
+#[test]
+fn blend_space_frames_and_transitions_from_and_to_it_allocate_nothing() {
+    use animtune::stage::layers::{BlendPointSpec, BlendSpaceSpec, BlendSpaceTuning};
+    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
+    let mut viewer = Viewer::new(model, ModelSource::built_in());
+    let idle = viewer.clip_names().iter().position(|n| n == "Idle").unwrap();
+    let point = |clip: &str, x: f32| BlendPointSpec { clip: clip.to_owned(), x, y: None };
+    viewer.stage.tuning.clip_extras.blend_space = Some(BlendSpaceTuning {
+        space: BlendSpaceSpec { points: vec![point("Walk", 1.4), point("Run", 3.4)] },
+        at: [2.4, 0.0],
+        phase_sync: true,
+        active: true,
+    });
+    viewer.stage.fade_target = idle;
+    let count = |viewer: &mut Viewer, frames: usize| {
+        allocations_on_this_thread(|| {
+            for _ in 0..frames {
+                viewer.step(1.0 / 60.0);
+            }
+        })
+    };
+    for _ in 0..400 {
+        viewer.step(1.0 / 60.0);
+    }
+    let playing = count(&mut viewer, 120);
+    assert!(viewer.stage.blend_space_on_screen());
+    viewer.trigger_fade();
+    viewer.step(1.0 / 60.0);
+    assert!(viewer.stage.transport.is_fading(), "T from the blend space fades");
+    let from = count(&mut viewer, 10);
+    assert!(viewer.stage.transport.is_fading(), "still fading while counted");
+    for _ in 0..120 {
+        viewer.step(1.0 / 60.0);
+    }
+    assert!(viewer.stage.fade_to_blend_space(), "the fade into the blend space starts");
+    viewer.step(1.0 / 60.0);
+    let to = count(&mut viewer, 10);
+    assert!(viewer.stage.transport.is_fading(), "still fading while counted");
+    assert_eq!((playing, from, to), (0, 0, 0), "allocations: blend space, from it, to it");
+}
+
 /// Scrubbing allocates nothing per frame: the rewind slider moved every frame (the stored
 /// frame's pose, facts and model-space matrices written into the frame), the arrows' one-frame
 /// steps, the panels' shown facts read, and the step back to live.

@@ -51,9 +51,47 @@ pub struct RenderArgs {
     /// Paint the layers' masks on the mesh as heat.
     #[arg(long)]
     pub mask_heat: bool,
+    /// A blend space instead of the clip: its clips at parameter values, `NAME=X,...` (one
+    /// axis) or `NAME=X,Y,...` (two), as `animtune blend-space --clip` takes them; played in
+    /// phase from phase 0 for `--time` seconds (default: half a blended cycle).
+    #[arg(long = "blend-space", value_name = "NAME=X[,Y],...", value_parser = parse_blend_points, allow_hyphen_values = true, conflicts_with = "clip")]
+    pub blend_space: Option<BlendPoints>,
+    /// The blend space's parameter, `X` or `X,Y` (default: its first clip's position).
+    #[arg(long, value_name = "X[,Y]", value_parser = crate::stage::layers::parse_point, allow_hyphen_values = true, requires = "blend_space")]
+    pub at: Option<(f32, Option<f32>)>,
     /// Import limits.
     #[command(flatten)]
     pub limits: super::LimitArgs,
+}
+
+/// A blend space's clips at their positions, as `--blend-space` gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlendPoints(pub Vec<crate::stage::layers::BlendPointSpec>);
+
+/// Parse a blend space's points, `NAME=X[,Y],NAME=X[,Y],...`: each `NAME=` starts a point, the
+/// numbers after it are its coordinates.
+///
+/// # Errors
+/// Text before the first `NAME=`, or a point [`crate::stage::layers::BlendPointSpec::parse`]
+/// refuses.
+pub fn parse_blend_points(text: &str) -> Result<BlendPoints, String> {
+    let mut points: Vec<String> = Vec::new();
+    for part in text.split(',') {
+        match points.last_mut() {
+            Some(last) if !part.contains('=') => {
+                last.push(',');
+                last.push_str(part);
+            }
+            _ if part.contains('=') => points.push(part.to_owned()),
+            _ => return Err(format!("\"{text}\" does not start with NAME=X (e.g. Walk=1.4,Run=3.4)")),
+        }
+    }
+    let points: Vec<_> =
+        points.iter().map(|p| crate::stage::layers::BlendPointSpec::parse(p)).collect::<Result<_, _>>()?;
+    if points.len() < 2 {
+        return Err(format!("\"{text}\" places {} clip(s); a blend space needs at least two", points.len()));
+    }
+    Ok(BlendPoints(points))
 }
 
 /// Parse `WIDTHxHEIGHT`.
@@ -112,12 +150,14 @@ pub fn framed_camera(model: &Model, clip: Option<ClipId>, modes: &[Interpolation
 
 /// What `args` names in `model`, checked before any GPU work: the clip, the time and the
 /// highlighted joint.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Resolved {
     /// The clip (none: the rest pose).
     pub clip: Option<ClipId>,
     /// The layers over it.
     pub layers: Vec<anim::LayerDesc>,
+    /// The blend space played instead of the clip (at its parameter, phase 0), if any.
+    pub blend_space: Option<anim::BlendSpacePlayer>,
     /// Clip time, seconds.
     pub time_secs: f32,
     /// The highlighted joint's node index.
@@ -129,14 +169,51 @@ pub struct Resolved {
 /// # Errors
 /// Unknown clip or joint, naming what is wrong.
 pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
-    let clip = match &args.clip {
-        Some(name) => Some(super::find_clip(model, name)?),
-        None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
+    let blend_space =
+        args.blend_space.as_ref().map(|points| blend_space_player(model, &points.0, args.at)).transpose()?;
+    let clip = match (&args.clip, &blend_space) {
+        // The blend space's heaviest clip: what the camera frames and the footer names.
+        (_, Some(player)) => Some(heaviest_clip(player)),
+        (Some(name), None) => Some(super::find_clip(model, name)?),
+        (None, None) => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
     };
-    let time_secs = args.time.unwrap_or_else(|| clip.and_then(|c| model.clip(c)).map_or(0.0, |c| c.end_secs() * 0.5));
+    let time_secs = match &blend_space {
+        Some(player) => args.time.unwrap_or(player.cycle_secs() * 0.5),
+        None => args.time.unwrap_or_else(|| clip.and_then(|c| model.clip(c)).map_or(0.0, |c| c.end_secs() * 0.5)),
+    };
     let selected_joint = args.joint.as_deref().map(|j| find_node(model, j)).transpose()?;
     let layers = resolve_layers(model, &args.layers)?;
-    Ok(Resolved { clip, layers, time_secs, selected_joint })
+    Ok(Resolved { clip, layers, blend_space, time_secs, selected_joint })
+}
+
+/// The blend space of `points` on `model`, phase-synced by the rig's foot contacts, at `at`
+/// (default: the first point's position).
+///
+/// # Errors
+/// Unknown clips, a mix of 1D and 2D points, duplicates, or an `--at` with the wrong number of
+/// coordinates.
+fn blend_space_player(
+    model: &Model,
+    points: &[crate::stage::layers::BlendPointSpec],
+    at: Option<(f32, Option<f32>)>,
+) -> anyhow::Result<anim::BlendSpacePlayer> {
+    let spec = crate::stage::layers::BlendSpaceSpec { points: points.to_vec() };
+    let rig = crate::transitions::Rig::new(model);
+    let mut player = super::blend_space::player(model, &rig, &spec, anim::PhaseSync::Phase)
+        .map_err(|e| anyhow::anyhow!("--blend-space: {e}"))?;
+    if let Some((x, y)) = at {
+        let two_d = player.space().is_2d();
+        anyhow::ensure!(y.is_some() == two_d, "--at takes {} coordinate(s) here", if two_d { 2 } else { 1 });
+        player.set_parameter(glam::Vec2::new(x, y.unwrap_or(0.0)));
+    }
+    Ok(player)
+}
+
+/// The clip of `player`'s heaviest point.
+fn heaviest_clip(player: &anim::BlendSpacePlayer) -> ClipId {
+    let weights = player.weights();
+    let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
+    player.space().points().get(heaviest).map_or(ClipId::from_index(0), |p| p.clip)
 }
 
 /// The core's layers of `specs` on `model`, checked by building their stack.
@@ -159,7 +236,7 @@ pub fn resolve_layers(
 /// # Errors
 /// Unknown clip, no GPU adapter, texture decoding or readback failures.
 pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyhow::Result<image::RgbaImage> {
-    let Resolved { clip, layers, time_secs, selected_joint } = resolve(model, args)?;
+    let Resolved { clip, layers, blend_space, time_secs, selected_joint } = resolve(model, args)?;
     let (width, height) = args.size;
     let spec = ShotSpec {
         settings: SampleSettings::with_mode(args.interpolation),
@@ -172,11 +249,25 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
         mask_heat: args.mask_heat,
         ..ShotSpec::new(clip, width, height)
     };
-    let footer = match clip {
-        Some(c) => format!("{} T={time_secs:.2}S", model.clips[c.index()].display_name(c.index())),
-        None => "REST POSE".to_owned(),
+    let footer = match (clip, &blend_space) {
+        (_, Some(player)) => {
+            let weights: Vec<String> = player
+                .space()
+                .points()
+                .iter()
+                .zip(player.weights())
+                .map(|(p, w)| format!("{} {w:.2}", model.clips[p.clip.index()].display_name(p.clip.index())))
+                .collect();
+            let at = player.parameter();
+            let at = if player.space().is_2d() { format!("{:.2},{:.2}", at.x, at.y) } else { format!("{:.2}", at.x) };
+            format!("BLEND SPACE AT {at}: {} T={time_secs:.2}S", weights.join(", "))
+        }
+        (Some(c), None) => format!("{} T={time_secs:.2}S", model.clips[c.index()].display_name(c.index())),
+        (None, None) => "REST POSE".to_owned(),
     };
-    Ok(Shot::new(ctx, model, spec)?.render(ctx, model, time_secs, &footer)?)
+    let mut shot = Shot::new(ctx, model, spec)?;
+    shot.set_blend_space(blend_space);
+    Ok(shot.render(ctx, model, time_secs, &footer)?)
 }
 
 /// Run `animtune render`: write the PNG and return a one-line summary.
@@ -207,5 +298,51 @@ mod tests {
         assert_eq!(parse_compare("linear,cubic"), Ok((InterpolationOverride::Linear, InterpolationOverride::Cubic)));
         assert!(parse_compare("linear").is_err());
         assert!(parse_compare("linear,wobbly").is_err());
+    }
+
+    #[test]
+    fn parses_blend_points_in_one_or_two_dimensions() {
+        let one = parse_blend_points("Walk=1.4,Run=3.4").unwrap().0;
+        assert_eq!(
+            one.iter().map(|p| (p.clip.as_str(), p.x, p.y)).collect::<Vec<_>>(),
+            [("Walk", 1.4, None), ("Run", 3.4, None)]
+        );
+        let two = parse_blend_points("Walk=1,0,Run=3,-1,Idle=0,0").unwrap().0;
+        assert_eq!(two[1].y, Some(-1.0));
+        assert_eq!(two.len(), 3);
+        for bad in ["1.4,Run=3", "Walk=1.4", "Walk=x,Run=2", "Walk=1,2,3,Run=2"] {
+            assert!(parse_blend_points(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_blend_space_resolves_to_its_heaviest_clip_at_half_a_cycle() {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let args = <crate::args::Args as clap::Parser>::try_parse_from([
+            "animtune",
+            "render",
+            "--blend-space",
+            "Walk=1.4,Run=3.4",
+            "--at",
+            "3.0",
+        ])
+        .expect("parses");
+        let crate::args::Command::Render(args) = args.command.expect("a command") else { panic!("render") };
+        let resolved = resolve(&model, &args).expect("resolves");
+        let player = resolved.blend_space.expect("a blend space");
+        assert!((player.weights()[1] - 0.8).abs() < 1e-5, "Run weighs 0.8 at 3.0: {:?}", player.weights());
+        assert_eq!(resolved.clip, model.find_clip("Run"));
+        assert!((resolved.time_secs - 0.5 * player.cycle_secs()).abs() < 1e-6);
+        let wrong = <crate::args::Args as clap::Parser>::try_parse_from([
+            "animtune",
+            "render",
+            "--blend-space",
+            "Walk=1.4,Run=3.4",
+            "--at",
+            "2,1",
+        ])
+        .expect("parses");
+        let crate::args::Command::Render(wrong) = wrong.command.expect("a command") else { panic!("render") };
+        assert!(resolve(&model, &wrong).is_err(), "a 1D space takes one coordinate");
     }
 }

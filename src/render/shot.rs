@@ -157,6 +157,8 @@ pub struct Shot {
     ghost: SoaPose,
     cursor: Option<ClipCursor>,
     layers: Option<LayerStack>,
+    /// A blend space shown instead of the clip (from phase 0, at its parameter).
+    blend_space: Option<anim::BlendSpacePlayer>,
     heat: Vec<f32>,
     heat_scratch: HeatScratch,
 }
@@ -197,6 +199,7 @@ impl Shot {
         };
         Ok(Self {
             layers,
+            blend_space: None,
             poses: vec![rest.clone(); settings.len()],
             ghost: rest.clone(),
             rest,
@@ -218,10 +221,26 @@ impl Shot {
         &self.spec
     }
 
-    /// Sample the clip at `time_secs` into `pose` with `settings` (the rest pose without a clip).
+    /// Show `player` instead of the clip (`None`: the clip again): played from phase 0 for
+    /// the render's time, at its parameter; the layers apply over it.
+    pub fn set_blend_space(&mut self, player: Option<anim::BlendSpacePlayer>) {
+        self.blend_space = player;
+    }
+
+    /// Sample the clip (or the blend space) at `time_secs` into `pose` with `settings` (the
+    /// rest pose without a clip).
     fn pose_at(&mut self, model: &Model, time_secs: f32, which: usize) {
         let pose = if which < self.poses.len() { &mut self.poses[which] } else { &mut self.ghost };
         pose.copy_from(&self.rest);
+        if let Some(player) = &mut self.blend_space {
+            let settings = self.settings.get(which).unwrap_or(&self.settings[0]);
+            player.set_phase(0.0);
+            player.evaluate_ahead(model, settings, time_secs, pose);
+            if let Some(stack) = &mut self.layers {
+                stack.apply(model, settings, time_secs, pose);
+            }
+            return;
+        }
         let (Some(clip), Some(cursor)) = (self.spec.clip.and_then(|c| model.clip(c)), self.cursor.as_mut()) else {
             return;
         };

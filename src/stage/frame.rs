@@ -153,7 +153,22 @@ impl FrameOutput {
         }
         let layered = tuning.interpolation().to_settings();
         self.layers.sync(model, &layered, &tuning.clip_extras);
-        self.layers.base(model, &layered, &tuning.clip_extras, transport.clock_secs() as f32, &mut self.animated);
+        // A transition from or to the blend space plays the fader's copy of it (its parameter
+        // follows the tuning's); at a transition's end the viewer's own player takes over.
+        if let (Some(player), Some(space)) = (transport.fader_mut().blend_space_mut(), &tuning.clip_extras.blend_space)
+        {
+            player.set_parameter(Vec2::from(space.at));
+        }
+        if transport.is_fading() {
+            self.layers.suspend_base();
+        } else {
+            if transport.fader().plays_blend_space()
+                && let Some(player) = transport.fader().blend_space()
+            {
+                self.layers.take_time_from(player);
+            }
+            self.layers.base(model, &layered, &tuning.clip_extras, transport.clock_secs() as f32, &mut self.animated);
+        }
         self.layers.apply_layers(model, &layered, time_secs, &mut self.animated);
         ragdoll.placement.apply(&model.hierarchy, &mut self.animated);
         if let Some(pose) = &mut self.compare {

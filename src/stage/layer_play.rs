@@ -28,6 +28,8 @@ pub struct LayerPlay {
     last_time_secs: Option<f32>,
     /// Paint the masks (times their weights) on the mesh as heat.
     pub show_mask_heat: bool,
+    /// The layer (index into the tuning's layers) whose mask the joint tree shows and edits.
+    pub mask_in_tree: Option<usize>,
 }
 
 impl LayerPlay {
@@ -104,6 +106,20 @@ impl LayerPlay {
         }
         player.evaluate(model, settings, pose);
         true
+    }
+
+    /// A transition shows instead (the fader plays its own copy of the blend space, from or to
+    /// it): the blend space's clock here holds until [`Self::base`] is called again.
+    pub fn suspend_base(&mut self) {
+        self.last_time_secs = None;
+    }
+
+    /// A transition to the blend space just ended: continue from the time of the fader's copy
+    /// (`from`), so the hand-over shows no jump. Allocates nothing.
+    pub fn take_time_from(&mut self, from: &BlendSpacePlayer) {
+        if let Some(player) = &mut self.player {
+            player.copy_time_from(from);
+        }
     }
 
     /// Apply the layers over `pose` (the base at `time_secs`). Allocates nothing.

@@ -31,6 +31,22 @@ pub struct LayerSpec {
     /// Seconds the weight ramps in over (the viewer's; the command line's layers are on at once).
     #[serde(default)]
     pub ramp_secs: f32,
+    /// Weights painted per joint over the mask (the viewer's joint tree), applied in order
+    /// after it; an empty mask starts from the whole body at 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joint_weights: Vec<JointWeight>,
+}
+
+/// One joint's weight painted into a layer's mask, by name (index when unnamed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JointWeight {
+    /// The joint: node name, or index when it has none.
+    pub joint: String,
+    /// Its weight, `[0, 1]`.
+    pub weight: f32,
+    /// The joint and every node below it (else the joint alone).
+    #[serde(default)]
+    pub subtree: bool,
 }
 
 fn one() -> f32 {
@@ -40,7 +56,14 @@ fn one() -> f32 {
 impl LayerSpec {
     /// A whole-body override layer of `clip` at weight 1.
     pub fn new(clip: impl Into<String>) -> Self {
-        Self { clip: clip.into(), mask: Vec::new(), additive: None, weight: 1.0, ramp_secs: 0.0 }
+        Self {
+            clip: clip.into(),
+            mask: Vec::new(),
+            additive: None,
+            weight: 1.0,
+            ramp_secs: 0.0,
+            joint_weights: Vec::new(),
+        }
     }
 
     /// Parse `CLIP[:mask=JOINT[+JOINT...]][:additive[=REF]][:weight=W]`.
@@ -106,6 +129,25 @@ impl LayerSpec {
         s
     }
 
+    /// Paint `weight` (clamped to `[0, 1]`) on `joint` (a node name, or index when unnamed),
+    /// with its subtree or alone: the newest paint of the same joint and reach replaces the
+    /// older one, so dragging a value keeps one entry.
+    pub fn paint(&mut self, joint: String, weight: f32, subtree: bool) {
+        let weight = if weight.is_nan() { 0.0 } else { weight.clamp(0.0, 1.0) };
+        self.joint_weights.retain(|j| !(j.joint == joint && j.subtree == subtree));
+        self.joint_weights.push(JointWeight { joint, weight, subtree });
+    }
+
+    /// The mask's weight per node of `model` (the whole body at 1 when the mask names nothing),
+    /// painted weights included: what the joint tree shows. Allocates.
+    ///
+    /// # Errors
+    /// What [`Self::resolve`] refuses.
+    pub fn mask_weights(&self, model: &Model) -> Result<Vec<f32>, LayerSpecError> {
+        let mask = self.resolve(model)?.mask;
+        if mask.is_empty() { Ok(vec![1.0; model.nodes.len()]) } else { Ok(mask.weights().to_vec()) }
+    }
+
     /// The core's layer for `model`.
     ///
     /// # Errors
@@ -132,6 +174,21 @@ impl LayerSpec {
             }
             mask
         };
+        let mut mask = mask;
+        if !self.joint_weights.is_empty() && mask.is_empty() {
+            mask = NodeMask::all(model.nodes.len());
+        }
+        for painted in &self.joint_weights {
+            let node = find_node(model, &painted.joint).ok_or_else(|| LayerSpecError::UnknownJoint {
+                joint: painted.joint.clone(),
+                nodes: model.nodes.len(),
+            })?;
+            if painted.subtree {
+                mask.set_subtree(&model.hierarchy, node, painted.weight);
+            } else {
+                mask.set(node, painted.weight);
+            }
+        }
         let blend = match &self.additive {
             None => LayerBlend::Override,
             Some(None) => LayerBlend::Additive(AdditiveReference::FirstFrame),

@@ -406,9 +406,77 @@ impl Stage {
     /// (or the blend in progress) through the fader, or — while ragdolling — from the body,
     /// blended into `to` started from 0.
     pub fn trigger_fade(&mut self, to: usize, contacts: &dyn Fn(usize) -> Vec<anim::FootContact>) {
+        if self.blend_space_on_screen() {
+            self.fade_from_blend_space(to);
+            return;
+        }
         let Some(current) = self.transport.clip() else { return };
         let fade: FadeTuning = self.tuning.fade_for(current, to);
         self.fade_with(to, fade, contacts);
+    }
+
+    /// True when the blend space plays on screen (on, built, no transition running, no
+    /// ragdoll): a transition then starts from it.
+    pub fn blend_space_on_screen(&self) -> bool {
+        self.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| b.active)
+            && self.frame.layers.player().is_some()
+            && !self.transport.is_fading()
+            && !self.ragdoll.is_active()
+    }
+
+    /// Transition from the blend space on screen to clip `to` with the tuned fade from the
+    /// space's heaviest clip to `to` (its kind: cross-fade, inertialization, dead blending; with
+    /// phase sync, `to` starts at the heaviest clip's phase by their foot contacts):
+    /// the fader starts from the blended pose and its motion, and the clip plays after it
+    /// (the blend space is turned off in the tuning). False when the blend space is not on
+    /// screen or `to` is not a clip.
+    pub fn fade_from_blend_space(&mut self, to: usize) -> bool {
+        if !self.blend_space_on_screen() || to >= self.model.clips.len() {
+            return false;
+        }
+        let Some(player) = self.frame.layers.player() else { return false };
+        let from = heaviest_point_clip(player);
+        let fade = self.tuning.fade_for(from, to);
+        // Phase sync: the target starts at the heaviest clip's phase, by foot contacts.
+        let from_time =
+            player.space().points().iter().position(|p| p.clip.index() == from).map(|i| player.clip_time_secs(i));
+        let start_secs = match from_time {
+            Some(time) if fade.phase_sync => {
+                let [from_contacts, to_contacts] = self.foot_contacts([from, to]);
+                let secs = |c: usize| self.model.clips.get(c).map_or(0.0, anim::Clip::end_secs);
+                anim::synced_start_secs(secs(from), time, &from_contacts, secs(to), &to_contacts, fade.duration_secs)
+            }
+            _ => 0.0,
+        };
+        let Some(player) = self.frame.layers.player() else { return false };
+        let settings = self.tuning.interpolation().to_settings();
+        self.transport.fade_from_blend_space(&self.model, &settings, player, (to, start_secs), fade);
+        if let Some(space) = &mut self.tuning.clip_extras.blend_space {
+            space.active = false;
+        }
+        self.compute_frame();
+        true
+    }
+
+    /// Transition from what is on screen (the clip, or the blend in progress) to the blend space
+    /// at its parameter, with the tuned fade from the clip on screen to the space's heaviest
+    /// clip; the blend space plays after it (turned on in the tuning). False when there is no
+    /// built blend space, it already plays, or the ragdoll has the body.
+    pub fn fade_to_blend_space(&mut self) -> bool {
+        let on = self.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| b.active);
+        let Some(player) = self.frame.layers.player() else { return false };
+        if self.blend_space_on_screen() || (on && !self.transport.is_fading()) || self.ragdoll.is_active() {
+            return false;
+        }
+        let Some(from) = self.transport.clip() else { return false };
+        let fade = self.tuning.fade_for(from, heaviest_point_clip(player));
+        let settings = self.tuning.interpolation().to_settings();
+        self.transport.fade_to_blend_space(&self.model, &settings, player, fade);
+        if let Some(space) = &mut self.tuning.clip_extras.blend_space {
+            space.active = true;
+        }
+        self.compute_frame();
+        true
     }
 
     /// The one path every transition takes (T, the state machine): to clip `to` with `fade`,
@@ -587,6 +655,14 @@ impl Stage {
     }
 }
 
+/// The clip index of `player`'s heaviest point (whose tuned fades a transition from or to the
+/// blend space takes).
+fn heaviest_point_clip(player: &anim::BlendSpacePlayer) -> usize {
+    let weights = player.weights();
+    let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
+    player.space().points().get(heaviest).map_or(0, |p| p.clip.index())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -658,6 +734,118 @@ mod tests {
         stage.step(0.2);
         let paused = poses(&stage);
         assert!(after.iter().zip(&paused).all(|(a, p)| difference(a, p) == 0.0), "paused: the crowd holds");
+    }
+
+    /// Walk at 1.4 and Run at 3.4 (m/s), played at `at`, phase-synced, on.
+    fn walk_run_space(at: f32, active: bool) -> layers::BlendSpaceTuning {
+        let point = |clip: &str, x: f32| layers::BlendPointSpec { clip: clip.to_owned(), x, y: None };
+        layers::BlendSpaceTuning {
+            space: layers::BlendSpaceSpec { points: vec![point("Walk", 1.4), point("Run", 3.4)] },
+            at: [at, 0.0],
+            phase_sync: true,
+            active,
+        }
+    }
+
+    #[test]
+    fn a_transition_from_the_blend_space_starts_at_its_pose_and_ends_at_the_clip() {
+        for kind in anim::TransitionKind::ALL {
+            let mut stage = stage();
+            let (walk, run, idle) = (clip(&stage, "Walk"), clip(&stage, "Run"), clip(&stage, "Idle"));
+            stage.tuning.clip_extras.blend_space = Some(walk_run_space(2.4, true));
+            let fade = FadeTuning { kind, duration_secs: 0.4, ..FadeTuning::default() };
+            stage.tuning.set_transition(walk, idle, fade);
+            stage.tuning.set_transition(run, idle, fade);
+            for _ in 0..20 {
+                stage.step(1.0 / 60.0);
+            }
+            assert!(stage.blend_space_on_screen(), "{kind:?}: the blend space plays");
+            let before = anim::NodePose::from(stage.frame().animated());
+            stage.trigger_fade(idle, &|_| Vec::new());
+            assert!(stage.transport.is_fading(), "{kind:?}: T from the blend space starts a transition");
+            let at_start = anim::NodePose::from(stage.frame().animated());
+            let start_error = difference(&before, &at_start);
+            assert!(start_error <= 1e-5, "{kind:?}: the fade starts at the blended pose: {start_error}");
+            let off = stage.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| !b.active);
+            assert!(off, "{kind:?}: the clip plays after it");
+            // Halfway the pose is neither the blend space's nor Idle's.
+            for _ in 0..12 {
+                stage.step(1.0 / 60.0);
+            }
+            let mid = anim::NodePose::from(stage.frame().animated());
+            let idle_mid = difference(&mid, &sampled(&stage, idle, stage.transport.time_secs()));
+            assert!(idle_mid > 1e-3, "{kind:?}: mid-fade the blend space still shows: {idle_mid}");
+            for _ in 0..18 {
+                stage.step(1.0 / 60.0);
+            }
+            assert!(!stage.transport.is_fading(), "{kind:?}: 0.5 s later the 0.4 s fade is over");
+            let end = anim::NodePose::from(stage.frame().animated());
+            let end_error = difference(&end, &sampled(&stage, idle, stage.transport.time_secs()));
+            assert!(end_error <= 1e-5, "{kind:?}: it ends at Idle: {end_error}");
+        }
+    }
+
+    #[test]
+    fn a_phase_synced_transition_from_the_blend_space_starts_the_target_at_the_heaviest_clips_phase() {
+        let mut stage = stage();
+        let (walk, run) = (clip(&stage, "Walk"), clip(&stage, "Run"));
+        // At 3.0 the Run weighs 0.8: the heaviest clip, whose phase the Walk takes.
+        stage.tuning.clip_extras.blend_space = Some(walk_run_space(3.0, true));
+        let fade = FadeTuning { duration_secs: 0.3, phase_sync: true, ..FadeTuning::default() };
+        stage.tuning.set_transition(run, walk, fade);
+        for _ in 0..25 {
+            stage.step(1.0 / 60.0);
+        }
+        let run_time = stage.frame().layers.player().map(|p| p.clip_time_secs(1)).expect("built");
+        let [run_contacts, walk_contacts] = stage.foot_contacts([run, walk]);
+        let secs = |c: usize| stage.model().clips[c].end_secs();
+        let expected = anim::synced_start_secs(secs(run), run_time, &run_contacts, secs(walk), &walk_contacts, 0.3);
+        assert!(expected > 0.0, "the Walk starts past its first frame: {expected}");
+        assert!(stage.fade_from_blend_space(walk));
+        let started = stage.transport.fader().layers().last().map(|l| l.time_secs).expect("a layer");
+        assert!((started - expected).abs() < 1e-5, "the Walk starts at {started}, the synced {expected}");
+    }
+
+    #[test]
+    fn a_transition_to_the_blend_space_starts_at_the_clip_and_hands_over_in_step() {
+        for kind in anim::TransitionKind::ALL {
+            let mut stage = stage();
+            let (walk, run, idle) = (clip(&stage, "Walk"), clip(&stage, "Run"), clip(&stage, "Idle"));
+            stage.transport.select_clip(idle);
+            stage.tuning.clip_extras.blend_space = Some(walk_run_space(2.0, false));
+            let fade = FadeTuning { kind, duration_secs: 0.3, ..FadeTuning::default() };
+            stage.tuning.set_transition(idle, walk, fade);
+            stage.tuning.set_transition(idle, run, fade);
+            for _ in 0..10 {
+                stage.step(1.0 / 60.0);
+            }
+            let before = anim::NodePose::from(stage.frame().animated());
+            assert!(stage.fade_to_blend_space(), "{kind:?}: the fade starts");
+            let at_start = anim::NodePose::from(stage.frame().animated());
+            let start_error = difference(&before, &at_start);
+            assert!(start_error <= 1e-5, "{kind:?}: the fade starts at Idle's pose: {start_error}");
+            assert!(stage.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| b.active));
+            let mut last_fading = at_start;
+            let mut frames = 0;
+            while stage.transport.is_fading() && frames < 60 {
+                last_fading = anim::NodePose::from(stage.step(1.0 / 60.0).animated());
+                frames += 1;
+            }
+            assert!((17..=20).contains(&frames), "{kind:?}: the 0.3 s fade ends after {frames} frames");
+            // The frame the fade ended: the viewer's player continues from the fader's time.
+            let (mine, faders) = (stage.frame().layers.player(), stage.transport.fader().blend_space());
+            let phases = (mine.map(anim::BlendSpacePlayer::phase), faders.map(anim::BlendSpacePlayer::phase));
+            assert_eq!(phases.0, phases.1, "{kind:?}: one phase at the hand-over");
+            // The fade's last frames land on the blend space: the step into it is no larger than
+            // the blend space's own frame steps.
+            let after: Vec<anim::NodePose> =
+                (0..4).map(|_| anim::NodePose::from(stage.step(1.0 / 60.0).animated())).collect();
+            let own_step = after.windows(2).map(|w| difference(&w[0], &w[1])).fold(0.0, f32::max);
+            let handover = difference(&after[0], &last_fading);
+            assert!(own_step > 1e-3, "{kind:?}: the blend space moves: {own_step}");
+            assert!(handover <= 1.5 * own_step, "{kind:?}: hand-over step {handover} vs its own {own_step}");
+            assert!(stage.blend_space_on_screen(), "{kind:?}: the blend space plays after it");
+        }
     }
 
     #[test]

@@ -9,7 +9,9 @@
 use std::collections::VecDeque;
 
 use anim::crossfade::MAX_LAYERS;
-use anim::{Clip, ClipId, CrossFader, FootContact, Model, RootMotion, SampleSettings, TransitionKind};
+use anim::{
+    BlendSpacePlayer, Clip, ClipId, CrossFader, FootContact, Model, RootMotion, SampleSettings, TransitionKind,
+};
 
 use crate::stage::tuning::FadeTuning;
 
@@ -286,28 +288,7 @@ impl Transport {
         if to >= self.durations.len() {
             return;
         }
-        if !self.fader.is_fading()
-            && let Some(clip) = self.clip
-        {
-            // The fader already plays the clip on screen; make sure it is at the time shown
-            // (and, for the kinds that continue its motion, has seen it move).
-            let clip = ClipId::from_index(clip);
-            match fade.kind {
-                TransitionKind::CrossFade => self.fader.play(clip, self.time_secs),
-                TransitionKind::Inertialize => {
-                    self.fader.play(clip, self.time_secs);
-                    self.fader.evaluate(model, settings);
-                }
-                TransitionKind::DeadBlend => {
-                    let step = 1.0 / 60.0;
-                    self.fader.play(clip, self.time_secs - 2.0 * step);
-                    for _ in 0..2 {
-                        self.fader.advance(step);
-                        self.fader.evaluate(model, settings);
-                    }
-                }
-            }
-        }
+        self.prime_fader(model, settings, fade.kind);
         let source = self.fader.current_clip().index();
         let source_secs = self.durations.get(source).copied().unwrap_or(0.0);
         let start = if fade.phase_sync {
@@ -326,6 +307,75 @@ impl Transport {
         self.clip = Some(to);
         self.time_secs = start;
         // Paused stays paused: the transition waits for Play or a frame step.
+    }
+
+    /// The fader at what is on screen when no transition runs: it already plays the clip on
+    /// screen; make sure it is at the time shown (and, for the kinds that continue its motion,
+    /// has seen it move).
+    fn prime_fader(&mut self, model: &Model, settings: &SampleSettings, kind: TransitionKind) {
+        if self.fader.is_fading() {
+            return;
+        }
+        let Some(clip) = self.clip else { return };
+        let clip = ClipId::from_index(clip);
+        match kind {
+            TransitionKind::CrossFade => self.fader.play(clip, self.time_secs),
+            TransitionKind::Inertialize => {
+                self.fader.play(clip, self.time_secs);
+                self.fader.evaluate(model, settings);
+            }
+            TransitionKind::DeadBlend => {
+                let step = 1.0 / 60.0;
+                self.fader.play(clip, self.time_secs - 2.0 * step);
+                for _ in 0..2 {
+                    self.fader.advance(step);
+                    self.fader.evaluate(model, settings);
+                }
+            }
+        }
+    }
+
+    /// Transition from the blend space on screen (`player`, as the viewer plays it: its
+    /// parameter and phase) to clip `to` from `start_secs` of it (`(to, start_secs)`), with
+    /// `fade`'s kind: the fader plays a copy of the blend space (its motion ahead measured from
+    /// it, exactly as a clip's) and fades from it. Allocates (the copy), once per trigger.
+    pub fn fade_from_blend_space(
+        &mut self,
+        model: &Model,
+        settings: &SampleSettings,
+        player: &BlendSpacePlayer,
+        (to, start_secs): (usize, f32),
+        fade: FadeTuning,
+    ) {
+        if to >= self.durations.len() {
+            return;
+        }
+        let start_secs = if start_secs.is_finite() { start_secs.max(0.0) } else { 0.0 };
+        self.fader.set_blend_space(Some(player.clone()));
+        self.fader.play_blend_space();
+        self.fader.evaluate(model, settings);
+        let transition = fade.transition(start_secs, player.cycle_secs());
+        self.fader.transition(model, settings, ClipId::from_index(to), &transition);
+        self.clip = Some(to);
+        self.time_secs = start_secs;
+    }
+
+    /// Transition from what is on screen (the clip, or the blend in progress) to the blend
+    /// space (`player`: its parameter and phase) with `fade`'s kind; the fader plays a copy of
+    /// it until the transition ends (then [`CrossFader::blend_space`] holds the time the
+    /// viewer's own player continues from). Allocates (the copy), once per trigger.
+    pub fn fade_to_blend_space(
+        &mut self,
+        model: &Model,
+        settings: &SampleSettings,
+        player: &BlendSpacePlayer,
+        fade: FadeTuning,
+    ) {
+        self.prime_fader(model, settings, fade.kind);
+        self.fader.set_blend_space(Some(player.clone()));
+        self.fader.transition_to_blend_space(model, settings, &fade.transition(0.0, 0.0));
+        self.clip = Some(self.fader.current_clip().index());
+        self.time_secs = 0.0;
     }
 
     /// Switch to `to` from its start with no fade (the ragdoll blend hides the switch).

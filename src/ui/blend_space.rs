@@ -32,7 +32,9 @@ impl std::fmt::Debug for BlendSpacePanel {
 
 impl BlendSpacePanel {
     /// The section: set up the blend space in `tuning`, drag its parameter, read its weights.
-    pub fn blend_space_ui(&mut self, ui: &mut egui::Ui, model: &Model, tuning: &mut Tuning, play: &LayerPlay) {
+    /// Returns true when "Fade to blend space" was clicked (the caller starts the transition:
+    /// `Stage::fade_to_blend_space`).
+    pub fn blend_space_ui(&mut self, ui: &mut egui::Ui, model: &Model, tuning: &mut Tuning, play: &LayerPlay) -> bool {
         let names: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
         let Some(space) = &mut tuning.clip_extras.blend_space else {
             if ui
@@ -42,13 +44,21 @@ impl BlendSpacePanel {
             {
                 tuning.clip_extras.blend_space = Some(default_space(&names));
             }
-            return;
+            return false;
         };
+        let mut fade = false;
         ui.horizontal(|ui| {
             ui.checkbox(&mut space.active, "play the blend space")
                 .on_hover_text("Show the blend space instead of the clip (layers still apply over it)");
             ui.checkbox(&mut space.phase_sync, "phase sync")
                 .on_hover_text("Keep the clips in step by their foot-contact markers, the rate interpolated");
+            fade = ui
+                .add_enabled(!space.active && play.player().is_some(), egui::Button::new("Fade to blend space"))
+                .on_hover_text(
+                    "Transition from the clip on screen into the blend space at its parameter, with the pair's \
+                     tuned kind; while the blend space plays, T fades from it to the fade target",
+                )
+                .clicked();
         });
         let mut two_d = space.space.is_2d();
         if ui.checkbox(&mut two_d, "two axes (speed × direction)").changed() {
@@ -89,7 +99,7 @@ impl BlendSpacePanel {
         });
         if drop_space {
             tuning.clip_extras.blend_space = None;
-            return;
+            return false;
         }
         self.plot_ui(ui, space, play);
         match play.player() {
@@ -113,6 +123,7 @@ impl BlendSpacePanel {
                 ui.weak(play.error().unwrap_or("Give at least two clips at different positions."));
             }
         }
+        fade
     }
 
     /// The points, the triangles and the draggable parameter.

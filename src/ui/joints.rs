@@ -1,25 +1,79 @@
 //! The joint tree: the node hierarchy with joints and animated nodes marked; clicking a node
-//! selects it (for the curves, the skeleton highlight and the ragdoll push).
+//! selects it (for the curves, the skeleton highlight and the ragdoll push). With a layer's mask
+//! shown (the Layers section's "paint in the joint tree"), each row carries a heat bar of its
+//! weight and the selected joint's weight can be set, alone or with its subtree: the tree
+//! returns the edit ([`MaskEdit`]) and the caller writes it into the layer.
 
 use std::collections::HashSet;
 
 use anim::{Model, NodeId};
 
+use crate::stage::layers::LayerSpec;
 use crate::stage::selection::Selection;
 
 /// Deepest tree level drawn (hostile files can nest up to the import limit).
 const MAX_DEPTH: usize = 64;
 
+/// Width of a row's mask weight bar, points.
+const MASK_BAR_WIDTH: f32 = 36.0;
+
 /// The joint tree panel.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct JointsPanel {
     /// Selection the tree last revealed (opening its ancestors once).
     revealed: Option<usize>,
+    /// The weight the mask buttons set.
+    pub paint_weight: f32,
+    /// The shown layer's mask weights, with the spec they were resolved from.
+    mask_cache: Option<(LayerSpec, Vec<f32>)>,
+}
+
+impl Default for JointsPanel {
+    fn default() -> Self {
+        Self { revealed: None, paint_weight: 1.0, mask_cache: None }
+    }
+}
+
+/// A mask weight set from the tree: `node` (and, with `subtree`, every node below it) to
+/// `weight`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MaskEdit {
+    /// The node.
+    pub node: usize,
+    /// Its weight, `[0, 1]`.
+    pub weight: f32,
+    /// Every node below it too.
+    pub subtree: bool,
 }
 
 impl JointsPanel {
-    /// The hierarchy as a collapsible tree (`clip`: the playing clip, whose nodes are marked).
-    pub fn joints_ui(&mut self, ui: &mut egui::Ui, model: &Model, clip: Option<usize>, selection: &mut Selection) {
+    /// The hierarchy as a collapsible tree (`clip`: the playing clip, whose nodes are marked;
+    /// `mask`: a layer whose mask weight per node is drawn as a bar per row and is editable for
+    /// the selected joint). Returns the mask edit made, if any.
+    pub fn joints_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &Model,
+        clip: Option<usize>,
+        selection: &mut Selection,
+        mask: Option<&LayerSpec>,
+    ) -> Option<MaskEdit> {
+        // The mask resolved once per change of the layer (regions need the anatomy).
+        match mask {
+            Some(spec) => {
+                let stale = self
+                    .mask_cache
+                    .as_ref()
+                    .is_none_or(|(cached, weights)| cached != spec || weights.len() != model.nodes.len());
+                if stale {
+                    let weights = spec.mask_weights(model).unwrap_or_else(|_| vec![0.0; model.nodes.len()]);
+                    self.mask_cache = Some((spec.clone(), weights));
+                }
+            }
+            None => self.mask_cache = None,
+        }
+        let cache = self.mask_cache.take();
+        let mask = cache.as_ref().map(|(_, weights)| weights.as_slice());
         let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
         let animated: HashSet<usize> = clip
             .and_then(|c| model.clips.get(c))
@@ -39,10 +93,15 @@ impl JointsPanel {
             }
         }
         ui.weak("J: skin joint · *: animated by the clip");
+        let mut edit = None;
+        if let Some(weights) = mask {
+            edit = self.mask_edit_ui(ui, model, selection.joint, weights);
+        }
         let roots: Vec<usize> = model.hierarchy.roots().map(NodeId::index).collect();
         let mut clicked = None;
         egui::ScrollArea::vertical().max_height(220.0).id_salt("joint tree").show(ui, |ui| {
-            let tree = Tree { model, selected: selection.joint, joints: &joints, animated: &animated, reveal: &reveal };
+            let tree =
+                Tree { model, selected: selection.joint, joints: &joints, animated: &animated, reveal: &reveal, mask };
             for root in roots {
                 tree.node_ui(ui, root, 0, &mut clicked);
             }
@@ -51,6 +110,43 @@ impl JointsPanel {
             selection.joint = Some(node);
             self.revealed = Some(node);
         }
+        self.mask_cache = cache;
+        edit
+    }
+
+    /// The selected joint's mask weight and the buttons that set it (alone or with its
+    /// subtree) to the chosen weight.
+    fn mask_edit_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        model: &Model,
+        selected: Option<usize>,
+        weights: &[f32],
+    ) -> Option<MaskEdit> {
+        let mut edit = None;
+        ui.horizontal_wrapped(|ui| {
+            let Some(node) = selected.filter(|&n| n < model.nodes.len()) else {
+                ui.weak("Select a joint to set its mask weight.");
+                return;
+            };
+            let now = weights.get(node).copied().unwrap_or(0.0);
+            let label =
+                ui.label(format!("mask: {} at {now:.2}; set to", crate::profile::node_display_name(model, node)));
+            ui.add(egui::DragValue::new(&mut self.paint_weight).speed(0.01).range(0.0..=1.0)).labelled_by(label.id);
+            for preset in [0.0, 0.5, 1.0] {
+                if ui.small_button(format!("{preset}")).on_hover_text("Use this weight").clicked() {
+                    self.paint_weight = preset;
+                }
+            }
+            let weight = self.paint_weight;
+            if ui.button("Set joint").on_hover_text("This joint alone").clicked() {
+                edit = Some(MaskEdit { node, weight, subtree: false });
+            }
+            if ui.button("Set with subtree").on_hover_text("This joint and every joint below it").clicked() {
+                edit = Some(MaskEdit { node, weight, subtree: true });
+            }
+        });
+        edit
     }
 }
 
@@ -61,6 +157,8 @@ struct Tree<'a> {
     joints: &'a HashSet<usize>,
     animated: &'a HashSet<usize>,
     reveal: &'a HashSet<usize>,
+    /// A layer's mask weight per node, shown as a bar per row.
+    mask: Option<&'a [f32]>,
 }
 
 impl Tree<'_> {
@@ -79,10 +177,14 @@ impl Tree<'_> {
         let selected = self.selected == Some(node);
         let children: Vec<usize> =
             model.hierarchy.children(NodeId::from_index(node)).iter().map(|c| c.index()).collect();
+        let weight = self.mask.map(|m| m.get(node).copied().unwrap_or(0.0));
         if children.is_empty() || depth >= MAX_DEPTH {
-            if ui.selectable_label(selected, label).clicked() {
-                *clicked = Some(node);
-            }
+            ui.horizontal(|ui| {
+                weight_bar(ui, weight);
+                if ui.selectable_label(selected, label).clicked() {
+                    *clicked = Some(node);
+                }
+            });
             return;
         }
         let id = ui.make_persistent_id(("joint tree node", node));
@@ -92,6 +194,7 @@ impl Tree<'_> {
         }
         collapsing
             .show_header(ui, |ui| {
+                weight_bar(ui, weight);
                 if ui.selectable_label(selected, label).clicked() {
                     *clicked = Some(node);
                 }
@@ -102,4 +205,18 @@ impl Tree<'_> {
                 }
             });
     }
+}
+
+/// A row's mask weight as a bar filled to the weight, coloured from blue (0) to red (1) as the
+/// mesh's heat (nothing without a mask).
+fn weight_bar(ui: &mut egui::Ui, weight: Option<f32>) {
+    let Some(weight) = weight else { return };
+    let w = weight.clamp(0.0, 1.0);
+    let (rect, response) = ui.allocate_exact_size(egui::vec2(MASK_BAR_WIDTH, 10.0), egui::Sense::hover());
+    let painter = ui.painter();
+    painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    let fill = egui::Rect::from_min_size(rect.min, egui::vec2(rect.width() * w, rect.height()));
+    let heat = egui::Color32::from_rgb((60.0 + 190.0 * w) as u8, 70, (230.0 - 190.0 * w) as u8);
+    painter.rect_filled(fill, 2.0, heat);
+    response.on_hover_text(format!("mask weight {w:.2}"));
 }

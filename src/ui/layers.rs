@@ -88,6 +88,23 @@ pub fn layers_ui(
                     changed = true;
                 }
             });
+            let mut in_tree = play.mask_in_tree == Some(i);
+            if ui
+                .checkbox(&mut in_tree, "paint in joint tree")
+                .on_hover_text("Show this layer's mask weight on each row of the joint tree and set it there")
+                .changed()
+            {
+                play.mask_in_tree = in_tree.then_some(i);
+            }
+            if !layer.joint_weights.is_empty() {
+                ui.horizontal(|ui| {
+                    ui.label(format!("{} joint weight(s) painted", layer.joint_weights.len()));
+                    if ui.small_button("Clear painted").clicked() {
+                        layer.joint_weights.clear();
+                        changed = true;
+                    }
+                });
+            }
             let weight = weights_shown.get(i).copied().unwrap_or(0.0);
             let weight = match rewound_secs {
                 Some(secs) => format!("weight {weight:.2} ({})", super::rewind::rewound_label(secs)),
@@ -98,6 +115,7 @@ pub fn layers_ui(
     }
     if let Some(i) = remove {
         layers.remove(i);
+        play.mask_in_tree = None;
         changed = true;
     }
     ui.separator();

@@ -520,6 +520,23 @@ impl BlendSpacePlayer {
         (t.starts[k] + u * (t.starts[k + 1] - t.starts[k])).rem_euclid(t.duration_secs)
     }
 
+    /// The blended pose `ahead_secs` from now into `out` (what [`Self::evaluate`] would give
+    /// after [`Self::advance`]`(ahead_secs)`), the player's time left where it is: how a fader
+    /// measures the blend space's motion ahead of a trigger. A step that is not positive
+    /// evaluates now. Allocates nothing.
+    pub fn evaluate_ahead(&mut self, model: &Model, settings: &SampleSettings, ahead_secs: f32, out: &mut SoaPose) {
+        let (phase, clock) = (self.phase, self.clock_secs);
+        self.advance(ahead_secs);
+        self.evaluate(model, settings, out);
+        (self.phase, self.clock_secs) = (phase, clock);
+    }
+
+    /// Take `other`'s time (shared phase and clock): two players of the same space handing
+    /// the playback over at a transition's end continue in step. Allocates nothing.
+    pub fn copy_time_from(&mut self, other: &Self) {
+        (self.phase, self.clock_secs) = (other.phase, other.clock_secs);
+    }
+
     /// The blended pose now into `out`: each clip with weight sampled at its time, blended by
     /// the weights (a point at weight 1 gives its clip exactly). Allocates nothing.
     pub fn evaluate(&mut self, model: &Model, settings: &SampleSettings, out: &mut SoaPose) {

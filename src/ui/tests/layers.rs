@@ -109,3 +109,95 @@ fn the_blend_space_plays_in_place_of_the_clip_and_its_corner_is_the_clip() {
     assert_eq!(v.stage.frame().animated().transform(knee), expected.transform(knee));
     harness.get_by_label_contains("mm over 2 s, joint acceleration");
 }
+
+#[test]
+fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by_name() {
+    let mut viewer = viewer();
+    viewer.stage.tuning.clip_extras.layers = vec![LayerSpec::parse("Wave:mask=left-arm").expect("spec")];
+    let model = viewer.stage.model();
+    let arm = crate::stage::layers::region_mask(model, crate::stage::layers::AnatomyRegion::LeftArm);
+    let in_arm = |n: usize| arm.get(NodeId::from_index(n)) > 0.0;
+    // The region's root: in the arm, its parent not.
+    let root = (0..model.nodes.len())
+        .find(|&n| in_arm(n) && model.hierarchy.parent(NodeId::from_index(n)).is_none_or(|p| !in_arm(p.index())))
+        .expect("the built-in character has a left arm");
+    let arm_nodes = arm.count_on();
+    assert!(arm_nodes >= 3, "shoulder or upper arm, forearm, hand: {arm_nodes}");
+    let mut harness = whole(viewer, [1280.0, 3200.0]);
+    harness.run();
+    harness.get_by_label("Layers").click();
+    harness.run();
+    harness.get_by_label("paint in joint tree").click();
+    harness.run();
+    assert_eq!(harness.state().stage.frame().layers.mask_in_tree, Some(0));
+    harness.get_by_label("Joints").click();
+    harness.run();
+    harness.state_mut().stage.selection.joint = Some(root);
+    harness.run();
+    harness.get_by_label_contains("at 1.00; set to");
+    harness.get_by_label("0.5").click();
+    harness.run();
+    harness.get_by_label("Set with subtree").click();
+    harness.run();
+    harness.run();
+    harness.get_by_label_contains("at 0.50; set to");
+    let mask =
+        |v: &crate::ui::Viewer| v.stage.tuning.clip_extras.layers[0].mask_weights(v.stage.model()).expect("resolves");
+    let expect = |weights: &[f32], on_arm: f32| {
+        for (n, &w) in weights.iter().enumerate() {
+            assert_eq!(w, if in_arm(n) { on_arm } else { 0.0 }, "node {n}");
+        }
+    };
+    expect(&mask(harness.state()), 0.5);
+    // The layer plays with it: the live mask heat reads the same.
+    let mut heat = Vec::new();
+    harness.state().stage.frame().layers.mask_heat(&mut heat);
+    expect(&heat, 0.5);
+    // In the profile by joint name.
+    let v = harness.state();
+    let profile = v.profile.profile_of(&v.stage.tuning, v.stage.model());
+    let painted = &profile.layers[0].joint_weights;
+    assert_eq!(painted.len(), 1);
+    assert_eq!(Some(painted[0].joint.as_str()), v.stage.model().nodes[root].name.as_deref());
+    assert!(painted[0].subtree);
+    // Undo: back to the region at 1; redo: 0.5 again.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    harness.run();
+    expect(&mask(harness.state()), 1.0);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::Z);
+    harness.run();
+    expect(&mask(harness.state()), 0.5);
+}
+
+#[test]
+fn fade_to_blend_space_transitions_into_it_and_t_fades_back_out() {
+    let mut viewer = viewer();
+    let idle = clip(&viewer, "Idle");
+    viewer.stage.transport.select_clip(idle);
+    let mut harness = whole(viewer, [1280.0, 3200.0]);
+    harness.run();
+    harness.get_by_label("Blend space").click();
+    harness.run();
+    harness.get_by_label("Set up a blend space").click();
+    harness.run();
+    harness.get_by_label("Fade to blend space").click();
+    harness.run();
+    {
+        let v = harness.state();
+        assert!(v.stage.transport.is_fading(), "the button starts a transition");
+        assert!(v.stage.transport.fader().plays_blend_space(), "into the blend space");
+        assert!(v.stage.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| b.active));
+    }
+    for _ in 0..40 {
+        harness.state_mut().advance(1.0 / 60.0);
+        harness.run();
+    }
+    assert!(harness.state().stage.blend_space_on_screen(), "after the fade the blend space plays");
+    // T: from the blend space to the fade target.
+    harness.state_mut().stage.fade_target = idle;
+    harness.state_mut().trigger_fade();
+    harness.run();
+    let v = harness.state();
+    assert!(v.stage.transport.is_fading() && !v.stage.transport.fader().plays_blend_space());
+    assert!(v.stage.tuning.clip_extras.blend_space.as_ref().is_some_and(|b| !b.active));
+}

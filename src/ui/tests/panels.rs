@@ -259,7 +259,7 @@ fn the_joint_tree_selects_a_node() {
     let mut harness = Harness::builder().with_size([420.0, 900.0]).build_ui_state(
         |ui, v: &mut Viewer| {
             let stage = v.stage.parts();
-            v.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection);
+            v.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection, None);
         },
         viewer,
     );

@@ -189,7 +189,17 @@ impl Viewer {
             });
             section(ui, (focus, &mut shown), Panel::Joints, "Joints", false, |ui| {
                 let stage = self.stage.parts();
-                self.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection);
+                let shown = stage.frame.layers.mask_in_tree;
+                let spec = shown.and_then(|i| stage.tuning.clip_extras.layers.get(i));
+                let edit = self.joints.joints_ui(ui, stage.model, stage.transport.clip(), stage.selection, spec);
+                // A weight set in the tree goes into the layer's mask, by joint name.
+                if let (Some(edit), Some(layer)) =
+                    (edit, shown.and_then(|i| stage.tuning.clip_extras.layers.get_mut(i)))
+                {
+                    let node = stage.model.nodes.get(edit.node);
+                    let joint = node.and_then(|n| n.name.clone()).unwrap_or_else(|| edit.node.to_string());
+                    layer.paint(joint, edit.weight, edit.subtree);
+                }
             });
             section(ui, (focus, &mut shown), Panel::Curves, "Curves", true, |ui| {
                 self.curves.curves_ui(ui, self.stage.parts());
@@ -275,7 +285,9 @@ impl Viewer {
             });
             egui::CollapsingHeader::new("Blend space").default_open(false).show(ui, |ui| {
                 let (model, tuning, layers) = self.stage.layer_parts();
-                self.blend_space.blend_space_ui(ui, model, tuning, layers);
+                if self.blend_space.blend_space_ui(ui, model, tuning, layers) {
+                    self.stage.fade_to_blend_space();
+                }
             });
             section(ui, (focus, &mut shown), Panel::Ragdoll, "Ragdoll", true, |ui| {
                 let names = self.clip_names();

@@ -1,6 +1,7 @@
 //! What the fader knows of a model's clips, measured once, and the one job that samples a
 //! layer's clip: [`ClipSampler`].
 
+use crate::blend_space::BlendSpacePlayer;
 use crate::clip::Clip;
 use crate::ids::ClipId;
 use crate::model::Model;
@@ -8,7 +9,7 @@ use crate::pose::{PoseDelta, SoaPose};
 use crate::sample::{ClipCursor, SampleSettings};
 use crate::track::Property;
 
-use super::layers::Layer;
+use super::layers::{Layer, LayerSource};
 
 /// Rate at which each clip is sampled once, at construction, for its joints' fastest motion and
 /// its loop seam.
@@ -42,6 +43,8 @@ pub(crate) struct ClipSampler {
     /// Per clip: the jump at its loop seam (last pose ⊖ first), only the components that move
     /// faster there than the clip's fastest step (zero where the seam continues the motion).
     seam_jumps: Vec<PoseDelta>,
+    /// The blend space a [`LayerSource::BlendSpace`] layer samples, when one is set.
+    pub blend_space: Option<BlendSpacePlayer>,
 }
 
 impl ClipSampler {
@@ -56,6 +59,7 @@ impl ClipSampler {
             covers_pose,
             seam_jumps,
             rest,
+            blend_space: None,
         };
         (sampler, limits)
     }
@@ -70,8 +74,9 @@ impl ClipSampler {
         self.clip_secs.get(clip.index()).copied().unwrap_or(0.0)
     }
 
-    /// Sample `layer`'s clip at its time into `out`, over the rest pose unless the clip
-    /// overwrites all of it. Looping, a time in a later (earlier) loop than `from_secs` has the
+    /// Sample `layer`'s clip at its time into `out` (a blend-space layer: the blend space,
+    /// `layer.time_secs − from_secs` ahead of its own time; the rest pose without one), over the
+    /// rest pose unless the clip overwrites all of it. Looping, a time in a later (earlier) loop than `from_secs` has the
     /// seam's jump added (taken away) once per loop between them, so the motion from
     /// `from_secs` on continues past the seam as the clip moves elsewhere (a travelling root
     /// carries on, a last key that misses the first does not pop); at `from_secs ==
@@ -85,6 +90,14 @@ impl ClipSampler {
         from_secs: f32,
         out: &mut SoaPose,
     ) {
+        if layer.source == LayerSource::BlendSpace {
+            // The blend space at its phase, `time − from` ahead (its own clock keeps its time).
+            match &mut self.blend_space {
+                Some(player) => player.evaluate_ahead(model, settings, layer.time_secs - from_secs, out),
+                None => out.copy_from(&self.rest),
+            }
+            return;
+        }
         let index = layer.clip.index();
         let (Some(clip), Some(cursor)) = (model.clips.get(index), self.cursors.get_mut(index)) else {
             out.copy_from(&self.rest);

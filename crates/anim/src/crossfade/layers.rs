@@ -6,11 +6,25 @@ use crate::interp::Easing;
 
 use super::{MAX_LAYERS, Transition};
 
-/// One playing clip and its fade-in.
+/// What a layer of the fader samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LayerSource {
+    /// Its clip at its time.
+    #[default]
+    Clip,
+    /// The fader's blend space ([`super::CrossFader::set_blend_space`]) at its parameter and
+    /// phase, evaluated into the caller's pose; the layer's `clip` is then the space's heaviest
+    /// clip at the trigger (what readouts name and root motion follows).
+    BlendSpace,
+}
+
+/// One playing clip (or the blend space) and its fade-in.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Layer {
-    /// The clip.
+    /// The clip (for a blend-space layer: its heaviest clip at the trigger).
     pub clip: ClipId,
+    /// What the layer samples: the clip, or the fader's blend space.
+    pub source: LayerSource,
     /// Playback time in the clip (unwrapped; looping wraps it when sampling).
     pub time_secs: f32,
     /// Time since this layer's fade started.
@@ -32,6 +46,7 @@ impl Layer {
     pub(crate) fn new(clip: ClipId, time_secs: f32, duration_secs: f32, easing: Easing) -> Self {
         Self {
             clip,
+            source: LayerSource::Clip,
             time_secs,
             elapsed_secs: 0.0,
             duration_secs,

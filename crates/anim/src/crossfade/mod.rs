@@ -42,6 +42,7 @@ mod root;
 
 use glam::Vec3;
 
+use crate::blend_space::BlendSpacePlayer;
 use crate::ids::ClipId;
 use crate::interp::{Easing, OffsetDecay, decayed_travel, impl_from_name};
 use crate::model::Model;
@@ -53,7 +54,7 @@ use clips::{ClipSampler, wrap_time};
 use dead_blend::DeadBlend;
 use fade::{CrossFade, FadeInput};
 use inertial::{Inertialization, OffsetInput};
-pub use layers::Layer;
+pub use layers::{Layer, LayerSource};
 use layers::{LayerStack, playback_rates};
 use root::{RootBlend, RootState};
 pub use root::{RootMotion, root_motion_node};
@@ -386,7 +387,7 @@ impl CrossFader {
     /// `easing`. Works at any moment, including mid-fade and several times per frame; fading to
     /// the clip already playing restarts it with a fade from its current pose.
     pub fn trigger(&mut self, to_clip: ClipId, duration_secs: f32, easing: Easing) {
-        self.push_fade(None, to_clip, &Transition::cross_fade(duration_secs, easing));
+        self.push_fade(None, (to_clip, LayerSource::Clip), &Transition::cross_fade(duration_secs, easing));
     }
 
     /// Start `transition` to `to_clip` (from its `start_secs`). Works at any moment, including
@@ -397,12 +398,64 @@ impl CrossFader {
     /// a clip would cross a loop seam that jumps). `model` and `settings` sample them and the
     /// target's first poses.
     pub fn transition(&mut self, model: &Model, settings: &SampleSettings, to_clip: ClipId, transition: &Transition) {
+        self.transition_to(model, settings, (to_clip, LayerSource::Clip), transition);
+    }
+
+    /// Start `transition` to the blend space ([`Self::set_blend_space`]) at its parameter and
+    /// its own phase, as [`Self::transition`] starts one to a clip (the transition's
+    /// `start_secs` and speed matching do not apply). Without a blend space, nothing happens.
+    pub fn transition_to_blend_space(&mut self, model: &Model, settings: &SampleSettings, transition: &Transition) {
+        let Some(clip) = self.sampler.blend_space.as_ref().map(heaviest_clip) else { return };
+        let transition = Transition { start_secs: 0.0, match_cycle_secs: 0.0, ..*transition };
+        self.transition_to(model, settings, (clip, LayerSource::BlendSpace), &transition);
+    }
+
+    /// The blend space a [`LayerSource::BlendSpace`] layer plays (`None`: none). Its parameter
+    /// and phase are the caller's to set; [`Self::advance`] advances it while a layer plays
+    /// it. Allocates nothing (the player was built by the caller).
+    pub fn set_blend_space(&mut self, player: Option<BlendSpacePlayer>) {
+        self.sampler.blend_space = player;
+    }
+
+    /// The blend space set, if any.
+    pub fn blend_space(&self) -> Option<&BlendSpacePlayer> {
+        self.sampler.blend_space.as_ref()
+    }
+
+    /// The blend space set, to move its parameter.
+    pub fn blend_space_mut(&mut self) -> Option<&mut BlendSpacePlayer> {
+        self.sampler.blend_space.as_mut()
+    }
+
+    /// True when the top layer (what the fader fades to, or plays) is the blend space.
+    pub fn plays_blend_space(&self) -> bool {
+        self.stack.layers().last().is_some_and(|l| l.source == LayerSource::BlendSpace)
+    }
+
+    /// Play the blend space alone with no fade (as [`Self::play`] plays a clip): the source of
+    /// a transition from it. Without a blend space, nothing happens.
+    pub fn play_blend_space(&mut self) {
+        let Some(clip) = self.sampler.blend_space.as_ref().map(heaviest_clip) else { return };
+        self.play(clip, 0.0);
+        if let Some(layer) = self.stack.layers_mut().last_mut() {
+            layer.source = LayerSource::BlendSpace;
+        }
+    }
+
+    /// [`Self::transition`] to a clip or the blend space (`to`: the layer's clip and source).
+    fn transition_to(
+        &mut self,
+        model: &Model,
+        settings: &SampleSettings,
+        to: (ClipId, LayerSource),
+        transition: &Transition,
+    ) {
         let duration = sanitize(transition.duration_secs);
         match transition.kind {
-            TransitionKind::CrossFade => self.push_fade(Some((model, settings)), to_clip, transition),
+            TransitionKind::CrossFade => self.push_fade(Some((model, settings)), to, transition),
             _ if !self.shown.evaluated || duration == 0.0 => {
                 // Nothing shown yet (or a cut): a plain fade (a switch at 0 s).
-                self.push_fade(Some((model, settings)), to_clip, transition);
+                self.push_fade(Some((model, settings)), to, transition);
             }
             TransitionKind::DeadBlend => {
                 self.shown_velocity(model, settings);
@@ -416,15 +469,20 @@ impl CrossFader {
                 let root_velocity = self.root_velocity_ahead(model, settings, self.frame_secs());
                 self.freeze_output(transition.half_life_secs, root_velocity);
                 self.stack.clear();
-                self.stack.push(Layer::of_transition(to_clip, transition, duration));
+                self.stack.push(target_layer(to, transition, duration));
             }
-            TransitionKind::Inertialize => self.inertialize(model, settings, to_clip, transition, duration),
+            TransitionKind::Inertialize => self.inertialize(model, settings, to, transition, duration),
         }
     }
 
     /// Cross-fade: a layer over the stack (freezing the output first when the stack is full, its
     /// velocity sampled with `sampling` when given, else from the last evaluated frames).
-    fn push_fade(&mut self, sampling: Option<(&Model, &SampleSettings)>, to_clip: ClipId, transition: &Transition) {
+    fn push_fade(
+        &mut self,
+        sampling: Option<(&Model, &SampleSettings)>,
+        to: (ClipId, LayerSource),
+        transition: &Transition,
+    ) {
         let duration = sanitize(transition.duration_secs);
         if self.stack.is_full() {
             // Freeze what is on screen now and let it coast out under the new layer.
@@ -441,7 +499,7 @@ impl CrossFader {
             self.freeze_output(DEFAULT_HALF_LIFE_SECS, root_velocity);
             self.stack.clear();
         }
-        self.stack.push(Layer::of_transition(to_clip, transition, duration));
+        self.stack.push(target_layer(to, transition, duration));
     }
 
     /// Freeze the shown pose with its velocity (the trigger motion's, see
@@ -516,7 +574,7 @@ impl CrossFader {
         &mut self,
         model: &Model,
         settings: &SampleSettings,
-        to_clip: ClipId,
+        to: (ClipId, LayerSource),
         transition: &Transition,
         duration: f32,
     ) {
@@ -532,13 +590,13 @@ impl CrossFader {
         // jump).
         let target = Layer {
             match_duration_secs: duration,
-            ..Layer::of_transition(to_clip, &Transition { easing: Easing::Linear, ..*transition }, 0.0)
+            ..target_layer(to, &Transition { easing: Easing::Linear, ..*transition }, 0.0)
         };
         let rate = playback_rates(std::slice::from_ref(&target), self.sampler.clip_secs())[0];
         let start = target.time_secs;
         let TriggerMotion { base, poses, velocity, acceleration, step_a, step_b } = &mut self.motion;
         for (k, pose) in poses.iter_mut().enumerate() {
-            let at = Layer::new(to_clip, start + k as f32 * h * rate, 0.0, Easing::Linear);
+            let at = Layer { time_secs: start + k as f32 * h * rate, ..target };
             self.sampler.sample(model, settings, self.looping, &at, start, pose);
         }
         let [p0, p1, p2] = &*poses;
@@ -584,6 +642,11 @@ impl CrossFader {
     pub fn advance(&mut self, dt_secs: f32) {
         let dt = if dt_secs.is_finite() { dt_secs.max(0.0) } else { 0.0 };
         self.stack.advance(dt, self.sampler.clip_secs());
+        if let Some(player) = &mut self.sampler.blend_space
+            && self.stack.layers().iter().any(|l| l.source == LayerSource::BlendSpace)
+        {
+            player.advance(dt);
+        }
         self.dead_blend.advance(dt);
         self.inertial.advance(dt);
         self.shown.pending_dt_secs += dt;
@@ -694,6 +757,19 @@ fn rates_at_start(
     }
     velocity.set_combination(e1, 1.5, e2, -0.5);
     acceleration.set_combination(e2, sign / h, e1, -sign / h);
+}
+
+/// The first layer of `transition` to `to` (a clip, or the blend space with its heaviest clip).
+fn target_layer((clip, source): (ClipId, LayerSource), transition: &Transition, duration_secs: f32) -> Layer {
+    Layer { source, ..Layer::of_transition(clip, transition, duration_secs) }
+}
+
+/// The clip of `player`'s heaviest point (what a blend-space layer names).
+fn heaviest_clip(player: &BlendSpacePlayer) -> ClipId {
+    let points = player.space().points();
+    let weights = player.weights();
+    let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
+    points.get(heaviest).or(points.first()).map_or(ClipId::from_index(0), |p| p.clip)
 }
 
 /// A duration made safe: finite and not negative (else 0).
