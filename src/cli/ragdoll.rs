@@ -533,7 +533,9 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
         motor_strength: args.powered.unwrap_or(0.0),
         limp: args.limp_rate.map(|r| RagdollRamp::new(r, Easing::Linear)),
         ground_y: Some(
-            args.ground_y.filter(|g| g.is_finite()).unwrap_or_else(|| crate::render::framing::ground_height(model)),
+            args.ground_y
+                .filter(|g| g.is_finite())
+                .unwrap_or_else(|| crate::render::framing::ragdoll_ground_height(model, clip)),
         ),
     };
     let step_secs = 1.0 / settings.step_hz;

@@ -139,6 +139,18 @@ pub fn ground_height(model: &Model) -> f32 {
     if standing.is_finite() { standing.min(0.0) } else { 0.0 }
 }
 
+/// The floor a ragdoll handed off from `clip` lands on: the drawn ground ([`ground_height`]),
+/// lowered to the lowest point `clip` itself reaches when its feet go below it (a clip whose
+/// steps dip under the ground most clips stand on), so that the body does not meet the floor
+/// in its first steps where the clip's own motion goes on downwards. `None`: the drawn ground.
+pub fn ragdoll_ground_height(model: &Model, clip: Option<ClipId>) -> f32 {
+    let drawn = ground_height(model);
+    let Some(clip) = clip.filter(|c| c.index() < model.clips.len()) else { return drawn };
+    let samples = 32;
+    let low = animated_bounds(model, Some(clip), &SampleSettings::default(), samples).min.y;
+    if low.is_finite() { drawn.min(low) } else { drawn }
+}
+
 /// Triangle-list indices of a primitive: its indices (or `0..n`), strips and fans unrolled.
 pub fn triangle_list_indices(primitive: &Primitive) -> Vec<u32> {
     let count = primitive.positions.len() as u32;
@@ -223,6 +235,12 @@ mod tests {
         // clip floated a metre above it.
         let ground = ground_height(&dropped);
         assert!((ground - standing).abs() < 0.01, "{ground} against {standing}");
+        // A ragdoll handed off from that clip lands where the clip's feet go; from Walk, on the
+        // drawn ground.
+        let fall = ClipId::from_index(dropped.clips.len() - 1);
+        assert!((ragdoll_ground_height(&dropped, Some(fall)) - lowest).abs() < 0.02);
+        let walk = dropped.find_clip("Walk");
+        assert!((ragdoll_ground_height(&dropped, walk) - ground).abs() < 0.01);
         // A model authored around the origin (every clip below y = 0) gets its ground below.
         let mut sunk = model;
         let roots: Vec<anim::NodeId> = sunk.scenes.iter().flat_map(|s| s.roots.iter().copied()).collect();

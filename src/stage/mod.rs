@@ -603,8 +603,16 @@ impl Stage {
         let before =
             self.frame.animation_before(&self.model, &self.transport, &self.tuning, -HANDOFF_VELOCITY_SECS, &placement);
         let shown = self.frame.shown().clone();
-        let started =
-            self.ragdoll.trigger(&self.model, &shown, &before, -HANDOFF_VELOCITY_SECS, push, &self.tuning.ragdoll);
+        let clip = self.transport.clip().map(anim::ClipId::from_index);
+        let started = self.ragdoll.trigger(
+            &self.model,
+            &shown,
+            &before,
+            -HANDOFF_VELOCITY_SECS,
+            push,
+            &self.tuning.ragdoll,
+            clip,
+        );
         // The controller steps from the next frame's clip time on.
         self.transport.take_pending_dt();
         started

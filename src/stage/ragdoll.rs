@@ -134,12 +134,15 @@ impl RagdollView {
         dt_before_secs: f32,
         push: Option<(usize, Vec3)>,
         tuning: &RagdollTuning,
+        clip: Option<anim::ClipId>,
     ) -> bool {
         if !self.ensure_controller(model, tuning) {
             return false;
         }
-        // The body lands on the ground the 3D view draws.
-        let ground_y = *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model));
+        // The body lands on the ground the 3D view draws, lowered to where `clip`'s own feet go
+        // (the same floor as `animtune ragdoll`).
+        let drawn = *self.ground_y.get_or_insert_with(|| crate::render::framing::ground_height(model));
+        let ground_y = drawn.min(crate::render::framing::ragdoll_ground_height(model, clip));
         let Some(controller) = self.controller.as_mut() else { return false };
         controller.ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
         controller.settings.gains = tuning.gains;

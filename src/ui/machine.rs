@@ -19,8 +19,8 @@ use anim::state_machine::{ParamId, ParamKind, ParamValue, StateId, StateMachine}
 use super::machine_keys::{BindingEffect, DriveSlot, DriveTargets, ParamBinding, ParamChange, bindable_keys};
 use super::shortcuts::{DRIVE_KEY, Gait, chord_label};
 use crate::stage::machine::StageMachine;
-use crate::stage::rewind::ShownFacts;
 use crate::stage::machine_edit::MachineEdit;
+use crate::stage::rewind::ShownFacts;
 
 /// What the section keeps between frames: the drive keys and their states, the parameters'
 /// key bindings and the edit forms' drafts.

@@ -220,8 +220,7 @@ impl Viewer {
                 let names = crate::stage::machine::state_names(self.stage.model());
                 let shown = self.stage.shown();
                 let panel = &mut self.machine_panel;
-                if let Some(action) =
-                    super::super::machine::machine_ui(ui, self.stage.machine(), &shown, panel, &names)
+                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), &shown, panel, &names)
                 {
                     self.apply_machine_action(action);
                 }
