@@ -167,8 +167,9 @@ pub fn start(primitives: &[DracoPrimitive<'_>], parallel_min_vertices: usize) ->
     let mut spawn_error = None;
     for _ in 0..threads {
         let (jobs, cancel, send) = (Arc::clone(&jobs), Arc::clone(&cancel), send.clone());
-        let spawned =
-            std::thread::Builder::new().name("draco decode".to_owned()).spawn(move || decode_jobs(&jobs, &cancel, &send));
+        let spawned = std::thread::Builder::new()
+            .name("draco decode".to_owned())
+            .spawn(move || decode_jobs(&jobs, &cancel, &send));
         if let Err(e) = spawned {
             spawn_error = Some(format!("the Draco decoder could not start: {e}"));
         }

@@ -6,8 +6,7 @@ use serde_json::Value;
 
 use super::accessor::{Component, ElementType, View};
 use super::decoder::{
-    DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView,
-    PendingDraco,
+    DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView, PendingDraco,
 };
 use super::document::{Builder, bad_value, object_ref};
 use super::extensions::{DRACO, MESHOPT_EXTENSIONS, extension};
