@@ -358,10 +358,11 @@ fn decode_budget(primitive: &DracoPrimitive<'_>) -> Duration {
 /// Decode one primitive (on a decoding thread, under `catch_unwind`): the attributes the
 /// importer asks for, in its accessors' types, and the triangle indices.
 fn decode_job(job: Job) -> Result<DecodedDraco, String> {
+    let Job { compressed, attributes, vertex_count, index_count, limits, .. } = job;
     let mut mesh = Mesh::new();
-    let mut buffer = DecoderBuffer::new(&job.compressed).with_limits(job.limits);
+    let mut buffer = DecoderBuffer::new(&compressed).with_limits(limits);
     MeshDecoder::new().decode(&mut buffer, &mut mesh).map_err(|e| format!("Draco: {e}"))?;
-    let vertex_count = job.vertex_count;
+    drop(compressed);
 
     if mesh.num_points() != vertex_count {
         return Err(format!(
@@ -379,7 +380,7 @@ fn decode_job(job: Job) -> Result<DecodedDraco, String> {
             indices.push(point);
         }
     }
-    match job.index_count {
+    match index_count {
         Some(expected) if indices.len() != expected => {
             return Err(format!("the Draco stream holds {} indices, the accessor {expected}", indices.len()));
         }
@@ -391,8 +392,7 @@ fn decode_job(job: Job) -> Result<DecodedDraco, String> {
         }
         _ => {}
     }
-    let attributes = job
-        .attributes
+    let attributes = attributes
         .iter()
         .map(|want| {
             let attribute = mesh
