@@ -149,6 +149,13 @@ pub(crate) fn build(
     let textures = b.parse_textures(images.len())?;
     let materials = b.parse_materials(&textures)?;
     let shapes = b.parse_mesh_shapes()?;
+    // Without Draco data to wait for, the meshes are read here, before the nodes, as they always
+    // were (reading them last makes repeated imports slower: the allocator then returns their
+    // memory to the system at every drop and faults it in again).
+    let mut meshes = match draco {
+        None => Some(b.parse_meshes(materials.len(), &shapes)?),
+        Some(_) => None,
+    };
     let skins_json = top_array(&root, "skins")?;
     let (nodes, children) = b.parse_nodes(&shapes, skins_json.len())?;
     let hierarchy = build_hierarchy(&root, &children)?;
@@ -174,7 +181,10 @@ pub(crate) fn build(
         b.prefetch_draco_targets(&started);
         b.finish_draco_primitives(started)?;
     }
-    let meshes = b.parse_meshes(materials.len(), shapes)?;
+    let meshes = match meshes.take() {
+        Some(meshes) => meshes,
+        None => b.parse_meshes(materials.len(), &shapes)?,
+    };
     check_skinned_meshes(&root, &nodes, &meshes, &skins)?;
     Ok(Model {
         nodes,
@@ -704,7 +714,7 @@ impl Builder<'_> {
     }
 
     /// The meshes, with their [`MeshShape`]s (read first by [`Builder::parse_mesh_shapes`]).
-    fn parse_meshes(&self, material_count: usize, shapes: Vec<MeshShape>) -> Result<Vec<Mesh>, ImportError> {
+    fn parse_meshes(&self, material_count: usize, shapes: &[MeshShape]) -> Result<Vec<Mesh>, ImportError> {
         let mut meshes = Vec::new();
         for ((i, value), shape) in top_array(self.root, "meshes")?.iter().enumerate().zip(shapes) {
             let object = object_ref(ObjectKind::Mesh, i, value);
@@ -718,7 +728,12 @@ impl Builder<'_> {
                 .and_then(Value::as_array)
                 .map(|names| names.iter().map(|n| n.as_str().unwrap_or_default().to_owned()).collect())
                 .unwrap_or_default();
-            meshes.push(Mesh { name: name(value), primitives, default_weights: shape.default_weights, target_names });
+            meshes.push(Mesh {
+                name: name(value),
+                primitives,
+                default_weights: shape.default_weights.clone(),
+                target_names,
+            });
         }
         Ok(meshes)
     }
