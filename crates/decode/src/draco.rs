@@ -12,6 +12,12 @@
 //! a panic inside it becomes an error.
 
 use anim::import::{DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
 use draco_core::{DataType, DecodeLimits, DecoderBuffer, Mesh, MeshDecoder, PointAttribute, PointIndex};
 
 /// Counts a mesh stream declares in its connectivity header.
@@ -90,26 +96,232 @@ pub fn declared_counts(bytes: &[u8]) -> Result<Option<DeclaredCounts>, String> {
     }
 }
 
-/// Fewest vertices (over all primitives) for which [`decode_all`] decodes in parallel. Below it
-/// the primitives are decoded on the calling thread: handing small primitives to a thread pool
-/// costs more than it saves on a busy machine (measured on a 2-core VM at load average 8:
+/// Fewest vertices (over all primitives) for which [`start`] decodes on several threads. Below it
+/// one background thread decodes the primitives in turn: handing small primitives to several
+/// threads costs more than it saves on a busy machine (measured on a 2-core VM at load average 8:
 /// `RobotExpressive`'s 19 Draco primitives, 5.6K vertices, imported 2.4–3.0× slower than its
-/// original in parallel, 1.2–1.3× on one thread); above it decoding takes tens of
+/// original decoded in parallel, 1.2–1.3× on one thread); above it decoding takes tens of
 /// milliseconds and every free core shortens it.
 pub const PARALLEL_MIN_VERTICES: usize = 1 << 16;
 
-/// Decode every Draco primitive of a file, in parallel on rayon's pool when there are several
-/// and together they hold at least `parallel_min_vertices` vertices; results in order.
+/// Decode every Draco primitive of a file and wait for them ([`start`], then [`Pending::wait`]);
+/// results in order.
 pub fn decode_all(
     primitives: &[DracoPrimitive<'_>],
     parallel_min_vertices: usize,
 ) -> Vec<Result<DecodedDraco, String>> {
-    use rayon::prelude::*;
-    let vertices: usize = primitives.iter().map(|p| p.vertex_count).sum();
-    if primitives.len() < 2 || vertices < parallel_min_vertices {
-        return primitives.iter().map(decode).collect();
+    start(primitives, parallel_min_vertices).wait()
+}
+
+/// Decode one primitive: the attributes the importer asks for, in its accessors' types, and the
+/// triangle indices.
+///
+/// # Errors
+/// A message naming what is wrong: the header, counts that disagree with the accessors, a
+/// missing attribute, the decoder's own error, or a stream still decoding past its budget.
+pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
+    start(std::slice::from_ref(primitive), usize::MAX)
+        .wait()
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Err("the Draco decoder returned nothing".to_owned()))
+}
+
+/// Start decoding every Draco primitive of a file on background threads and return at once; the
+/// caller goes on with its work and collects the results with [`Pending::wait`].
+///
+/// Each stream's header is checked against its accessors here, before anything is decoded. The
+/// streams are copied (a thread that outlives the import must own its bytes) and decoded in file
+/// order by one thread, or by as many as the machine has cores when there are several primitives
+/// and together they hold at least `parallel_min_vertices` vertices. Each thread decodes under
+/// `catch_unwind` and converts the result to the accessors' types; each primitive's wall time
+/// counts from when its decoding starts ([`Pending::wait`] gives up past its budget).
+pub fn start(primitives: &[DracoPrimitive<'_>], parallel_min_vertices: usize) -> Pending {
+    let mut budgets = Vec::with_capacity(primitives.len());
+    let mut jobs = VecDeque::new();
+    for (index, primitive) in primitives.iter().enumerate() {
+        match check_header(primitive) {
+            Ok(()) => {
+                budgets.push(Ok(decode_budget(primitive)));
+                jobs.push_back(Job {
+                    index,
+                    compressed: primitive.compressed.to_vec(),
+                    attributes: primitive.attributes.clone(),
+                    vertex_count: primitive.vertex_count,
+                    index_count: primitive.index_count,
+                    limits: limits(primitive),
+                });
+            }
+            Err(reason) => budgets.push(Err(reason)),
+        }
     }
-    primitives.par_iter().map(decode).collect()
+    let vertices: usize = primitives.iter().map(|p| p.vertex_count).sum();
+    let threads = if jobs.len() < 2 || vertices < parallel_min_vertices {
+        jobs.len().min(1)
+    } else {
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(jobs.len())
+    };
+    let jobs = Arc::new(Mutex::new(jobs));
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (send, events) = mpsc::channel();
+    let mut spawn_error = None;
+    for _ in 0..threads {
+        let (jobs, cancel, send) = (Arc::clone(&jobs), Arc::clone(&cancel), send.clone());
+        let spawned = std::thread::Builder::new()
+            .name("draco decode".to_owned())
+            .spawn(move || decode_jobs(&jobs, &cancel, &send));
+        if let Err(e) = spawned {
+            spawn_error = Some(format!("the Draco decoder could not start: {e}"));
+        }
+    }
+    Pending { budgets, events, cancel, spawn_error }
+}
+
+/// Draco primitives being decoded on background threads ([`start`]). Dropping it abandons them:
+/// the threads start no further primitive.
+#[derive(Debug)]
+pub struct Pending {
+    /// Per primitive: its wall-time budget, or the error its header gave before decoding.
+    budgets: Vec<Result<Duration, String>>,
+    events: Receiver<Event>,
+    /// Set when the results are no longer wanted.
+    cancel: Arc<AtomicBool>,
+    /// Why a decoding thread could not be started, if one could not.
+    spawn_error: Option<String>,
+}
+
+impl Pending {
+    /// Wait for every primitive, in order, and return one result per primitive. A primitive
+    /// still decoding past its budget is given up with an error (its thread is left to finish on
+    /// its own: Rust cannot stop it, but the import, the command line and the viewer go on).
+    /// After the first failure the rest are not waited for (the importer reports the first):
+    /// their threads start no further primitive, and their results say so.
+    pub fn wait(self) -> Vec<Result<DecodedDraco, String>> {
+        let count = self.budgets.len();
+        let mut started: Vec<Option<Instant>> = vec![None; count];
+        let mut done: Vec<Option<Result<DecodedDraco, String>>> = (0..count).map(|_| None).collect();
+        let mut results = Vec::with_capacity(count);
+        for (index, budget) in self.budgets.iter().enumerate() {
+            let result = match budget {
+                Err(reason) => Err(reason.clone()),
+                Ok(budget) => self.collect(index, *budget, &mut started, &mut done),
+            };
+            let failed = result.is_err();
+            results.push(result);
+            if failed {
+                self.cancel.store(true, Ordering::Relaxed);
+                results.resize_with(count, || Err("not decoded: an earlier Draco primitive failed".to_owned()));
+                break;
+            }
+        }
+        results
+    }
+
+    /// Primitive `index`'s result, reading the threads' reports until it is there or its budget
+    /// has run out.
+    fn collect(
+        &self,
+        index: usize,
+        budget: Duration,
+        started: &mut [Option<Instant>],
+        done: &mut [Option<Result<DecodedDraco, String>>],
+    ) -> Result<DecodedDraco, String> {
+        let gave_up = || {
+            format!(
+                "the Draco stream was still decoding after {:.0} s (a malformed stream that makes the decoder loop); gave up",
+                budget.as_secs_f64()
+            )
+        };
+        loop {
+            if let Some(result) = done[index].take() {
+                return result;
+            }
+            // Not started yet: the threads are finishing earlier primitives, which were given
+            // their own budgets.
+            let left = match started[index] {
+                None => budget,
+                Some(at) => (at + budget).saturating_duration_since(Instant::now()),
+            };
+            match self.events.recv_timeout(left) {
+                Ok(Event::Started(i, at)) => started[i] = Some(at),
+                Ok(Event::Done(i, result)) => done[i] = Some(result),
+                Err(RecvTimeoutError::Timeout) => return Err(gave_up()),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self
+                        .spawn_error
+                        .clone()
+                        .unwrap_or_else(|| "the Draco decoder failed on malformed data".to_owned()));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One primitive to decode, owning what it needs.
+struct Job {
+    /// Its place in the file's list of Draco primitives.
+    index: usize,
+    compressed: Vec<u8>,
+    attributes: Vec<DracoAttribute>,
+    vertex_count: usize,
+    index_count: Option<usize>,
+    limits: DecodeLimits,
+}
+
+/// What a decoding thread reports.
+#[derive(Debug)]
+enum Event {
+    /// Primitive `.0` began decoding at `.1` (its budget runs from there).
+    Started(usize, Instant),
+    /// Primitive `.0` is decoded, or failed.
+    Done(usize, Result<DecodedDraco, String>),
+}
+
+/// A decoding thread: take the next primitive, in file order, until none is left or the results
+/// are no longer wanted.
+fn decode_jobs(jobs: &Mutex<VecDeque<Job>>, cancel: &AtomicBool, send: &Sender<Event>) {
+    while !cancel.load(Ordering::Relaxed) {
+        let Some(job) = jobs.lock().unwrap_or_else(PoisonError::into_inner).pop_front() else { return };
+        let index = job.index;
+        if send.send(Event::Started(index, Instant::now())).is_err() {
+            return;
+        }
+        let result = crate::quiet_catch_unwind(move || decode_job(job))
+            .unwrap_or_else(|_| Err("the Draco decoder failed on malformed data".to_owned()));
+        // The importer may have given up waiting: nobody to tell then.
+        if send.send(Event::Done(index, result)).is_err() {
+            return;
+        }
+    }
+}
+
+/// The stream's header against the primitive's accessors (which the importer checked against
+/// its limits), before anything is decoded.
+fn check_header(primitive: &DracoPrimitive<'_>) -> Result<(), String> {
+    let vertex_count = primitive.vertex_count;
+    if let Some(counts) = declared_counts(primitive.compressed)? {
+        if let Some(indices) = primitive.index_count
+            && counts.faces.checked_mul(3) != Some(indices as u64)
+        {
+            return Err(format!(
+                "the Draco stream declares {} triangles but the indices accessor holds {indices} indices",
+                counts.faces
+            ));
+        }
+        if counts.vertices > vertex_count as u64 {
+            return Err(format!(
+                "the Draco stream declares {} vertices but the attribute accessors hold {vertex_count}",
+                counts.vertices
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Bytes one decoded point may hold over all of a stream's attributes, beyond those the glTF
@@ -134,74 +346,23 @@ fn limits(primitive: &DracoPrimitive<'_>) -> DecodeLimits {
 /// Wall time a stream may keep the decoder busy: a floor for small meshes plus a generous
 /// allowance per point and face the accessors declare (a real mesh decodes in well under a
 /// microsecond per point; some malformed streams make the decoder loop for minutes).
-fn decode_budget(primitive: &DracoPrimitive<'_>) -> std::time::Duration {
+fn decode_budget(primitive: &DracoPrimitive<'_>) -> Duration {
     /// Seconds any stream may take.
     const FLOOR_SECS: f64 = 5.0;
     /// Seconds per declared point or face beyond the floor.
     const SECS_PER_ELEMENT: f64 = 20e-6;
     let elements = primitive.vertex_count as f64 + primitive.index_count.map_or(0.0, |i| i as f64 / 3.0);
-    std::time::Duration::from_secs_f64(FLOOR_SECS + SECS_PER_ELEMENT * elements)
+    Duration::from_secs_f64(FLOOR_SECS + SECS_PER_ELEMENT * elements)
 }
 
-/// Run the decoder on `bytes` on its own thread under `catch_unwind`, and give up with an error
-/// when it has not answered within `budget` (the thread is left to finish on its own: Rust
-/// cannot stop it, but the import, the command line and the viewer go on).
-fn decode_watched(bytes: &[u8], limits: DecodeLimits, budget: std::time::Duration) -> Result<Mesh, String> {
-    let owned: Vec<u8> = bytes.to_vec();
-    let (send, receive) = std::sync::mpsc::sync_channel(1);
-    std::thread::Builder::new()
-        .name("draco decode".to_owned())
-        .spawn(move || {
-            let result = crate::quiet_catch_unwind(move || {
-                let mut mesh = Mesh::new();
-                let mut buffer = DecoderBuffer::new(&owned).with_limits(limits);
-                MeshDecoder::new().decode(&mut buffer, &mut mesh).map(|()| mesh)
-            });
-            // The importer may have given up waiting: nobody to tell then.
-            let _ = send.send(result);
-        })
-        .map_err(|e| format!("the Draco decoder could not start: {e}"))?;
-    match receive.recv_timeout(budget) {
-        Ok(result) => result
-            .map_err(|_| "the Draco decoder failed on malformed data".to_owned())?
-            .map_err(|e| format!("Draco: {e}")),
-        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(format!(
-            "the Draco stream was still decoding after {:.0} s (a malformed stream that makes the decoder loop); gave up",
-            budget.as_secs_f64()
-        )),
-        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-            Err("the Draco decoder failed on malformed data".to_owned())
-        }
-    }
-}
-
-/// Decode one primitive: the attributes the importer asks for, in its accessors' types, and the
-/// triangle indices.
-///
-/// # Errors
-/// A message naming what is wrong: the header, counts that disagree with the accessors, a
-/// missing attribute, or the decoder's own error.
-pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
-    let vertex_count = primitive.vertex_count;
-    if let Some(counts) = declared_counts(primitive.compressed)? {
-        if let Some(indices) = primitive.index_count
-            && counts.faces.checked_mul(3) != Some(indices as u64)
-        {
-            return Err(format!(
-                "the Draco stream declares {} triangles but the indices accessor holds {indices} indices",
-                counts.faces
-            ));
-        }
-        if counts.vertices > vertex_count as u64 {
-            return Err(format!(
-                "the Draco stream declares {} vertices but the attribute accessors hold {vertex_count}",
-                counts.vertices
-            ));
-        }
-    }
-    let limits = limits(primitive);
-    let budget = decode_budget(primitive);
-    let mesh = decode_watched(primitive.compressed, limits, budget)?;
+/// Decode one primitive (on a decoding thread, under `catch_unwind`): the attributes the
+/// importer asks for, in its accessors' types, and the triangle indices.
+fn decode_job(job: Job) -> Result<DecodedDraco, String> {
+    let Job { compressed, attributes, vertex_count, index_count, limits, .. } = job;
+    let mut mesh = Mesh::new();
+    let mut buffer = DecoderBuffer::new(&compressed).with_limits(limits);
+    MeshDecoder::new().decode(&mut buffer, &mut mesh).map_err(|e| format!("Draco: {e}"))?;
+    drop(compressed);
 
     if mesh.num_points() != vertex_count {
         return Err(format!(
@@ -219,7 +380,7 @@ pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
             indices.push(point);
         }
     }
-    match primitive.index_count {
+    match index_count {
         Some(expected) if indices.len() != expected => {
             return Err(format!("the Draco stream holds {} indices, the accessor {expected}", indices.len()));
         }
@@ -231,8 +392,7 @@ pub fn decode(primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {
         }
         _ => {}
     }
-    let attributes = primitive
-        .attributes
+    let attributes = attributes
         .iter()
         .map(|want| {
             let attribute = mesh

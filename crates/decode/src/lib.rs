@@ -23,7 +23,9 @@ pub mod meshopt;
 
 use std::path::Path;
 
-use anim::import::{DecodedDraco, Decoder, DracoPrimitive, ImageSize, Limits, MeshoptFilter, MeshoptMode, MeshoptView};
+use anim::import::{
+    DecodedDraco, Decoder, DracoPrimitive, ImageSize, Limits, MeshoptFilter, MeshoptMode, MeshoptView, PendingDraco,
+};
 use anim::{ImportError, Model};
 
 /// Every decoder animtune ships.
@@ -64,6 +66,13 @@ impl Decoder for Decoders {
     /// Large files' primitives are decoded in parallel ([`draco::decode_all`]).
     fn decode_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> Vec<Result<DecodedDraco, String>> {
         draco::decode_all(primitives, draco::PARALLEL_MIN_VERTICES)
+    }
+
+    /// The primitives decode on background threads ([`draco::start`]) while the importer reads
+    /// the rest of the file; large files' in parallel.
+    fn start_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> PendingDraco<'_> {
+        let pending = draco::start(primitives, draco::PARALLEL_MIN_VERTICES);
+        PendingDraco::new(move || pending.wait())
     }
 
     fn inspect_image(&self, mime_type: Option<&str>, bytes: &[u8]) -> Option<Result<ImageSize, String>> {

@@ -385,4 +385,20 @@ fn draco_fuzz_timeout_multi_parallelogram_is_given_up_with_an_error() {
         error.starts_with("Err(") && error.contains("still decoding after"),
         "a looping stream is refused: {error}"
     );
+
+    // A file of three such primitives, decoded in the background while the import goes on: the
+    // first gives up within its budget and the others are not waited for (nor started), so the
+    // import fails in one budget, not three.
+    let three = [primitive.clone(), primitive.clone(), primitive];
+    let started = std::time::Instant::now();
+    let pending = decode::draco::start(&three, usize::MAX);
+    let returned = started.elapsed().as_secs_f64();
+    assert!(returned < 0.5, "start returned after {returned} s: it must not wait for the decoder");
+    let outcomes = pending.wait();
+    let took = started.elapsed().as_secs_f64();
+    assert!(took < budget_secs + 2.0, "three looping primitives took {took} s against a budget of {budget_secs} s");
+    assert_eq!(outcomes.len(), 3);
+    let errors: Vec<String> = outcomes.into_iter().map(|o| o.err().unwrap_or_default()).collect();
+    assert!(errors[0].contains("still decoding after"), "{errors:?}");
+    assert!(errors[1..].iter().all(|e| e.contains("not decoded: an earlier Draco primitive failed")), "{errors:?}");
 }

@@ -6,14 +6,14 @@ use serde_json::Value;
 
 use super::accessor::{Component, ElementType, View};
 use super::decoder::{
-    DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView,
+    DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView, PendingDraco,
 };
 use super::document::{Builder, bad_value, object_ref};
 use super::extensions::{DRACO, MESHOPT_EXTENSIONS, extension};
 use super::json::{get, opt_str, opt_u64, req_index, req_u64, top_array};
 use crate::error::{ImportError, ObjectKind, ObjectRef, Problem, invalid};
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// When buffer view `value` is meshopt-compressed and a decoder reads it, decode it into a
     /// new buffer and return the view onto it. `None`: read the view's own (fallback) data.
     pub(super) fn decode_meshopt_view(
@@ -130,12 +130,14 @@ impl Builder<'_> {
         }))
     }
 
-    /// Decode every Draco-compressed primitive (when a decoder reads them) into new buffers,
-    /// pointing its accessors at the decoded data. Every primitive is checked against the
-    /// limits first; then the decoder gets them all at once (it may decode them in parallel).
-    pub(super) fn decode_draco_primitives(&mut self) -> Result<(), ImportError> {
+    /// Check every Draco-compressed primitive (when a decoder reads them) against the limits and
+    /// start decoding them all at once (the decoder may decode them in the background and in
+    /// parallel): the importer reads the rest of the file meanwhile and places the results with
+    /// [`Builder::finish_draco_primitives`] before it reads the meshes. `None` when the file has
+    /// no Draco primitive to decode.
+    pub(super) fn start_draco_primitives(&self) -> Result<Option<DracoStarted<'a>>, ImportError> {
         if !self.decoder.supports(DRACO) {
-            return Ok(());
+            return Ok(None);
         }
         let root = self.root;
         let mut plans = Vec::new();
@@ -148,23 +150,58 @@ impl Builder<'_> {
             }
         }
         if plans.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
-        let results = {
-            let requests: Vec<DracoPrimitive<'_>> = plans
-                .iter()
-                .map(|plan| {
-                    let v = self.views[plan.view];
-                    DracoPrimitive {
-                        compressed: &self.buffers[v.buffer][v.byte_offset..v.byte_offset + v.byte_length],
-                        attributes: plan.wanted.clone(),
-                        vertex_count: plan.vertex_count,
-                        index_count: plan.index_count,
-                    }
-                })
-                .collect();
-            self.decoder.decode_draco_all(&requests)
-        };
+        let requests: Vec<DracoPrimitive<'_>> = plans
+            .iter()
+            .map(|plan| {
+                let v = self.views[plan.view];
+                DracoPrimitive {
+                    compressed: &self.buffers[v.buffer][v.byte_offset..v.byte_offset + v.byte_length],
+                    attributes: plan.wanted.clone(),
+                    vertex_count: plan.vertex_count,
+                    index_count: plan.index_count,
+                }
+            })
+            .collect();
+        let pending = self.decoder.start_draco_all(&requests);
+        Ok(Some(DracoStarted { plans, pending }))
+    }
+
+    /// While the Draco primitives decode, read their morph targets (which Draco does not
+    /// compress) so that the meshes, read after the wait, find them read. Only reads the meshes
+    /// make anyway: VEC3 accessors with their data in the file, as many elements as the
+    /// primitive has vertices, Draco primitives up to `max_total_vertices` in all. An accessor
+    /// that fails to read is left to the meshes, which report it in order.
+    pub(super) fn prefetch_draco_targets(&self, started: &DracoStarted<'_>) {
+        let mut prefetched = self.prefetched.borrow_mut();
+        let mut vertices = 0u64;
+        for plan in &started.plans {
+            vertices = vertices.saturating_add(plan.vertex_count as u64);
+            if vertices > self.limits.max_total_vertices {
+                return;
+            }
+            for &index in &plan.targets {
+                let a = &self.accessors[index];
+                let wanted = a.view.is_some()
+                    && a.sparse.is_none()
+                    && a.element == ElementType::Vec3
+                    && a.count == plan.vertex_count as u64
+                    && !started.fills(index)
+                    && !prefetched.contains_key(&index);
+                if wanted && let Ok(values) = self.data().read_f32(a) {
+                    prefetched.insert(index, values);
+                }
+            }
+        }
+    }
+
+    /// Wait for the Draco primitives [`Builder::start_draco_primitives`] started and place the
+    /// decoded data in new buffers, pointing the primitives' accessors at it. The first
+    /// primitive (in file order) that failed is the error.
+    pub(super) fn finish_draco_primitives(&mut self, started: DracoStarted<'_>) -> Result<(), ImportError> {
+        let DracoStarted { plans, pending } = started;
+        let results = pending.wait();
         if results.len() != plans.len() {
             return Err(bad_value(
                 &plans[0].object,
@@ -248,6 +285,15 @@ impl Builder<'_> {
         }
         let components: u64 = wanted.iter().map(|w| w.components as u64).max().unwrap_or(0);
         limit("accessor components", vertex_count.saturating_mul(components), self.limits.max_accessor_components)?;
+        // Morph targets stay uncompressed; the meshes check these indices when they read them.
+        let targets = get(primitive, "targets")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|target| ["POSITION", "NORMAL"].map(|key| get(target, key).and_then(Value::as_u64)))
+            .flatten()
+            .filter_map(|index| usize::try_from(index).ok().filter(|&i| i < accessor_count))
+            .collect();
         Ok(DracoPlan {
             object: object.clone(),
             view,
@@ -256,6 +302,7 @@ impl Builder<'_> {
             vertex_count: vertex_count as usize,
             indices,
             index_count: index_count.map(|n| n as usize),
+            targets,
         })
     }
 
@@ -316,6 +363,21 @@ impl Builder<'_> {
     }
 }
 
+/// Draco primitives checked against the limits and being decoded
+/// ([`Builder::start_draco_primitives`]).
+pub(super) struct DracoStarted<'a> {
+    plans: Vec<DracoPlan>,
+    pending: PendingDraco<'a>,
+}
+
+impl DracoStarted<'_> {
+    /// True when the decoded data will fill accessor `index` (a Draco primitive's attribute or
+    /// indices).
+    pub(super) fn fills(&self, index: usize) -> bool {
+        self.plans.iter().any(|plan| plan.accessors.contains(&index) || plan.indices == Some(index))
+    }
+}
+
 /// A Draco primitive checked and ready to decode.
 struct DracoPlan {
     object: ObjectRef,
@@ -328,6 +390,8 @@ struct DracoPlan {
     /// The indices accessor, when the primitive has one, and its count.
     indices: Option<usize>,
     index_count: Option<usize>,
+    /// The accessors of its morph targets' positions and normals (not compressed).
+    targets: Vec<usize>,
 }
 
 fn too_wide(object: &ObjectRef, index: u32) -> ImportError {

@@ -119,6 +119,36 @@ pub struct DecodedDraco {
     pub attributes: Vec<Vec<u8>>,
 }
 
+/// The results of [`Decoder::start_draco_all`]: Draco primitives being decoded (or already
+/// decoded) while the importer goes on.
+pub struct PendingDraco<'a> {
+    wait: Box<dyn FnOnce() -> Vec<Result<DecodedDraco, String>> + 'a>,
+}
+
+impl<'a> PendingDraco<'a> {
+    /// Results that are already there.
+    pub fn ready(results: Vec<Result<DecodedDraco, String>>) -> Self {
+        Self::new(move || results)
+    }
+
+    /// Results that `wait` gives when called (it blocks until they are there).
+    pub fn new(wait: impl FnOnce() -> Vec<Result<DecodedDraco, String>> + 'a) -> Self {
+        Self { wait: Box::new(wait) }
+    }
+
+    /// Block until every primitive is decoded (or given up), and return one result per primitive
+    /// in the order [`Decoder::start_draco_all`] got them.
+    pub fn wait(self) -> Vec<Result<DecodedDraco, String>> {
+        (self.wait)()
+    }
+}
+
+impl std::fmt::Debug for PendingDraco<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PendingDraco")
+    }
+}
+
 /// Width and height of an image, read from its header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImageSize {
@@ -152,6 +182,16 @@ pub trait Decoder: Sync {
     /// independent: a decoder may decode them in parallel. The default decodes them in turn.
     fn decode_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> Vec<Result<DecodedDraco, String>> {
         primitives.iter().map(|p| self.decode_draco(p)).collect()
+    }
+
+    /// Start decoding every Draco primitive of a file and return at once: the importer reads the
+    /// rest of the file (images, nodes, skins, animations) meanwhile and calls
+    /// [`PendingDraco::wait`] when it builds the meshes. The primitives' bytes are borrowed for
+    /// this call only: a decoder that works in the background copies what it needs. Dropping the
+    /// [`PendingDraco`] abandons the work (the importer does when the file fails first). The
+    /// default decodes them now, with [`Decoder::decode_draco_all`].
+    fn start_draco_all(&self, primitives: &[DracoPrimitive<'_>]) -> PendingDraco<'_> {
+        PendingDraco::ready(self.decode_draco_all(primitives))
     }
 
     /// Check the container of an image in a format this decoder transcodes for the renderer

@@ -1,6 +1,6 @@
 //! Turns the glTF JSON and its buffers into the owned [`Model`], validating as it goes.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -97,6 +97,9 @@ pub(super) struct Builder<'a> {
     total_vertices: Cell<u64>,
     /// Indices of the primitives parsed so far (checked against `max_total_indices`).
     total_indices: Cell<u64>,
+    /// Accessors read ahead while Draco primitives decode
+    /// ([`Builder::prefetch_draco_targets`]): taken by the first read of each.
+    pub(super) prefetched: RefCell<HashMap<usize, Vec<f32>>>,
 }
 
 /// Build a model from the JSON document and the GLB binary chunk, if any.
@@ -128,6 +131,7 @@ pub(crate) fn build(
         accessors: Vec::new(),
         total_vertices: Cell::new(0),
         total_indices: Cell::new(0),
+        prefetched: RefCell::new(HashMap::new()),
     };
     b.load_buffers(bin, base_dir)?;
     b.parse_views()?;
@@ -137,18 +141,31 @@ pub(crate) fn build(
         .enumerate()
         .map(|(i, v)| parse_accessor(v, i, view_count))
         .collect::<Result<_, _>>()?;
-    b.decode_draco_primitives()?;
+    // Draco primitives decode in the background while the rest of the file is read; the meshes,
+    // the only readers of their data, are read last.
+    let mut draco = b.start_draco_primitives()?;
 
     let images = b.load_images(base_dir)?;
     let textures = b.parse_textures(images.len())?;
     let materials = b.parse_materials(&textures)?;
-    let meshes = b.parse_meshes(materials.len())?;
+    let shapes = b.parse_mesh_shapes()?;
+    // Without Draco data to wait for, the meshes are read here, before the nodes, as they always
+    // were (reading them last makes repeated imports slower: the allocator then returns their
+    // memory to the system at every drop and faults it in again).
+    let mut meshes = match draco {
+        None => Some(b.parse_meshes(materials.len(), &shapes)?),
+        Some(_) => None,
+    };
     let skins_json = top_array(&root, "skins")?;
-    let (nodes, children) = b.parse_nodes(&meshes, skins_json.len())?;
+    let (nodes, children) = b.parse_nodes(&shapes, skins_json.len())?;
     let hierarchy = build_hierarchy(&root, &children)?;
     check_depth(&root, &hierarchy, limits.max_node_depth)?;
+    // A skin or an animation reading an accessor that Draco fills (nothing an exporter writes)
+    // reads the decoded data, as the meshes do.
+    if let Some(started) = draco.take_if(|started| reads_any(&root, |index| started.fills(index))) {
+        b.finish_draco_primitives(started)?;
+    }
     let skins = b.parse_skins(&nodes)?;
-    check_skinned_meshes(&root, &nodes, &meshes, &skins)?;
     let scenes = b.parse_scenes(&hierarchy)?;
     let default_scene = opt_index(&root, &root_ref, "scene", "scene", scenes.len())?;
     let weight_count = nodes.iter().map(|n| n.rest_weights.len()).sum();
@@ -160,6 +177,15 @@ pub(crate) fn build(
         })
         .collect();
     b.check_pointer_targets(&pointer_tracks, nodes.len(), materials.len())?;
+    if let Some(started) = draco {
+        b.prefetch_draco_targets(&started);
+        b.finish_draco_primitives(started)?;
+    }
+    let meshes = match meshes.take() {
+        Some(meshes) => meshes,
+        None => b.parse_meshes(materials.len(), &shapes)?,
+    };
+    check_skinned_meshes(&root, &nodes, &meshes, &skins)?;
     Ok(Model {
         nodes,
         hierarchy,
@@ -490,7 +516,11 @@ impl Builder<'_> {
         if let Some(count) = count {
             Self::check_count(user, field, index, a, count)?;
         }
-        let floats = self.data().read_f32(a)?;
+        let prefetched = self.prefetched.borrow_mut().remove(&index);
+        let floats = match prefetched {
+            Some(floats) => floats,
+            None => self.data().read_f32(a)?,
+        };
         if let Some(bad) = floats.iter().position(|x| !x.is_finite()) {
             return Err(invalid(user, Problem::NonFinite { field, element: bad / 3 }));
         }
@@ -644,8 +674,10 @@ impl Builder<'_> {
         Ok(Primitive { mode, positions, normals, texcoords, colors, joints, weights, indices, material, targets })
     }
 
-    fn parse_meshes(&self, material_count: usize) -> Result<Vec<Mesh>, ImportError> {
-        let mut meshes = Vec::new();
+    /// What nodes and animations need of every mesh, read from the JSON alone (no accessor):
+    /// its morph target count and default weights, checked as [`Builder::parse_meshes`] would.
+    fn parse_mesh_shapes(&self) -> Result<Vec<MeshShape>, ImportError> {
+        let mut shapes = Vec::new();
         for (i, value) in top_array(self.root, "meshes")?.iter().enumerate() {
             let object = object_ref(ObjectKind::Mesh, i, value);
             expect_object(value, &object)?;
@@ -653,17 +685,18 @@ impl Builder<'_> {
             if prims.is_empty() {
                 return Err(invalid(&object, Problem::MissingField("primitives")));
             }
-            let primitives = prims
-                .iter()
-                .enumerate()
-                .map(|(p, v)| self.parse_primitive(v, &object.with_part("primitive", p), material_count))
-                .collect::<Result<Vec<_>, _>>()?;
-            let target_count = primitives[0].targets.len();
-            if let Some(p) = primitives.iter().position(|p| p.targets.len() != target_count) {
+            let mut target_counts = Vec::with_capacity(prims.len());
+            for (p, primitive) in prims.iter().enumerate() {
+                let object = object.with_part("primitive", p);
+                expect_object(primitive, &object)?;
+                target_counts.push(array(primitive, &object, "targets")?.len());
+            }
+            let target_count = target_counts[0];
+            if let Some(p) = target_counts.iter().position(|&n| n != target_count) {
                 return Err(bad_value(
                     &object.with_part("primitive", p),
                     "targets",
-                    format!("{} morph targets, but primitive 0 has {target_count}", primitives[p].targets.len()),
+                    format!("{} morph targets, but primitive 0 has {target_count}", target_counts[p]),
                 ));
             }
             let default_weights = opt_float_list(value, &object, "weights")?.unwrap_or_else(|| vec![0.0; target_count]);
@@ -675,18 +708,42 @@ impl Builder<'_> {
                     format!("{} weights for {target_count} morph targets", default_weights.len()),
                 ));
             }
+            shapes.push(MeshShape { target_count, default_weights });
+        }
+        Ok(shapes)
+    }
+
+    /// The meshes, with their [`MeshShape`]s (read first by [`Builder::parse_mesh_shapes`]).
+    fn parse_meshes(&self, material_count: usize, shapes: &[MeshShape]) -> Result<Vec<Mesh>, ImportError> {
+        let mut meshes = Vec::new();
+        for ((i, value), shape) in top_array(self.root, "meshes")?.iter().enumerate().zip(shapes) {
+            let object = object_ref(ObjectKind::Mesh, i, value);
+            let primitives = array(value, &object, "primitives")?
+                .iter()
+                .enumerate()
+                .map(|(p, v)| self.parse_primitive(v, &object.with_part("primitive", p), material_count))
+                .collect::<Result<Vec<_>, _>>()?;
             let target_names = get(value, "extras")
                 .and_then(|e| get(e, "targetNames"))
                 .and_then(Value::as_array)
                 .map(|names| names.iter().map(|n| n.as_str().unwrap_or_default().to_owned()).collect())
                 .unwrap_or_default();
-            meshes.push(Mesh { name: name(value), primitives, default_weights, target_names });
+            meshes.push(Mesh {
+                name: name(value),
+                primitives,
+                default_weights: shape.default_weights.clone(),
+                target_names,
+            });
         }
         Ok(meshes)
     }
 
     /// The nodes, and each node's child list.
-    fn parse_nodes(&self, meshes: &[Mesh], skin_count: usize) -> Result<(Vec<Node>, Vec<Vec<usize>>), ImportError> {
+    fn parse_nodes(
+        &self,
+        meshes: &[MeshShape],
+        skin_count: usize,
+    ) -> Result<(Vec<Node>, Vec<Vec<usize>>), ImportError> {
         let nodes_json = top_array(self.root, "nodes")?;
         if nodes_json.len() > self.limits.max_nodes {
             return Err(invalid(
@@ -740,7 +797,7 @@ impl Builder<'_> {
                 };
                 Transform { translation, rotation, scale }
             };
-            let target_count = mesh.map_or(0, |m| meshes[m].target_count());
+            let target_count = mesh.map_or(0, |m| meshes[m].target_count);
             let rest_weights = match opt_float_list(value, &object, "weights")? {
                 Some(w) if w.len() == target_count => {
                     self.check_magnitude(&object, "weights", None, &w, 1)?;
@@ -1034,6 +1091,28 @@ impl Builder<'_> {
             }
         })
     }
+}
+
+/// What nodes and animations need of a mesh before its primitives are read.
+struct MeshShape {
+    /// Morph targets of every primitive.
+    target_count: usize,
+    /// The mesh's `weights`, or zeros.
+    default_weights: Vec<f32>,
+}
+
+/// True when a skin's `inverseBindMatrices` or an animation sampler's `input` or `output` is an
+/// accessor `fills` holds (indices not read as such are checked where they are parsed).
+fn reads_any(root: &Value, fills: impl Fn(usize) -> bool) -> bool {
+    let items = |key| root.get(key).and_then(Value::as_array).into_iter().flatten();
+    let index = |value: &Value, key| value.get(key).and_then(Value::as_u64).and_then(|i| usize::try_from(i).ok());
+    let skins = items("skins").filter_map(|skin| index(skin, "inverseBindMatrices"));
+    let samplers = items("animations")
+        .filter_map(|animation| animation.get("samplers").and_then(Value::as_array))
+        .flatten()
+        .flat_map(|sampler| [index(sampler, "input"), index(sampler, "output")])
+        .flatten();
+    skins.chain(samplers).any(fills)
 }
 
 /// `/nodes/{n}/translation|rotation|scale|weights`: the node and the path.

@@ -24,7 +24,7 @@ pub(crate) use glb::{is_glb, split as split_glb};
 
 pub use decoder::{
     DecodedDraco, Decoder, DracoAttribute, DracoComponent, DracoPrimitive, ImageSize, MeshoptFilter, MeshoptMode,
-    MeshoptView, NoDecoder,
+    MeshoptView, NoDecoder, PendingDraco,
 };
 
 use std::path::Path;
