@@ -126,6 +126,7 @@ impl RagdollView {
     /// bodies' velocities) as tuned — whole body or the region, limp or powered, pinned or free
     /// — pushing the body of `push_node` (by the one rule the command line uses too: its own
     /// body or the one it rides on; the root for nodes outside the skeleton).
+    #[allow(clippy::too_many_arguments, reason = "the handoff's inputs, each one the stage owns apart")]
     pub fn trigger(
         &mut self,
         model: &Model,
