@@ -172,6 +172,158 @@ fn a_hand_without_a_ragdoll_body_is_still_mapped_by_its_name() {
     assert!(hand.is_some_and(|(l, r)| l < 1e-3 && r < 1e-3), "{:?}", on.end_effector_error_m);
 }
 
+/// The built-in character's joints under Rigify's deform names (`Hips` → `DEF-spine`, `Chest` →
+/// `DEF-spine.003`, `Head` → `DEF-spine.006`, `UpperArm.L` → `DEF-upper_arm.L`, …), each with an
+/// `ORG-` original and an `MCH-` mechanism twin beside it, plus Rigify's control bones (`torso`,
+/// `hips`, `chest`, `neck`, `head`, `thigh_fk.L`, `foot_ik.R`, `tweak_spine.001`), all listed in the
+/// skin and carrying no vertices, as Blender writes a Rigify armature exported with all bones.
+fn builtin_as_full_rigify_export() -> Vec<u8> {
+    const DEFORM: [(&str, &str); 21] = [
+        ("Hips", "spine"),
+        ("Spine", "spine.001"),
+        ("Chest", "spine.003"),
+        ("Neck", "spine.004"),
+        ("Head", "spine.006"),
+        ("Shoulder.L", "shoulder.L"),
+        ("UpperArm.L", "upper_arm.L"),
+        ("LowerArm.L", "forearm.L"),
+        ("Hand.L", "hand.L"),
+        ("Shoulder.R", "shoulder.R"),
+        ("UpperArm.R", "upper_arm.R"),
+        ("LowerArm.R", "forearm.R"),
+        ("Hand.R", "hand.R"),
+        ("UpperLeg.L", "thigh.L"),
+        ("LowerLeg.L", "shin.L"),
+        ("Foot.L", "foot.L"),
+        ("Toes.L", "toe.L"),
+        ("UpperLeg.R", "thigh.R"),
+        ("LowerLeg.R", "shin.R"),
+        ("Foot.R", "foot.R"),
+        ("Toes.R", "toe.R"),
+    ];
+    const CONTROLS: [(&str, &str); 10] = [
+        ("torso", "Hips"),
+        ("hips", "Hips"),
+        ("chest", "Chest"),
+        ("neck", "Neck"),
+        ("head", "Head"),
+        ("tweak_spine.001", "Spine"),
+        ("thigh_fk.L", "UpperLeg.L"),
+        ("foot_ik.R", "Foot.R"),
+        ("upper_arm_fk.L", "UpperArm.L"),
+        ("hand_ik.R", "Hand.R"),
+    ];
+    let mut doc = devtools::gltf::Doc::from_glb(MANNEQUIN).unwrap();
+    let node_named = |doc: &devtools::gltf::Doc, name: &str| {
+        doc.json["nodes"].as_array().unwrap().iter().position(|n| n["name"] == name).unwrap()
+    };
+    let parents: std::collections::HashMap<usize, usize> = doc.json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .flat_map(|(p, n)| {
+            n["children"].as_array().into_iter().flatten().map(move |c| (c.as_u64().unwrap() as usize, p))
+        })
+        .collect();
+    let skin = &doc.json["skins"][0];
+    let mut joints: Vec<usize> =
+        skin["joints"].as_array().unwrap().iter().map(|j| j.as_u64().unwrap() as usize).collect();
+    let binds = skin["inverseBindMatrices"].as_u64().unwrap() as usize;
+    let view = &doc.json["bufferViews"][doc.json["accessors"][binds]["bufferView"].as_u64().unwrap() as usize];
+    let start = (view["byteOffset"].as_u64().unwrap_or(0)
+        + doc.json["accessors"][binds]["byteOffset"].as_u64().unwrap_or(0)) as usize;
+    let mut matrices: Vec<f32> = doc.bin[start..start + 64 * joints.len()]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    // A helper bone beside `like`: same parent, same rest transform, its inverse bind.
+    let mut twin = |doc: &mut devtools::gltf::Doc, name: String, like: usize| {
+        let mut node = serde_json::json!({"name": name});
+        for key in ["translation", "rotation", "scale"] {
+            if let Some(v) = doc.json["nodes"][like].get(key) {
+                node[key] = v.clone();
+            }
+        }
+        let index = doc.add_node(node);
+        match parents.get(&like) {
+            Some(&p) => doc.json["nodes"][p]["children"].as_array_mut().unwrap().insert(0, index.into()),
+            None => doc.json["scenes"][0]["nodes"].as_array_mut().unwrap().insert(0, index.into()),
+        }
+        let slot = joints.iter().position(|&j| j == like).unwrap();
+        matrices.extend_from_within(16 * slot..16 * slot + 16);
+        joints.push(index);
+    };
+    for (builtin, rigify) in DEFORM {
+        let node = node_named(&doc, builtin);
+        doc.json["nodes"][node]["name"] = format!("DEF-{rigify}").into();
+        twin(&mut doc, format!("ORG-{rigify}"), node);
+        twin(&mut doc, format!("MCH-{rigify}.parent"), node);
+    }
+    for (control, builtin) in CONTROLS {
+        let rigify = DEFORM.iter().find(|(b, _)| *b == builtin).unwrap().1;
+        let node = node_named(&doc, &format!("DEF-{rigify}"));
+        twin(&mut doc, control.to_owned(), node);
+    }
+    let accessor = doc.add_f32(&matrices, "MAT4");
+    doc.json["skins"][0]["inverseBindMatrices"] = accessor.into();
+    doc.json["skins"][0]["joints"] = joints.into();
+    doc.json["buffers"][0]["byteLength"] = doc.bin.len().into();
+    doc.to_glb()
+}
+
+#[test]
+fn a_full_rigify_export_maps_its_deform_bones_only() {
+    let builtin = load(MANNEQUIN);
+    let skeleton = Skeleton::new(&builtin).unwrap();
+    let rigify_bytes = builtin_as_full_rigify_export();
+    let rigify = load(&rigify_bytes);
+    let rigify_skeleton = Skeleton::new(&rigify).unwrap();
+    assert!(rigify_skeleton.is_humanoid());
+    // Every recognised joint is a deform bone, the spine chain in its order.
+    let names: Vec<&str> = rigify_skeleton.joints.iter().map(|j| j.name.as_str()).collect();
+    assert!(names.iter().all(|n| n.starts_with("DEF-")), "{names:?}");
+    let spine: Vec<&str> = names.iter().copied().filter(|n| n.starts_with("DEF-spine")).collect();
+    assert_eq!(spine, ["DEF-spine", "DEF-spine.001", "DEF-spine.003", "DEF-spine.004", "DEF-spine.006"]);
+    let onto = Mapping::automatic(&skeleton, &rigify_skeleton);
+    let from = Mapping::automatic(&rigify_skeleton, &skeleton);
+    assert_eq!((onto.pairs.len(), from.pairs.len()), (21, 21), "{onto:?}\n{from:?}");
+    assert!(onto.pairs.iter().all(|p| p.target_name.starts_with("DEF-")), "{onto:?}");
+    assert!(from.pairs.iter().all(|p| p.source_name.starts_with("DEF-")), "{from:?}");
+    let mapping = onto;
+    let target_of =
+        |source: &str| mapping.pairs.iter().find(|p| p.source_name == source).map(|p| p.target_name.as_str());
+    for (source, target) in [
+        ("Hips", "DEF-spine"),
+        ("Spine", "DEF-spine.001"),
+        ("Chest", "DEF-spine.003"),
+        ("Neck", "DEF-spine.004"),
+        ("Head", "DEF-spine.006"),
+        ("Shoulder.L", "DEF-shoulder.L"),
+        ("LowerArm.R", "DEF-forearm.R"),
+        ("UpperLeg.L", "DEF-thigh.L"),
+        ("Foot.R", "DEF-foot.R"),
+    ] {
+        assert_eq!(target_of(source), Some(target), "{mapping:?}");
+    }
+    // The built-in Walk onto it and back: every joint comes back within float rounding.
+    let walk = clip(&builtin, "Walk");
+    let written = retarget_to_file(
+        (&builtin, &skeleton),
+        (&rigify, &rigify_skeleton),
+        FileBytes { bytes: &rigify_bytes, base_dir: None },
+        &mapping,
+        &[walk],
+        Options::default(),
+        &anim::import::Limits::default(),
+    )
+    .unwrap();
+    let report = &written.report.clips[0];
+    assert_eq!(report.round_trip_joints, 21);
+    assert!(report.round_trip_max_deg < 0.1, "{}", report.round_trip_max_deg);
+    assert!(report.foot_slide_m <= SLIDE_THRESHOLD_M, "{}", report.foot_slide_m);
+}
+
 #[test]
 fn every_pair_both_ways_validates_keeps_feet_planted_and_round_trips() {
     let Some(rigs) = corpus() else { return };

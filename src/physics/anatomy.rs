@@ -566,6 +566,9 @@ pub fn recognise(name: &str) -> NameHint {
         Some(BoneKind::LowerLeg)
     } else if has("foot") || has("ankle") || has("heel") {
         Some(BoneKind::Foot)
+    } else if rigify && side.is_some() && has("pelvis") {
+        // Rigify's `DEF-pelvis.L`/`.R`: flaps of the hip skin hung on the pelvis, not the hips.
+        None
     } else if has("pelvis") || has("hip") {
         Some(BoneKind::Hips)
     } else if has("neck") {
@@ -598,6 +601,14 @@ pub fn recognise(name: &str) -> NameHint {
         None
     };
     NameHint { kind, limb, side }
+}
+
+/// Whether `name` is a Rigify deform bone (`DEF-forearm.L`, `DEF-spine.003`). A Rigify armature
+/// exported with all its bones also holds originals (`ORG-`), mechanism (`MCH-`) and controls
+/// (`torso`, `chest`, `thigh_fk.L`, `foot_ik.R`) named after the same anatomy; only the deform
+/// bones move the mesh, so where a skin has them they are the joints to recognise.
+pub fn is_rigify_deform(name: &str) -> bool {
+    words(name).first().is_some_and(|w| w == "def")
 }
 
 #[cfg(test)]
@@ -670,6 +681,37 @@ mod tests {
             assert_eq!(hint.kind, Some(expected), "{name}");
             assert_eq!(hint.side.unwrap_or(Side::Centre), side, "{name}");
         }
+    }
+
+    #[test]
+    fn rigify_deform_bones_are_told_from_its_other_layers() {
+        for name in ["DEF-spine", "DEF-spine.001", "DEF-thigh.L", "DEF-upper_arm.R.001", "def_hand.L"] {
+            assert!(is_rigify_deform(name), "{name}");
+        }
+        for name in ["ORG-thigh.L", "MCH-spine.002", "torso", "chest", "thigh_fk.L", "foot_ik.R", "Hips", "DEFAULT"] {
+            assert!(!is_rigify_deform(name), "{name}");
+        }
+        // Originals name the same anatomy as their deform twins: the skin's layer decides.
+        assert_eq!(kind("ORG-thigh.L"), kind("DEF-thigh.L"));
+        // The spine chain in its order, and the hip flaps that are no hips.
+        let spine: Vec<_> = [
+            "DEF-spine",
+            "DEF-spine.001",
+            "DEF-spine.002",
+            "DEF-spine.003",
+            "DEF-spine.004",
+            "DEF-spine.005",
+            "DEF-spine.006",
+        ]
+        .iter()
+        .map(|n| kind(n))
+        .collect();
+        use BoneKind::*;
+        assert_eq!(spine, [Some(Hips), Some(Spine), Some(Spine), Some(Spine), Some(Neck), Some(Neck), Some(Head)]);
+        assert_eq!(kind("DEF-pelvis.L"), None);
+        assert_eq!(kind("DEF-pelvis.R"), None);
+        assert_eq!(kind("pelvis"), Some(Hips));
+        assert_eq!(kind("DEF-hips"), Some(Hips));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use anim::{LocalMatrices, Model, NodeId};
 use glam::{Affine3A, Vec3};
 
 use crate::physics::RagdollSpec;
-use crate::physics::anatomy::{BoneKind, Side};
+use crate::physics::anatomy::{BoneKind, Side, is_rigify_deform, recognise};
 
 /// A chain of the mapping table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -134,6 +134,10 @@ impl Skeleton {
             let ordinal = joints.iter().filter(|j| j.kind == kind && j.side == side).count();
             joints.push(Joint { node, name: node_name(model, node), kind, side, ordinal });
         };
+        // A Rigify armature exported with all its bones: only its deform bones are joints.
+        let skin_nodes: &[NodeId] = model.skins.get(spec.skin).map_or(&[][..], |s| s.joints.as_slice());
+        let rigify = skin_nodes.iter().any(|&j| is_rigify_deform(&node_name(model, j)));
+        let candidate = |node: NodeId| !rigify || is_rigify_deform(&node_name(model, node));
         for body in &spec.bodies {
             if Chain::of(body.kind, body.side).is_none() || body.kind == BoneKind::Toes {
                 continue;
@@ -145,10 +149,12 @@ impl Skeleton {
             push(NodeId::from_index(body.node), body.kind, body.side, &mut joints);
             if body.kind == BoneKind::Foot {
                 let foot = NodeId::from_index(body.node);
-                let toes = model.hierarchy.children(foot).iter().copied().find(|&c| {
-                    let hint = crate::physics::anatomy::recognise(&node_name(model, c));
-                    hint.kind == Some(BoneKind::Toes)
-                });
+                let toes = model
+                    .hierarchy
+                    .children(foot)
+                    .iter()
+                    .copied()
+                    .find(|&c| candidate(c) && recognise(&node_name(model, c)).kind == Some(BoneKind::Toes));
                 if let Some(toes) = toes {
                     push(toes, BoneKind::Toes, body.side, &mut joints);
                 }
@@ -157,35 +163,29 @@ impl Skeleton {
         // Joints the ragdoll merged or left without a body (no vertices of their own: a robot's
         // abdomen, a clavicle) but whose names say what they are: spine and neck segments, and a
         // missing shoulder, hip, head or hand.
-        if let Some(skin) = model.skins.get(spec.skin) {
-            for &node in &skin.joints {
-                if joints.iter().any(|j| j.node == node) {
-                    continue;
+        for &node in skin_nodes {
+            if !candidate(node) || joints.iter().any(|j| j.node == node) {
+                continue;
+            }
+            let hint = recognise(&node_name(model, node));
+            let (Some(kind), side) = (hint.kind, hint.side.unwrap_or(Side::Centre)) else { continue };
+            let fits = match kind {
+                BoneKind::Spine | BoneKind::Neck => side == Side::Centre,
+                BoneKind::Head | BoneKind::Hips => side == Side::Centre && !joints.iter().any(|j| j.kind == kind),
+                BoneKind::Shoulder => side != Side::Centre && !joints.iter().any(|j| j.kind == kind && j.side == side),
+                // A hand the ragdoll left without a body (its vertices weighted to the
+                // fingers or the forearm, as Godot's mannequin has it), below its forearm.
+                BoneKind::Hand => {
+                    side != Side::Centre
+                        && !joints.iter().any(|j| j.kind == kind && j.side == side)
+                        && std::iter::successors(model.hierarchy.parent(node), |&p| model.hierarchy.parent(p)).any(
+                            |p| joints.iter().any(|j| j.node == p && j.kind == BoneKind::LowerArm && j.side == side),
+                        )
                 }
-                let hint = crate::physics::anatomy::recognise(&node_name(model, node));
-                let (Some(kind), side) = (hint.kind, hint.side.unwrap_or(Side::Centre)) else { continue };
-                let fits = match kind {
-                    BoneKind::Spine | BoneKind::Neck => side == Side::Centre,
-                    BoneKind::Head | BoneKind::Hips => side == Side::Centre && !joints.iter().any(|j| j.kind == kind),
-                    BoneKind::Shoulder => {
-                        side != Side::Centre && !joints.iter().any(|j| j.kind == kind && j.side == side)
-                    }
-                    // A hand the ragdoll left without a body (its vertices weighted to the
-                    // fingers or the forearm, as Godot's mannequin has it), below its forearm.
-                    BoneKind::Hand => {
-                        side != Side::Centre
-                            && !joints.iter().any(|j| j.kind == kind && j.side == side)
-                            && std::iter::successors(model.hierarchy.parent(node), |&p| model.hierarchy.parent(p)).any(
-                                |p| {
-                                    joints.iter().any(|j| j.node == p && j.kind == BoneKind::LowerArm && j.side == side)
-                                },
-                            )
-                    }
-                    _ => false,
-                };
-                if fits {
-                    push(node, kind, side, &mut joints);
-                }
+                _ => false,
+            };
+            if fits {
+                push(node, kind, side, &mut joints);
             }
         }
         // Parents first, then the ordinals along each run of a kind.
