@@ -703,8 +703,8 @@ mod tests {
             "DEF-spine.005",
             "DEF-spine.006",
         ]
-        .iter()
-        .map(|n| kind(n))
+        .into_iter()
+        .map(kind)
         .collect();
         use BoneKind::*;
         assert_eq!(spine, [Some(Hips), Some(Spine), Some(Spine), Some(Spine), Some(Neck), Some(Neck), Some(Head)]);
