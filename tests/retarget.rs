@@ -268,6 +268,8 @@ fn builtin_as_full_rigify_export() -> Vec<u8> {
     let accessor = doc.add_f32(&matrices, "MAT4");
     doc.json["skins"][0]["inverseBindMatrices"] = accessor.into();
     doc.json["skins"][0]["joints"] = joints.into();
+    // The hips' twins stand beside them at the scene root: no joint is the skin's common root.
+    doc.json["skins"][0].as_object_mut().unwrap().remove("skeleton");
     doc.json["buffers"][0]["byteLength"] = doc.bin.len().into();
     doc.to_glb()
 }
