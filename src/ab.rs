@@ -66,14 +66,14 @@ pub fn same_clip(a: &Model, clip_a: ClipId, b: &Model) -> Option<ClipId> {
 }
 
 /// One matched joint at one time.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JointDeviation {
     /// The joint's name.
     pub name: String,
     /// Its node in A.
-    pub node_a: usize,
+    pub node_a: NodeId,
     /// Its node in B.
-    pub node_b: usize,
+    pub node_b: NodeId,
     /// Angle between the two local rotations, radians.
     pub local_angle_rad: f32,
     /// Distance between the two local translations.
@@ -85,6 +85,19 @@ pub struct JointDeviation {
 }
 
 impl JointDeviation {
+    /// The pair `node_a`, `node_b` (unnamed) with every figure 0.
+    pub fn unmeasured(node_a: NodeId, node_b: NodeId) -> Self {
+        Self {
+            name: String::new(),
+            node_a,
+            node_b,
+            local_angle_rad: 0.0,
+            local_translation: 0.0,
+            local_scale: 0.0,
+            model_distance: 0.0,
+        }
+    }
+
     /// True when the joint's own transform differs (beyond rounding; `size` is the model's size
     /// for the translation threshold).
     pub fn changed(&self, size: f32) -> bool {
@@ -128,12 +141,7 @@ impl AbCompare {
         let deviations = joints
             .pairs
             .iter()
-            .map(|(na, nb, name)| JointDeviation {
-                name: name.clone(),
-                node_a: na.index(),
-                node_b: nb.index(),
-                ..JointDeviation::default()
-            })
+            .map(|(na, nb, name)| JointDeviation { name: name.clone(), ..JointDeviation::unmeasured(*na, *nb) })
             .collect();
         Self {
             joints,
@@ -161,8 +169,8 @@ impl AbCompare {
     }
 
     /// A's node matched by name with B's node `node_b`, if any.
-    pub fn node_a_of(&self, node_b: usize) -> Option<usize> {
-        self.joints.pairs.iter().find(|(_, b, _)| b.index() == node_b).map(|(a, _, _)| a.index())
+    pub fn node_a_of(&self, node_b: NodeId) -> Option<NodeId> {
+        self.joints.pairs.iter().find(|(_, b, _)| *b == node_b).map(|(a, _, _)| *a)
     }
 
     /// Sample A's clip `clip_a` and B's `clip_b` at `time_secs` with `settings` (from each
@@ -180,13 +188,13 @@ impl AbCompare {
         a.hierarchy.local_to_model(&self.pose_a, &mut self.locals, &mut self.model_a);
         b.hierarchy.local_to_model(&self.pose_b, &mut self.locals, &mut self.model_b);
         for d in &mut self.deviations {
-            let (na, nb) = (NodeId::from_index(d.node_a), NodeId::from_index(d.node_b));
+            let (na, nb) = (d.node_a, d.node_b);
             let (ta, tb) = (self.pose_a.transform(na), self.pose_b.transform(nb));
             d.local_angle_rad = angle_between(ta.rotation, tb.rotation);
             d.local_translation = ta.translation.distance(tb.translation);
             d.local_scale = (ta.scale - tb.scale).abs().max_element();
-            d.model_distance =
-                Vec3::from(self.model_a[d.node_a].translation).distance(Vec3::from(self.model_b[d.node_b].translation));
+            d.model_distance = Vec3::from(self.model_a[na.index()].translation)
+                .distance(Vec3::from(self.model_b[nb.index()].translation));
         }
         &self.deviations
     }
@@ -205,12 +213,7 @@ impl AbCompare {
         let samples = samples.max(2);
         let mut worst: Vec<JointDeviation> = self.deviations.clone();
         for d in &mut worst {
-            *d = JointDeviation {
-                name: std::mem::take(&mut d.name),
-                node_a: d.node_a,
-                node_b: d.node_b,
-                ..Default::default()
-            };
+            *d = JointDeviation { name: std::mem::take(&mut d.name), ..JointDeviation::unmeasured(d.node_a, d.node_b) };
         }
         for i in 0..samples {
             let t = end_secs * i as f32 / (samples - 1) as f32;

@@ -120,7 +120,7 @@ impl ViewerOptions {
     pub fn apply(&self, viewer: &mut Viewer) -> anyhow::Result<()> {
         if let Some(clip) = &self.clip {
             let clip = crate::cli::find_clip(viewer.stage.model(), clip)?;
-            viewer.stage.transport.select_clip(clip.index());
+            viewer.stage.transport.select_clip(clip);
         }
         if let Some(time) = self.time {
             anyhow::ensure!(time.is_finite(), "--time takes a number of seconds");
@@ -717,11 +717,14 @@ mod tests {
     #[test]
     fn a_copied_command_line_opens_the_same_view() {
         let mut shown = viewer();
-        let wave = shown.clip_names().iter().position(|n| n == "Wave").expect("Wave");
+        let wave = shown.stage.model().find_clip("Wave").expect("Wave");
         shown.stage.transport.select_clip(wave);
         shown.stage.transport.seek(1.25);
-        shown.stage.selection.joint =
-            shown.stage.model().nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L"));
+        shown.stage.selection.joint = shown
+            .stage
+            .model()
+            .node_ids()
+            .find(|&n| shown.stage.model().node(n).and_then(|n| n.name.as_deref()) == Some("Hand.L"));
         shown.stage.selection.property = anim::Property::Translation;
         let mut interpolation = shown.stage.tuning.interpolation();
         interpolation.mode = anim::InterpolationOverride::Step;

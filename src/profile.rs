@@ -14,7 +14,7 @@ mod machine;
 
 use std::path::{Path, PathBuf};
 
-use anim::{Easing, InterpolationOverride, Model};
+use anim::{ClipId, Easing, InterpolationOverride, Model, NodeId};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
@@ -325,7 +325,7 @@ impl ProfileFit {
 impl TuningProfile {
     /// The profile of `tuning` on `model` (clips and nodes by name).
     pub fn from_tuning(tuning: &Tuning, model: &Model, identity: &ModelIdentity, label: &str) -> Self {
-        let clip_name = |clip: usize| model.clips.get(clip).map(|c| c.display_name(clip)).unwrap_or_default();
+        let clip_name = |clip: ClipId| model.clip(clip).map(|c| c.display_name(clip.index())).unwrap_or_default();
         let interpolation = tuning.interpolation();
         TuningProfile {
             format: PROFILE_FORMAT,
@@ -336,10 +336,10 @@ impl TuningProfile {
                 channel_modes: tuning
                     .channel_modes()
                     .filter_map(|(clip, track, mode)| {
-                        let track = model.clips.get(clip)?.tracks().get(track)?;
+                        let track = model.clip(clip)?.track(track)?;
                         Some(ChannelMode {
                             clip: clip_name(clip),
-                            node: node_display_name(model, track.node.index()),
+                            node: node_display_name(model, track.node),
                             channel: track.property().gltf_name().to_owned(),
                             mode: mode.name().to_owned(),
                         })
@@ -393,7 +393,7 @@ impl TuningProfile {
     pub fn to_tuning(&self, model: &Model) -> (Tuning, ProfileFit) {
         let mut tuning = Tuning::authored(model);
         let mut fit = ProfileFit::default();
-        let clip_index = |name: &str| model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name);
+        let clip_id = |name: &str| model.clip_ids().find(|&(i, c)| c.display_name(i.index()) == name).map(|(i, _)| i);
         let i = &self.interpolation;
         let unknown =
             |what: &str, text: &str, fit: &mut ProfileFit| fit.skipped.push(format!("{what} \"{text}\": unknown"));
@@ -417,7 +417,7 @@ impl TuningProfile {
         fit.applied += 4 - fit.skipped.len();
         tuning.set_interpolation(interpolation);
         for channel in &i.channel_modes {
-            let Some(clip) = clip_index(&channel.clip) else {
+            let Some(clip) = clip_id(&channel.clip) else {
                 fit.skipped.push(format!("override on clip {}: not in this model", channel.clip));
                 continue;
             };
@@ -425,8 +425,11 @@ impl TuningProfile {
                 fit.skipped.push(format!("override mode \"{}\": unknown", channel.mode));
                 continue;
             };
-            let track = model.clips[clip].tracks().iter().position(|t| {
-                t.property().gltf_name() == channel.channel && node_display_name(model, t.node.index()) == channel.node
+            let track = model.clip(clip).and_then(|c| {
+                c.track_ids().find_map(|(id, t)| {
+                    (t.property().gltf_name() == channel.channel && node_display_name(model, t.node) == channel.node)
+                        .then_some(id)
+                })
             });
             match track {
                 Some(track) => {
@@ -440,7 +443,7 @@ impl TuningProfile {
             }
         }
         for t in &self.transitions {
-            match (clip_index(&t.from), clip_index(&t.to), t.easing.parse::<Easing>()) {
+            match (clip_id(&t.from), clip_id(&t.to), t.easing.parse::<Easing>()) {
                 (Some(from), Some(to), Ok(easing)) => {
                     let pair = format!("fade {} -> {}", t.from, t.to);
                     let mut fade = FadeTuning::cross_fade(t.duration_secs, easing);
@@ -477,7 +480,7 @@ impl TuningProfile {
             let d = RagdollTuning::default();
             let finite_in =
                 |v: f32, lo: f32, hi: f32, fallback: f32| if v.is_finite() { v.clamp(lo, hi) } else { fallback };
-            let node_index = |name: &str| (0..model.nodes.len()).find(|&n| node_display_name(model, n) == name);
+            let node_id = |name: &str| model.node_ids().find(|&n| node_display_name(model, n) == name);
             let gains = |values: Option<[f32; 5]>, fallback: [f32; 5], hi: f32| {
                 values.map_or(fallback, |v| {
                     std::array::from_fn(|i| if v[i].is_finite() { v[i].clamp(0.0, hi) } else { fallback[i] })
@@ -486,24 +489,24 @@ impl TuningProfile {
             tuning.ragdoll = RagdollTuning {
                 ramp_rate_per_sec: finite_in(r.ramp_rate_per_sec, 0.01, 10_000.0, d.ramp_rate_per_sec),
                 easing: r.easing.parse().unwrap_or(d.easing),
-                get_up_clip: clip_index(&r.get_up_clip).unwrap_or(d.get_up_clip),
+                get_up_clip: clip_id(&r.get_up_clip).unwrap_or(d.get_up_clip),
                 get_up_secs: finite_in(r.get_up_secs, 0.0, 10.0, d.get_up_secs),
                 push_newton_secs: finite_in(r.push_newton_secs, 0.0, 10_000.0, d.push_newton_secs),
-                get_up_clip_face_down: r.get_up_clip_face_down.as_deref().and_then(clip_index),
+                get_up_clip_face_down: r.get_up_clip_face_down.as_deref().and_then(clip_id),
                 motor_strength: finite_in(r.motor_strength, 0.0, 1.0, d.motor_strength),
                 limp_rate_per_sec: finite_in(r.limp_rate_per_sec, 0.0, 1_000.0, d.limp_rate_per_sec),
                 pin_pelvis: r.pin_pelvis,
-                region: r.region.as_deref().and_then(node_index),
+                region: r.region.as_deref().and_then(node_id),
                 gains: crate::physics::MotorGains {
                     stiffness: gains(r.motor_stiffness, d.gains.stiffness, 20_000.0),
                     damping: gains(r.motor_damping, d.gains.damping, 2_000.0),
                 },
             };
             fit.applied += 5;
-            if let Some(region) = r.region.as_deref().filter(|n| node_index(n).is_none()) {
+            if let Some(region) = r.region.as_deref().filter(|n| node_id(n).is_none()) {
                 fit.skipped.push(format!("ragdoll region {region}: no such node"));
             }
-            if clip_index(&r.get_up_clip).is_none() && !model.clips.is_empty() {
+            if clip_id(&r.get_up_clip).is_none() && !model.clips.is_empty() {
                 fit.skipped.push(format!("get-up clip {}: not in this model", r.get_up_clip));
             }
         }
@@ -549,14 +552,14 @@ impl ModelIdentity {
     /// The identity of `model`. `source_stem` (the file name without extension) is used only
     /// when no node of the rig has a name, so that unnamed models do not all share one profile.
     pub fn of(model: &Model, source_stem: Option<&str>) -> Self {
-        let mut rig: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
+        let mut rig: Vec<NodeId> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
         rig.sort_unstable();
         rig.dedup();
         if rig.is_empty() {
-            rig = (0..model.nodes.len()).collect();
+            rig = model.node_ids().collect();
         }
-        let name_of = |node: usize| model.nodes.get(node).and_then(|n| n.name.clone());
-        let parent = |node: usize| model.hierarchy.parent(anim::NodeId::from_index(node)).map(anim::NodeId::index);
+        let name_of = |node: NodeId| model.node(node).and_then(|n| n.name.clone());
+        let parent = |node: NodeId| model.hierarchy.parent(node);
         let mut lines: Vec<String> = rig
             .iter()
             .map(|&node| {

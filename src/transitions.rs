@@ -231,8 +231,10 @@ impl Rig {
         let mut world = vec![Affine3A::IDENTITY; n];
         model.hierarchy.local_to_model(&model.rest_pose(), &mut LocalMatrices::new(n), &mut world);
         let height = |node: usize| world.get(node).map_or(f32::MAX, |w| w.translation.y);
-        let mut feet: Vec<usize> =
-            spec.iter().flat_map(|s| s.bodies.iter().filter(|b| b.kind == BoneKind::Foot).map(|b| b.node)).collect();
+        let mut feet: Vec<usize> = spec
+            .iter()
+            .flat_map(|s| s.bodies.iter().filter(|b| b.kind == BoneKind::Foot).map(|b| b.node.index()))
+            .collect();
         if feet.is_empty() {
             feet = joints.iter().copied().filter(|&j| name(j).to_lowercase().contains("foot")).collect();
         }

@@ -5,7 +5,7 @@
 
 use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
 use animtune::profile::{ModelIdentity, TuningProfile, legacy_profile_path};
-use animtune::stage::tuning::{FadeTuning, Interpolation};
+use animtune::stage::tuning::{FadeTuning, Interpolation, RagdollTuning};
 use animtune::ui::{ModelSource, Viewer};
 
 fn mannequin() -> Model {
@@ -23,8 +23,8 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
     dir.join("profiles")
 }
 
-fn clip(viewer: &Viewer, name: &str) -> usize {
-    viewer.clip_names().iter().position(|n| n == name).unwrap()
+fn clip(viewer: &Viewer, name: &str) -> anim::ClipId {
+    viewer.stage.model().find_clip(name).unwrap()
 }
 
 #[test]
@@ -99,7 +99,8 @@ fn a_profile_of_an_older_version_is_migrated() {
     let dir = temp_dir("legacy");
     std::fs::create_dir_all(&dir).unwrap();
     let mut tuned = default_viewer(&dir);
-    tuned.stage.tuning.ragdoll.ramp_rate_per_sec = 4.0;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 4.0, ..tuned.stage.tuning.ragdoll };
+    tuned.stage.set_ragdoll_tuning(ragdoll);
     let mut legacy = tuned.profile.profile_of(&tuned.stage.tuning, tuned.stage.model());
     legacy.format = 1;
     legacy.identity = None;
@@ -122,7 +123,8 @@ fn a_broken_profile_is_reported_kept_and_the_viewer_uses_authored_settings() {
     assert_eq!(viewer.stage.tuning.interpolation().mode, InterpolationOverride::Authored);
     assert!(viewer.profile.status.contains("not loaded"), "{}", viewer.profile.status);
     // The first save keeps the broken file aside instead of losing it.
-    viewer.stage.tuning.ragdoll.push_newton_secs = 5.0;
+    let ragdoll = RagdollTuning { push_newton_secs: 5.0, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     viewer.save_on_exit();
     let mut aside = path.clone().into_os_string();
     aside.push(".unreadable");

@@ -297,7 +297,7 @@ fn anonymous(model: &Model) -> Model {
 }
 
 fn kinds(spec: &RagdollSpec) -> Vec<(usize, BoneKind)> {
-    spec.bodies.iter().map(|b| (b.node, b.kind)).collect()
+    spec.bodies.iter().map(|b| (b.node.index(), b.kind)).collect()
 }
 
 #[test]
@@ -441,7 +441,9 @@ fn a_partial_ragdoll_drops_one_arm_while_the_rest_keeps_walking() {
     let mut controller =
         RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
     let spec = controller.spec().clone();
-    let node = |name: &str| model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).expect("node");
+    let node = |name: &str| {
+        model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).map(anim::NodeId::from_index).expect("node")
+    };
     let region = spec.body_for_node(node("UpperArm.L")).expect("a body");
     let mut walk = Player::new(&model, "Walk");
     let mut pose = model.rest_pose();
@@ -465,13 +467,14 @@ fn a_partial_ragdoll_drops_one_arm_while_the_rest_keeps_walking() {
         model.hierarchy.local_to_model(controller.output(), &mut LocalMatrices::default(), &mut out_world);
         model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut anim_world);
         for name in ["Foot.L", "Foot.R", "Head", "Hand.R", "Hips"] {
-            let d = Vec3::from(out_world[node(name)].translation).distance(anim_world[node(name)].translation.into());
+            let d = Vec3::from(out_world[node(name).index()].translation)
+                .distance(anim_world[node(name).index()].translation.into());
             assert!(d < 1e-4, "frame {frame}: {name} left the animation by {d} m");
         }
     }
     assert!((weights[5] - 0.5).abs() < 0.02 && weights[59] == 1.0, "the region's weight ramps: {weights:?}");
     let hand = node("Hand.L");
-    let apart = Vec3::from(out_world[hand].translation).distance(anim_world[hand].translation.into());
+    let apart = Vec3::from(out_world[hand.index()].translation).distance(anim_world[hand.index()].translation.into());
     assert!(apart > 0.1, "the dropped hand is only {apart} m from the animation's");
     assert_eq!(controller.phase(), Phase::Ragdoll);
 }
@@ -696,7 +699,9 @@ fn push_moves_the_pushed_bone_and_unknown_bones_are_rejected() {
     assert!(format!("{error:#}").contains("NoSuchBone"));
     // A finger or toe pushes the body it rides on (the viewer's rule); the mesh node has none.
     let spec = RagdollSpec::from_model(&model).expect("ragdoll");
-    let node = |name: &str| model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).expect("node");
+    let node = |name: &str| {
+        model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).map(anim::NodeId::from_index).expect("node")
+    };
     assert_eq!(spec.body_for_node(node("Toes.L")), spec.body_for_node(node("Foot.L")));
     let outside = RagdollArgs { push: Some(("Mannequin".to_owned(), Vec3::X)), ..plain };
     let error = simulate(&model, model.find_clip("Walk"), &outside).expect_err("not in the ragdoll");
@@ -792,7 +797,8 @@ fn an_exploding_ragdoll_falls_back_to_the_animation_reports_a_fault_and_can_be_t
     let mut output_world = vec![Affine3A::IDENTITY; model.nodes.len()];
     model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut animated_world);
     model.hierarchy.local_to_model(controller.output(), &mut LocalMatrices::default(), &mut output_world);
-    let apart = Vec3::from(animated_world[head_node].translation).distance(output_world[head_node].translation.into());
+    let apart = Vec3::from(animated_world[head_node.index()].translation)
+        .distance(output_world[head_node.index()].translation.into());
     assert!(apart > 0.3, "the head is only {apart} m from the animation's after a 1.3 s fall");
 }
 

@@ -70,8 +70,8 @@ fn feet_and_hands_under_ik_controls_are_jointed_to_their_limbs() {
     let model =
         scaled(&devtools::ikrig::detach_extremities(animtune::mannequin::DEFAULT_MODEL_GLB).expect("variant"), 1.0);
     let spec = RagdollSpec::from_model(&model).expect("a ragdoll");
-    let name = |node: usize| model.nodes[node].name.clone().unwrap_or_default();
-    let parent_node = |node: usize| model.hierarchy.parent(anim::NodeId::from_index(node)).map(anim::NodeId::index);
+    let name = |node: anim::NodeId| model.node(node).and_then(|n| n.name.clone()).unwrap_or_default();
+    let parent_node = |node: anim::NodeId| model.hierarchy.parent(node);
     for (kind, wanted) in [(BoneKind::Foot, BoneKind::LowerLeg), (BoneKind::Hand, BoneKind::LowerArm)] {
         let extremities: Vec<_> = spec.bodies.iter().filter(|b| b.kind == kind).collect();
         assert_eq!(extremities.len(), 2, "two {kind}s");
@@ -100,7 +100,7 @@ fn feet_and_hands_under_ik_controls_are_jointed_to_their_limbs() {
     }
     for body in spec.bodies.iter().filter(|b| b.kind == BoneKind::Foot) {
         let shin = body.parent.and_then(|p| spec.body(p)).expect("jointed").node;
-        assert_eq!(links[body.node], SkeletonLink::From(shin), "{}'s bone", body.name);
+        assert_eq!(links[body.node.index()], SkeletonLink::From(shin), "{}'s bone", body.name);
     }
 }
 

@@ -441,7 +441,7 @@ fn golden_view<'a>(model: &Model, pose: &'a SoaPose, skeleton: bool) -> ViewDesc
         instances: vec![InstanceDesc::solid(pose)],
         ground: true,
         skeleton,
-        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).map(|j| j.index()),
+        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
         lines: &[],
     }
 }

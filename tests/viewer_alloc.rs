@@ -15,14 +15,14 @@ fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     let names = viewer.clip_names();
-    let walk = names.iter().position(|n| n == "Walk").unwrap();
-    let run = names.iter().position(|n| n == "Run").unwrap();
+    let walk = names.iter().position(|n| n == "Walk").map(anim::ClipId::from_index).unwrap();
+    let run = names.iter().position(|n| n == "Run").map(anim::ClipId::from_index).unwrap();
     viewer.overlays.trajectory = true;
     for mode in RootMotion::ALL {
         viewer.stage.tuning.set_root_motion("Walk", mode);
         viewer.stage.tuning.set_root_motion("Run", mode);
         viewer.stage.transport.select_clip(walk);
-        viewer.stage.fade_target = run;
+        viewer.stage.set_fade_target(run);
         // Warm-up: the trail, the fade history and the clip's path reach their working sizes.
         for _ in 0..400 {
             viewer.step(1.0 / 60.0);
@@ -101,7 +101,7 @@ fn blend_space_frames_and_transitions_from_and_to_it_allocate_nothing() {
     use animtune::stage::layers::{BlendPointSpec, BlendSpaceSpec, BlendSpaceTuning};
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut viewer = Viewer::new(model, ModelSource::built_in());
-    let idle = viewer.clip_names().iter().position(|n| n == "Idle").unwrap();
+    let idle = viewer.clip_names().iter().position(|n| n == "Idle").map(anim::ClipId::from_index).unwrap();
     let point = |clip: &str, x: f32| BlendPointSpec { clip: clip.to_owned(), x, y: None };
     viewer.stage.tuning.clip_extras.blend_space = Some(BlendSpaceTuning {
         space: BlendSpaceSpec { points: vec![point("Walk", 1.4), point("Run", 3.4)] },
@@ -109,7 +109,7 @@ fn blend_space_frames_and_transitions_from_and_to_it_allocate_nothing() {
         phase_sync: true,
         active: true,
     });
-    viewer.stage.fade_target = idle;
+    viewer.stage.set_fade_target(idle);
     let count = |viewer: &mut Viewer, frames: usize| {
         allocations_on_this_thread(|| {
             for _ in 0..frames {
@@ -145,11 +145,11 @@ fn scrubbing_the_rewind_allocates_nothing_per_frame() {
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     let names = viewer.clip_names();
-    let walk = names.iter().position(|n| n == "Walk").unwrap();
-    let run = names.iter().position(|n| n == "Run").unwrap();
+    let walk = names.iter().position(|n| n == "Walk").map(anim::ClipId::from_index).unwrap();
+    let run = names.iter().position(|n| n == "Run").map(anim::ClipId::from_index).unwrap();
     viewer.overlays.trajectory = true;
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     for frame in 0..400 {
         if frame == 300 {
             viewer.trigger_fade();

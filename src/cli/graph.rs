@@ -280,8 +280,8 @@ fn write(path: &Path, text: &str, what: &str) -> anyhow::Result<()> {
 /// The feet's touch-downs of every clip as clip events named `FOOT_down` (a repeat on one clip
 /// numbered `FOOT_down_2`…).
 fn add_foot_events(stage: &mut Stage, rig: &Rig) {
-    let clips = stage.model().clips.len();
-    for clip in 0..clips {
+    let clips: Vec<ClipId> = stage.model().clip_ids().map(|(id, _)| id).collect();
+    for clip in clips {
         let [contacts, _] = stage.foot_contacts([clip, clip]);
         let mut seen: Vec<String> = Vec::new();
         for contact in rig.named(&contacts) {
@@ -289,7 +289,7 @@ fn add_foot_events(stage: &mut Stage, rig: &Rig) {
             let count = seen.iter().filter(|n| **n == base).count();
             let name = if count == 0 { base.clone() } else { format!("{base}_{}", count + 1) };
             seen.push(base);
-            stage.machine_mut().add_event(ClipId::from_index(clip), &name, contact.time_secs);
+            stage.machine_mut().add_event(clip, &name, contact.time_secs);
         }
     }
 }
@@ -337,7 +337,8 @@ fn play(stage: &mut Stage, entries: &[PlayEntry], tail: f32, report: &mut GraphR
         let output = stage.machine().output();
         if let Some(id) = output.started {
             let at = (frame + 1) as f32 / FRAME_HZ;
-            let length = stage.machine().clip_of(active).map_or(0.0, |c| stage.model().clips[c].end_secs());
+            let length =
+                stage.machine().clip_of(active).and_then(|c| stage.model().clip(c)).map_or(0.0, anim::Clip::end_secs);
             let source = if length > 0.0 { (source_secs + dt).rem_euclid(length) } else { 0.0 };
             report.transitions.push(taken_transition(stage, &rig, id, active, at, source, false));
         }
@@ -385,12 +386,12 @@ fn taken_transition(
     let edge = machine.transition(id);
     let to = edge.map_or(from, |t| t.to);
     let edge_name = edge.map_or_else(String::new, |t| machine.transition_name(t));
-    let from_clip = stage.machine().clip_of(from).unwrap_or(0);
+    let from_clip = stage.machine().clip_of(from).unwrap_or(ClipId::new(0));
     let (to_clip, fade) =
         stage.machine().fade_of(id, from_clip, &stage.tuning).unwrap_or((from_clip, Default::default()));
     let contacts = stage.foot_contacts([from_clip, to_clip]);
     let model = stage.model();
-    let from_name = model.clips[from_clip].display_name(from_clip);
+    let from_name = model.clip(from_clip).map_or_else(String::new, |c| c.display_name(from_clip.index()));
     let pair = PairSettings {
         transition: fade.transition(0.0, 0.0),
         sync: if fade.phase_sync { Sync::Phase } else { Sync::None },
@@ -399,15 +400,7 @@ fn taken_transition(
         loops: 1,
         start_secs: None,
     };
-    let figures = measure(
-        model,
-        rig,
-        ClipId::from_index(from_clip),
-        ClipId::from_index(to_clip),
-        &[source_secs],
-        &pair,
-        Some(contacts),
-    );
+    let figures = measure(model, rig, from_clip, to_clip, &[source_secs], &pair, Some(contacts));
     GraphTransition {
         at_secs,
         from: stage.machine().state_name(from),

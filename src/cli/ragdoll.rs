@@ -452,7 +452,7 @@ pub struct RagdollRun {
 }
 
 /// Find a node by name, or else by decimal index.
-fn find_bone(model: &Model, name_or_index: &str) -> anyhow::Result<usize> {
+fn find_bone(model: &Model, name_or_index: &str) -> anyhow::Result<anim::NodeId> {
     super::render::find_node(model, name_or_index)
 }
 
@@ -634,7 +634,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
                 root_height_history.push(root.y - ragdoll.ground_y());
                 min_clearance = min_clearance.min(ragdoll.lowest_point_seen() - ragdoll.ground_y());
                 if controller.ragdoll_weight() < 1.0 && region.is_none() {
-                    let shown = spec.body(spec.root).map_or(root.y, |b| world[b.node].translation.y);
+                    let shown = spec.body(spec.root).map_or(root.y, |b| world[b.node.index()].translation.y);
                     blend_float = blend_float.max(shown - root.y);
                 }
                 if first_step.is_none()
@@ -651,13 +651,13 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
                     ragdoll.step_secs(),
                 ));
                 for b in spec.body_ids().filter(|&b| !ragdoll.is_kinematic(b)) {
-                    let node = spec.bodies[b.index()].node;
+                    let node = spec.bodies[b.index()].node.index();
                     let d = Vec3::from(world[node].translation).distance(animated_world[node].translation.into());
                     tracking_sum += f64::from(d * d);
                     tracking_count += 1;
                 }
             }
-            root_positions.push(spec.body(spec.root).map_or(Vec3::ZERO, |b| world[b.node].translation.into()));
+            root_positions.push(spec.body(spec.root).map_or(Vec3::ZERO, |b| world[b.node.index()].translation.into()));
             if (k - handoff_frame).is_multiple_of(MESH_CHECK_FRAMES) || k + 1 == get_up_frame {
                 mesh_excess =
                     mesh_excess.max(mesh_outside_colliders(&mut poser, model, &spec, output, &world, &mesh_nodes));
@@ -668,7 +668,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
             get_up_step = get_up_step.max(step);
         }
         if let Some(i) = snapshot_frames.iter().position(|&f| f == k) {
-            let capsules = spec.bodies.iter().map(|b| b.capsule_in(&world[b.node])).collect();
+            let capsules = spec.bodies.iter().map(|b| b.capsule_in(&world[b.node.index()])).collect();
             snapshots.push(Snapshot { secs: snapshot_times[i], phase, pose: controller.output().clone(), capsules });
         }
         std::mem::swap(&mut world, &mut previous_world);
@@ -845,13 +845,13 @@ fn handoff_errors(
         (r.normalize(), t)
     };
     for (b, body) in spec.bodies.iter().enumerate() {
-        let next: Vec3 = world_next[body.node].translation.into();
-        let at: Vec3 = world_at[body.node].translation.into();
+        let next: Vec3 = world_next[body.node.index()].translation.into();
+        let at: Vec3 = world_at[body.node.index()].translation.into();
         let animated = (next - at) / step_secs;
         position = position.max(first.origins[b].distance(next));
         velocity = velocity.max(first.velocities[b].distance(animated));
         if let Some(parent) = body.parent.and_then(|p| spec.body(p)) {
-            let ((r0, t0), (r1, t1)) = (rigid(&world_at[parent.node]), rigid(&world_next[parent.node]));
+            let ((r0, t0), (r1, t1)) = (rigid(&world_at[parent.node.index()]), rigid(&world_next[parent.node.index()]));
             let turn = (r1 * r0.inverse()).normalize();
             let turn = if turn.w < 0.0 { -turn } else { turn };
             let carried = (t1 - t0) / step_secs + (turn.to_scaled_axis() / step_secs).cross(at - t0);
@@ -869,7 +869,7 @@ fn mesh_outside_colliders(
     spec: &RagdollSpec,
     pose: &SoaPose,
     world: &[Affine3A],
-    mesh_nodes: &[usize],
+    mesh_nodes: &[anim::NodeId],
 ) -> f32 {
     let mesh = poser.pose_bounds(model, pose, mesh_nodes);
     if mesh.is_empty() {
@@ -878,7 +878,7 @@ fn mesh_outside_colliders(
     let mut lo = Vec3::splat(f32::MAX);
     let mut hi = Vec3::splat(f32::MIN);
     for body in &spec.bodies {
-        let Some(w) = world.get(body.node) else { continue };
+        let Some(w) = world.get(body.node.index()) else { continue };
         let (a, b, radius) = body.capsule_in(w);
         for p in [a, b] {
             lo = lo.min(p - Vec3::splat(radius));

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anim::{ClipCursor, ClipId, InterpolationOverride, Model, SampleSettings, SoaPose};
+use anim::{ClipCursor, ClipId, InterpolationOverride, Model, NodeId, SampleSettings, SoaPose};
 use anyhow::Context as _;
 
 use crate::render::shot::{Shot, ShotSpec};
@@ -120,12 +120,13 @@ pub fn parse_compare(text: &str) -> Result<(InterpolationOverride, Interpolation
 ///
 /// # Errors
 /// When no node has that name or index.
-pub fn find_node(model: &Model, name_or_index: &str) -> anyhow::Result<usize> {
+pub fn find_node(model: &Model, name_or_index: &str) -> anyhow::Result<NodeId> {
     model
         .nodes
         .iter()
         .position(|n| n.name.as_deref() == Some(name_or_index))
         .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < model.nodes.len()))
+        .map(NodeId::from_index)
         .with_context(|| {
             format!("node \"{name_or_index}\" not found (give a node name or an index below {})", model.nodes.len())
         })
@@ -160,8 +161,8 @@ pub struct Resolved {
     pub blend_space: Option<anim::BlendSpacePlayer>,
     /// Clip time, seconds.
     pub time_secs: f32,
-    /// The highlighted joint's node index.
-    pub selected_joint: Option<usize>,
+    /// The highlighted joint.
+    pub selected_joint: Option<NodeId>,
 }
 
 /// Check what `args` names against `model` (no GPU needed).

@@ -268,7 +268,8 @@ impl RagdollController {
             *k = true;
         }
         for (node, weight) in self.node_in_region.iter_mut().enumerate() {
-            let simulated = self.spec.body_for_node(node).is_some_and(|b| !kinematic[b.index()]);
+            let simulated =
+                self.spec.body_for_node(anim::NodeId::from_index(node)).is_some_and(|b| !kinematic[b.index()]);
             *weight = if region.is_none() || simulated { 1.0 } else { 0.0 };
         }
         let start = RagdollStart {
@@ -335,7 +336,7 @@ impl RagdollController {
                 let standing = GetUpPlan::from_world(&self.spec, &self.animated_world);
                 let height = lowest_capsule_point(&self.spec, &self.animated_world);
                 let root_height =
-                    self.spec.body(self.spec.root).map_or(0.0, |b| self.animated_world[b.node].translation.y);
+                    self.spec.body(self.spec.root).map_or(0.0, |b| self.animated_world[b.node.index()].translation.y);
                 standing.biped && root_height - height < 0.2 * self.spec.size
             };
             if !target_lies {
@@ -530,6 +531,7 @@ fn blend_get_up(
 /// The fault of a ragdoll that blew up, if it did.
 fn explosion(spec: &RagdollSpec, ragdoll: &Ragdoll) -> Option<RagdollFault> {
     let (body, kind) = ragdoll.find_fault(MAX_DISTANCE_M, MAX_SPEED_MPS)?;
-    let (bone, node) = spec.body(body).map_or_else(|| (String::new(), 0), |b| (b.name.clone(), b.node));
+    let (bone, node) =
+        spec.body(body).map_or_else(|| (String::new(), anim::NodeId::new(0)), |b| (b.name.clone(), b.node));
     Some(RagdollFault { body, bone, node, kind, steps: ragdoll.steps() })
 }

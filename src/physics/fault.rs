@@ -68,8 +68,8 @@ pub struct RagdollFault {
     pub body: BodyId,
     /// Its bone's name.
     pub bone: String,
-    /// Its bone's node index.
-    pub node: usize,
+    /// Its bone's node.
+    pub node: anim::NodeId,
     /// What went wrong.
     pub kind: FaultKind,
     /// Physics steps the dropped ragdoll had taken.

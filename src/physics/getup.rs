@@ -83,7 +83,7 @@ fn horizontal(v: Vec3) -> Vec3 {
 /// the root body's rotation.
 pub fn facing_direction(spec: &RagdollSpec, world: &[Affine3A]) -> Vec3 {
     let Some(root) = spec.body(spec.root) else { return Vec3::Z };
-    let (rotation, _) = rigid(&world.get(root.node).copied().unwrap_or_default());
+    let (rotation, _) = rigid(&world.get(root.node.index()).copied().unwrap_or_default());
     let forward = rotation * (root.rest_rotation.inverse() * spec.forward);
     horizontal(forward).try_normalize().unwrap_or(Vec3::Z)
 }
@@ -92,7 +92,7 @@ impl GetUpPlan {
     /// How the body posed by `world` (one world transform per node) lies.
     pub fn from_world(spec: &RagdollSpec, world: &[Affine3A]) -> Self {
         let biped = is_biped(spec);
-        let body_world = |b: BodyId| spec.body(b).and_then(|body| world.get(body.node)).map(rigid);
+        let body_world = |b: BodyId| spec.body(b).and_then(|body| world.get(body.node.index())).map(rigid);
         let (root_rotation, root_position) = body_world(spec.root).unwrap_or((Quat::IDENTITY, Vec3::ZERO));
         let root_rest = spec.body(spec.root).map_or(Quat::IDENTITY, |b| b.rest_rotation);
         // The belly: the front of a biped, the underside of a quadruped.
@@ -118,7 +118,8 @@ impl GetUpPlan {
         model.hierarchy.local_to_model(clip_start, &mut LocalMatrices::new(world.len()), &mut world);
         let facing = facing_direction(spec, &world);
         let yaw = facing.cross(self.heading).y.atan2(facing.dot(self.heading));
-        let root = spec.body(spec.root).and_then(|b| world.get(b.node)).map_or(Vec3::ZERO, |w| w.translation.into());
+        let root =
+            spec.body(spec.root).and_then(|b| world.get(b.node.index())).map_or(Vec3::ZERO, |w| w.translation.into());
         let turned = Quat::from_rotation_y(yaw) * root;
         let offset = horizontal(self.lying_root - turned);
         if yaw.is_finite() && offset.is_finite() { Placement { yaw_rad: yaw, offset } } else { Placement::IDENTITY }
@@ -128,8 +129,10 @@ impl GetUpPlan {
     /// and the lying root (world units), and the angle between its facing and
     /// [`Self::heading`] (radians).
     pub fn alignment_error(&self, spec: &RagdollSpec, placed_world: &[Affine3A]) -> (f32, f32) {
-        let root =
-            spec.body(spec.root).and_then(|b| placed_world.get(b.node)).map_or(Vec3::ZERO, |w| w.translation.into());
+        let root = spec
+            .body(spec.root)
+            .and_then(|b| placed_world.get(b.node.index()))
+            .map_or(Vec3::ZERO, |w| w.translation.into());
         let distance = horizontal(root - self.lying_root).length();
         let facing = facing_direction(spec, placed_world);
         (distance, facing.dot(self.heading).clamp(-1.0, 1.0).acos())
@@ -221,7 +224,7 @@ pub(crate) fn parents_first(spec: &RagdollSpec) -> Vec<BodyId> {
 pub fn lowest_capsule_point(spec: &RagdollSpec, world: &[Affine3A]) -> f32 {
     let mut lowest = f32::MAX;
     for body in &spec.bodies {
-        let Some(w) = world.get(body.node) else { continue };
+        let Some(w) = world.get(body.node.index()) else { continue };
         let (a, b, radius) = body.capsule_in(w);
         lowest = lowest.min(a.y.min(b.y) - radius);
     }
@@ -244,8 +247,11 @@ pub fn key_pose(
 ) {
     let (pitch, flexion) = key.recipe();
     let count = spec.bodies.len();
-    let base: Vec<(Quat, Vec3)> =
-        spec.bodies.iter().map(|b| target_world.get(b.node).map_or((Quat::IDENTITY, Vec3::ZERO), rigid)).collect();
+    let base: Vec<(Quat, Vec3)> = spec
+        .bodies
+        .iter()
+        .map(|b| target_world.get(b.node.index()).map_or((Quat::IDENTITY, Vec3::ZERO), rigid))
+        .collect();
     let mut posed = base.clone();
     let left = spec.up.cross(facing_direction(spec, target_world)).normalize_or(Vec3::X);
     for b in parents_first(spec) {
@@ -265,7 +271,7 @@ pub fn key_pose(
     }
     let mut world: Vec<Affine3A> = target_world.to_vec();
     for (node, slot) in world.iter_mut().enumerate() {
-        let Some(b) = spec.body_for_node(node) else { continue };
+        let Some(b) = spec.body_for_node(anim::NodeId::from_index(node)) else { continue };
         let i = b.index();
         let body_from_node = Affine3A::from_rotation_translation(base[i].0, base[i].1).inverse() * target_world[node];
         *slot = Affine3A::from_rotation_translation(posed[i].0, posed[i].1) * body_from_node;

@@ -357,9 +357,10 @@ impl Ragdoll {
         let count = spec.bodies.len();
         let node_world = |w: &[Affine3A], node: usize| w.get(node).copied().unwrap_or_default();
         let poses: Vec<(Quat, Vec3)> =
-            spec.bodies.iter().map(|b| rigid(&node_world(start.world_now, b.node))).collect();
+            spec.bodies.iter().map(|b| rigid(&node_world(start.world_now, b.node.index()))).collect();
         // Capsules scaled as their node is scaled at the handoff (relative to rest).
-        let scales: Vec<f32> = spec.bodies.iter().map(|b| b.scale_in(&node_world(start.world_now, b.node))).collect();
+        let scales: Vec<f32> =
+            spec.bodies.iter().map(|b| b.scale_in(&node_world(start.world_now, b.node.index()))).collect();
         let shapes: Vec<(Vec3, Vec3, f32)> =
             spec.bodies.iter().zip(&scales).map(|(b, &s)| (b.capsule_a * s, b.capsule_b * s, b.radius * s)).collect();
         let origin = poses.get(spec.root.index()).map_or(Vec3::ZERO, |p| p.1);
@@ -373,7 +374,7 @@ impl Ragdoll {
         let mut excluded = vec![false; count * count];
         for a in 0..count {
             for b in 0..count {
-                let near = spec.hops(BodyId::from_index(a), BodyId::from_index(b)) <= 2;
+                let near = spec.hops(BodyId::from_index(a), BodyId::from_index(b)).is_some_and(|hops| hops <= 2);
                 let gap = segment_segment_distance(capsules[a].0, capsules[a].1, capsules[b].0, capsules[b].1)
                     - shapes[a].2
                     - shapes[b].2;
@@ -410,7 +411,7 @@ impl Ragdoll {
                     .angular_damping(settings.angular_damping)
             };
             if settings.initial_velocity && has_motion && !kinematic[i] {
-                let (rotation_before, translation_before) = rigid(&node_world(start.world_before, body.node));
+                let (rotation_before, translation_before) = rigid(&node_world(start.world_before, body.node.index()));
                 let local_com = 0.5 * (shapes[i].0 + shapes[i].1);
                 let com_now = translation + rotation * local_com;
                 let com_before = translation_before + rotation_before * local_com;
@@ -453,8 +454,8 @@ impl Ragdoll {
             // (the limit would stop it dead: a velocity error at the handoff), so the limits
             // also contain where the joint is headed over a few steps.
             if settings.initial_velocity && has_motion {
-                let (pr, _) = rigid(&node_world(start.world_before, spec.bodies[p].node));
-                let (cr, _) = rigid(&node_world(start.world_before, body.node));
+                let (pr, _) = rigid(&node_world(start.world_before, spec.bodies[p].node.index()));
+                let (cr, _) = rigid(&node_world(start.world_before, body.node.index()));
                 let other = (pr * body.joint_frame_parent).inverse() * (cr * body.joint_frame_child);
                 let (now, then) = (axis_angles(relative), axis_angles(other));
                 let reach = (HANDOFF_LIMIT_LOOKAHEAD_SECS / start.dt_before_secs.abs()).min(8.0);
@@ -502,7 +503,7 @@ impl Ragdoll {
             .iter()
             .enumerate()
             .map(|(node, &w)| {
-                let body = spec.body_for_node(node)?;
+                let body = spec.body_for_node(anim::NodeId::from_index(node))?;
                 let (r, t) = *poses.get(body.index())?;
                 Some((body, Affine3A::from_rotation_translation(r, t).inverse() * w))
             })
@@ -617,7 +618,7 @@ impl Ragdoll {
     pub fn set_drive(&mut self, spec: &RagdollSpec, drive: &Drive<'_>) {
         std::mem::swap(&mut self.targets_from, &mut self.targets_to);
         for (b, body) in spec.bodies.iter().enumerate() {
-            if let Some(w) = drive.world.get(body.node) {
+            if let Some(w) = drive.world.get(body.node.index()) {
                 let (r, t) = rigid(w);
                 if r.is_finite() && t.is_finite() {
                     self.targets_to[b] = (r, self.to_sim_point(t));

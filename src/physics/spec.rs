@@ -51,7 +51,7 @@ pub enum KindSource {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BodySpec {
     /// The node (skin joint) the body drives.
-    pub node: usize,
+    pub node: NodeId,
     /// The node's name (or `node_<index>`).
     pub name: String,
     /// What the body is.
@@ -318,7 +318,7 @@ impl RagdollSpec {
             let parent = draft.parent.map(|p| live(&drafts, p)).and_then(|p| draft_body[p]);
             draft_body[i] = Some(BodyId::from_index(bodies.len()));
             bodies.push(BodySpec {
-                node,
+                node: NodeId::from_index(node),
                 name: draft.name.clone(),
                 kind: draft.kind,
                 side: draft.side,
@@ -386,10 +386,10 @@ impl RagdollSpec {
     pub fn simulated_nodes(&self, model: &Model) -> Vec<bool> {
         let mut simulated = vec![false; self.node_body.len()];
         for node in order(model) {
-            let Some(body) = self.body_for_node(node).and_then(|b| self.body(b)) else { continue };
+            let Some(body) = self.body_for_node(NodeId::from_index(node)).and_then(|b| self.body(b)) else { continue };
             let mut at = Some(node);
             while let Some(n) = at {
-                if n == body.node {
+                if n == body.node.index() {
                     simulated[node] = true;
                     break;
                 }
@@ -412,14 +412,14 @@ impl RagdollSpec {
     /// The body a node moves with — its own, the one it was merged into, or its nearest
     /// simulated ancestor's — the one rule the viewer (a picked joint) and the command line (a
     /// bone name) share. `None` for nodes outside the skeleton.
-    pub fn body_for_node(&self, node: usize) -> Option<BodyId> {
-        self.node_body.get(node).copied().flatten()
+    pub fn body_for_node(&self, node: NodeId) -> Option<BodyId> {
+        self.node_body.get(node.index()).copied().flatten()
     }
 
     /// [`Self::body_for_node`] of the node with this exact name.
     pub fn body_for_node_named(&self, model: &Model, name: &str) -> Option<BodyId> {
         let node = model.nodes.iter().position(|n| n.name.as_deref() == Some(name))?;
-        self.body_for_node(node)
+        self.body_for_node(NodeId::from_index(node))
     }
 
     /// The bodies of the subtree rooted at `region_root` (it and every body below it): a
@@ -439,8 +439,8 @@ impl RagdollSpec {
         inside
     }
 
-    /// Number of body-tree edges between two bodies (`usize::MAX` when in different trees).
-    pub fn hops(&self, a: BodyId, b: BodyId) -> usize {
+    /// Number of body-tree edges between two bodies (`None` when in different trees).
+    pub fn hops(&self, a: BodyId, b: BodyId) -> Option<usize> {
         let chain = |mut x: BodyId| {
             let mut v = vec![x];
             while let Some(p) = self.body(x).and_then(|body| body.parent) {
@@ -452,10 +452,10 @@ impl RagdollSpec {
         let (ca, cb) = (chain(a), chain(b));
         for (i, x) in ca.iter().enumerate() {
             if let Some(j) = cb.iter().position(|y| y == x) {
-                return i + j;
+                return Some(i + j);
             }
         }
-        usize::MAX
+        None
     }
 
     /// The character's left in the rest pose.

@@ -10,21 +10,21 @@ use crate::render::camera::Aabb;
 
 /// Nodes with a mesh that belong to the shown scene ([`Model::scene_roots`] and their
 /// descendants), in depth-first order.
-pub fn drawn_nodes(model: &Model) -> Vec<usize> {
-    let mut stack: Vec<usize> = model.scene_roots().into_iter().map(NodeId::index).collect();
+pub fn drawn_nodes(model: &Model) -> Vec<NodeId> {
+    let mut stack: Vec<NodeId> = model.scene_roots();
     stack.reverse();
     let mut out = Vec::new();
     let mut seen = vec![false; model.nodes.len()];
     while let Some(node) = stack.pop() {
-        let Some(seen_node) = seen.get_mut(node) else { continue };
+        let Some(seen_node) = seen.get_mut(node.index()) else { continue };
         if std::mem::replace(seen_node, true) {
             continue;
         }
-        let Some(data) = model.nodes.get(node) else { continue };
+        let Some(data) = model.node(node) else { continue };
         if data.mesh.is_some() {
             out.push(node);
         }
-        stack.extend(model.hierarchy.children(NodeId::from_index(node)).iter().rev().map(|c| c.index()));
+        stack.extend(model.hierarchy.children(node).iter().rev());
     }
     out
 }
@@ -50,20 +50,20 @@ impl CpuPoser {
         &mut self,
         model: &Model,
         pose: &SoaPose,
-        nodes: &[usize],
+        nodes: &[NodeId],
         mut visit: impl FnMut(&Primitive, &[Vec3]),
     ) {
         self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
         model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.model_from_node);
-        for &node_index in nodes {
-            let Some(node) = model.nodes.get(node_index) else { continue };
+        for &node_id in nodes {
+            let Some(node) = model.node(node_id) else { continue };
             let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
             let skin = node.skin.and_then(|s| model.skins.get(s)).map(PreparedSkin::new);
             if let Some(skin) = &skin {
                 self.palette.resize(skin.len(), Mat4::IDENTITY);
                 skin.skinning_matrices(&self.model_from_node, &mut self.palette);
             }
-            let weights = model.node_weights(NodeId::from_index(node_index), pose);
+            let weights = model.node_weights(node_id, pose);
             for primitive in &mesh.primitives {
                 if !is_triangle_mode(primitive.mode) {
                     continue;
@@ -74,7 +74,7 @@ impl CpuPoser {
                     continue;
                 }
                 if skin.is_none() {
-                    let world_from_mesh = self.model_from_node[node_index];
+                    let world_from_mesh = self.model_from_node[node_id.index()];
                     for p in &mut self.positions {
                         *p = world_from_mesh.transform_point3(*p);
                     }
@@ -85,7 +85,7 @@ impl CpuPoser {
     }
 
     /// Bounds of the model in `pose`.
-    pub fn pose_bounds(&mut self, model: &Model, pose: &SoaPose, nodes: &[usize]) -> Aabb {
+    pub fn pose_bounds(&mut self, model: &Model, pose: &SoaPose, nodes: &[NodeId]) -> Aabb {
         let mut bounds = Aabb::EMPTY;
         self.for_each_posed_primitive(model, pose, nodes, |_, positions| {
             for &p in positions {

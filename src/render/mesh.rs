@@ -1,6 +1,6 @@
 //! Upload of an imported model (`anim::Model`, the CPU side) into GPU buffers ([`GpuModel`]).
 
-use anim::{Model, Primitive};
+use anim::{Model, NodeId, Primitive};
 use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt as _;
 
@@ -64,8 +64,8 @@ pub struct GpuMaterial {
 /// One draw of one instance: a primitive of a node's mesh.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DrawItem {
-    /// Node index.
-    pub node: usize,
+    /// The node.
+    pub node: NodeId,
     /// Mesh index.
     pub mesh: usize,
     /// Primitive index in the mesh.
@@ -90,9 +90,9 @@ pub struct GpuModel {
     /// Draws of one instance, in order.
     pub draws: Vec<DrawItem>,
     /// Nodes with a mesh in the shown scene.
-    pub drawn_nodes: Vec<usize>,
+    pub drawn_nodes: Vec<NodeId>,
     /// Joint nodes of every skin, sorted ([`crate::render::overlay::joint_nodes`]).
-    pub joint_nodes: Vec<usize>,
+    pub joint_nodes: Vec<NodeId>,
     /// Bounds of the rest pose (scale hint for the ground grid).
     pub rest_bounds: Aabb,
     /// The model's skins prepared for palettes (one per model skin).
@@ -196,7 +196,7 @@ impl GpuModel {
         let nodes = drawn_nodes(model);
         let mut draws = Vec::new();
         for &node in &nodes {
-            let Some(mesh_index) = model.nodes[node].mesh else { continue };
+            let Some(mesh_index) = model.node(node).and_then(|n| n.mesh) else { continue };
             let Some(mesh) = model.meshes.get(mesh_index) else { continue };
             for primitive in 0..mesh.primitives.len() {
                 draws.push(DrawItem { node, mesh: mesh_index, primitive });

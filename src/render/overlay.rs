@@ -1,7 +1,7 @@
 //! Skeleton overlay: bones as thin screen-space quads and joints as discs, built on the CPU in
 //! clip space (so widths are in pixels) and drawn on top of the scene.
 
-use anim::Model;
+use anim::{Model, NodeId};
 use glam::{Affine3A, Mat4, Vec2, Vec3};
 
 use crate::render::gpu_data::OverlayVertex;
@@ -13,7 +13,7 @@ pub enum SkeletonLink {
     /// From the nearest joint above it in the node tree (unless that one is hidden).
     Tree,
     /// From this node's joint.
-    From(usize),
+    From(NodeId),
     /// Not drawn: no bone line to or from it and no joint disc.
     Hidden,
 }
@@ -46,8 +46,8 @@ impl Default for SkeletonStyle {
 }
 
 /// Every joint node of every skin, ascending and without repeats.
-pub fn joint_nodes(model: &Model) -> Vec<usize> {
-    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
+pub fn joint_nodes(model: &Model) -> Vec<NodeId> {
+    let mut joints: Vec<NodeId> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
     joints.sort_unstable();
     joints.dedup();
     joints
@@ -60,25 +60,25 @@ pub fn joint_nodes(model: &Model) -> Vec<usize> {
 #[allow(clippy::too_many_arguments)]
 pub fn push_skeleton(
     model: &Model,
-    joints: &[usize],
+    joints: &[NodeId],
     model_from_node: &[Affine3A],
     clip_from_world: Mat4,
     viewport_px: Vec2,
-    selected: Option<usize>,
+    selected: Option<NodeId>,
     style: &SkeletonStyle,
     links: &[SkeletonLink],
     out: &mut Vec<OverlayVertex>,
 ) {
-    let is_joint = |node: usize| joints.binary_search(&node).is_ok();
-    let link = |node: usize| links.get(node).copied().unwrap_or(SkeletonLink::Tree);
-    let hidden = |node: usize| link(node) == SkeletonLink::Hidden;
-    let project = |node: usize| -> Option<Vec2> {
-        let world: Vec3 = model_from_node.get(node)?.translation.into();
+    let is_joint = |node: NodeId| joints.binary_search(&node).is_ok();
+    let link = |node: NodeId| links.get(node.index()).copied().unwrap_or(SkeletonLink::Tree);
+    let hidden = |node: NodeId| link(node) == SkeletonLink::Hidden;
+    let project = |node: NodeId| -> Option<Vec2> {
+        let world: Vec3 = model_from_node.get(node.index())?.translation.into();
         let clip = clip_from_world * world.extend(1.0);
         (clip.w > 1e-6).then(|| Vec2::new(clip.x, clip.y) / clip.w)
     };
     let half_px = viewport_px * 0.5;
-    let parent = |node: usize| model.hierarchy.parent(anim::NodeId::from_index(node)).map(anim::NodeId::index);
+    let parent = |node: NodeId| model.hierarchy.parent(node);
     for &joint in joints {
         let ancestor = match link(joint) {
             SkeletonLink::Hidden => continue,

@@ -144,8 +144,8 @@ pub struct ViewDesc<'a> {
     pub ground: bool,
     /// Draw the skeleton overlay of the first instance.
     pub skeleton: bool,
-    /// Node index of the highlighted joint.
-    pub selected_joint: Option<usize>,
+    /// The highlighted joint.
+    pub selected_joint: Option<anim::NodeId>,
     /// World-space lines drawn over everything (e.g. collider wireframes).
     pub lines: &'a [OverlayLine],
 }
@@ -850,11 +850,11 @@ impl Renderer {
                 for &item in &gpu.draws {
                     let Some(primitive) = gpu.primitive(item) else { continue };
                     let visible = instance.properties.map_or(&gpu.node_visible, |p| &p.node_visible);
-                    if visible.get(item.node) == Some(&false) {
+                    if visible.get(item.node.index()) == Some(&false) {
                         continue;
                     }
-                    let node = &model.nodes[item.node];
-                    let world_from_mesh = Mat4::from(self.model_from_node[item.node]);
+                    let node = &model.nodes[item.node.index()];
+                    let world_from_mesh = Mat4::from(self.model_from_node[item.node.index()]);
                     let skin = node.skin.filter(|&s| s < model.skins.len());
                     let influences = if skin.is_some() { primitive.influences } else { 0 };
                     let material = gpu.materials.get(primitive.material);
@@ -930,8 +930,8 @@ impl Renderer {
         let instances = (crowd.instances as usize)
             .min(crowd.palettes.len() / (crowd.palette_stride as usize).max(1))
             .min(crowd.node_worlds.len() / world_stride);
-        let node_world = |instance: usize, node: usize| {
-            let slot = crowd.node_slots.get(node).copied().unwrap_or(u32::MAX);
+        let node_world = |instance: usize, node: anim::NodeId| {
+            let slot = crowd.node_slots.get(node.index()).copied().unwrap_or(u32::MAX);
             let index = instance * world_stride + slot as usize;
             if slot == u32::MAX { None } else { crowd.node_worlds.get(index).copied() }
         };
@@ -941,7 +941,7 @@ impl Renderer {
         self.weight_data.extend_from_slice(&crowd.weights[..(instances * weights_stride).min(crowd.weights.len())]);
         for &item in &gpu.draws {
             let Some(primitive) = gpu.primitive(item) else { continue };
-            let node = &model.nodes[item.node];
+            let node = &model.nodes[item.node.index()];
             let skin = node.skin.filter(|&s| s < model.skins.len());
             let material = gpu.materials.get(primitive.material);
             let uniforms = |world_from_mesh: Mat4, skinned: bool, instance: usize| DrawUniforms {
@@ -1008,7 +1008,7 @@ impl Renderer {
         let mut min = Vec2::INFINITY;
         let mut max = Vec2::NEG_INFINITY;
         for &node in nodes {
-            let Some(m) = self.model_from_node.get(node) else { continue };
+            let Some(m) = self.model_from_node.get(node.index()) else { continue };
             let p = Vec2::new(m.translation.x, m.translation.z);
             if p.is_finite() {
                 min = min.min(p);
@@ -1036,7 +1036,7 @@ fn mirror_of(model: &Model, item: DrawItem, skin: Option<usize>, model_from_node
         let bind = skin.inverse_bind_matrices.first().copied().unwrap_or(Mat4::IDENTITY);
         Some(Mat4::from(*world) * bind)
     });
-    skinned.unwrap_or_else(|| model_from_node.get(item.node).map_or(Mat4::IDENTITY, |w| Mat4::from(*w)))
+    skinned.unwrap_or_else(|| model_from_node.get(item.node.index()).map_or(Mat4::IDENTITY, |w| Mat4::from(*w)))
 }
 
 fn push_slot(out: &mut Vec<u8>, bytes: &[u8]) {

@@ -37,7 +37,7 @@ pub struct ShotSpec {
     /// Draw the skeleton overlay.
     pub skeleton: bool,
     /// Highlight this node in the skeleton overlay.
-    pub selected_joint: Option<usize>,
+    pub selected_joint: Option<anim::NodeId>,
     /// Draw the ground grid and contact shadow.
     pub ground: bool,
     /// The camera to draw from (the viewer's view, for a recording of what is on screen);

@@ -146,9 +146,9 @@ impl Skeleton {
             if body.kind.limb().is_some() && body.side == Side::Centre {
                 continue;
             }
-            push(NodeId::from_index(body.node), body.kind, body.side, &mut joints);
+            push(body.node, body.kind, body.side, &mut joints);
             if body.kind == BoneKind::Foot {
-                let foot = NodeId::from_index(body.node);
+                let foot = body.node;
                 let toes = model
                     .hierarchy
                     .children(foot)

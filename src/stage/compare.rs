@@ -49,7 +49,7 @@ impl Default for CompareModes {
 #[derive(Debug, Clone, PartialEq)]
 struct ClipDeviationKey {
     model_generation: u64,
-    clip: usize,
+    clip: anim::ClipId,
     left: SampleSettings,
     right: SampleSettings,
 }
@@ -95,7 +95,7 @@ impl Compare {
         &mut self,
         model: &Model,
         model_generation: u64,
-        clip: usize,
+        clip: anim::ClipId,
         tuning: &Tuning,
     ) -> Option<ClipDeviation> {
         let modes = self.active()?;
@@ -107,7 +107,7 @@ impl Compare {
         {
             return *result;
         }
-        let samples = ((model.clips.get(clip)?.duration_secs() * 60.0) as usize).clamp(30, 600);
+        let samples = ((model.clip(clip)?.duration_secs() * 60.0) as usize).clamp(30, 600);
         let result = clip_deviation(model, clip, &key.left, &key.right, samples);
         self.clip_wide = Some((key, result));
         result

@@ -44,7 +44,7 @@ pub struct FrameOutput {
     trail: std::collections::VecDeque<Vec3>,
     /// The root's path over the playing clip (model space), for which clip; and the ground
     /// height it is drawn at (found on first use).
-    clip_path: Option<(usize, Vec<Vec3>)>,
+    clip_path: Option<(ClipId, Vec<Vec3>)>,
     ground_y: Option<f32>,
     /// The model's root-motion node (found once per model: finding it allocates).
     root_node: Option<Option<anim::NodeId>>,
@@ -66,8 +66,8 @@ const PATH_SAMPLES: usize = 64;
 
 /// Where `root` goes (model space) over `clip`, sampled [`PATH_SAMPLES`] + 1 times with the
 /// clip's settings. Allocates (once per clip shown).
-fn clip_root_path(model: &Model, clip: usize, root: anim::NodeId, tuning: &Tuning) -> Vec<Vec3> {
-    let Some(c) = model.clips.get(clip) else { return Vec::new() };
+fn clip_root_path(model: &Model, clip: ClipId, root: anim::NodeId, tuning: &Tuning) -> Vec<Vec3> {
+    let Some(c) = model.clip(clip) else { return Vec::new() };
     let rest = model.rest_pose();
     let mut pose = rest.clone();
     let mut cursor = anim::ClipCursor::new(c);
@@ -145,7 +145,7 @@ impl FrameOutput {
                 let pose = transport.fader_mut().evaluate(model, &tuning.interpolation().to_settings());
                 self.animated.copy_from(pose);
             } else {
-                let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+                let settings = tuning.sampling_or_authored(clip);
                 sample_into(model, &self.rest, clip, time_secs, settings, &mut self.cursor, &mut self.animated);
                 // In place: the root held at the fader's anchor, as a fade holds it.
                 transport.fader().place_root(&mut self.animated);
@@ -175,8 +175,8 @@ impl FrameOutput {
             ragdoll.placement.apply(&model.hierarchy, pose);
         }
         self.properties = clip
-            .filter(|&c| !model.clip_pointer_tracks(ClipId::from_index(c)).is_empty())
-            .map(|c| AnimatedProperties::sample(model, Some(ClipId::from_index(c)), time_secs));
+            .filter(|&c| !model.clip_pointer_tracks(c).is_empty())
+            .map(|c| AnimatedProperties::sample(model, Some(c), time_secs));
         let dt_secs = transport.take_pending_dt();
         self.layers.advance(dt_secs);
         ragdoll.apply(model, dt_secs, &self.animated, &mut self.shown, &tuning.ragdoll);
@@ -231,7 +231,7 @@ impl FrameOutput {
         true
     }
 
-    fn push_trajectory(&mut self, model: &Model, clip: Option<usize>, tuning: &Tuning) {
+    fn push_trajectory(&mut self, model: &Model, clip: Option<ClipId>, tuning: &Tuning) {
         let root = *self.root_node.get_or_insert_with(|| anim::crossfade::root_motion_node(model));
         let Some(root) = root.filter(|_| self.trajectory) else {
             self.trail.clear();
@@ -309,8 +309,8 @@ impl FrameOutput {
     }
 
     /// Model-space position of `node` on screen.
-    pub fn node_position(&self, node: usize) -> Option<Vec3> {
-        self.model_from_node.get(node).map(|m| Vec3::from(m.translation))
+    pub fn node_position(&self, node: anim::NodeId) -> Option<Vec3> {
+        self.model_from_node.get(node.index()).map(|m| Vec3::from(m.translation))
     }
 
     /// The animation pose `dt_before_secs` before the current time (a negative value: after it),
@@ -336,7 +336,7 @@ impl FrameOutput {
                 if transport.looping && duration > 0.0 { time.rem_euclid(duration) } else { time.clamp(0.0, duration) };
         }
         let clip = transport.clip();
-        let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+        let settings = tuning.sampling_or_authored(clip);
         sample_into(model, &self.rest, clip, time, settings, &mut None, &mut before);
         transport.fader().place_root(&mut before);
         placement.apply(&model.hierarchy, &mut before);
@@ -344,9 +344,9 @@ impl FrameOutput {
     }
 
     /// The first pose of `clip` under the tuning, unplaced (the rest pose for `None`).
-    pub fn clip_start_pose(&self, model: &Model, clip: Option<usize>, tuning: &Tuning) -> SoaPose {
+    pub fn clip_start_pose(&self, model: &Model, clip: Option<ClipId>, tuning: &Tuning) -> SoaPose {
         let mut start = self.rest.clone();
-        let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
+        let settings = tuning.sampling_or_authored(clip);
         sample_into(model, &self.rest, clip, 0.0, settings, &mut None, &mut start);
         start
     }
@@ -363,7 +363,7 @@ impl FrameOutput {
         view_size_px: Vec2,
         radius_px: f32,
         right_view: bool,
-    ) -> Option<usize> {
+    ) -> Option<anim::NodeId> {
         let matrices =
             if right_view && self.compare.is_some() { &self.compare_model_from_node } else { &self.model_from_node };
         let view = ViewClick { position_px, view_size_px, right_view };
@@ -396,8 +396,8 @@ impl FrameOutput {
         }
         if let Some(placement) = clip_placement {
             let clip = transport.clip();
-            let settings = clip.map_or_else(|| tuning.sampling(usize::MAX), |c| tuning.sampling(c));
-            let clip_bounds = animated_bounds(model, clip.map(ClipId::from_index), settings, 16);
+            let settings = tuning.sampling_or_authored(clip);
+            let clip_bounds = animated_bounds(model, clip, settings, 16);
             if !clip_bounds.is_empty() {
                 // The clip's bounds are unplaced; the pose on screen is placed: place the corners.
                 for corner in 0..8 {
@@ -457,15 +457,15 @@ pub fn pick_nearest_joint(
     camera: &OrbitCamera,
     click: ViewClick,
     radius_px: f32,
-    accept: impl Fn(usize) -> bool,
-) -> Option<usize> {
+    accept: impl Fn(anim::NodeId) -> bool,
+) -> Option<anim::NodeId> {
     let mut candidates = crate::render::overlay::joint_nodes(model);
     if candidates.is_empty() {
-        candidates = (0..model.nodes.len()).collect();
+        candidates = model.node_ids().collect();
     }
-    let mut best: Option<(f32, usize)> = None;
+    let mut best: Option<(f32, anim::NodeId)> = None;
     for node in candidates.into_iter().filter(|&n| accept(n)) {
-        let Some(m) = model_from_node.get(node) else { continue };
+        let Some(m) = model_from_node.get(node.index()) else { continue };
         let Some((screen, depth)) = screen_position(camera, click.view_size_px, Vec3::from(m.translation)) else {
             continue;
         };

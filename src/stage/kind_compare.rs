@@ -37,8 +37,8 @@ pub struct KindCompare {
 /// One replay: the pair, the fade it uses, the clock and the two faders.
 #[derive(Clone)]
 struct Replay {
-    from: usize,
-    to: usize,
+    from: ClipId,
+    to: ClipId,
     fade: FadeTuning,
     left: TransitionKind,
     right: TransitionKind,
@@ -91,12 +91,12 @@ impl KindCompare {
         &mut self,
         model: &Model,
         settings: &SampleSettings,
-        from: usize,
-        to: usize,
+        from: ClipId,
+        to: ClipId,
         fade: FadeTuning,
         dt_secs: f32,
     ) {
-        if !self.enabled || from >= model.clips.len() || to >= model.clips.len() {
+        if !self.enabled || model.clip(from).is_none() || model.clip(to).is_none() {
             self.replay = None;
             return;
         }
@@ -107,8 +107,8 @@ impl KindCompare {
         });
         if stale {
             let start = |_| {
-                let mut fader = CrossFader::new(model, ClipId::from_index(from));
-                fader.play(ClipId::from_index(from), self.at_secs - LEAD_SECS);
+                let mut fader = CrossFader::new(model, from);
+                fader.play(from, self.at_secs - LEAD_SECS);
                 fader.evaluate(model, settings);
                 fader
             };
@@ -134,7 +134,7 @@ impl KindCompare {
             if before < LEAD_SECS && replay.clock_secs >= LEAD_SECS {
                 // The trigger: the same pair, time and tuning, each with its kind.
                 let tuned = FadeTuning { kind, ..fade };
-                fader.transition(model, settings, ClipId::from_index(to), &tuned.transition(0.0, 0.0));
+                fader.transition(model, settings, to, &tuned.transition(0.0, 0.0));
             }
             fader.advance(dt);
             fader.evaluate(model, settings);

@@ -306,7 +306,7 @@ pub fn region_mask(model: &Model, region: AnatomyRegion) -> NodeMask {
     if region == AnatomyRegion::Spine {
         if let Ok(spec) = RagdollSpec::from_model(model) {
             for b in spec.bodies.iter().filter(|b| matches!(b.kind, BoneKind::Spine | BoneKind::Neck)) {
-                mask.set(NodeId::from_index(b.node), 1.0);
+                mask.set(b.node, 1.0);
             }
         }
         return mask;
@@ -324,15 +324,15 @@ fn region_roots(model: &Model, region: AnatomyRegion) -> Vec<NodeId> {
     let of = |kinds: &[BoneKind], side: Option<Side>| -> Vec<NodeId> {
         // The highest bone of the first kind found (nearest the root), per side.
         for kind in kinds {
-            let mut nodes: Vec<usize> = spec
+            let mut nodes: Vec<NodeId> = spec
                 .bodies
                 .iter()
                 .filter(|b| b.kind == *kind && side.is_none_or(|s| b.side == s))
                 .map(|b| b.node)
                 .collect();
-            let depth = |n: usize| {
+            let depth = |n: NodeId| {
                 let mut d = 0;
-                let mut at = model.hierarchy.parent(NodeId::from_index(n));
+                let mut at = model.hierarchy.parent(n);
                 while let Some(p) = at {
                     d += 1;
                     at = model.hierarchy.parent(p);
@@ -342,7 +342,7 @@ fn region_roots(model: &Model, region: AnatomyRegion) -> Vec<NodeId> {
             nodes.sort_by_key(|&n| depth(n));
             if let Some(&top) = nodes.first() {
                 let d = depth(top);
-                return nodes.into_iter().filter(|&n| depth(n) == d).map(NodeId::from_index).collect();
+                return nodes.into_iter().filter(|&n| depth(n) == d).collect();
             }
         }
         Vec::new()

@@ -37,7 +37,7 @@ pub struct StageMachine {
     machine: StateMachine,
     runtime: MachineRuntime,
     /// Built from the tuning's table: the table it was built from (rebuilt when it changes).
-    table: Option<Vec<((usize, usize), FadeTuning)>>,
+    table: Option<Vec<((ClipId, ClipId), FadeTuning)>>,
     /// Installed from the tuning's edited machine: that machine as it was (compared each step).
     installed: Option<StateMachine>,
     /// Clip events added to a table-built machine.
@@ -119,10 +119,10 @@ impl StageMachine {
     fn rebuild(&mut self, model: &Model, tuning: &Tuning) {
         let names = state_names(model);
         let clips = names.iter().enumerate().map(|(i, n)| (ClipId::from_index(i), n.as_str()));
-        let table: Vec<((usize, usize), FadeTuning)> = tuning.transitions().collect();
+        let table: Vec<((ClipId, ClipId), FadeTuning)> = tuning.transitions().collect();
         let edges = table.iter().map(|&((from, to), fade)| TableEdge {
-            from: ClipId::from_index(from),
-            to: ClipId::from_index(to),
+            from,
+            to,
             duration_secs: fade.duration_secs,
             kind: fade.kind,
             easing: fade.easing,
@@ -217,15 +217,14 @@ impl StageMachine {
     }
 
     /// The state whose primary clip is `clip`, if any.
-    pub fn state_of_clip(&self, clip: usize) -> Option<StateId> {
-        let index =
-            self.machine.states().iter().position(|s| s.motion.primary_clip() == Some(ClipId::from_index(clip)))?;
+    pub fn state_of_clip(&self, clip: ClipId) -> Option<StateId> {
+        let index = self.machine.states().iter().position(|s| s.motion.primary_clip() == Some(clip))?;
         Some(StateId::new(u32::try_from(index).ok()?))
     }
 
     /// The clip a state plays on the stage's transport (its primary clip).
-    pub fn clip_of(&self, state: StateId) -> Option<usize> {
-        self.machine.state(state).and_then(|s| s.motion.primary_clip()).map(ClipId::index)
+    pub fn clip_of(&self, state: StateId) -> Option<ClipId> {
+        self.machine.state(state).and_then(|s| s.motion.primary_clip())
     }
 
     /// Add a clip event (kept when a table-built machine is rebuilt); returns false when the
@@ -304,7 +303,7 @@ impl StageMachine {
     /// the machine's (the user picked a clip or pressed T): the machine follows what is on
     /// screen, its parameters kept, its time from 0. Nothing when it already agrees or no state
     /// plays `clip`.
-    pub fn follow_clip(&mut self, clip: usize) {
+    pub fn follow_clip(&mut self, clip: ClipId) {
         let active = self.runtime.output(&self.machine).state;
         if self.clip_of(active) == Some(clip) {
             return;
@@ -363,7 +362,7 @@ impl StageMachine {
     /// Transition `id` as the stage's fader plays it: the target clip and the edge's settings
     /// (speed matching from the tuning's pair, which the machine does not hold). `None` for a
     /// transition that does not exist or a target without a clip.
-    pub fn fade_of(&self, id: TransitionId, from_clip: usize, tuning: &Tuning) -> Option<(usize, FadeTuning)> {
+    pub fn fade_of(&self, id: TransitionId, from_clip: ClipId, tuning: &Tuning) -> Option<(ClipId, FadeTuning)> {
         let t = self.machine.transition(id)?;
         let to = self.clip_of(t.to)?;
         let fade = FadeTuning {
@@ -380,13 +379,13 @@ impl StageMachine {
 
     /// Foot contacts of `clips` for a phase-synced fade: the tuning's edited markers, else
     /// found on the model (the rig found once).
-    pub fn contacts(&mut self, model: &Model, tuning: &Tuning, clips: [usize; 2]) -> [Vec<FootContact>; 2] {
+    pub fn contacts(&mut self, model: &Model, tuning: &Tuning, clips: [ClipId; 2]) -> [Vec<FootContact>; 2] {
         let rig = self.rig.get_or_insert_with(|| Rig::new(model));
         clips.map(|clip| {
-            let name = model.clips.get(clip).map(|c| c.display_name(clip)).unwrap_or_default();
+            let name = model.clip(clip).map(|c| c.display_name(clip.index())).unwrap_or_default();
             match tuning.clip_extras.markers.iter().find(|m| m.clip == name) {
                 Some(stored) => rig.stored_contacts(stored.contacts.iter().map(|c| (c.foot.as_str(), c.time_secs))),
-                None => rig.contacts(model, ClipId::from_index(clip)),
+                None => rig.contacts(model, clip),
             }
         })
     }
@@ -436,15 +435,16 @@ mod tests {
     }
 
     /// The fade the fader runs now: (target clip, its fade-in length).
-    fn fading(stage: &Stage) -> Option<(usize, f32)> {
+    fn fading(stage: &Stage) -> Option<(ClipId, f32)> {
         let fader = stage.transport.fader();
-        fader.is_fading().then(|| fader.layers().last().map(|l| (l.clip.index(), l.duration_secs))).flatten()
+        fader.is_fading().then(|| fader.layers().last().map(|l| (l.clip, l.duration_secs))).flatten()
     }
 
     #[test]
     fn the_table_becomes_one_state_per_clip_and_its_pairs_plus_a_default_edge_into_each() {
         let mut stage = stage();
-        let (walk, run) = (stage.clip_names().iter().position(|n| n == "Walk").expect("Walk"), 2);
+        let walk = stage.clip_names().iter().position(|n| n == "Walk").map(ClipId::from_index).expect("Walk");
+        let run = ClipId::new(2);
         stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Linear));
         stage.step(1.0 / 60.0);
         let machine = stage.machine().machine();
@@ -459,7 +459,7 @@ mod tests {
         let mut stage = stage();
         let (idle, walk, run) = (state(&stage, "Idle"), state(&stage, "Walk"), state(&stage, "Run"));
         let walk_clip = stage.machine().clip_of(walk).expect("clip");
-        stage.tuning.set_transition(0, walk_clip, FadeTuning::cross_fade(0.8, Easing::Linear));
+        stage.tuning.set_transition(ClipId::new(0), walk_clip, FadeTuning::cross_fade(0.8, Easing::Linear));
         assert_eq!(stage.machine().output().state, idle);
         let started = stage.request_state(walk).expect("Idle -> Walk");
         let edge = stage.machine().machine().transition(started.expect("a transition")).expect("edge");

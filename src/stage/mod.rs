@@ -25,9 +25,8 @@ pub mod tuning;
 
 use std::path::{Path, PathBuf};
 
-use anim::Model;
 use anim::ragdoll::Placement;
-use glam::Vec3;
+use anim::{ClipId, Model};
 
 use anim::state_machine::{RuntimeError, StateId, StateMachine, StateMachineError, TransitionId};
 
@@ -107,7 +106,7 @@ pub struct Stage {
     /// Draw the root's trajectory (the frame computes its path only when on).
     pub trajectory: bool,
     /// The clip the next transition goes to (T triggers it).
-    pub fade_target: usize,
+    pub fade_target: ClipId,
     /// The state machine (built from the tuning's transition table), stepped by the clock.
     machine: StageMachine,
     frame: FrameOutput,
@@ -138,7 +137,7 @@ pub struct StageParts<'a> {
     /// Crowd mode.
     pub crowd: &'a mut CrowdPanel,
     /// The clip the next transition goes to.
-    pub fade_target: &'a mut usize,
+    pub fade_target: &'a mut ClipId,
     /// This frame's output.
     pub frame: &'a FrameOutput,
     /// What the frame shows, live or rewound ([`Stage::shown`]).
@@ -188,7 +187,7 @@ impl Stage {
             compare: Compare::default(),
             ragdoll: RagdollView::default(),
             trajectory: false,
-            fade_target: usize::from(model.clips.len() > 1),
+            fade_target: default_fade_target(&model),
             generation: 0,
             source,
             model,
@@ -236,7 +235,7 @@ impl Stage {
         self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
         self.frame = FrameOutput::new(&model);
         self.rewind.reset();
-        self.fade_target = usize::from(model.clips.len() > 1);
+        self.fade_target = default_fade_target(&model);
         self.model = model;
         self.source = source;
         self.generation += 1;
@@ -252,22 +251,22 @@ impl Stage {
         let (time, playing, speed, looping) = (old.time_secs(), old.playing, old.speed, old.looping);
         let joint_name = self.selection.joint.map(|n| selection::node_display_name(&self.model, n));
         let mut transport = Transport::new(&model);
-        if let Some(clip) =
-            clip_name.and_then(|name| model.clips.iter().enumerate().position(|(i, c)| c.display_name(i) == name))
+        if let Some(clip) = clip_name
+            .and_then(|name| model.clip_ids().find(|&(id, c)| c.display_name(id.index()) == name).map(|(id, _)| id))
         {
             transport.select_clip(clip);
             transport.seek(time);
         }
         (transport.playing, transport.speed, transport.looping) = (playing, speed, looping);
-        let joint = joint_name
-            .and_then(|name| (0..model.nodes.len()).find(|&n| selection::node_display_name(&model, n) == name));
+        let joint =
+            joint_name.and_then(|name| model.node_ids().find(|&n| selection::node_display_name(&model, n) == name));
         self.selection = match joint {
             Some(joint) => Selection { joint: Some(joint), ..self.selection },
             None => Selection::first_animated(&model, transport.clip()),
         };
         self.transport = transport;
-        if self.fade_target >= model.clips.len() {
-            self.fade_target = usize::from(model.clips.len() > 1);
+        if model.clip(self.fade_target).is_none() {
+            self.fade_target = default_fade_target(&model);
         }
         self.ragdoll = self.ragdoll.for_new_model();
         self.crowd = self.crowd.for_new_model(&model, tuning.interpolation().mode);
@@ -405,7 +404,7 @@ impl Stage {
     /// Transition to clip `to` from what is on screen, with the pair's tuned fade: the clip
     /// (or the blend in progress) through the fader, or — while ragdolling — from the body,
     /// blended into `to` started from 0.
-    pub fn trigger_fade(&mut self, to: usize, contacts: &dyn Fn(usize) -> Vec<anim::FootContact>) {
+    pub fn trigger_fade(&mut self, to: ClipId, contacts: &dyn Fn(ClipId) -> Vec<anim::FootContact>) {
         if self.blend_space_on_screen() {
             self.fade_from_blend_space(to);
             return;
@@ -413,6 +412,31 @@ impl Stage {
         let Some(current) = self.transport.clip() else { return };
         let fade: FadeTuning = self.tuning.fade_for(current, to);
         self.fade_with(to, fade, contacts);
+    }
+
+    /// Select `joint` (the curves, the channel override, the skeleton highlight and the ragdoll
+    /// push follow it; `None`: no joint). False (nothing changes) for a node the model lacks.
+    pub fn select_joint(&mut self, joint: Option<anim::NodeId>) -> bool {
+        let known = joint.is_none_or(|n| self.model.node(n).is_some());
+        if known {
+            self.selection.joint = joint;
+        }
+        known
+    }
+
+    /// Tune the ragdoll handoff (one change of the tuning, undone as one step).
+    pub fn set_ragdoll_tuning(&mut self, ragdoll: tuning::RagdollTuning) {
+        self.tuning.ragdoll = ragdoll;
+    }
+
+    /// Pick the clip the next transition goes to (T triggers it); false (nothing changes) for a
+    /// clip the model lacks.
+    pub fn set_fade_target(&mut self, to: ClipId) -> bool {
+        let known = self.model.clip(to).is_some();
+        if known {
+            self.fade_target = to;
+        }
+        known
     }
 
     /// True when the blend space plays on screen (on, built, no transition running, no
@@ -430,20 +454,19 @@ impl Stage {
     /// the fader starts from the blended pose and its motion, and the clip plays after it
     /// (the blend space is turned off in the tuning). False when the blend space is not on
     /// screen or `to` is not a clip.
-    pub fn fade_from_blend_space(&mut self, to: usize) -> bool {
-        if !self.blend_space_on_screen() || to >= self.model.clips.len() {
+    pub fn fade_from_blend_space(&mut self, to: ClipId) -> bool {
+        if !self.blend_space_on_screen() || self.model.clip(to).is_none() {
             return false;
         }
         let Some(player) = self.frame.layers.player() else { return false };
         let from = heaviest_point_clip(player);
         let fade = self.tuning.fade_for(from, to);
         // Phase sync: the target starts at the heaviest clip's phase, by foot contacts.
-        let from_time =
-            player.space().points().iter().position(|p| p.clip.index() == from).map(|i| player.clip_time_secs(i));
+        let from_time = player.space().points().iter().position(|p| p.clip == from).map(|i| player.clip_time_secs(i));
         let start_secs = match from_time {
             Some(time) if fade.phase_sync => {
                 let [from_contacts, to_contacts] = self.foot_contacts([from, to]);
-                let secs = |c: usize| self.model.clips.get(c).map_or(0.0, anim::Clip::end_secs);
+                let secs = |c: ClipId| self.model.clip(c).map_or(0.0, anim::Clip::end_secs);
                 anim::synced_start_secs(secs(from), time, &from_contacts, secs(to), &to_contacts, fade.duration_secs)
             }
             _ => 0.0,
@@ -481,8 +504,8 @@ impl Stage {
 
     /// The one path every transition takes (T, the state machine): to clip `to` with `fade`,
     /// through the fader or, while ragdolling, the ragdoll's blend out.
-    fn fade_with(&mut self, to: usize, fade: FadeTuning, contacts: &dyn Fn(usize) -> Vec<anim::FootContact>) {
-        if self.transport.clip().is_none() || to >= self.model.clips.len() {
+    fn fade_with(&mut self, to: ClipId, fade: FadeTuning, contacts: &dyn Fn(ClipId) -> Vec<anim::FootContact>) {
+        if self.transport.clip().is_none() || self.model.clip(to).is_none() {
             return;
         }
         if self.ragdoll.phase() == Phase::Ragdoll {
@@ -557,7 +580,7 @@ impl Stage {
 
     /// Foot contacts of two clips (the tuning's edited markers, else found on the model; the
     /// rig found once), as phase sync and the transition figures use them.
-    pub fn foot_contacts(&mut self, clips: [usize; 2]) -> [Vec<anim::FootContact>; 2] {
+    pub fn foot_contacts(&mut self, clips: [ClipId; 2]) -> [Vec<anim::FootContact>; 2] {
         self.machine.contacts(&self.model, &self.tuning, clips)
     }
 
@@ -584,26 +607,26 @@ impl Stage {
         let Some(from) = self.transport.clip() else { return };
         let Some((to, fade)) = self.machine.fade_of(id, from, &self.tuning) else { return };
         let contacts = if fade.phase_sync {
-            let source = self.transport.fader().current_clip().index();
+            let source = self.transport.fader().current_clip();
             self.foot_contacts([source, to])
         } else {
             [Vec::new(), Vec::new()]
         };
         let [from_contacts, to_contacts] = contacts;
-        let contacts = |clip: usize| if clip == to { to_contacts.clone() } else { from_contacts.clone() };
+        let contacts = |clip: ClipId| if clip == to { to_contacts.clone() } else { from_contacts.clone() };
         self.fade_with(to, fade, &contacts);
     }
 
     /// Hand the character to the ragdoll now: bodies start at the pose on screen with the
-    /// animation's velocity (from the clip [`HANDOFF_VELOCITY_SECS`] later); `push`: a node and
-    /// an impulse (N·s) for the bone it moves. False (with a status) when no ragdoll fits.
-    pub fn go_limp(&mut self, push: Option<(usize, Vec3)>) -> bool {
+    /// animation's velocity (from the clip [`HANDOFF_VELOCITY_SECS`] later); `push`: an impulse
+    /// for one bone. False (with a status) when no ragdoll fits.
+    pub fn go_limp(&mut self, push: Option<ragdoll::Push>) -> bool {
         let placement = self.ragdoll.placement;
         // The pose a moment later: the bodies move on as the clip would (negative: after).
         let before =
             self.frame.animation_before(&self.model, &self.transport, &self.tuning, -HANDOFF_VELOCITY_SECS, &placement);
         let shown = self.frame.shown().clone();
-        let clip = self.transport.clip().map(anim::ClipId::from_index);
+        let clip = self.transport.clip();
         let started = self.ragdoll.trigger(
             &self.model,
             &shown,
@@ -663,12 +686,17 @@ impl Stage {
     }
 }
 
-/// The clip index of `player`'s heaviest point (whose tuned fades a transition from or to the
+/// The clip of `player`'s heaviest point (whose tuned fades a transition from or to the
 /// blend space takes).
-fn heaviest_point_clip(player: &anim::BlendSpacePlayer) -> usize {
+fn heaviest_point_clip(player: &anim::BlendSpacePlayer) -> ClipId {
     let weights = player.weights();
     let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
-    player.space().points().get(heaviest).map_or(0, |p| p.clip.index())
+    player.space().points().get(heaviest).map_or(ClipId::new(0), |p| p.clip)
+}
+
+/// The clip the next transition goes to on a fresh `model`: its second clip, else its first.
+fn default_fade_target(model: &Model) -> ClipId {
+    ClipId::from_index(usize::from(model.clips.len() > 1))
 }
 
 #[cfg(test)]
@@ -681,16 +709,17 @@ mod tests {
         Stage::new(model, ModelSource::built_in(), tuning)
     }
 
-    fn clip(stage: &Stage, name: &str) -> usize {
-        stage.clip_names().iter().position(|n| n == name).expect("clip")
+    fn clip(stage: &Stage, name: &str) -> ClipId {
+        stage.clip_names().iter().position(|n| n == name).map(ClipId::from_index).expect("clip")
     }
 
     /// The pose `stage` shows, sampled straight from the clip at `time_secs`.
-    fn sampled(stage: &Stage, clip: usize, time_secs: f32) -> anim::NodePose {
+    fn sampled(stage: &Stage, clip: ClipId, time_secs: f32) -> anim::NodePose {
         let model = stage.model();
         let mut pose = model.rest_pose();
         let settings = stage.tuning.sampling(clip).clone();
-        model.clips[clip].sample(time_secs, &mut anim::ClipCursor::new(&model.clips[clip]), &settings, &mut pose);
+        let clip = model.clip(clip).expect("clip");
+        clip.sample(time_secs, &mut anim::ClipCursor::new(clip), &settings, &mut pose);
         anim::NodePose::from(&pose)
     }
 
@@ -806,7 +835,7 @@ mod tests {
         }
         let run_time = stage.frame().layers.player().map(|p| p.clip_time_secs(1)).expect("built");
         let [run_contacts, walk_contacts] = stage.foot_contacts([run, walk]);
-        let secs = |c: usize| stage.model().clips[c].end_secs();
+        let secs = |c: ClipId| stage.model().clip(c).map_or(0.0, anim::Clip::end_secs);
         let expected = anim::synced_start_secs(secs(run), run_time, &run_contacts, secs(walk), &walk_contacts, 0.3);
         assert!(expected > 0.0, "the Walk starts past its first frame: {expected}");
         assert!(stage.fade_from_blend_space(walk));
@@ -862,7 +891,7 @@ mod tests {
         let (walk, run) = (clip(&stage, "Walk"), clip(&stage, "Run"));
         stage.transport.select_clip(walk);
         stage.transport.playing = false;
-        stage.fade_target = run;
+        stage.set_fade_target(run);
         stage.trigger_fade(run, &|_| Vec::new());
         assert!(!stage.transport.playing, "T while paused does not resume");
         assert!(stage.transport.is_fading());

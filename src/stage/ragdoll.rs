@@ -19,6 +19,16 @@ use crate::stage::tuning::RagdollTuning;
 pub const RAGDOLL_HISTORY_SECS: f64 = 4.0;
 
 /// One capsule collider in model space, for drawing.
+/// An impulse on one bone at the handoff.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Push {
+    /// The node whose body is pushed (its own body or the one it rides on); `None`, or a node
+    /// outside the skeleton: the root body.
+    pub node: Option<anim::NodeId>,
+    /// The impulse, newton-seconds (world frame).
+    pub impulse_newton_secs: Vec3,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ColliderShape {
     /// One end of the capsule's segment.
@@ -93,7 +103,7 @@ impl RagdollView {
     }
 
     /// The node of the ragdoll's root body, once a controller exists.
-    pub fn root_node(&self) -> Option<usize> {
+    pub fn root_node(&self) -> Option<anim::NodeId> {
         self.controller.as_ref().and_then(|c| c.spec().body(c.spec().root)).map(|b| b.node)
     }
 
@@ -133,7 +143,7 @@ impl RagdollView {
         pose_now: &SoaPose,
         pose_before: &SoaPose,
         dt_before_secs: f32,
-        push: Option<(usize, Vec3)>,
+        push: Option<Push>,
         tuning: &RagdollTuning,
         clip: Option<anim::ClipId>,
     ) -> bool {
@@ -148,7 +158,8 @@ impl RagdollView {
         controller.ramp = RagdollRamp::new(tuning.ramp_rate_per_sec, tuning.easing);
         controller.settings.gains = tuning.gains;
         let spec = controller.spec();
-        let push = push.map(|(node, impulse)| (spec.body_for_node(node).unwrap_or(spec.root), impulse));
+        let push = push
+            .map(|p| (p.node.and_then(|node| spec.body_for_node(node)).unwrap_or(spec.root), p.impulse_newton_secs));
         let region = tuning.region.and_then(|node| spec.body_for_node(node));
         let handoff = Handoff {
             push,
@@ -175,8 +186,8 @@ impl RagdollView {
         &mut self,
         model: &Model,
         tuning: &RagdollTuning,
-        clip_start: impl FnOnce(Option<usize>) -> SoaPose,
-    ) -> Option<(Option<usize>, Placement)> {
+        clip_start: impl FnOnce(Option<anim::ClipId>) -> SoaPose,
+    ) -> Option<(Option<anim::ClipId>, Placement)> {
         let controller = self.controller.as_mut()?;
         let plan = controller.get_up_plan(model)?;
         let face_down = plan.facing == crate::physics::Facing::Down;
@@ -184,7 +195,7 @@ impl RagdollView {
             Some(down) if face_down => Some(down),
             _ => Some(tuning.get_up_clip),
         }
-        .filter(|&c| c < model.clips.len());
+        .filter(|&c| model.clip(c).is_some());
         let mut start = clip_start(clip);
         let placement = plan.placement(controller.spec(), model, &start);
         placement.apply(&model.hierarchy, &mut start);
@@ -194,7 +205,10 @@ impl RagdollView {
             format!(
                 "got up {} into {}: alignment {:.3} m, heading {:.1}°",
                 r.facing.name(),
-                clip.map_or_else(|| "the rest pose".to_owned(), |c| model.clips[c].display_name(c)),
+                clip.map_or_else(
+                    || "the rest pose".to_owned(),
+                    |c| model.clip(c).map_or_else(String::new, |clip| clip.display_name(c.index()))
+                ),
                 r.alignment_error * metres,
                 r.heading_error_rad.to_degrees()
             )
@@ -267,7 +281,7 @@ impl RagdollView {
             let (a, b, radius) = match controller.ragdoll() {
                 Some(ragdoll) => ragdoll.capsule(b),
                 None => {
-                    let Some(m) = model_from_node.get(body.node) else { continue };
+                    let Some(m) = model_from_node.get(body.node.index()) else { continue };
                     body.capsule_in(m)
                 }
             };
@@ -284,9 +298,9 @@ pub fn ragdoll_skeleton_links(model: &Model, spec: &crate::physics::RagdollSpec)
         simulated.iter().map(|&s| if s { SkeletonLink::Tree } else { SkeletonLink::Hidden }).collect();
     for body in &spec.bodies {
         let Some(parent) = body.parent.and_then(|p| spec.body(p)) else { continue };
-        let tree_parent = model.hierarchy.parent(anim::NodeId::from_index(body.node)).map(anim::NodeId::index);
+        let tree_parent = model.hierarchy.parent(body.node).map(anim::NodeId::index);
         if tree_parent.is_none_or(|p| !simulated.get(p).copied().unwrap_or(false))
-            && let Some(link) = links.get_mut(body.node)
+            && let Some(link) = links.get_mut(body.node.index())
         {
             *link = SkeletonLink::From(parent.node);
         }

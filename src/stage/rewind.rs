@@ -165,7 +165,7 @@ impl StageRewind {
         }));
         let output = machine.output();
         let facts = FrameFacts {
-            clip: transport.clip().map(ClipId::from_index),
+            clip: transport.clip(),
             state: Some(output.state),
             clip_secs: transport.time_secs(),
             state_secs: output.state_secs,
@@ -210,7 +210,7 @@ pub struct ShownFacts<'a> {
     /// Seconds before live of the frame shown; `None` when live.
     pub rewound_secs: Option<f64>,
     /// The clip playing.
-    pub clip: Option<usize>,
+    pub clip: Option<ClipId>,
     /// The clip's time, seconds.
     pub clip_secs: f32,
     /// The machine's active state (`None` without a machine).
@@ -249,7 +249,7 @@ impl<'a> ShownFacts<'a> {
         match (rewind.scrub_secs_before_live, rewind.scrubbed_facts()) {
             (Some(secs), Some(facts)) => Self {
                 rewound_secs: Some(secs),
-                clip: facts.clip.map(ClipId::index),
+                clip: facts.clip,
                 clip_secs: facts.clip_secs,
                 state: facts.state,
                 state_secs: facts.state_secs,

@@ -3,7 +3,8 @@
 //! a rotation or scale space does against the reference.
 
 use anim::{
-    ClipCursor, LocalMatrices, Model, Property, RotationSpace, SampleSettings, ScaleSpace, SoaPose, TrackSample,
+    ClipCursor, ClipId, LocalMatrices, Model, NodeId, Property, RotationSpace, SampleSettings, ScaleSpace, SoaPose,
+    TrackSample,
 };
 use glam::{Affine3A, Quat, Vec3};
 
@@ -13,11 +14,17 @@ pub struct PoseDeviation {
     /// Largest joint position difference, in model units (metres in glTF).
     pub max_distance: f32,
     /// Node where it happens.
-    pub distance_node: usize,
+    pub distance_node: NodeId,
     /// Largest joint orientation difference, in radians.
     pub max_angle_rad: f32,
     /// Node where it happens.
-    pub angle_node: usize,
+    pub angle_node: NodeId,
+}
+
+impl PoseDeviation {
+    /// No difference (both nodes the first).
+    pub const NONE: Self =
+        Self { max_distance: 0.0, distance_node: NodeId::new(0), max_angle_rad: 0.0, angle_node: NodeId::new(0) };
 }
 
 /// The largest deviation over a whole clip, and when it happens.
@@ -40,22 +47,23 @@ pub struct WrongSpaceEffect {
     /// Smallest matrix-lerp column length over the clip's rotation tracks (1 = no shrink).
     pub min_shrink: f32,
     /// Node with the smallest column length.
-    pub shrink_node: Option<usize>,
+    pub shrink_node: Option<NodeId>,
     /// Largest rotation difference from slerp over the rotation tracks, in radians.
     pub max_rotation_error_rad: f32,
     /// Node with the largest rotation difference.
-    pub rotation_node: Option<usize>,
+    pub rotation_node: Option<NodeId>,
     /// Largest relative scale difference from linear scale interpolation.
     pub max_scale_error: f32,
 }
 
 /// A key cursor and the clip it belongs to (replaced when another clip is sampled).
-pub type ClipCursorSlot = Option<(usize, ClipCursor)>;
+pub type ClipCursorSlot = Option<(ClipId, ClipCursor)>;
 
 /// Largest position and angle difference between two sets of model-space matrices.
 pub fn deviation(a: &[Affine3A], b: &[Affine3A]) -> PoseDeviation {
-    let mut deviation = PoseDeviation { max_distance: 0.0, distance_node: 0, max_angle_rad: 0.0, angle_node: 0 };
+    let mut deviation = PoseDeviation::NONE;
     for (node, (a, b)) in a.iter().zip(b).enumerate() {
+        let node = NodeId::from_index(node);
         let distance = Vec3::from(a.translation).distance(Vec3::from(b.translation));
         if distance > deviation.max_distance {
             deviation.max_distance = distance;
@@ -76,12 +84,12 @@ pub fn deviation(a: &[Affine3A], b: &[Affine3A]) -> PoseDeviation {
 /// evenly spaced times and every key time of the clip (where STEP and LINEAR differ most).
 pub fn clip_deviation(
     model: &Model,
-    clip: usize,
+    clip: ClipId,
     left: &SampleSettings,
     right: &SampleSettings,
     samples: usize,
 ) -> Option<ClipDeviation> {
-    let data = model.clips.get(clip)?;
+    let data = model.clip(clip)?;
     let rest = model.rest_pose();
     let (mut a, mut b) = (rest.clone(), rest.clone());
     let (mut cursor_a, mut cursor_b) = (None, None);
@@ -100,7 +108,7 @@ pub fn clip_deviation(
     times.sort_by(f32::total_cmp);
     times.dedup();
     let mut best = ClipDeviation {
-        deviation: PoseDeviation { max_distance: 0.0, distance_node: 0, max_angle_rad: 0.0, angle_node: 0 },
+        deviation: PoseDeviation::NONE,
         distance_time_secs: 0.0,
         angle_time_secs: 0.0,
         samples: times.len(),
@@ -129,11 +137,11 @@ pub fn clip_deviation(
 /// and linear scale (`None` without such a clip).
 pub fn wrong_space_effect(
     model: &Model,
-    clip: usize,
+    clip: ClipId,
     time_secs: f32,
     settings: &SampleSettings,
 ) -> Option<WrongSpaceEffect> {
-    let clip = model.clips.get(clip)?;
+    let clip = model.clip(clip)?;
     let reference =
         SampleSettings { rotation_space: RotationSpace::Slerp, scale_space: ScaleSpace::Linear, ..settings.clone() };
     let mut effect = WrongSpaceEffect {
@@ -158,12 +166,12 @@ pub fn wrong_space_effect(
                 let min_column = shrink.min_element();
                 if min_column < effect.min_shrink {
                     effect.min_shrink = min_column;
-                    effect.shrink_node = Some(track.node.index());
+                    effect.shrink_node = Some(track.node);
                 }
                 let error = angle_between(rotation, wanted);
                 if error > effect.max_rotation_error_rad {
                     effect.max_rotation_error_rad = error;
-                    effect.rotation_node = Some(track.node.index());
+                    effect.rotation_node = Some(track.node);
                 }
             }
             (Some(TrackSample::Vec3(a)), Some(TrackSample::Vec3(b))) if track.property() == Property::Scale => {
@@ -188,14 +196,14 @@ pub fn angle_between(a: Quat, b: Quat) -> f32 {
 pub fn sample_into(
     model: &Model,
     rest: &SoaPose,
-    clip: Option<usize>,
+    clip: Option<ClipId>,
     time_secs: f32,
     settings: &SampleSettings,
     cursor: &mut ClipCursorSlot,
     pose: &mut SoaPose,
 ) {
     pose.copy_from(rest);
-    let Some((index, clip)) = clip.and_then(|c| Some((c, model.clips.get(c)?))) else { return };
+    let Some((index, clip)) = clip.and_then(|c| Some((c, model.clip(c)?))) else { return };
     if cursor.as_ref().is_none_or(|(c, _)| *c != index) {
         *cursor = Some((index, ClipCursor::new(clip)));
     }

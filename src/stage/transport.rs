@@ -36,36 +36,47 @@ pub fn frame_rate(clip: &Clip) -> f32 {
         .unwrap_or(DEFAULT_FRAME_RATE)
 }
 
-/// Clip id the fade plot uses for the frozen blend under a fade (after many rapid triggers).
-pub const EARLIER_BLEND: usize = usize::MAX;
+/// What a weight in the fade plot belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FadeSource {
+    /// A clip on screen.
+    Clip(ClipId),
+    /// The frozen blend under a fade (after many rapid triggers).
+    EarlierBlend,
+}
 
 /// The weight of every clip on screen at one moment of the viewer clock (for the fade plot).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FadeSample {
     /// Viewer clock, seconds.
     pub clock_secs: f64,
-    /// `(clip, weight)` per clip on screen (a clip in several layers counted once), weights
-    /// summing to 1; [`EARLIER_BLEND`] for a frozen blend.
-    weights: [(usize, f32); MAX_LAYERS + 1],
+    /// `(source, weight)` per clip on screen (a clip in several layers counted once), weights
+    /// summing to 1; [`FadeSource::EarlierBlend`] for a frozen blend.
+    weights: [(FadeSource, f32); MAX_LAYERS + 1],
     len: usize,
 }
 
 impl FadeSample {
     /// The clips and their weights.
-    pub fn weights(&self) -> &[(usize, f32)] {
+    pub fn weights(&self) -> &[(FadeSource, f32)] {
         &self.weights[..self.len]
     }
 
     /// The weight of `clip` (0 when it is not on screen).
-    pub fn weight_of(&self, clip: usize) -> f32 {
-        self.weights().iter().find(|(c, _)| *c == clip).map_or(0.0, |(_, w)| *w)
+    pub fn weight_of(&self, clip: ClipId) -> f32 {
+        self.weight_of_source(FadeSource::Clip(clip))
+    }
+
+    /// The weight of `source` (0 when it is not on screen).
+    pub fn weight_of_source(&self, source: FadeSource) -> f32 {
+        self.weights().iter().find(|(c, _)| *c == source).map_or(0.0, |(_, w)| *w)
     }
 }
 
 /// What plays: clip, time, transport and fades.
 #[derive(Debug, Clone)]
 pub struct Transport {
-    clip: Option<usize>,
+    clip: Option<ClipId>,
     time_secs: f32,
     /// Whether time advances.
     pub playing: bool,
@@ -87,7 +98,7 @@ pub struct Transport {
 impl Transport {
     /// Playing `model`'s first clip from 0 (the rest pose without clips).
     pub fn new(model: &Model) -> Self {
-        let clip = (!model.clips.is_empty()).then_some(0);
+        let clip = (!model.clips.is_empty()).then_some(ClipId::new(0));
         Self {
             clip,
             time_secs: 0.0,
@@ -105,13 +116,13 @@ impl Transport {
     }
 
     /// The clip on screen (the one faded to during a fade).
-    pub fn clip(&self) -> Option<usize> {
+    pub fn clip(&self) -> Option<ClipId> {
         self.clip
     }
 
     /// Display name of clip `clip`.
-    pub fn clip_name(&self, clip: usize) -> &str {
-        self.names.get(clip).map_or("?", String::as_str)
+    pub fn clip_name(&self, clip: ClipId) -> &str {
+        self.names.get(clip.index()).map_or("?", String::as_str)
     }
 
     /// Transport time in the current clip, seconds, within `[0, duration]`.
@@ -121,17 +132,17 @@ impl Transport {
 
     /// Length of the current clip (0 without one).
     pub fn duration_secs(&self) -> f32 {
-        self.clip.and_then(|c| self.durations.get(c)).copied().unwrap_or(0.0)
+        self.clip.and_then(|c| self.durations.get(c.index())).copied().unwrap_or(0.0)
     }
 
     /// Frame rate of the current clip's keys (stepping and the frame readout use it).
     pub fn frame_rate(&self) -> f32 {
-        self.clip.and_then(|c| self.frame_rates.get(c)).copied().unwrap_or(DEFAULT_FRAME_RATE)
+        self.clip.and_then(|c| self.frame_rates.get(c.index())).copied().unwrap_or(DEFAULT_FRAME_RATE)
     }
 
     /// Frame rate of `clip`'s keys ([`DEFAULT_FRAME_RATE`] for a clip the model does not have).
-    pub fn frame_rate_of(&self, clip: usize) -> f32 {
-        self.frame_rates.get(clip).copied().unwrap_or(DEFAULT_FRAME_RATE)
+    pub fn frame_rate_of(&self, clip: ClipId) -> f32 {
+        self.frame_rates.get(clip.index()).copied().unwrap_or(DEFAULT_FRAME_RATE)
     }
 
     /// The frame the time is on (nearest).
@@ -188,7 +199,7 @@ impl Transport {
             .iter()
             .zip(weights)
             .filter(|(_, w)| *w > 0.005)
-            .map(|(layer, w)| format!("{} {:.0}%", self.clip_name(layer.clip.index()), w * 100.0))
+            .map(|(layer, w)| format!("{} {:.0}%", self.clip_name(layer.clip), w * 100.0))
             .collect();
         if snapshot > 0.005 {
             parts.insert(0, format!("earlier blend {:.0}%", snapshot * 100.0));
@@ -211,13 +222,13 @@ impl Transport {
     }
 
     /// Switch to `clip` at time 0 (no fade).
-    pub fn select_clip(&mut self, clip: usize) {
-        if clip >= self.durations.len() {
+    pub fn select_clip(&mut self, clip: ClipId) {
+        if clip.index() >= self.durations.len() {
             return;
         }
         self.clip = Some(clip);
         self.time_secs = 0.0;
-        self.fader.play(ClipId::from_index(clip), 0.0);
+        self.fader.play(clip, 0.0);
     }
 
     /// Jump to `time_secs` in the current clip (scrubbing; a fade in progress ends there).
@@ -225,7 +236,7 @@ impl Transport {
         let time_secs = if time_secs.is_finite() { time_secs } else { 0.0 };
         self.time_secs = time_secs.clamp(0.0, self.duration_secs());
         if let Some(clip) = self.clip {
-            self.fader.play(ClipId::from_index(clip), self.time_secs);
+            self.fader.play(clip, self.time_secs);
         }
     }
 
@@ -273,6 +284,18 @@ impl Transport {
         self.playing = true;
     }
 
+    /// Stop the clock where it is (a transition in progress waits for Play or a frame step).
+    pub fn pause(&mut self) {
+        self.playing = false;
+    }
+
+    /// Start the clock ([`Self::toggle_play`] when paused: a clip stopped at its end restarts).
+    pub fn play(&mut self) {
+        if !self.playing {
+            self.toggle_play();
+        }
+    }
+
     /// Transition from what is on screen (the clip at its time, or the blend in progress) to
     /// `to` with `fade`'s kind: from its start, or at the source's phase (`contacts`: each
     /// clip's foot contacts, for phase sync). Dead blending and inertialization start from the
@@ -281,29 +304,29 @@ impl Transport {
         &mut self,
         model: &Model,
         settings: &SampleSettings,
-        to: usize,
+        to: ClipId,
         fade: FadeTuning,
-        contacts: &dyn Fn(usize) -> Vec<FootContact>,
+        contacts: &dyn Fn(ClipId) -> Vec<FootContact>,
     ) {
-        if to >= self.durations.len() {
+        if to.index() >= self.durations.len() {
             return;
         }
         self.prime_fader(model, settings, fade.kind);
-        let source = self.fader.current_clip().index();
-        let source_secs = self.durations.get(source).copied().unwrap_or(0.0);
+        let source = self.fader.current_clip();
+        let source_secs = self.durations.get(source.index()).copied().unwrap_or(0.0);
         let start = if fade.phase_sync {
             anim::synced_start_secs(
                 source_secs,
                 self.fader.current_time_secs(),
                 &contacts(source),
-                self.durations[to],
+                self.durations[to.index()],
                 &contacts(to),
                 fade.duration_secs,
             )
         } else {
             0.0
         };
-        self.fader.transition(model, settings, ClipId::from_index(to), &fade.transition(start, source_secs));
+        self.fader.transition(model, settings, to, &fade.transition(start, source_secs));
         self.clip = Some(to);
         self.time_secs = start;
         // Paused stays paused: the transition waits for Play or a frame step.
@@ -317,7 +340,6 @@ impl Transport {
             return;
         }
         let Some(clip) = self.clip else { return };
-        let clip = ClipId::from_index(clip);
         match kind {
             TransitionKind::CrossFade => self.fader.play(clip, self.time_secs),
             TransitionKind::Inertialize => {
@@ -344,10 +366,10 @@ impl Transport {
         model: &Model,
         settings: &SampleSettings,
         player: &BlendSpacePlayer,
-        (to, start_secs): (usize, f32),
+        (to, start_secs): (ClipId, f32),
         fade: FadeTuning,
     ) {
-        if to >= self.durations.len() {
+        if to.index() >= self.durations.len() {
             return;
         }
         let start_secs = if start_secs.is_finite() { start_secs.max(0.0) } else { 0.0 };
@@ -355,7 +377,7 @@ impl Transport {
         self.fader.play_blend_space();
         self.fader.evaluate(model, settings);
         let transition = fade.transition(start_secs, player.cycle_secs());
-        self.fader.transition(model, settings, ClipId::from_index(to), &transition);
+        self.fader.transition(model, settings, to, &transition);
         self.clip = Some(to);
         self.time_secs = start_secs;
     }
@@ -374,12 +396,12 @@ impl Transport {
         self.prime_fader(model, settings, fade.kind);
         self.fader.set_blend_space(Some(player.clone()));
         self.fader.transition_to_blend_space(model, settings, &fade.transition(0.0, 0.0));
-        self.clip = Some(self.fader.current_clip().index());
+        self.clip = Some(self.fader.current_clip());
         self.time_secs = 0.0;
     }
 
     /// Switch to `to` from its start with no fade (the ragdoll blend hides the switch).
-    pub fn play_from_start(&mut self, to: usize) {
+    pub fn play_from_start(&mut self, to: ClipId) {
         self.select_clip(to);
         self.playing = true;
     }
@@ -407,7 +429,7 @@ impl Transport {
             }
             self.time_secs = time;
             if let Some(clip) = self.clip {
-                self.fader.play(ClipId::from_index(clip), time);
+                self.fader.play(clip, time);
             }
         }
         self.pending_dt_secs += clip_dt;
@@ -418,7 +440,7 @@ impl Transport {
     /// Advance the transition in progress by `clip_dt_secs` of clip time.
     fn advance_fade(&mut self, clip_dt_secs: f32) {
         self.fader.advance(clip_dt_secs);
-        self.clip = Some(self.fader.current_clip().index());
+        self.clip = Some(self.fader.current_clip());
         let duration = self.duration_secs();
         let time = self.fader.current_time_secs();
         self.time_secs = if self.looping && duration > 0.0 { time.rem_euclid(duration) } else { time.min(duration) };
@@ -429,8 +451,12 @@ impl Transport {
     fn record_weights(&mut self) {
         let mut layer_weights = [0.0; MAX_LAYERS];
         let snapshot = self.fader.weights(&mut layer_weights);
-        let mut sample = FadeSample { clock_secs: self.clock_secs, weights: [(0, 0.0); MAX_LAYERS + 1], len: 0 };
-        let mut add = |clip: usize, weight: f32| {
+        let mut sample = FadeSample {
+            clock_secs: self.clock_secs,
+            weights: [(FadeSource::EarlierBlend, 0.0); MAX_LAYERS + 1],
+            len: 0,
+        };
+        let mut add = |clip: FadeSource, weight: f32| {
             if let Some(slot) = sample.weights[..sample.len].iter_mut().find(|(c, _)| *c == clip) {
                 slot.1 += weight;
             } else if sample.len < sample.weights.len() {
@@ -439,10 +465,10 @@ impl Transport {
             }
         };
         if snapshot > 0.0 {
-            add(EARLIER_BLEND, snapshot);
+            add(FadeSource::EarlierBlend, snapshot);
         }
         for (layer, weight) in self.fader.layers().iter().zip(layer_weights) {
-            add(layer.clip.index(), weight);
+            add(FadeSource::Clip(layer.clip), weight);
         }
         self.fade_history.push_back(sample);
         while self.fade_history.front().is_some_and(|s| s.clock_secs < self.clock_secs - FADE_HISTORY_SECS) {
@@ -517,13 +543,13 @@ mod tests {
     #[test]
     fn a_fade_starts_from_the_clip_on_screen_and_records_both_weights() {
         let mut transport = Transport::new(&model());
-        transport.select_clip(3);
+        transport.select_clip(ClipId::new(3));
         transport.seek(1.0);
         let m = model();
         transport.fade_to(
             &m,
             &SampleSettings::default(),
-            1,
+            ClipId::new(1),
             FadeTuning::cross_fade(0.5, anim::Easing::Linear),
             &|_| Vec::new(),
         );
@@ -534,23 +560,23 @@ mod tests {
             (3, 1.0),
             "faded from the clip on screen at its time"
         );
-        assert_eq!(transport.clip(), Some(1));
+        assert_eq!(transport.clip(), Some(ClipId::new(1)));
         for _ in 0..40 {
             transport.advance(1.0 / 60.0);
         }
         let rows: Vec<FadeSample> = transport.fade_history().iter().copied().collect();
         assert!(rows.iter().all(|r| (r.weights().iter().map(|(_, w)| w).sum::<f32>() - 1.0).abs() < 1e-5));
         // Half-way through the 0.5 s fade (15 frames) the two cross.
-        let (from, to) = (rows[14].weight_of(3), rows[14].weight_of(1));
+        let (from, to) = (rows[14].weight_of(ClipId::new(3)), rows[14].weight_of(ClipId::new(1)));
         assert!((from - 0.5).abs() < 0.05 && (to - 0.5).abs() < 0.05, "{from} {to}");
         // Each clip's weight moves continuously (no jump of more than one frame's share).
         for pair in rows.windows(2) {
-            for clip in [1, 3] {
+            for clip in [ClipId::new(1), ClipId::new(3)] {
                 let step = (pair[1].weight_of(clip) - pair[0].weight_of(clip)).abs();
                 assert!(step < 0.06, "clip {clip} jumps by {step}");
             }
         }
-        assert_eq!(rows.last().map(|r| r.weight_of(1)), Some(1.0));
+        assert_eq!(rows.last().map(|r| r.weight_of(ClipId::new(1))), Some(1.0));
         assert!(!transport.is_fading());
     }
 }

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use anim::ragdoll::RagdollRamp;
 use anim::{
-    Easing, InterpolationOverride, Model, OffsetDecay, RootMotion, RotationSpace, SampleSettings, ScaleSpace,
-    Transition, TransitionKind,
+    ClipId, Easing, InterpolationOverride, Model, NodeId, OffsetDecay, RootMotion, RotationSpace, SampleSettings,
+    ScaleSpace, TrackId, Transition, TransitionKind,
 };
 
 use crate::physics::MotorGains;
@@ -121,13 +121,13 @@ pub struct RagdollTuning {
     pub easing: Easing,
     /// Clip the character gets up into from its back (and from its front unless
     /// [`Self::get_up_clip_face_down`] is set).
-    pub get_up_clip: usize,
+    pub get_up_clip: ClipId,
     /// Length of the blend from the ragdoll back into the clip, seconds.
     pub get_up_secs: f32,
     /// Impulse on the selected bone at the trigger, newton-seconds (0: no push).
     pub push_newton_secs: f32,
     /// Clip the character gets up into from its front; `None`: the same as from its back.
-    pub get_up_clip_face_down: Option<usize>,
+    pub get_up_clip_face_down: Option<ClipId>,
     /// Joint-motor strength at the trigger: 0 limp, 1 full (a powered ragdoll).
     pub motor_strength: f32,
     /// "Active → limp": the strength falls to 0 at this rate per second; 0 keeps it.
@@ -136,7 +136,7 @@ pub struct RagdollTuning {
     pub pin_pelvis: bool,
     /// Partial ragdoll: only this node's body and everything below it (picked in the joint
     /// tree); `None`: the whole body.
-    pub region: Option<usize>,
+    pub region: Option<NodeId>,
     /// Joint-motor gains per body region.
     pub gains: MotorGains,
 }
@@ -146,7 +146,7 @@ impl Default for RagdollTuning {
         Self {
             ramp_rate_per_sec: RagdollRamp::DEFAULT_RATE_PER_SEC,
             easing: Easing::Linear,
-            get_up_clip: 0,
+            get_up_clip: ClipId::new(0),
             get_up_secs: 1.5,
             push_newton_secs: 0.0,
             get_up_clip_face_down: None,
@@ -168,7 +168,7 @@ pub struct Tuning {
     /// overrides (stored only here).
     clips: Vec<SampleSettings>,
     /// The transition table: fade settings per (from clip, to clip).
-    transitions: BTreeMap<(usize, usize), FadeTuning>,
+    transitions: BTreeMap<(ClipId, ClipId), FadeTuning>,
     /// The ragdoll handoff.
     pub ragdoll: RagdollTuning,
     /// Foot-contact markers and root motion per clip as the profile stores them (kept through
@@ -268,20 +268,27 @@ impl Tuning {
         }
     }
 
-    /// What sampling `clip` reads (authored settings for a clip index the model lacks).
-    pub fn sampling(&self, clip: usize) -> &SampleSettings {
+    /// What sampling `clip` reads (authored settings for a clip the model lacks).
+    pub fn sampling(&self, clip: ClipId) -> &SampleSettings {
+        self.sampling_or_authored(Some(clip))
+    }
+
+    /// What sampling `clip` reads; authored settings without a clip (the rest pose) or for a
+    /// clip the model lacks.
+    pub fn sampling_or_authored(&self, clip: Option<ClipId>) -> &SampleSettings {
         static AUTHORED: std::sync::OnceLock<SampleSettings> = std::sync::OnceLock::new();
-        self.clips.get(clip).unwrap_or_else(|| AUTHORED.get_or_init(SampleSettings::default))
+        clip.and_then(|c| self.clips.get(c.index())).unwrap_or_else(|| AUTHORED.get_or_init(SampleSettings::default))
     }
 
     /// The per-channel override of `track` in `clip`, if any.
-    pub fn channel_mode(&self, clip: usize, track: usize) -> Option<InterpolationOverride> {
-        self.clips.get(clip)?.track_modes.get(track).copied().flatten()
+    pub fn channel_mode(&self, clip: ClipId, track: TrackId) -> Option<InterpolationOverride> {
+        self.clips.get(clip.index())?.track_modes.get(track.index()).copied().flatten()
     }
 
     /// Set (or with `None` clear) the override of `track` in `clip`.
-    pub fn set_channel_mode(&mut self, clip: usize, track: usize, mode: Option<InterpolationOverride>) {
-        let Some(settings) = self.clips.get_mut(clip) else { return };
+    pub fn set_channel_mode(&mut self, clip: ClipId, track: TrackId, mode: Option<InterpolationOverride>) {
+        let Some(settings) = self.clips.get_mut(clip.index()) else { return };
+        let track = track.index();
         if settings.track_modes.len() <= track {
             if mode.is_none() {
                 return;
@@ -295,9 +302,14 @@ impl Tuning {
     }
 
     /// Every per-channel override: `(clip, track, mode)`, in clip then track order.
-    pub fn channel_modes(&self) -> impl Iterator<Item = (usize, usize, InterpolationOverride)> + '_ {
+    pub fn channel_modes(&self) -> impl Iterator<Item = (ClipId, TrackId, InterpolationOverride)> + '_ {
         self.clips.iter().enumerate().flat_map(|(clip, settings)| {
-            settings.track_modes.iter().enumerate().filter_map(move |(track, mode)| mode.map(|m| (clip, track, m)))
+            let clip = ClipId::from_index(clip);
+            settings
+                .track_modes
+                .iter()
+                .enumerate()
+                .filter_map(move |(track, mode)| mode.map(|m| (clip, TrackId::from_index(track), m)))
         })
     }
 
@@ -346,19 +358,19 @@ impl Tuning {
     }
 
     /// The tuned fade of `from → to`, if that pair was tuned.
-    pub fn transition(&self, from: usize, to: usize) -> Option<FadeTuning> {
+    pub fn transition(&self, from: ClipId, to: ClipId) -> Option<FadeTuning> {
         self.transitions.get(&(from, to)).copied()
     }
 
     /// The fade `from → to` uses: the tuned one, else the defaults.
-    pub fn fade_for(&self, from: usize, to: usize) -> FadeTuning {
+    pub fn fade_for(&self, from: ClipId, to: ClipId) -> FadeTuning {
         self.transition(from, to).unwrap_or_default()
     }
 
     /// Tune the pair `from → to` (a duration that is not finite becomes the default; it is
     /// kept within 0–10 s).
-    pub fn set_transition(&mut self, from: usize, to: usize, fade: FadeTuning) {
-        if from >= self.clips.len() || to >= self.clips.len() {
+    pub fn set_transition(&mut self, from: ClipId, to: ClipId, fade: FadeTuning) {
+        if from.index() >= self.clips.len() || to.index() >= self.clips.len() {
             return;
         }
         let duration_secs =
@@ -372,12 +384,12 @@ impl Tuning {
     }
 
     /// Forget the pair `from → to` (it fades with the defaults again).
-    pub fn remove_transition(&mut self, from: usize, to: usize) {
+    pub fn remove_transition(&mut self, from: ClipId, to: ClipId) {
         self.transitions.remove(&(from, to));
     }
 
     /// The transition table, by (from, to).
-    pub fn transitions(&self) -> impl Iterator<Item = ((usize, usize), FadeTuning)> + '_ {
+    pub fn transitions(&self) -> impl Iterator<Item = ((ClipId, ClipId), FadeTuning)> + '_ {
         self.transitions.iter().map(|(&pair, &fade)| (pair, fade))
     }
 
@@ -454,30 +466,38 @@ impl TuningHistory {
 mod tests {
     use super::*;
 
+    const fn c(i: u32) -> ClipId {
+        ClipId::new(i)
+    }
+
+    const fn t(i: u32) -> TrackId {
+        TrackId::new(i)
+    }
+
     #[test]
     fn channel_overrides_live_in_their_clip_and_survive_model_wide_changes() {
         let mut tuning = Tuning::authored_for_clips(3);
-        tuning.set_channel_mode(1, 4, Some(InterpolationOverride::Step));
+        tuning.set_channel_mode(c(1), t(4), Some(InterpolationOverride::Step));
         tuning.set_interpolation(Interpolation { mode: InterpolationOverride::Linear, ..Interpolation::AUTHORED });
-        assert_eq!(tuning.sampling(1).mode, InterpolationOverride::Linear);
-        assert_eq!(tuning.sampling(1).track_modes, vec![None, None, None, None, Some(InterpolationOverride::Step)]);
-        assert!(tuning.sampling(0).track_modes.is_empty());
-        assert_eq!(tuning.channel_modes().collect::<Vec<_>>(), vec![(1, 4, InterpolationOverride::Step)]);
-        tuning.set_channel_mode(1, 4, None);
-        assert!(tuning.sampling(1).track_modes.is_empty(), "trailing empty entries are trimmed");
-        assert_eq!(tuning.sampling(7), &SampleSettings::default(), "unknown clips sample as authored");
+        assert_eq!(tuning.sampling(c(1)).mode, InterpolationOverride::Linear);
+        assert_eq!(tuning.sampling(c(1)).track_modes, vec![None, None, None, None, Some(InterpolationOverride::Step)]);
+        assert!(tuning.sampling(c(0)).track_modes.is_empty());
+        assert_eq!(tuning.channel_modes().collect::<Vec<_>>(), vec![(c(1), t(4), InterpolationOverride::Step)]);
+        tuning.set_channel_mode(c(1), t(4), None);
+        assert!(tuning.sampling(c(1)).track_modes.is_empty(), "trailing empty entries are trimmed");
+        assert_eq!(tuning.sampling(c(7)), &SampleSettings::default(), "unknown clips sample as authored");
     }
 
     #[test]
     fn untuned_pairs_fade_with_the_defaults() {
         let mut tuning = Tuning::authored_for_clips(3);
-        assert_eq!(tuning.fade_for(0, 1), FadeTuning::cross_fade(0.3, Easing::Smoothstep));
-        tuning.set_transition(0, 1, FadeTuning::cross_fade(f32::NAN, Easing::Linear));
-        assert_eq!(tuning.fade_for(0, 1).duration_secs, DEFAULT_FADE_SECS);
-        tuning.set_transition(0, 9, FadeTuning::default());
+        assert_eq!(tuning.fade_for(c(0), c(1)), FadeTuning::cross_fade(0.3, Easing::Smoothstep));
+        tuning.set_transition(c(0), c(1), FadeTuning::cross_fade(f32::NAN, Easing::Linear));
+        assert_eq!(tuning.fade_for(c(0), c(1)).duration_secs, DEFAULT_FADE_SECS);
+        tuning.set_transition(c(0), c(9), FadeTuning::default());
         assert_eq!(tuning.transitions().count(), 1, "pairs of clips the model lacks are refused");
-        tuning.remove_transition(0, 1);
-        assert_eq!(tuning.transition(0, 1), None);
+        tuning.remove_transition(c(0), c(1));
+        assert_eq!(tuning.transition(c(0), c(1)), None);
     }
 
     #[test]
@@ -492,7 +512,7 @@ mod tests {
         }
         history.commit(&tuning, true);
         let dragged = tuning.clone();
-        tuning.set_channel_mode(0, 2, Some(InterpolationOverride::Cubic));
+        tuning.set_channel_mode(c(0), t(2), Some(InterpolationOverride::Cubic));
         history.commit(&tuning, true);
         assert_eq!(history.undo_steps(), 2);
         assert!(history.undo(&mut tuning));

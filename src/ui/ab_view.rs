@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anim::{ClipId, Model, SampleSettings, SoaPose};
+use anim::{ClipId, Model, NodeId, SampleSettings, SoaPose};
 
 use super::compare::heat_color32;
 use crate::ab::{AbCompare, JointDeviation, model_size, same_clip};
@@ -17,7 +17,7 @@ use crate::stage::frame::{ViewClick, pick_nearest_joint};
 use crate::stage::loading::LoadJob;
 
 /// What a list of changed joints was computed for: A's model generation and the clip.
-type ChangedKey = (u64, Option<usize>);
+type ChangedKey = (u64, Option<ClipId>);
 
 /// A joint whose own transform differs between A and B, and how far that moves the joints
 /// below it (where it shows).
@@ -143,19 +143,19 @@ impl AbView {
 
     /// Pose B at A's clip (by name) and time with `settings`, and measure every matched joint;
     /// fills the heat of A's nodes. Does nothing while off.
-    pub fn compute(&mut self, a: &Model, clip: Option<usize>, time_secs: f32, settings: &SampleSettings) {
+    pub fn compute(&mut self, a: &Model, clip: Option<ClipId>, time_secs: f32, settings: &SampleSettings) {
         self.heat.clear();
         if !self.enabled {
             return;
         }
         let Some(file) = &mut self.file else { return };
-        let clip_a = clip.map(ClipId::from_index);
+        let clip_a = clip;
         let clip_b = clip_a.and_then(|c| same_clip(a, c, &file.model));
         let deviations = file.compare.evaluate((a, clip_a), (&file.model, clip_b), time_secs, settings);
         if self.heatmap {
             self.heat.resize(a.nodes.len(), 0.0);
             for d in deviations {
-                if let Some(h) = self.heat.get_mut(d.node_a) {
+                if let Some(h) = self.heat.get_mut(d.node_a.index()) {
                     *h = crate::render::shot::heat_of(d.model_distance, self.heat_full_scale);
                 }
             }
@@ -169,10 +169,10 @@ impl AbView {
 
     /// A click in B's view (the right-hand half, side by side): the joint of B nearest to it
     /// as B is posed now (only joints A has too), as A's node matched by name.
-    pub fn pick_joint_in_b(&self, camera: &OrbitCamera, click: ViewClick, radius_px: f32) -> Option<usize> {
+    pub fn pick_joint_in_b(&self, camera: &OrbitCamera, click: ViewClick, radius_px: f32) -> Option<NodeId> {
         let file = self.file.as_ref().filter(|_| self.enabled)?;
         let matrices = file.compare.model_from_node_b();
-        let accept = |node: usize| file.compare.node_a_of(node).is_some();
+        let accept = |node: NodeId| file.compare.node_a_of(node).is_some();
         let node_b = pick_nearest_joint(&file.model, matrices, camera, click, radius_px, accept)?;
         file.compare.node_a_of(node_b)
     }
@@ -195,7 +195,7 @@ impl AbView {
         &mut self,
         a: &Model,
         a_generation: u64,
-        clip: Option<usize>,
+        clip: Option<ClipId>,
         settings: &SampleSettings,
     ) -> Vec<ChangedJoint> {
         let Some(file) = &mut self.file else { return Vec::new() };
@@ -205,20 +205,19 @@ impl AbView {
         {
             return list.clone();
         }
-        let clip_a = clip.map(ClipId::from_index);
+        let clip_a = clip;
         let clip_b = clip_a.and_then(|c| same_clip(a, c, &file.model));
-        let samples =
-            clip.and_then(|c| a.clips.get(c)).map_or(2, |c| ((c.duration_secs() * 60.0) as usize).clamp(30, 600));
+        let samples = clip.and_then(|c| a.clip(c)).map_or(2, |c| ((c.duration_secs() * 60.0) as usize).clamp(30, 600));
         let worst = file.compare.worst_over_clip((a, clip_a), (&file.model, clip_b), settings, samples);
         let mut moved = vec![0.0_f32; a.nodes.len()];
         for d in &worst {
-            if let Some(m) = moved.get_mut(d.node_a) {
+            if let Some(m) = moved.get_mut(d.node_a.index()) {
                 *m = d.model_distance;
             }
         }
-        let moves_below = |node: usize| {
-            let mut most = moved.get(node).copied().unwrap_or(0.0);
-            let mut stack = vec![anim::NodeId::from_index(node)];
+        let moves_below = |node: NodeId| {
+            let mut most = moved.get(node.index()).copied().unwrap_or(0.0);
+            let mut stack = vec![node];
             while let Some(n) = stack.pop() {
                 for &child in a.hierarchy.children(n) {
                     most = most.max(moved.get(child.index()).copied().unwrap_or(0.0));
@@ -244,7 +243,7 @@ impl AbView {
         ui: &mut egui::Ui,
         a: &Model,
         a_generation: u64,
-        clip: Option<usize>,
+        clip: Option<ClipId>,
         settings: &SampleSettings,
     ) -> bool {
         let mut pick = false;
@@ -297,8 +296,8 @@ impl AbView {
             );
         });
         let Some(file) = &self.file else { return pick };
-        let clip_name = clip.and_then(|c| a.clips.get(c)).map(|c| c.name().unwrap_or("unnamed").to_owned());
-        let b_clip = clip.map(ClipId::from_index).and_then(|c| same_clip(a, c, &file.model));
+        let clip_name = clip.and_then(|c| a.clip(c)).map(|c| c.name().unwrap_or("unnamed").to_owned());
+        let b_clip = clip.and_then(|c| same_clip(a, c, &file.model));
         let (pairs, only_a, only_b) = (
             file.compare.joints.pairs.len(),
             file.compare.joints.only_in_a.clone(),

@@ -15,7 +15,7 @@ pub fn compare_ui(
     ui: &mut egui::Ui,
     model: &Model,
     model_generation: u64,
-    clip: Option<usize>,
+    clip: Option<anim::ClipId>,
     tuning: &Tuning,
     deviation: Option<PoseDeviation>,
 ) {
@@ -58,7 +58,7 @@ pub fn compare_ui(
         .on_hover_text("Deviation painted fully red");
     });
     heat_legend_ui(ui, compare.modes.heat_full_scale, compare.modes.heatmap);
-    let name = |node: usize| crate::profile::node_display_name(model, node);
+    let name = |node: anim::NodeId| crate::profile::node_display_name(model, node);
     let now = match deviation.filter(|_| compare.enabled) {
         Some(d) => format!(
             "now: {:.2} cm ({}), {:.2}° ({})",

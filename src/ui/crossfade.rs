@@ -15,7 +15,7 @@ use egui_plot::{Line, Plot, PlotPoints};
 use crate::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
 
 use super::{SERIES_COLORS, enum_combo};
-use crate::stage::transport::{EARLIER_BLEND, FADE_HISTORY_SECS, Transport};
+use crate::stage::transport::{FADE_HISTORY_SECS, FadeSource, Transport};
 use crate::stage::tuning::{ClipExtras, FadeTuning, Tuning};
 
 /// What the cross-fade panel asks the viewer to do.
@@ -26,9 +26,9 @@ pub enum CrossFadeAction {
     /// Play `from` and aim at `to`: a row of the table, ready to trigger.
     SetUp {
         /// Clip to play now.
-        from: usize,
+        from: ClipId,
         /// Clip to fade to next.
-        to: usize,
+        to: ClipId,
     },
 }
 
@@ -38,7 +38,7 @@ pub struct CrossFadePanel {
     /// The model's feet and scale, found on first use.
     rig: Option<Rig>,
     /// Foot contacts found per clip, on first use.
-    found_contacts: BTreeMap<usize, Vec<FootContact>>,
+    found_contacts: BTreeMap<ClipId, Vec<FootContact>>,
     /// The measured quality of the pair on show: for which pair and tuning, and the reports of
     /// its transition and of a cross-fade of the same duration.
     measured: Option<(MeasuredKey, TransitionReport, TransitionReport)>,
@@ -51,14 +51,14 @@ impl std::fmt::Debug for CrossFadePanel {
 }
 
 /// What a measurement depends on: the pair, its tuning and the edited markers.
-type MeasuredKey = (usize, usize, FadeTuning, ClipExtras);
+type MeasuredKey = (ClipId, ClipId, FadeTuning, ClipExtras);
 
 /// Trigger times the panel measures a pair at.
 const MEASURED_TRIGGERS: usize = 3;
 
 impl CrossFadePanel {
     /// Foot contacts of `clip` with their feet's names, by time.
-    pub fn named_contacts(&mut self, model: &Model, extras: &ClipExtras, clip: usize) -> Vec<(String, f32)> {
+    pub fn named_contacts(&mut self, model: &Model, extras: &ClipExtras, clip: ClipId) -> Vec<(String, f32)> {
         let contacts = self.contacts(model, extras, clip);
         self.rig(model).named(&contacts).into_iter().map(|c| (c.foot, c.time_secs)).collect()
     }
@@ -69,8 +69,8 @@ impl CrossFadePanel {
         &mut self,
         model: &Model,
         tuning: &Tuning,
-        from: usize,
-        to: usize,
+        from: ClipId,
+        to: ClipId,
     ) -> Option<(TransitionReport, TransitionReport)> {
         let fade = tuning.fade_for(from, to);
         self.measured(model, &tuning.clip_extras, from, to, fade).map(|(a, b)| (a.clone(), b.clone()))
@@ -82,13 +82,13 @@ impl CrossFadePanel {
     }
 
     /// Foot contacts of `clip`: the profile's edited markers, else found (once per clip).
-    pub fn contacts(&mut self, model: &Model, extras: &ClipExtras, clip: usize) -> Vec<FootContact> {
-        let name = model.clips.get(clip).map(|c| c.display_name(clip)).unwrap_or_default();
+    pub fn contacts(&mut self, model: &Model, extras: &ClipExtras, clip: ClipId) -> Vec<FootContact> {
+        let name = model.clip(clip).map(|c| c.display_name(clip.index())).unwrap_or_default();
         let rig = self.rig.get_or_insert_with(|| Rig::new(model));
         if let Some(stored) = extras.markers.iter().find(|m| m.clip == name) {
             return rig.stored_contacts(stored.contacts.iter().map(|c| (c.foot.as_str(), c.time_secs)));
         }
-        self.found_contacts.entry(clip).or_insert_with(|| rig.contacts(model, ClipId::from_index(clip))).clone()
+        self.found_contacts.entry(clip).or_insert_with(|| rig.contacts(model, clip)).clone()
     }
 
     /// The measured quality of `from → to` with `fade` (cached until the pair or its tuning
@@ -98,8 +98,8 @@ impl CrossFadePanel {
         &mut self,
         model: &Model,
         extras: &ClipExtras,
-        from: usize,
-        to: usize,
+        from: ClipId,
+        to: ClipId,
         fade: FadeTuning,
     ) -> Option<(&TransitionReport, &TransitionReport)> {
         if self
@@ -108,8 +108,8 @@ impl CrossFadePanel {
             .is_none_or(|((f, t, tuned, seen), _, _)| (*f, *t, *tuned) != (from, to, fade) || seen != extras)
         {
             let key = (from, to, fade, extras.clone());
-            let source = model.clips.get(from)?;
-            model.clips.get(to)?;
+            let source = model.clip(from)?;
+            model.clip(to)?;
             let secs = source.end_secs();
             let times: Vec<f32> =
                 (0..MEASURED_TRIGGERS).map(|i| secs * (i as f32 + 0.5) / MEASURED_TRIGGERS as f32).collect();
@@ -124,7 +124,7 @@ impl CrossFadePanel {
             };
             let baseline = FadeTuning { kind: TransitionKind::CrossFade, ..fade };
             let rig = self.rig(model);
-            let (a, b) = (ClipId::from_index(from), ClipId::from_index(to));
+            let (a, b) = (from, to);
             let this = measure(model, rig, a, b, &times, &settings(fade), Some(contacts.clone()));
             let cross = measure(model, rig, a, b, &times, &settings(baseline), Some(contacts));
             self.measured = Some((key, this, cross));
@@ -148,8 +148,8 @@ impl CrossFadePanel {
             return None;
         };
         let mut action = None;
-        if *fade_target >= clip_names.len() {
-            *fade_target = 0;
+        if fade_target.index() >= clip_names.len() {
+            *fade_target = ClipId::new(0);
         }
         let from = if ragdoll_active { "the ragdoll (blends into the clip)".to_owned() } else { transport.on_screen() };
         ui.horizontal(|ui| {
@@ -281,7 +281,7 @@ impl CrossFadePanel {
 /// The running transition of the rewound frame `secs` before live, as the Trigger row says it:
 /// `rewound −1.25 s: Run at 0.42 s, cross-fade 0.30 / 0.80 s (weight 0.38)`.
 fn rewound_transition_label(secs: f64, shown: &crate::stage::rewind::ShownFacts<'_>, clip_names: &[String]) -> String {
-    let name = |clip: Option<usize>| clip.and_then(|c| clip_names.get(c)).map_or("no clip", String::as_str);
+    let name = |clip: Option<ClipId>| clip.and_then(|c| clip_names.get(c.index())).map_or("no clip", String::as_str);
     let clip = format!("{}: {} at {:.2} s", super::rewind::rewound_label(secs), name(shown.clip), shown.clip_secs);
     match shown.transition {
         Some(t) => format!(
@@ -320,8 +320,8 @@ impl CrossFadePanel {
         ui: &mut egui::Ui,
         model: &Model,
         extras: &ClipExtras,
-        from: usize,
-        to: usize,
+        from: ClipId,
+        to: ClipId,
         fade: FadeTuning,
     ) {
         let Some((this, cross)) = self.measured(model, extras, from, to, fade) else { return };
@@ -375,7 +375,7 @@ impl CrossFadePanel {
 /// the plot shows each clip's weight continuously through fades and re-triggers.
 fn fade_series(transport: &Transport) -> Vec<(String, egui::Color32, Vec<[f64; 2]>)> {
     let history = transport.fade_history();
-    let mut clips: Vec<usize> = Vec::new();
+    let mut clips: Vec<FadeSource> = Vec::new();
     for sample in history {
         for &(clip, _) in sample.weights() {
             if !clips.contains(&clip) {
@@ -387,12 +387,13 @@ fn fade_series(transport: &Transport) -> Vec<(String, egui::Color32, Vec<[f64; 2
     clips
         .into_iter()
         .map(|clip| {
-            let (label, color) = if clip == EARLIER_BLEND {
-                ("earlier blend".to_owned(), egui::Color32::GRAY)
-            } else {
-                (transport.clip_name(clip).to_owned(), SERIES_COLORS[clip % SERIES_COLORS.len()])
+            let (label, color) = match clip {
+                FadeSource::EarlierBlend => ("earlier blend".to_owned(), egui::Color32::GRAY),
+                FadeSource::Clip(id) => {
+                    (transport.clip_name(id).to_owned(), SERIES_COLORS[id.index() % SERIES_COLORS.len()])
+                }
             };
-            let points = history.iter().map(|s| [s.clock_secs - now, f64::from(s.weight_of(clip))]).collect();
+            let points = history.iter().map(|s| [s.clock_secs - now, f64::from(s.weight_of_source(clip))]).collect();
             (label, color, points)
         })
         .collect()
@@ -430,14 +431,14 @@ fn easing_preview_ui(ui: &mut egui::Ui, easing: Easing) {
 /// The tuned pairs: set one up, or delete it (it then fades with the defaults).
 fn transition_table_ui(ui: &mut egui::Ui, tuning: &mut Tuning, names: &[String], action: &mut Option<CrossFadeAction>) {
     ui.label("Transition table (saved in the model's tuning profile):");
-    let rows: Vec<((usize, usize), FadeTuning)> = tuning.transitions().collect();
+    let rows: Vec<((ClipId, ClipId), FadeTuning)> = tuning.transitions().collect();
     if rows.is_empty() {
         ui.weak("no pairs tuned yet: change a pair's duration or easing above");
     }
     let mut delete = None;
     egui::Grid::new("transition table").striped(true).show(ui, |ui| {
         for ((from, to), fade) in rows {
-            let name = |clip: usize| names.get(clip).map_or("?", String::as_str);
+            let name = |clip: ClipId| names.get(clip.index()).map_or("?", String::as_str);
             let label = format!("{} -> {}", name(from), name(to));
             if ui
                 .button(label)

@@ -3,7 +3,10 @@
 //! overlaid, the velocity and the acceleration. Plots fit their data whenever the model, clip,
 //! joint, channel or view changes; the legend shows each series in its colour above the plot.
 
-use anim::{Interpolation, InterpolationOverride, Model, Property, SampleSettings, TrackSample, TrackValues};
+use anim::{
+    ClipId, Interpolation, InterpolationOverride, Model, NodeId, Property, SampleSettings, TrackId, TrackSample,
+    TrackValues,
+};
 use egui_plot::{Line, Plot, PlotBounds, PlotPoints, Points, VLine};
 use glam::{EulerRot, Quat, Vec4};
 
@@ -24,11 +27,11 @@ const MIN_ACCELERATION_SPAN_DEG: f64 = 20.0;
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveData {
     /// Plotted node.
-    pub node: usize,
+    pub node: NodeId,
     /// Plotted property.
     pub property: Property,
-    /// Track index in the clip.
-    pub track: usize,
+    /// The plotted track of the clip.
+    pub track: TrackId,
     /// Component names (`x y z` or `x y z w`).
     pub component_names: Vec<&'static str>,
     /// Per component: `[time, value]` under the current settings.
@@ -61,8 +64,8 @@ pub struct CurveData {
 #[derive(Debug, Clone, PartialEq)]
 struct CurveKey {
     model_generation: u64,
-    clip: usize,
-    node: usize,
+    clip: ClipId,
+    node: NodeId,
     property: Property,
     overlay_mode: InterpolationOverride,
     angles: bool,
@@ -97,7 +100,7 @@ pub struct CurvesPanel {
 #[derive(Debug, Default)]
 struct FitState {
     /// (model generation, clip, node, property, angles) of the data the plots last fitted.
-    fitted: Option<(u64, usize, usize, Property, bool)>,
+    fitted: Option<(u64, ClipId, NodeId, Property, bool)>,
     /// Reset the value, velocity and acceleration plots on their next show.
     pending: [bool; 3],
 }
@@ -136,13 +139,13 @@ impl CurvesPanel {
         if let Some(clip) = shown.clip {
             super::pointer_curves::pointer_curves_ui(ui, model, clip, shown.clip_secs);
         }
-        let Some((clip_index, clip)) = shown.clip.and_then(|c| Some((c, model.clips.get(c)?))) else {
+        let Some((clip_id, clip)) = shown.clip.and_then(|c| Some((c, model.clip(c)?))) else {
             ui.label("No clip.");
             self.last = None;
             return;
         };
-        let name = |node: usize| crate::profile::node_display_name(model, node);
-        let nodes: Vec<usize> = clip.animated_nodes().into_iter().map(anim::NodeId::index).collect();
+        let name = |node: NodeId| crate::profile::node_display_name(model, node);
+        let nodes: Vec<NodeId> = clip.animated_nodes();
         let mut joint = selection.joint.or(nodes.first().copied());
         let before = joint;
         egui::ComboBox::from_label("joint")
@@ -176,7 +179,7 @@ impl CurvesPanel {
         };
         let properties: Vec<Property> = [Property::Translation, Property::Rotation, Property::Scale]
             .into_iter()
-            .filter(|&p| clip.tracks().iter().any(|t| t.node.index() == node && t.property() == p))
+            .filter(|&p| clip.tracks().iter().any(|t| t.node == node && t.property() == p))
             .collect();
         if !properties.contains(&selection.property)
             && let Some(&first) = properties.first()
@@ -214,19 +217,18 @@ impl CurvesPanel {
 
         let key = CurveKey {
             model_generation,
-            clip: clip_index,
+            clip: clip_id,
             node,
             property: selection.property,
             overlay_mode: self.overlay_mode,
             angles: self.angles,
-            settings: tuning.sampling(clip_index).clone(),
+            settings: tuning.sampling(clip_id).clone(),
         };
         if self.key.as_ref() != Some(&key) {
-            self.last =
-                curve_data(model, clip_index, &key.settings, node, key.property, self.overlay_mode, self.angles);
+            self.last = curve_data(model, clip_id, &key.settings, node, key.property, self.overlay_mode, self.angles);
             self.key = Some(key);
         }
-        let fit_key = (model_generation, clip_index, node, selection.property, self.angles);
+        let fit_key = (model_generation, clip_id, node, selection.property, self.angles);
         if self.fit.fitted != Some(fit_key) {
             self.fit.fitted = Some(fit_key);
             self.fit.pending = [true; 3];
@@ -354,13 +356,12 @@ pub fn velocity_caption(mode: Interpolation) -> &'static str {
 
 /// The animated node nearest to `node` in the hierarchy: its nearest animated ancestor, else
 /// its first animated descendant.
-fn nearest_animated(model: &Model, node: usize, animated: &[usize]) -> Option<usize> {
+fn nearest_animated(model: &Model, node: NodeId, animated: &[NodeId]) -> Option<NodeId> {
     let hierarchy = &model.hierarchy;
-    let node = anim::NodeId::from_index(node);
     let mut at = hierarchy.parent(node);
     while let Some(n) = at {
-        if animated.contains(&n.index()) {
-            return Some(n.index());
+        if animated.contains(&n) {
+            return Some(n);
         }
         at = hierarchy.parent(n);
     }
@@ -368,8 +369,8 @@ fn nearest_animated(model: &Model, node: usize, animated: &[usize]) -> Option<us
     let mut steps = 0;
     while let Some(n) = stack.pop() {
         steps += 1;
-        if animated.contains(&n.index()) || steps > model.nodes.len() {
-            return animated.contains(&n.index()).then_some(n.index());
+        if animated.contains(&n) || steps > model.nodes.len() {
+            return animated.contains(&n).then_some(n);
         }
         stack.extend(hierarchy.children(n).iter().rev());
     }
@@ -380,17 +381,17 @@ fn nearest_animated(model: &Model, node: usize, animated: &[usize]) -> Option<us
 /// under `overlay_mode`. `None` without such a track (or for morph weights).
 pub fn curve_data(
     model: &Model,
-    clip: usize,
+    clip: ClipId,
     settings: &SampleSettings,
-    node: usize,
+    node: NodeId,
     property: Property,
     overlay_mode: InterpolationOverride,
     angles: bool,
 ) -> Option<CurveData> {
-    let clip = model.clips.get(clip)?;
-    let track_index = clip.tracks().iter().position(|t| t.node.index() == node && t.property() == property)?;
+    let clip = model.clip(clip)?;
+    let track_index = clip.tracks().iter().position(|t| t.node == node && t.property() == property)?;
     let track = clip.tracks().get(track_index)?;
-    let track_id = anim::TrackId::from_index(track_index);
+    let track_id = TrackId::from_index(track_index);
     let times = &clip.timelines().get(track.timeline)?.times_secs;
     let overlay_settings = SampleSettings { mode: overlay_mode, track_modes: Vec::new(), ..settings.clone() };
     let primary_interpolation = settings.mode_for(track_id, track.interpolation);
@@ -409,7 +410,7 @@ pub fn curve_data(
         let mut previous = Quat::IDENTITY;
         sample_times
             .iter()
-            .map(|&t| match clip.evaluate_track(anim::TrackId::from_index(track_index), t, settings, &mut weights)? {
+            .map(|&t| match clip.evaluate_track(track_id, t, settings, &mut weights)? {
                 TrackSample::Vec3(v) => Some(v.extend(0.0)),
                 TrackSample::Rotation { rotation, .. } => {
                     // Keep the sign continuous so that q and -q do not jump on the plot.
@@ -512,7 +513,7 @@ pub fn curve_data(
     Some(CurveData {
         node,
         property,
-        track: track_index,
+        track: track_id,
         component_names,
         primary_acceleration: velocity(&primary_velocity),
         primary_velocity,

@@ -180,7 +180,7 @@ impl ViewportRenderer {
                 let split = viewer.ab.is_split();
                 let viewports = Viewport::split_horizontally(width, height, if split { 2 } else { 1 });
                 let skeleton = viewer.overlays.skeleton;
-                let view = |viewport, instances, ground, selected: Option<usize>| ViewDesc {
+                let view = |viewport, instances, ground, selected: Option<anim::NodeId>| ViewDesc {
                     viewport,
                     camera,
                     instances,

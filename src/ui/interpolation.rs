@@ -99,7 +99,8 @@ fn wrong_space_readout_ui(ui: &mut egui::Ui, model: &Model, tuning: &Tuning, tra
         ui.label("No clip: nothing to interpolate.");
         return;
     };
-    let name = |node: Option<usize>| node.map(|n| crate::profile::node_display_name(model, n)).unwrap_or_default();
+    let name =
+        |node: Option<anim::NodeId>| node.map(|n| crate::profile::node_display_name(model, n)).unwrap_or_default();
     if effect.min_shrink < 0.999 {
         ui.colored_label(
             warn,
@@ -133,7 +134,7 @@ fn channel_override_ui(
     ui: &mut egui::Ui,
     model: &Model,
     tuning: &mut Tuning,
-    clip: Option<usize>,
+    clip: Option<anim::ClipId>,
     selection: &Selection,
 ) {
     let track = selection.track(model, clip);

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use anim::{Model, NodeId};
+use anim::{ClipId, Model, NodeId};
 
 use crate::stage::layers::LayerSpec;
 use crate::stage::selection::Selection;
@@ -21,7 +21,7 @@ const MASK_BAR_WIDTH: f32 = 36.0;
 #[derive(Debug)]
 pub struct JointsPanel {
     /// Selection the tree last revealed (opening its ancestors once).
-    revealed: Option<usize>,
+    revealed: Option<NodeId>,
     /// The weight the mask buttons set.
     pub paint_weight: f32,
     /// The shown layer's mask weights, with the spec they were resolved from.
@@ -39,7 +39,7 @@ impl Default for JointsPanel {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MaskEdit {
     /// The node.
-    pub node: usize,
+    pub node: NodeId,
     /// Its weight, `[0, 1]`.
     pub weight: f32,
     /// Every node below it too.
@@ -54,7 +54,7 @@ impl JointsPanel {
         &mut self,
         ui: &mut egui::Ui,
         model: &Model,
-        clip: Option<usize>,
+        clip: Option<ClipId>,
         selection: &mut Selection,
         mask: Option<&LayerSpec>,
     ) -> Option<MaskEdit> {
@@ -74,14 +74,14 @@ impl JointsPanel {
         }
         let cache = self.mask_cache.take();
         let mask = cache.as_ref().map(|(_, weights)| weights.as_slice());
-        let joints: HashSet<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
-        let animated: HashSet<usize> = clip
-            .and_then(|c| model.clips.get(c))
-            .map(|clip| clip.tracks().iter().map(|t| t.node.index()).collect())
+        let joints: HashSet<NodeId> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+        let animated: HashSet<NodeId> = clip
+            .and_then(|c| model.clip(c))
+            .map(|clip| clip.tracks().iter().map(|t| t.node).collect())
             .unwrap_or_default();
         // Open the ancestors of a selection made elsewhere (e.g. a click in the 3D view).
         let mut reveal = HashSet::new();
-        let parent = |node: usize| model.hierarchy.parent(NodeId::from_index(node)).map(NodeId::index);
+        let parent = |node: NodeId| model.hierarchy.parent(node);
         if selection.joint != self.revealed {
             self.revealed = selection.joint;
             let mut at = selection.joint.and_then(parent);
@@ -97,7 +97,7 @@ impl JointsPanel {
         if let Some(weights) = mask {
             edit = self.mask_edit_ui(ui, model, selection.joint, weights);
         }
-        let roots: Vec<usize> = model.hierarchy.roots().map(NodeId::index).collect();
+        let roots: Vec<NodeId> = model.hierarchy.roots().collect();
         let mut clicked = None;
         egui::ScrollArea::vertical().max_height(220.0).id_salt("joint tree").show(ui, |ui| {
             let tree =
@@ -120,16 +120,16 @@ impl JointsPanel {
         &mut self,
         ui: &mut egui::Ui,
         model: &Model,
-        selected: Option<usize>,
+        selected: Option<NodeId>,
         weights: &[f32],
     ) -> Option<MaskEdit> {
         let mut edit = None;
         ui.horizontal_wrapped(|ui| {
-            let Some(node) = selected.filter(|&n| n < model.nodes.len()) else {
+            let Some(node) = selected.filter(|&n| model.node(n).is_some()) else {
                 ui.weak("Select a joint to set its mask weight.");
                 return;
             };
-            let now = weights.get(node).copied().unwrap_or(0.0);
+            let now = weights.get(node.index()).copied().unwrap_or(0.0);
             let label =
                 ui.label(format!("mask: {} at {now:.2}; set to", crate::profile::node_display_name(model, node)));
             ui.add(egui::DragValue::new(&mut self.paint_weight).speed(0.01).range(0.0..=1.0)).labelled_by(label.id);
@@ -153,18 +153,18 @@ impl JointsPanel {
 /// What the recursive tree drawing reads.
 struct Tree<'a> {
     model: &'a Model,
-    selected: Option<usize>,
-    joints: &'a HashSet<usize>,
-    animated: &'a HashSet<usize>,
-    reveal: &'a HashSet<usize>,
+    selected: Option<NodeId>,
+    joints: &'a HashSet<NodeId>,
+    animated: &'a HashSet<NodeId>,
+    reveal: &'a HashSet<NodeId>,
     /// A layer's mask weight per node, shown as a bar per row.
     mask: Option<&'a [f32]>,
 }
 
 impl Tree<'_> {
-    fn node_ui(&self, ui: &mut egui::Ui, node: usize, depth: usize, clicked: &mut Option<usize>) {
+    fn node_ui(&self, ui: &mut egui::Ui, node: NodeId, depth: usize, clicked: &mut Option<NodeId>) {
         let model = self.model;
-        if model.nodes.get(node).is_none() {
+        if model.node(node).is_none() {
             return;
         }
         let mut label = crate::profile::node_display_name(model, node);
@@ -175,9 +175,8 @@ impl Tree<'_> {
             label.push_str(" *");
         }
         let selected = self.selected == Some(node);
-        let children: Vec<usize> =
-            model.hierarchy.children(NodeId::from_index(node)).iter().map(|c| c.index()).collect();
-        let weight = self.mask.map(|m| m.get(node).copied().unwrap_or(0.0));
+        let children: Vec<NodeId> = model.hierarchy.children(node).to_vec();
+        let weight = self.mask.map(|m| m.get(node.index()).copied().unwrap_or(0.0));
         if children.is_empty() || depth >= MAX_DEPTH {
             ui.horizontal(|ui| {
                 weight_bar(ui, weight);
@@ -187,7 +186,7 @@ impl Tree<'_> {
             });
             return;
         }
-        let id = ui.make_persistent_id(("joint tree node", node));
+        let id = ui.make_persistent_id(("joint tree node", node.index()));
         let mut collapsing = egui::collapsing_header::CollapsingState::load_with_default_open(ui.ctx(), id, depth < 2);
         if self.reveal.contains(&node) {
             collapsing.set_open(true);

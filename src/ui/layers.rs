@@ -19,7 +19,7 @@ pub fn layers_ui(
     model: &Model,
     tuning: &mut Tuning,
     play: &mut LayerPlay,
-    selected: Option<usize>,
+    selected: Option<anim::NodeId>,
     (weights_shown, rewound_secs): (&[f32], Option<f64>),
 ) -> bool {
     let names: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
@@ -63,8 +63,8 @@ pub fn layers_ui(
             });
             ui.horizontal(|ui| {
                 // By name (what the spec resolves), by index when unnamed.
-                let joint = selected
-                    .and_then(|n| model.nodes.get(n).map(|node| node.name.clone().unwrap_or_else(|| n.to_string())));
+                let joint =
+                    selected.and_then(|n| model.node(n).map(|node| node.name.clone().unwrap_or_else(|| n.to_string())));
                 if ui
                     .add_enabled(joint.is_some(), egui::Button::new("+ selected joint"))
                     .on_hover_text("Add the selected joint and everything below it to the mask")

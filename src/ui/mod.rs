@@ -101,12 +101,12 @@ pub(crate) fn legend_ui<'a>(ui: &mut egui::Ui, entries: impl IntoIterator<Item =
 }
 
 /// A combo box choosing one of the model's clips (by index into `names`), explained by `hover`.
-pub(crate) fn clip_combo(ui: &mut egui::Ui, label: &str, clip: &mut usize, names: &[String], hover: &str) {
+pub(crate) fn clip_combo(ui: &mut egui::Ui, label: &str, clip: &mut anim::ClipId, names: &[String], hover: &str) {
     egui::ComboBox::from_label(label)
-        .selected_text(names.get(*clip).cloned().unwrap_or_default())
+        .selected_text(names.get(clip.index()).cloned().unwrap_or_default())
         .show_ui(ui, |ui| {
             for (i, name) in names.iter().enumerate() {
-                ui.selectable_value(clip, i, name);
+                ui.selectable_value(clip, anim::ClipId::from_index(i), name);
             }
         })
         .response

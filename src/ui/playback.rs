@@ -20,9 +20,9 @@ pub fn clips_ui(ui: &mut egui::Ui, transport: &mut Transport, model: &Model) {
         ui.strong("channels");
         ui.strong("modes").on_hover_text("Interpolation modes the file uses in this clip");
         ui.end_row();
-        for (index, clip) in model.clips.iter().enumerate() {
+        for (index, clip) in model.clip_ids() {
             let selected = transport.clip() == Some(index);
-            let name = ui.selectable_label(selected, clip.display_name(index));
+            let name = ui.selectable_label(selected, clip.display_name(index.index()));
             if name.on_hover_text("Play this clip from its start (no fade; T fades)").clicked() {
                 clicked = Some(index);
             }

@@ -21,10 +21,10 @@ pub struct PointerCurve {
 }
 
 /// The pointer curves of clip `clip` of `model` (empty without pointer tracks).
-pub fn pointer_curves(model: &Model, clip: usize) -> Vec<PointerCurve> {
-    let Some(end) = model.clips.get(clip).map(anim::Clip::end_secs) else { return Vec::new() };
+pub fn pointer_curves(model: &Model, clip: anim::ClipId) -> Vec<PointerCurve> {
+    let Some(end) = model.clip(clip).map(anim::Clip::end_secs) else { return Vec::new() };
     model
-        .clip_pointer_tracks(anim::ClipId::from_index(clip))
+        .clip_pointer_tracks(clip)
         .iter()
         .map(|track| {
             let n = track.components();
@@ -51,8 +51,8 @@ pub fn pointer_curves(model: &Model, clip: usize) -> Vec<PointerCurve> {
 
 /// Draw the pointer curves of `clip` (playing at `time_secs`) under a heading; nothing when it
 /// has none.
-pub fn pointer_curves_ui(ui: &mut egui::Ui, model: &Model, clip: usize, time_secs: f32) {
-    if model.clip_pointer_tracks(anim::ClipId::from_index(clip)).is_empty() {
+pub fn pointer_curves_ui(ui: &mut egui::Ui, model: &Model, clip: anim::ClipId, time_secs: f32) {
+    if model.clip_pointer_tracks(clip).is_empty() {
         return;
     }
     let curves = pointer_curves(model, clip);

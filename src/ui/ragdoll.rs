@@ -34,8 +34,8 @@ pub fn ragdoll_ui(
     ui: &mut egui::Ui,
     tuning: &mut RagdollTuning,
     clip_names: &[String],
-    node_name: impl Fn(usize) -> String,
-    selected: Option<usize>,
+    node_name: impl Fn(anim::NodeId) -> String,
+    selected: Option<anim::NodeId>,
     clock_secs: f64,
 ) -> Option<RagdollAction> {
     let mut action = None;
@@ -149,11 +149,13 @@ pub fn ragdoll_ui(
         super::clip_combo(ui, "get up from the back into", &mut tuning.get_up_clip, clip_names, hover);
         let same = "(the same)".to_owned();
         egui::ComboBox::from_label("get up from the front into")
-            .selected_text(tuning.get_up_clip_face_down.and_then(|c| clip_names.get(c).cloned()).unwrap_or(same))
+            .selected_text(
+                tuning.get_up_clip_face_down.and_then(|c| clip_names.get(c.index()).cloned()).unwrap_or(same),
+            )
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut tuning.get_up_clip_face_down, None, "(the same)");
                 for (i, name) in clip_names.iter().enumerate() {
-                    ui.selectable_value(&mut tuning.get_up_clip_face_down, Some(i), name);
+                    ui.selectable_value(&mut tuning.get_up_clip_face_down, Some(anim::ClipId::from_index(i)), name);
                 }
             })
             .response

@@ -52,13 +52,13 @@ impl Default for RecordPanel {
 #[derive(Debug, Clone, Copy)]
 pub struct ViewState<'a> {
     /// The playing clip.
-    pub clip: usize,
+    pub clip: ClipId,
     /// How it is sampled.
     pub settings: &'a anim::SampleSettings,
     /// The compare view, when on.
     pub compare: Option<crate::stage::compare::CompareModes>,
     /// Skeleton overlay and its selected joint.
-    pub skeleton: Option<Option<usize>>,
+    pub skeleton: Option<Option<anim::NodeId>>,
     /// The view's camera (the recording is drawn from where the user looks).
     pub camera: crate::render::OrbitCamera,
 }
@@ -158,7 +158,7 @@ impl RecordPanel {
     /// An output the path does not name (an unknown extension).
     pub fn start(&mut self, model: &Model, view: ViewState<'_>, out: &Path) -> anyhow::Result<()> {
         let kind = OutputKind::from_path(out)?;
-        let end = model.clips.get(view.clip).map_or(0.0, anim::Clip::end_secs);
+        let end = model.clip(view.clip).map_or(0.0, anim::Clip::end_secs);
         let (from_secs, to_secs) = if self.whole_clip { (0.0, end) } else { (self.from_secs, self.to_secs) };
         let spec = RecordSpec {
             shot: ShotSpec {
@@ -172,7 +172,7 @@ impl RecordPanel {
                 skeleton: view.skeleton.is_some(),
                 selected_joint: view.skeleton.flatten(),
                 camera: Some(view.camera),
-                ..ShotSpec::new(Some(ClipId::from_index(view.clip)), self.width, self.height)
+                ..ShotSpec::new(Some(view.clip), self.width, self.height)
             },
             from_secs,
             to_secs,

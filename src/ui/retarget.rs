@@ -35,8 +35,8 @@ struct Source {
 pub struct ShowRetarget {
     /// The model on screen with the clip added.
     pub target: Model,
-    /// The new clip's index in `target`.
-    pub clip: usize,
+    /// The new clip in `target`.
+    pub clip: ClipId,
     /// The source file's model, with its clip also under the new clip's name.
     pub source: Model,
     /// Where the source came from.
@@ -57,7 +57,7 @@ pub struct RetargetPanel {
     /// The joint table.
     pub mapping: Option<Mapping>,
     /// The source clip.
-    pub clip: usize,
+    pub clip: ClipId,
     /// Keep the feet planted.
     pub foot_ik: bool,
     /// Mean error per chain of the last retarget, metres.
@@ -78,7 +78,7 @@ impl Default for RetargetPanel {
             source: None,
             target: None,
             mapping: None,
-            clip: 0,
+            clip: ClipId::new(0),
             foot_ik: true,
             chain_error_m: Vec::new(),
             last: None,
@@ -176,7 +176,7 @@ impl RetargetPanel {
         let edits: Vec<(String, Option<String>)> = edits.iter().map(|e| (e.target.clone(), e.source.clone())).collect();
         let unknown = mapping.edit((&model, &skeleton), (target, &target_skeleton), &edits);
         self.message = (!unknown.is_empty()).then(|| format!("edits left out (no such joint): {}", unknown.join(", ")));
-        self.clip = 0;
+        self.clip = ClipId::new(0);
         self.mapping = Some(mapping);
         self.source = Some(Source { path: path.to_path_buf(), model, skeleton });
         self.chain_error_m.clear();
@@ -215,9 +215,9 @@ impl RetargetPanel {
         let (Some(source), Some((_, skeleton)), Some(mapping)) = (&self.source, &self.target, &self.mapping) else {
             anyhow::bail!("load a source file first");
         };
-        let clip = ClipId::from_index(self.clip);
+        let clip = self.clip;
         let c = source.model.clip(clip).ok_or_else(|| anyhow::anyhow!("the source has no clip {}", self.clip))?;
-        let name = output_name(target, &[], &c.display_name(self.clip));
+        let name = output_name(target, &[], &c.display_name(self.clip.index()));
         let options = Options { foot_ik: self.foot_ik };
         let done = retarget_clip((&source.model, &source.skeleton), clip, (target, skeleton), mapping, options, &name)?;
         self.chain_error_m = done.chain_error_m.clone();
@@ -231,7 +231,7 @@ impl RetargetPanel {
         source_model.clips.push(copy.build()?);
         source_model.pointer_tracks.resize(source_model.clips.len(), Vec::new());
         Ok(ShowRetarget {
-            clip: shown.clips.len() - 1,
+            clip: ClipId::from_index(shown.clips.len() - 1),
             target: shown,
             source: source_model,
             source_path: source.path.clone(),
@@ -321,10 +321,10 @@ impl RetargetPanel {
         if let Some(source) = &self.source {
             let clips: Vec<String> = source.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
             egui::ComboBox::from_label("Source clip")
-                .selected_text(clips.get(self.clip).cloned().unwrap_or_default())
+                .selected_text(clips.get(self.clip.index()).cloned().unwrap_or_default())
                 .show_ui(ui, |ui| {
                     for (i, name) in clips.iter().enumerate() {
-                        ui.selectable_value(&mut self.clip, i, name);
+                        ui.selectable_value(&mut self.clip, ClipId::from_index(i), name);
                     }
                 });
             ui.checkbox(&mut self.foot_ik, "Keep feet planted (leg IK during stance)");
@@ -453,7 +453,7 @@ mod tests {
         drop(harness);
         let show = shown.into_inner().expect("Retarget shows the result");
         assert_eq!(show.target.clips.len(), target.clips.len() + 1);
-        let name = show.target.clips[show.clip].name().unwrap_or_default().to_owned();
+        let name = show.target.clip(show.clip).and_then(anim::Clip::name).unwrap_or_default().to_owned();
         assert_eq!(name, "Idle (retargeted)");
         assert!(show.source.find_clip(&name).is_some(), "B carries the source clip under the same name");
 
@@ -461,7 +461,7 @@ mod tests {
         let mut panel = RetargetPanel::default();
         let mut edits = Vec::new();
         panel.load_source(&asset, &target, &edits).expect("loads");
-        panel.clip = target.find_clip("Wave").map_or(0, ClipId::index);
+        panel.clip = target.find_clip("Wave").expect("Wave");
         panel.retarget(&target).expect("retargets");
         let head = |p: &RetargetPanel| p.chain_error_m.iter().find(|(c, _)| *c == Chain::Head).map(|(_, e)| *e);
         let before = head(&panel).expect("head chain");

@@ -299,6 +299,11 @@ impl Model {
         self.clips.get(id.index())
     }
 
+    /// The id of every node, in file order.
+    pub fn node_ids(&self) -> impl ExactSizeIterator<Item = NodeId> + use<> {
+        (0..self.nodes.len()).map(NodeId::from_index)
+    }
+
     /// Every clip with its id.
     pub fn clip_ids(&self) -> impl Iterator<Item = (ClipId, &Clip)> {
         self.clips.iter().enumerate().map(|(i, c)| (ClipId::from_index(i), c))

@@ -3,6 +3,7 @@
 //! next complete write loads), the A/B view's changed joints, Bake to file, and the
 //! open-into-state start-up flags.
 
+use crate::stage::tuning::RagdollTuning;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -54,17 +55,18 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     let mut viewer = Viewer::new(model, ModelSource::file(&path));
     viewer.hot_reload.set_debounce(Duration::from_millis(100));
     // The state a user has built up.
-    let wave = viewer.clip_names().iter().position(|n| n == "Wave").expect("Wave");
+    let wave = super::clip(&viewer, "Wave");
     viewer.stage.transport.select_clip(wave);
     viewer.stage.transport.seek(1.2);
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     let hand = node(&viewer, "Hand.L");
-    viewer.stage.selection.joint = Some(hand);
+    viewer.stage.select_joint(Some(hand));
     viewer.stage.compare.show(CompareModes { layout: CompareLayout::Ghost, heatmap: true, ..CompareModes::default() });
     let mut interpolation = viewer.stage.tuning.interpolation();
     interpolation.mode = InterpolationOverride::Linear;
     viewer.stage.tuning.set_interpolation(interpolation);
-    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 0.75;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 0.75, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     viewer.viewport.camera.yaw_rad = 1.1;
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
@@ -79,7 +81,7 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     run_until(&mut harness, "the reload", |v| v.hot_reload.reloads == 1);
     let v = harness.state();
     assert_eq!(v.stage.generation(), generation + 1, "swapped in");
-    assert_ne!(v.stage.model().clips[wave], before.clips[wave], "the new Wave is on screen");
+    assert_ne!(v.stage.model().clips[wave.index()], before.clips[wave.index()], "the new Wave is on screen");
     assert_eq!(v.stage.model().clips[0], before.clips[0], "the other clips as they were");
     assert_eq!(v.stage.transport.clip(), Some(wave), "clip kept");
     assert!((v.stage.transport.time_secs() - 1.2).abs() < 1e-6, "time kept: {}", v.stage.transport.time_secs());
@@ -108,7 +110,7 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     write(&path, crate::mannequin::DEFAULT_MODEL_GLB);
     run_until(&mut harness, "the second reload", |v| v.hot_reload.reloads == 2);
     let v = harness.state();
-    assert_eq!(v.stage.model().clips[wave], before.clips[wave]);
+    assert_eq!(v.stage.model().clips[wave.index()], before.clips[wave.index()]);
     assert!(v.error.is_none(), "a good reload clears the error");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -148,8 +150,8 @@ fn bake_to_file_writes_the_clip_as_the_viewer_shows_it() {
     let settings = anim::SampleSettings::with_mode(InterpolationOverride::Linear);
     let times: Vec<f32> = (0..=100).map(|i| i as f32 * 0.011).collect();
     let d = anim::bake::compare_clips(
-        (&shown.clips[walk], &settings),
-        (&baked.clips[walk], &anim::SampleSettings::AUTHORED),
+        (&shown.clips[walk.index()], &settings),
+        (&baked.clips[walk.index()], &anim::SampleSettings::AUTHORED),
         &shown.rest_pose(),
         &times,
     );
@@ -208,7 +210,7 @@ fn a_b_finds_exactly_the_joints_a_new_export_changed() {
     let run = super::clip(&viewer, "Run");
     viewer.stage.transport.select_clip(run);
     viewer.stage.transport.seek(0.3);
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     viewer.focus_panel = Some(crate::ui::Panel::Compare);
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
@@ -226,8 +228,8 @@ fn a_b_finds_exactly_the_joints_a_new_export_changed() {
     // Heat on A: the joints below the changed ones moved (Hand.L, Toes.L); the others did not.
     let v = harness.state();
     let heat = v.ab.heat();
-    assert!(heat[node(v, "Hand.L")] > 0.5 && heat[node(v, "Toes.L")] > 0.5, "{heat:?}");
-    assert!(heat[node(v, "Head")] < 1e-3 && heat[node(v, "Hand.R")] < 1e-3, "{heat:?}");
+    assert!(heat[node(v, "Hand.L").index()] > 0.5 && heat[node(v, "Toes.L").index()] > 0.5, "{heat:?}");
+    assert!(heat[node(v, "Head").index()] < 1e-3 && heat[node(v, "Hand.R").index()] < 1e-3, "{heat:?}");
     assert!(v.split_view());
     assert_eq!(
         v.view_labels(),
@@ -255,7 +257,7 @@ fn a_click_in_b_half_picks_the_joint_b_shows_there() {
     let mut viewer = super::viewer();
     viewer.stage.transport.select_clip(super::clip(&viewer, "Run"));
     viewer.stage.transport.seek(0.3);
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     let b = decode::load_path(&b_path, &anim::import::Limits::default()).expect("B loads");
     let a_model = viewer.stage.model().clone();
     viewer.ab.set_second(&a_model, &b_path, b);
@@ -273,7 +275,7 @@ fn a_click_in_b_half_picks_the_joint_b_shows_there() {
         crate::stage::frame::screen_position(&camera, half, glam::Vec3::from(m.translation)).expect("in view").0
     };
     let in_b = at(&b_matrices[b_hand]);
-    let in_a = at(&viewer.stage.frame().model_from_node()[hand]);
+    let in_a = at(&viewer.stage.frame().model_from_node()[hand.index()]);
     assert!(in_b.distance(in_a) > 40.0, "B's hand is elsewhere: A {in_a}, B {in_b}");
 
     let click =

@@ -1,6 +1,7 @@
 //! One test per defect of issue #13 (2–10; 1, the memory growth, is `tests/viewer_memory.rs`).
 //! Each failed on the viewer before its fix.
 
+use crate::stage::tuning::RagdollTuning;
 use anim::{Easing, InterpolationOverride, Model, RotationSpace, ScaleSpace};
 use egui_kittest::kittest::Queryable as _;
 use glam::Vec3;
@@ -12,7 +13,7 @@ use crate::ui::playback::TimelineScale;
 use crate::ui::{ModelSource, Viewer};
 
 /// Model-space matrices of the built-in character playing `clip` at `time_secs`.
-fn pose_of(clip: usize, time_secs: f32) -> Vec<glam::Affine3A> {
+fn pose_of(clip: anim::ClipId, time_secs: f32) -> Vec<glam::Affine3A> {
     let mut viewer = Viewer::new(built_in_model(), ModelSource::built_in());
     viewer.stage.transport.select_clip(clip);
     viewer.stage.transport.seek(time_secs);
@@ -37,7 +38,7 @@ fn a_fade_starts_from_the_clip_on_screen() {
     for _ in 0..75 {
         viewer.step(1.0 / 60.0); // 1.25 s: the arm is up
     }
-    viewer.stage.fade_target = walk;
+    viewer.stage.set_fade_target(walk);
     viewer.stage.tuning.set_transition(wave, walk, FadeTuning::cross_fade(2.0, Easing::Smoothstep));
     let before = viewer.stage.frame().model_from_node().to_vec();
     let mut harness = whole(viewer, [1280.0, 900.0]);
@@ -80,7 +81,7 @@ fn a_fade_mid_fade_or_from_the_ragdoll_does_not_snap() {
     }
     viewer.stage.tuning.set_transition(wave, walk, FadeTuning::cross_fade(1.0, Easing::Linear));
     viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(1.0, Easing::Linear));
-    viewer.stage.fade_target = walk;
+    viewer.stage.set_fade_target(walk);
     viewer.trigger_fade();
     for _ in 0..30 {
         viewer.step(1.0 / 60.0);
@@ -91,7 +92,7 @@ fn a_fade_mid_fade_or_from_the_ragdoll_does_not_snap() {
     untouched.stage.transport = viewer.stage.transport.clone();
     untouched.stage.tuning = viewer.stage.tuning.clone();
     untouched.step(1.0 / 60.0);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.trigger_fade();
     viewer.step(1.0 / 60.0);
     let off = largest_move(untouched.stage.frame().model_from_node(), viewer.stage.frame().model_from_node());
@@ -106,7 +107,7 @@ fn a_fade_mid_fade_or_from_the_ragdoll_does_not_snap() {
         viewer.step(1.0 / 60.0);
     }
     let before = viewer.stage.frame().model_from_node().to_vec();
-    viewer.stage.fade_target = walk;
+    viewer.stage.set_fade_target(walk);
     viewer.trigger_fade();
     assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::GettingUp, "T from the ragdoll blends out of it");
     viewer.step(1.0 / 60.0);
@@ -126,7 +127,8 @@ fn the_built_in_character_and_its_file_share_one_profile() {
         .stage
         .tuning
         .set_interpolation(Interpolation { mode: InterpolationOverride::Cubic, ..Interpolation::AUTHORED });
-    first.stage.tuning.ragdoll.ramp_rate_per_sec = 2.5;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 2.5, ..first.stage.tuning.ragdoll };
+    first.stage.set_ragdoll_tuning(ragdoll);
     first.save_on_exit();
     // Start-up: a new viewer on the built-in character gets it back.
     let again = viewer().with_config_dir(Some(profiles.clone()));
@@ -167,7 +169,8 @@ fn settings_do_not_leak_to_the_next_model_and_come_back_with_theirs() {
         easing: Easing::Linear,
     };
     viewer.stage.tuning.set_interpolation(tuned);
-    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 0.5;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 0.5, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     let tuning = viewer.stage.tuning.clone();
     viewer.open_model(other_rig(), ModelSource::file(std::path::Path::new("other.glb")));
     assert_eq!(
@@ -198,7 +201,7 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
     let mut viewer = viewer();
     let (idle, run) = (clip(&viewer, "Idle"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(idle);
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     let mut harness = whole(viewer, [1280.0, 1400.0]);
     harness.run();
     let x_max = |h: &egui_kittest::Harness<'_, Viewer>| h.state().curves.bounds[0].expect("plotted").max()[0];
@@ -257,8 +260,8 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
 fn plots_of_a_still_channel_do_not_magnify_noise() {
     let mut viewer = viewer();
     viewer.stage.transport.select_clip(clip(&viewer, "Wave"));
-    viewer.stage.transport.playing = false;
-    viewer.stage.selection.joint = Some(node(&viewer, "LowerArm.L"));
+    viewer.stage.transport.pause();
+    viewer.stage.select_joint(Some(node(&viewer, "LowerArm.L")));
     viewer.curves.show_acceleration = true;
     let mut harness = whole(viewer, [1280.0, 1600.0]);
     harness.run();
@@ -306,7 +309,8 @@ fn file_actions_fall_back_to_the_path_field_and_say_so() {
     assert!(harness.state().file.path.ends_with("Mannequin.animtune.json"), "{}", harness.state().file.path);
     let dir = std::env::temp_dir().join(format!("animtune-export-{}", std::process::id()));
     let target = dir.join("tuned.json");
-    harness.state_mut().stage.tuning.ragdoll.ramp_rate_per_sec = 3.0;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 3.0, ..harness.state_mut().stage.tuning.ragdoll };
+    harness.state_mut().stage.set_ragdoll_tuning(ragdoll);
     harness.state_mut().file.path = target.display().to_string();
     harness.run();
     harness.get_by_label("Export").click();
@@ -315,7 +319,8 @@ fn file_actions_fall_back_to_the_path_field_and_say_so() {
     assert!(harness.state().profile.status.contains("exported to"), "{}", harness.state().profile.status);
 
     // Import: the other way round, undoable.
-    harness.state_mut().stage.tuning.ragdoll.ramp_rate_per_sec = 7.0;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 7.0, ..harness.state_mut().stage.tuning.ragdoll };
+    harness.state_mut().stage.set_ragdoll_tuning(ragdoll);
     harness.run();
     harness.get_by_label("File").click();
     harness.run();
@@ -346,10 +351,15 @@ fn file_actions_fall_back_to_the_path_field_and_say_so() {
 fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     let mut model = built_in_model();
     let long = "mixamorig:A_very_long_joint_name_as_some_exporters_write_it_LeftUpperArm_end";
-    let arm = model.nodes.iter().position(|n| n.name.as_deref() == Some("UpperArm.L")).expect("arm");
-    model.nodes[arm].name = Some(long.to_owned());
+    let arm = model
+        .nodes
+        .iter()
+        .position(|n| n.name.as_deref() == Some("UpperArm.L"))
+        .map(anim::NodeId::from_index)
+        .expect("arm");
+    model.nodes[arm.index()].name = Some(long.to_owned());
     let mut viewer = Viewer::new(model, ModelSource::built_in());
-    viewer.stage.selection.joint = Some(arm);
+    viewer.stage.select_joint(Some(arm));
     // Tall enough that the whole side panel, Ragdoll included, is on screen.
     let mut harness = whole(viewer, [1280.0, 3600.0]);
     harness.run();
@@ -428,8 +438,8 @@ fn labels_tell_the_truth() {
     let mut viewer = viewer();
     let (idle, walk, run) = (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.transport.playing = false;
-    viewer.stage.selection.joint = Some(node(&viewer, "UpperArm.L"));
+    viewer.stage.transport.pause();
+    viewer.stage.select_joint(Some(node(&viewer, "UpperArm.L")));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     // Cubic clip: the velocity caption describes CUBICSPLINE, not LINEAR.
@@ -447,16 +457,24 @@ fn labels_tell_the_truth() {
     harness.get_by_label_contains("LINEAR is constant between keys");
 
     // A node the clip does not animate: the curves follow an animated one and say so.
-    let mesh_node = harness.state().stage.model().nodes.iter().position(|n| n.mesh.is_some()).expect("mesh node");
-    harness.state_mut().stage.selection.joint = Some(mesh_node);
+    let mesh_node = harness
+        .state()
+        .stage
+        .model()
+        .nodes
+        .iter()
+        .position(|n| n.mesh.is_some())
+        .map(anim::NodeId::from_index)
+        .expect("mesh node");
+    harness.state_mut().stage.select_joint(Some(mesh_node));
     harness.run();
     harness.get_by_label_contains("is not animated by this clip: showing");
     let plotted = harness.state().curves.last.as_ref().expect("still plotting").node;
-    assert!(harness.state().stage.model().clips[walk].animated_nodes().contains(&anim::NodeId::from_index(plotted)));
+    assert!(harness.state().stage.model().clips[walk.index()].animated_nodes().contains(&plotted));
 
     // Untuned pairs show the defaults, and T adds nothing to the table.
     harness.state_mut().stage.tuning.set_transition(walk, idle, FadeTuning::cross_fade(1.5, Easing::Linear));
-    harness.state_mut().stage.fade_target = run;
+    harness.state_mut().stage.set_fade_target(run);
     harness.run();
     harness.get_by_label_contains("untuned: defaults");
     harness.key_press(egui::Key::T);
@@ -487,7 +505,8 @@ fn labels_tell_the_truth() {
 fn f_frames_the_fallen_ragdoll() {
     let mut viewer = viewer();
     viewer.stage.transport.select_clip(clip(&viewer, "Walk"));
-    viewer.stage.tuning.ragdoll.push_newton_secs = 150.0;
+    let ragdoll = RagdollTuning { push_newton_secs: 150.0, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     viewer.viewport.size_pixels = [900, 600];
     viewer.compute_frame();
     viewer.frame_camera();

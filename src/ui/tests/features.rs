@@ -1,6 +1,7 @@
 //! Undo/redo, tooltips, the transition table's Delete, the clip-wide deviation, Reset to
 //! authored and the Stats overlay.
 
+use crate::stage::tuning::RagdollTuning;
 use anim::{Easing, InterpolationOverride, RotationSpace};
 use egui_kittest::kittest::Queryable as _;
 
@@ -20,10 +21,15 @@ fn every_tuning_change_is_undone_and_redone_with_the_keyboard() {
     harness.get_by_label(RotationSpace::Squad.name()).click();
     harness.run();
     // A ramp setting (one step however it was made).
-    harness.state_mut().stage.tuning.ragdoll.ramp_rate_per_sec = 0.5;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 0.5, ..harness.state_mut().stage.tuning.ragdoll };
+    harness.state_mut().stage.set_ragdoll_tuning(ragdoll);
     harness.run();
     // A transition table edit.
-    harness.state_mut().stage.tuning.set_transition(0, 1, FadeTuning::cross_fade(1.0, Easing::Linear));
+    harness.state_mut().stage.tuning.set_transition(
+        anim::ClipId::new(0),
+        anim::ClipId::new(1),
+        FadeTuning::cross_fade(1.0, Easing::Linear),
+    );
     harness.run();
     let last = harness.state().stage.tuning.clone();
     assert_eq!(harness.state().stage.history.undo_steps(), 3);
@@ -32,7 +38,7 @@ fn every_tuning_change_is_undone_and_redone_with_the_keyboard() {
         h.run();
     };
     undo(&mut harness);
-    assert_eq!(harness.state().stage.tuning.transition(0, 1), None);
+    assert_eq!(harness.state().stage.tuning.transition(anim::ClipId::new(0), anim::ClipId::new(1)), None);
     undo(&mut harness);
     assert_ne!(harness.state().stage.tuning.ragdoll.ramp_rate_per_sec, 0.5);
     undo(&mut harness);
@@ -45,7 +51,7 @@ fn every_tuning_change_is_undone_and_redone_with_the_keyboard() {
     // The undo buttons of the Profile section do the same.
     harness.get_by_label("Undo").click();
     harness.run();
-    assert_eq!(harness.state().stage.tuning.transition(0, 1), None);
+    assert_eq!(harness.state().stage.tuning.transition(anim::ClipId::new(0), anim::ClipId::new(1)), None);
 }
 
 #[test]
@@ -128,8 +134,12 @@ fn reset_to_authored_clears_overrides_spaces_and_channels() {
         scale_space: anim::ScaleSpace::Log,
         easing: Easing::Smoothstep,
     });
-    viewer.stage.tuning.set_channel_mode(0, 3, Some(InterpolationOverride::Step));
-    viewer.stage.tuning.set_transition(0, 1, FadeTuning::default());
+    viewer.stage.tuning.set_channel_mode(
+        anim::ClipId::new(0),
+        anim::TrackId::new(3),
+        Some(InterpolationOverride::Step),
+    );
+    viewer.stage.tuning.set_transition(anim::ClipId::new(0), anim::ClipId::new(1), FadeTuning::default());
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     harness.get_by_label("Reset to authored").click();

@@ -10,10 +10,10 @@ use super::{clip, node, viewer, whole};
 use crate::stage::layers::LayerSpec;
 
 /// `clip` of the built-in character sampled at `time_secs`.
-fn sampled(viewer: &crate::ui::Viewer, clip: usize, time_secs: f32) -> SoaPose {
+fn sampled(viewer: &crate::ui::Viewer, clip: anim::ClipId, time_secs: f32) -> SoaPose {
     let model = &viewer.stage.model();
     let mut pose = model.rest_pose();
-    let c = &model.clips[clip];
+    let c = model.clip(clip).expect("clip");
     c.sample(time_secs, &mut ClipCursor::new(c), &SampleSettings::default(), &mut pose);
     pose
 }
@@ -57,10 +57,7 @@ fn a_layer_added_in_the_section_plays_over_the_clip_shows_its_mask_and_undoes() 
         checked += 1;
     }
     assert!(checked >= 3, "the built-in character's joint names changed");
-    assert_ne!(
-        wave_pose.transform(NodeId::from_index(node(v, "UpperArm.L"))),
-        walk_pose.transform(NodeId::from_index(node(v, "UpperArm.L")))
-    );
+    assert_ne!(wave_pose.transform(node(v, "UpperArm.L")), walk_pose.transform(node(v, "UpperArm.L")));
     // In the profile, by name.
     let profile = v.profile.profile_of(&v.stage.tuning, v.stage.model());
     assert_eq!(profile.layers[0].to_arg(), "Wave:mask=upper-body");
@@ -73,7 +70,7 @@ fn a_layer_added_in_the_section_plays_over_the_clip_shows_its_mask_and_undoes() 
     harness.run();
     let v = harness.state();
     let time = v.stage.transport.time_secs();
-    let arm = NodeId::from_index(node(v, "UpperArm.L"));
+    let arm = node(v, "UpperArm.L");
     assert_eq!(v.stage.frame().animated().transform(arm), sampled(v, walk, time).transform(arm));
 }
 
@@ -105,7 +102,7 @@ fn the_blend_space_plays_in_place_of_the_clip_and_its_corner_is_the_clip() {
     assert_eq!(player.playback_rate(), 1.0);
     let run = clip(v, "Run");
     let expected = sampled(v, run, player.clip_time_secs(1));
-    let knee = NodeId::from_index(node(v, "LowerLeg.L"));
+    let knee = node(v, "LowerLeg.L");
     assert_eq!(v.stage.frame().animated().transform(knee), expected.transform(knee));
     harness.get_by_label_contains("mm over 2 s, joint acceleration");
 }
@@ -120,6 +117,7 @@ fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by
     // The region's root: in the arm, its parent not.
     let root = (0..model.nodes.len())
         .find(|&n| in_arm(n) && model.hierarchy.parent(NodeId::from_index(n)).is_none_or(|p| !in_arm(p.index())))
+        .map(NodeId::from_index)
         .expect("the built-in character has a left arm");
     let arm_nodes = arm.count_on();
     assert!(arm_nodes >= 3, "shoulder or upper arm, forearm, hand: {arm_nodes}");
@@ -132,7 +130,7 @@ fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by
     assert_eq!(harness.state().stage.frame().layers.mask_in_tree, Some(0));
     harness.get_by_label("Joints").click();
     harness.run();
-    harness.state_mut().stage.selection.joint = Some(root);
+    harness.state_mut().stage.select_joint(Some(root));
     harness.run();
     harness.get_by_label_contains("at 1.00; set to");
     harness.get_by_label("0.5").click();
@@ -158,7 +156,7 @@ fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by
     let profile = v.profile.profile_of(&v.stage.tuning, v.stage.model());
     let painted = &profile.layers[0].joint_weights;
     assert_eq!(painted.len(), 1);
-    assert_eq!(Some(painted[0].joint.as_str()), v.stage.model().nodes[root].name.as_deref());
+    assert_eq!(Some(painted[0].joint.as_str()), v.stage.model().nodes[root.index()].name.as_deref());
     assert!(painted[0].subtree);
     // Undo: back to the region at 1; redo: 0.5 again.
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
@@ -194,7 +192,7 @@ fn fade_to_blend_space_transitions_into_it_and_t_fades_back_out() {
     }
     assert!(harness.state().stage.blend_space_on_screen(), "after the fade the blend space plays");
     // T: from the blend space to the fade target.
-    harness.state_mut().stage.fade_target = idle;
+    harness.state_mut().stage.set_fade_target(idle);
     harness.state_mut().trigger_fade();
     harness.run();
     let v = harness.state();

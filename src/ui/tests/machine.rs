@@ -30,9 +30,9 @@ fn active(viewer: &Viewer) -> String {
 }
 
 /// The fader's running fade: (target clip, its length in seconds).
-fn fading(viewer: &Viewer) -> Option<(usize, f32)> {
+fn fading(viewer: &Viewer) -> Option<(anim::ClipId, f32)> {
     let fader = viewer.stage.transport.fader();
-    fader.is_fading().then(|| fader.layers().last().map(|l| (l.clip.index(), l.duration_secs))).flatten()
+    fader.is_fading().then(|| fader.layers().last().map(|l| (l.clip, l.duration_secs))).flatten()
 }
 
 #[test]

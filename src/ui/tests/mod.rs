@@ -33,19 +33,17 @@ fn whole(viewer: Viewer, size: [f32; 2]) -> Harness<'static, Viewer> {
     Harness::builder().with_size(size).build_ui_state(|ui, v: &mut Viewer| v.ui(ui), viewer)
 }
 
-/// Index of the clip called `name`.
-fn clip(viewer: &Viewer, name: &str) -> usize {
-    viewer.clip_names().iter().position(|n| n == name).unwrap_or_else(|| panic!("no clip {name}"))
+/// The clip called `name`.
+fn clip(viewer: &Viewer, name: &str) -> anim::ClipId {
+    viewer.stage.model().find_clip(name).unwrap_or_else(|| panic!("no clip {name}"))
 }
 
-/// Node index called `name`.
-fn node(viewer: &Viewer, name: &str) -> usize {
-    viewer
-        .stage
-        .model()
-        .nodes
-        .iter()
-        .position(|n| n.name.as_deref() == Some(name))
+/// The node called `name`.
+fn node(viewer: &Viewer, name: &str) -> anim::NodeId {
+    let model = viewer.stage.model();
+    model
+        .node_ids()
+        .find(|&n| model.node(n).and_then(|n| n.name.as_deref()) == Some(name))
         .unwrap_or_else(|| panic!("no node {name}"))
 }
 

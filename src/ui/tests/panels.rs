@@ -1,5 +1,6 @@
 //! Each panel driven through its widgets.
 
+use crate::stage::tuning::RagdollTuning;
 use anim::InterpolationOverride;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
@@ -10,7 +11,7 @@ use crate::ui::{ModelSource, Viewer};
 #[test]
 fn clicking_trigger_starts_a_fade() {
     let mut viewer = viewer();
-    viewer.stage.fade_target = 1;
+    viewer.stage.set_fade_target(anim::ClipId::new(1));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     assert!(!harness.state().stage.transport.is_fading());
@@ -18,13 +19,13 @@ fn clicking_trigger_starts_a_fade() {
     harness.run();
     let viewer = harness.state();
     assert!(viewer.stage.transport.is_fading(), "Trigger should start a cross-fade");
-    assert_eq!(viewer.stage.transport.clip(), Some(1));
+    assert_eq!(viewer.stage.transport.clip(), Some(anim::ClipId::new(1)));
 }
 
 #[test]
 fn changing_the_override_changes_the_pose() {
     let mut viewer = viewer();
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     viewer.stage.transport.seek(viewer.stage.transport.duration_secs() * 0.37);
     viewer.compute_frame();
     let before = viewer.stage.frame().shown().clone();
@@ -65,9 +66,9 @@ fn the_curve_panel_plots_key_markers_for_the_selected_channel() {
     harness.run();
     let viewer = harness.state();
     let data = viewer.curves.last.as_ref().expect("curve data");
-    let clip = &viewer.stage.model().clips[viewer.stage.transport.clip().expect("clip")];
-    let track = &clip.tracks()[data.track];
-    assert_eq!(Some(track.node.index()), viewer.stage.selection.joint);
+    let clip = &viewer.stage.model().clips[viewer.stage.transport.clip().expect("clip").index()];
+    let track = clip.track(data.track).expect("track");
+    assert_eq!(Some(track.node), viewer.stage.selection.joint);
     assert_eq!(track.property(), viewer.stage.selection.property);
     let key_count = clip.timelines()[track.timeline].times_secs.len();
     assert_eq!(data.keys.len(), data.component_names.len());
@@ -95,7 +96,7 @@ fn linear_velocity_jumps_at_keys_and_cubic_does_less() {
     let joint = viewer.stage.selection.joint.expect("a joint");
     let data = crate::ui::curves::curve_data(
         viewer.stage.model(),
-        0,
+        anim::ClipId::new(0),
         &settings,
         joint,
         viewer.stage.selection.property,
@@ -114,8 +115,9 @@ fn linear_velocity_jumps_at_keys_and_cubic_does_less() {
 #[test]
 fn go_limp_hands_off_ramps_and_gets_up() {
     let mut viewer = viewer();
-    viewer.stage.transport.select_clip(1);
-    viewer.stage.tuning.ragdoll.get_up_clip = 0;
+    viewer.stage.transport.select_clip(anim::ClipId::new(1));
+    let ragdoll = RagdollTuning { get_up_clip: anim::ClipId::new(0), ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     viewer.compute_frame();
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
@@ -144,7 +146,7 @@ fn go_limp_hands_off_ramps_and_gets_up() {
     harness.run();
     let viewer = harness.state_mut();
     assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::GettingUp);
-    assert_eq!(viewer.stage.transport.clip(), Some(0), "gets up into the chosen clip");
+    assert_eq!(viewer.stage.transport.clip(), Some(anim::ClipId::new(0)), "gets up into the chosen clip");
     for _ in 0..100 {
         viewer.step(1.0 / 60.0);
     }
@@ -158,16 +160,20 @@ fn go_limp_hands_off_ramps_and_gets_up() {
 #[test]
 fn ragdoll_tuning_and_channel_overrides_round_trip_through_the_profile() {
     let mut tuned = viewer();
-    tuned.stage.tuning.ragdoll.ramp_rate_per_sec = 12.5;
-    tuned.stage.tuning.ragdoll.easing = anim::Easing::Smoothstep;
-    tuned.stage.tuning.ragdoll.get_up_clip = 2;
-    tuned.stage.tuning.ragdoll.get_up_secs = 1.25;
-    tuned.stage.tuning.ragdoll.push_newton_secs = 40.0;
-    tuned.stage.tuning.ragdoll.get_up_clip_face_down = Some(4);
-    tuned.stage.tuning.ragdoll.motor_strength = 0.75;
-    tuned.stage.tuning.ragdoll.limp_rate_per_sec = 1.5;
-    tuned.stage.tuning.ragdoll.pin_pelvis = true;
-    tuned.stage.tuning.ragdoll.region = Some(node(&tuned, "UpperArm.R"));
+    let ragdoll = RagdollTuning {
+        ramp_rate_per_sec: 12.5,
+        easing: anim::Easing::Smoothstep,
+        get_up_clip: anim::ClipId::new(2),
+        get_up_secs: 1.25,
+        push_newton_secs: 40.0,
+        get_up_clip_face_down: Some(anim::ClipId::new(4)),
+        motor_strength: 0.75,
+        limp_rate_per_sec: 1.5,
+        pin_pelvis: true,
+        region: Some(node(&tuned, "UpperArm.R")),
+        ..tuned.stage.tuning.ragdoll
+    };
+    tuned.stage.set_ragdoll_tuning(ragdoll);
     tuned.stage.tuning.ragdoll.gains.stiffness[2] = 321.0;
     let clip = tuned.stage.transport.clip().expect("clip");
     let track = tuned.stage.selection.track(tuned.stage.model(), Some(clip)).expect("a selected channel");
@@ -188,7 +194,7 @@ fn ragdoll_tuning_and_channel_overrides_round_trip_through_the_profile() {
 #[test]
 fn a_channel_override_changes_only_that_channel() {
     let mut viewer = viewer();
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     viewer.stage.transport.seek(viewer.stage.transport.duration_secs() * 0.37);
     viewer.compute_frame();
     let before = viewer.stage.frame().shown().clone();
@@ -198,7 +204,7 @@ fn a_channel_override_changes_only_that_channel() {
     viewer.stage.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
     viewer.compute_frame();
     let shown = viewer.stage.frame().shown();
-    let joint = anim::NodeId::from_index(joint);
+
     assert_ne!(shown.rotation(joint), before.rotation(joint), "STEP between keys moves the joint");
     // Other channels keep their value (to rounding: with an override the general sampling path
     // runs instead of the SIMD fast path).
@@ -214,7 +220,7 @@ fn a_channel_override_changes_only_that_channel() {
 #[test]
 fn clicking_near_a_joint_on_screen_selects_it() {
     let mut viewer = viewer();
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     let view = glam::Vec2::new(800.0, 600.0);
     viewer.viewport.size_pixels = [800, 600];
     viewer.frame_camera();
@@ -222,9 +228,9 @@ fn clicking_near_a_joint_on_screen_selects_it() {
     let world = viewer.stage.frame().model_from_node().to_vec();
     let clip_from_world = camera.clip_from_world(view.x / view.y);
     let mut hits = 0;
-    let joints: Vec<usize> = viewer.stage.model().skins[0].joints.iter().map(|j| j.index()).collect();
+    let joints: Vec<anim::NodeId> = viewer.stage.model().skins[0].joints.clone();
     for &joint in &joints {
-        let clip = clip_from_world * glam::Vec3::from(world[joint].translation).extend(1.0);
+        let clip = clip_from_world * glam::Vec3::from(world[joint.index()].translation).extend(1.0);
         let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
         let pixel = glam::Vec2::new((ndc.x + 1.0) * 0.5 * view.x, (1.0 - ndc.y) * 0.5 * view.y);
         // Joints that overlap on screen (e.g. a chain seen end-on) may pick the nearer one.
@@ -251,10 +257,10 @@ fn the_joint_tree_selects_a_node() {
     let mut viewer = viewer();
     // A deep joint selected elsewhere (a click in the 3D view) opens its ancestors in the tree.
     let deep = viewer.stage.model().skins[0].joints[3];
-    let parent = viewer.stage.model().hierarchy.parent(deep).expect("parent").index();
-    let deep = deep.index();
-    viewer.stage.selection.joint = Some(deep);
-    let name = |n: usize| crate::profile::node_display_name(viewer.stage.model(), n);
+    let parent = viewer.stage.model().hierarchy.parent(deep).expect("parent");
+
+    viewer.stage.select_joint(Some(deep));
+    let name = |n: anim::NodeId| crate::profile::node_display_name(viewer.stage.model(), n);
     let (deep_name, parent_name) = (name(deep), name(parent));
     let mut harness = Harness::builder().with_size([420.0, 900.0]).build_ui_state(
         |ui, v: &mut Viewer| {
@@ -333,8 +339,9 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
         .clips
         .iter()
         .position(|c| c.tracks().iter().any(is_cubic_rotation))
+        .map(anim::ClipId::from_index)
         .expect("the mannequin has a CUBICSPLINE clip");
-    let clip = &model.clips[cubic_clip];
+    let clip = &model.clips[cubic_clip.index()];
     let track = clip.tracks().iter().find(|t| is_cubic_rotation(t)).expect("track");
     let keys = clip.timelines()[track.timeline].times_secs.len();
     let settings = anim::SampleSettings::default();
@@ -343,7 +350,7 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
             &model,
             cubic_clip,
             &settings,
-            track.node.index(),
+            track.node,
             anim::Property::Rotation,
             InterpolationOverride::Linear,
             angles,
@@ -375,7 +382,7 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
 #[test]
 fn the_deviation_heatmap_is_hot_where_the_modes_differ() {
     let mut viewer = viewer();
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     viewer.stage.compare.show(crate::stage::compare::CompareModes {
         left: InterpolationOverride::Step,
         right: InterpolationOverride::Cubic,
@@ -427,11 +434,13 @@ fn the_3d_view_asks_for_physical_pixels_on_high_dpi_screens() {
 #[test]
 fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() {
     let mut viewer = viewer();
-    viewer.stage.transport.select_clip(1);
-    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 7.5;
+    viewer.stage.transport.select_clip(anim::ClipId::new(1));
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 7.5, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     // Far beyond the slider: billions of metres per second on the pushed bone.
-    viewer.stage.tuning.ragdoll.push_newton_secs = 1e12;
-    viewer.stage.selection.joint = Some(node(&viewer, "Head"));
+    let ragdoll = RagdollTuning { push_newton_secs: 1e12, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
+    viewer.stage.select_joint(Some(node(&viewer, "Head")));
     viewer.compute_frame();
     let tuning_before = viewer.stage.tuning.clone();
     let generation = viewer.stage.generation();
@@ -448,7 +457,8 @@ fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() 
     assert_eq!(viewer.stage.generation(), generation, "the model is kept");
     assert_eq!(viewer.stage.tuning, tuning_before, "the tuning is kept");
     // And the next handoff (a sane push) works.
-    viewer.stage.tuning.ragdoll.push_newton_secs = 0.0;
+    let ragdoll = RagdollTuning { push_newton_secs: 0.0, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     assert!(viewer.go_limp());
     viewer.step(1.0 / 60.0);
     assert_eq!(viewer.stage.ragdoll.phase(), crate::physics::Phase::Ragdoll);
@@ -457,11 +467,15 @@ fn a_physics_explosion_falls_back_to_the_animation_and_keeps_model_and_tuning() 
 #[test]
 fn getting_up_starts_the_clip_where_the_body_lies() {
     let mut viewer = viewer();
-    viewer.stage.transport.select_clip(1);
+    viewer.stage.transport.select_clip(anim::ClipId::new(1));
     // A hard push sends the body away from the clip's origin before it settles.
-    viewer.stage.tuning.ragdoll.push_newton_secs = 150.0;
-    viewer.stage.tuning.ragdoll.get_up_clip = 0;
-    viewer.stage.tuning.ragdoll.get_up_secs = 0.5;
+    let ragdoll = RagdollTuning {
+        push_newton_secs: 150.0,
+        get_up_clip: anim::ClipId::new(0),
+        get_up_secs: 0.5,
+        ..viewer.stage.tuning.ragdoll
+    };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     viewer.compute_frame();
     assert!(viewer.go_limp());
     for _ in 0..180 {
@@ -479,7 +493,7 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
         &mut anim::LocalMatrices::default(),
         &mut m,
     );
-    let standing = horizontal(glam::Vec3::from(m[root].translation));
+    let standing = horizontal(glam::Vec3::from(m[root.index()].translation));
     assert!(standing.distance(lying) < 0.02, "the clip starts under the body: {standing} vs {lying}");
     assert!(viewer.stage.ragdoll.placement.offset.length() > 0.3);
     for _ in 0..60 {
@@ -499,7 +513,8 @@ fn opening_the_model_on_screen_again_keeps_clip_time_and_tuning() {
     let wave = clip(&viewer, "Wave");
     viewer.stage.transport.select_clip(wave);
     viewer.stage.transport.seek(1.2);
-    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 9.0;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 9.0, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     viewer.open_model(built_in_model(), ModelSource::file(std::path::Path::new("assets/mannequin.glb")));
     assert_eq!(viewer.stage.generation(), 1, "the new model is uploaded");
     assert_eq!(viewer.stage.transport.clip(), Some(wave));
@@ -512,10 +527,10 @@ fn opening_the_model_on_screen_again_keeps_clip_time_and_tuning() {
 #[test]
 fn curves_panel_plots_pointer_property_tracks() {
     let mut model = built_in_model();
-    let clip = 0;
-    let end = model.clips[clip].end_secs();
+    let clip = anim::ClipId::new(0);
+    let end = model.clips[clip.index()].end_secs();
     model.pointer_tracks.resize(model.clips.len(), Vec::new());
-    model.pointer_tracks[clip].push(anim::PointerTrack {
+    model.pointer_tracks[clip.index()].push(anim::PointerTrack {
         pointer: "/materials/0/pbrMetallicRoughness/baseColorFactor".to_owned(),
         target: anim::PointerTarget::BaseColorFactor { material: 0 },
         interpolation: anim::Interpolation::Linear,
@@ -551,9 +566,9 @@ fn world(viewer: &Viewer, pose: &anim::SoaPose) -> Vec<glam::Affine3A> {
 #[test]
 fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
     let mut v = viewer();
-    v.stage.transport.select_clip(1);
+    v.stage.transport.select_clip(anim::ClipId::new(1));
     let arm = node(&v, "UpperArm.L");
-    v.stage.selection.joint = Some(arm);
+    v.stage.select_joint(Some(arm));
     v.compute_frame();
     let mut harness = whole(v, [1280.0, 2800.0]);
     harness.run();
@@ -569,20 +584,22 @@ fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
     let (shown, animated) = (world(v, v.stage.frame().shown()), world(v, v.stage.frame().animated()));
     for name in ["Foot.L", "Head", "Hand.R"] {
         let n = node(v, name);
-        let d = glam::Vec3::from(shown[n].translation).distance(animated[n].translation.into());
+        let d = glam::Vec3::from(shown[n.index()].translation).distance(animated[n.index()].translation.into());
         assert!(d < 1e-4, "{name} left the walk by {d} m");
     }
     let hand = node(v, "Hand.L");
-    assert!(glam::Vec3::from(shown[hand].translation).distance(animated[hand].translation.into()) > 0.05);
+    assert!(
+        glam::Vec3::from(shown[hand.index()].translation).distance(animated[hand.index()].translation.into()) > 0.05
+    );
 
     // Whole body again, powered, going limp at 2/s: the plot's second series falls 1 → 0.
     harness.get_by_label("Whole body").click();
     harness.run();
     let v = harness.state_mut();
     assert_eq!(v.stage.tuning.ragdoll.region, None);
-    v.stage.tuning.ragdoll.motor_strength = 1.0;
-    v.stage.tuning.ragdoll.limp_rate_per_sec = 2.0;
-    v.stage.tuning.ragdoll.pin_pelvis = true;
+    let ragdoll =
+        RagdollTuning { motor_strength: 1.0, limp_rate_per_sec: 2.0, pin_pelvis: true, ..v.stage.tuning.ragdoll };
+    v.stage.set_ragdoll_tuning(ragdoll);
     v.stage.ragdoll.history.clear();
     assert!(v.go_limp());
     for _ in 0..45 {
@@ -600,14 +617,20 @@ fn the_region_comes_from_the_joint_tree_and_the_strength_is_plotted() {
 /// placed where it lies and turned the way it will stand; pushed back, the face-up one.
 #[test]
 fn get_up_picks_the_clip_for_how_the_body_lies() {
-    for (forward, expected_clip, facing) in [(true, 2, "face-down"), (false, 0, "face-up")] {
+    for (forward, expected_clip, facing) in
+        [(true, anim::ClipId::new(2), "face-down"), (false, anim::ClipId::new(0), "face-up")]
+    {
         let mut v = viewer();
-        v.stage.transport.select_clip(0);
-        v.stage.transport.playing = true;
-        v.stage.tuning.ragdoll.get_up_clip = 0;
-        v.stage.tuning.ragdoll.get_up_clip_face_down = Some(2);
-        v.stage.tuning.ragdoll.push_newton_secs = 60.0;
-        v.stage.selection.joint = Some(node(&v, "Chest"));
+        v.stage.transport.select_clip(anim::ClipId::new(0));
+        v.stage.transport.play();
+        let ragdoll = RagdollTuning {
+            get_up_clip: anim::ClipId::new(0),
+            get_up_clip_face_down: Some(anim::ClipId::new(2)),
+            push_newton_secs: 60.0,
+            ..v.stage.tuning.ragdoll
+        };
+        v.stage.set_ragdoll_tuning(ragdoll);
+        v.stage.select_joint(Some(node(&v, "Chest")));
         // Push along the character's front (+Z) or its back.
         v.viewport.camera.yaw_rad = if forward { std::f32::consts::PI } else { 0.0 };
         v.compute_frame();

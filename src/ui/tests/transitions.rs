@@ -12,7 +12,7 @@ fn the_panel_picks_a_kind_per_pair_and_shows_its_measured_quality() {
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     harness.run();
     // The kind combo tunes the pair.
@@ -44,7 +44,7 @@ fn every_kind_triggers_from_the_pose_on_screen_without_a_jump() {
         let mut viewer = viewer();
         let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
         viewer.stage.transport.select_clip(walk);
-        viewer.stage.fade_target = run;
+        viewer.stage.set_fade_target(run);
         let fade = FadeTuning { kind, phase_sync: true, ..FadeTuning::cross_fade(0.3, Easing::Smoothstep) };
         viewer.stage.tuning.set_transition(walk, run, fade);
         for _ in 0..20 {
@@ -102,7 +102,7 @@ fn the_trajectory_is_drawn_on_the_ground_for_the_clip_and_through_a_transition()
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.step(1.0 / 60.0);
     assert!(viewer.stage.frame().collider_lines().is_empty(), "off by default");
     viewer.overlays.trajectory = true;
@@ -131,7 +131,7 @@ fn contact_markers_sit_on_the_timeline_and_dragging_one_edits_the_profile() {
     let mut viewer = viewer();
     let walk = clip(&viewer, "Walk");
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.transport.playing = false;
+    viewer.stage.transport.pause();
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     // Found automatically: a left and a right touch-down.
@@ -160,7 +160,7 @@ fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.stage.compare.kinds.enabled = true;
     viewer.stage.compare.kinds.left = TransitionKind::CrossFade;
     viewer.stage.compare.kinds.right = TransitionKind::Inertialize;
@@ -196,7 +196,7 @@ fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
 /// The root's horizontal model-space distance from the fader's anchor now (the built-in
 /// character's root, Hips, has no parent: its parent frame is model space).
 fn root_off_anchor(viewer: &crate::ui::Viewer, root: anim::NodeId) -> f32 {
-    let p = viewer.stage.frame().node_position(root.index()).expect("root");
+    let p = viewer.stage.frame().node_position(root).expect("root");
     let anchor = viewer.stage.transport.fader().root_anchor();
     glam::Vec2::new(p.x - anchor.x, p.z - anchor.z).length()
 }
@@ -208,13 +208,13 @@ fn an_in_place_clip_holds_its_root_through_loops_and_fades_and_as_authored_moves
     let root = anim::crossfade::root_motion_node(viewer.stage.model()).expect("a root");
     assert!(viewer.stage.model().hierarchy.parent(root).is_none());
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.3, Easing::Smoothstep));
     // As authored: the hips sway from side to side as the file moves them, root motion off.
     let mut authored = (f32::MAX, f32::MIN);
     for _ in 0..60 {
         viewer.step(1.0 / 60.0);
-        let x = viewer.stage.frame().node_position(root.index()).expect("root").x;
+        let x = viewer.stage.frame().node_position(root).expect("root").x;
         authored = (authored.0.min(x), authored.1.max(x));
     }
     assert!(viewer.stage.transport.fader().root_motion().is_none());

@@ -1,6 +1,7 @@
 //! Defects found by using the window for a working day (issue #22, item 6): one test each,
 //! each failed on the viewer before its fix.
 
+use crate::stage::tuning::RagdollTuning;
 use anim::Easing;
 use egui_kittest::kittest::{NodeT as _, Queryable as _, by};
 
@@ -17,7 +18,7 @@ fn a_transition_triggered_while_paused_stays_paused_and_steps_frame_by_frame() {
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
     viewer.step(0.3);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.5, Easing::Linear));
     let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
@@ -66,7 +67,7 @@ fn every_transition_figure_has_its_unit_and_says_what_it_measures() {
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..4 {
@@ -115,7 +116,7 @@ fn a_typed_duration_is_applied_on_enter_as_one_undo_step() {
     let mut viewer = viewer();
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..3 {
@@ -207,7 +208,8 @@ fn a_hot_reload_that_brings_another_rig_switches_profile_and_frames_it() {
     let mut viewer =
         crate::ui::Viewer::new(model, crate::ui::ModelSource::file(&path)).with_config_dir(Some(profiles.clone()));
     viewer.hot_reload.set_debounce(Duration::from_millis(100));
-    viewer.stage.tuning.ragdoll.ramp_rate_per_sec = 0.75;
+    let ragdoll = RagdollTuning { ramp_rate_per_sec: 0.75, ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     viewer.save_on_exit();
     let old_profile = viewer.profile.path().expect("the character's profile");
     let old_profile_text = std::fs::read_to_string(&old_profile).expect("saved");
@@ -276,7 +278,8 @@ fn the_camera_stays_above_the_ground_and_a_get_up_is_framed_standing() {
     assert!(camera.eye().y >= floor, "the eye at {} is under the floor at {floor}", camera.eye().y);
 
     // Fall, frame the body on the floor, get up.
-    viewer.stage.tuning.ragdoll.get_up_clip = clip(viewer, "Idle");
+    let ragdoll = RagdollTuning { get_up_clip: clip(viewer, "Idle"), ..viewer.stage.tuning.ragdoll };
+    viewer.stage.set_ragdoll_tuning(ragdoll);
     assert!(viewer.go_limp());
     for _ in 0..150 {
         viewer.step(1.0 / 60.0);
@@ -383,7 +386,7 @@ fn nothing_moves_when_a_message_appears_a_clip_has_markers_or_the_kind_changes()
     let mut viewer = viewer();
     let (walk, wave, run) = (clip(&viewer, "Walk"), clip(&viewer, "Wave"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
-    viewer.stage.fade_target = run;
+    viewer.stage.set_fade_target(run);
     viewer.stage.tuning.set_transition(walk, run, FadeTuning::cross_fade(0.4, Easing::Smoothstep));
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..3 {
@@ -407,7 +410,7 @@ fn nothing_moves_when_a_message_appears_a_clip_has_markers_or_the_kind_changes()
     assert_eq!(where_is(&harness, "Reset to authored"), reset, "an error moves nothing");
     assert_eq!(where_is(&harness, "Pause"), pause);
     // A clip without foot contacts: the transport keeps its height.
-    let markers = |h: &egui_kittest::Harness<'_, crate::ui::Viewer>, clip: usize| {
+    let markers = |h: &egui_kittest::Harness<'_, crate::ui::Viewer>, clip: anim::ClipId| {
         let v = h.state();
         let mut crossfade = crate::ui::crossfade::CrossFadePanel::default();
         crossfade.named_contacts(v.stage.model(), &v.stage.tuning.clip_extras, clip).len()
@@ -440,7 +443,7 @@ fn at_the_narrowest_panel_no_control_is_cut_off() {
     let walk = clip(&viewer, "Walk");
     viewer.stage.transport.select_clip(walk);
     // A fade from Walk to Walk restarts it with a blend: the longest line of the section.
-    viewer.stage.fade_target = walk;
+    viewer.stage.set_fade_target(walk);
     viewer.side_panel_width = 300.0;
     let mut harness = whole(viewer, [1280.0, 2600.0]);
     for _ in 0..3 {
@@ -475,8 +478,8 @@ fn in_compare_mode_the_ragdoll_falls_in_both_views() {
     assert_eq!(viewer.stage.ragdoll.weight(), 1.0);
     // Both views: the same fallen body (the hips low, far from where the walk carries them).
     let hips = node(&viewer, "Hips");
-    let left = viewer.stage.frame().model_from_node()[hips].translation;
-    let right = viewer.stage.frame().compare_model_from_node()[hips].translation;
+    let left = viewer.stage.frame().model_from_node()[hips.index()].translation;
+    let right = viewer.stage.frame().compare_model_from_node()[hips.index()].translation;
     assert!(left.y < 0.5, "the body fell: hips at {} m", left.y);
     assert!((left - right).length() < 1e-4, "the right view shows the same body: {left:?} vs {right:?}");
     assert!(standing_gap < 0.5, "{standing_gap}");
@@ -501,7 +504,7 @@ fn the_record_panel_shows_the_playing_clips_range_for_whole_clip() {
         harness.run();
         harness.run();
         let v = harness.state();
-        let end = v.stage.model().clips[clip].end_secs();
+        let end = v.stage.model().clips[clip.index()].end_secs();
         assert_eq!((v.recorder.from_secs, v.recorder.to_secs), (0.0, end), "clip {clip}");
         let shown = format!("{end:.2} s");
         assert!(harness.query_all(by().value(&shown)).next().is_some(), "the panel shows the clip's end {shown}");
@@ -520,7 +523,7 @@ fn a_recording_is_made_from_the_view_on_screen() {
         ..crate::stage::compare::CompareModes::default()
     });
     viewer.overlays.skeleton = true;
-    viewer.stage.selection.joint = Some(node(&viewer, "UpperArm.L"));
+    viewer.stage.select_joint(Some(node(&viewer, "UpperArm.L")));
     viewer.viewport.camera.yaw_rad = 2.5;
     viewer.viewport.camera.pitch_rad = 0.4;
     let dir = std::env::temp_dir().join(format!("animtune-record-view-{}", std::process::id()));

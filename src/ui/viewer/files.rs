@@ -88,8 +88,9 @@ impl Viewer {
             None => crate::mannequin::DEFAULT_MODEL_GLB.to_vec(),
         };
         let base_dir = self.stage.source().path.as_deref().and_then(Path::parent);
-        let clip_id = anim::ClipId::from_index(clip);
-        let exact = anim::bake::bake_clip(&self.stage.model().clips[clip], &settings).is_ok();
+        let clip_id = clip;
+        let clip_data = self.stage.model().clip(clip).context("the playing clip is not in the model")?;
+        let exact = anim::bake::bake_clip(clip_data, &settings).is_ok();
         let resample = (!exact).then_some(60.0);
         let limits = anim::import::Limits::default();
         let baked = crate::bake::bake(self.stage.model(), (&source, base_dir), clip_id, &settings, resample, &limits)?;

@@ -80,10 +80,10 @@ impl Viewer {
                 secs_before_live,
                 clip_secs: shown.clip_secs,
                 duration_secs: shown_clip
-                    .and_then(|c| self.stage.model().clips.get(c))
+                    .and_then(|c| self.stage.model().clip(c))
                     .map_or(0.0, anim::Clip::duration_secs),
             });
-            let clip = shown_clip.and_then(|c| self.stage.model().clips.get(c));
+            let clip = shown_clip.and_then(|c| self.stage.model().clip(c));
             let mut keys: Vec<f32> = clip
                 .map(|c| c.timelines().iter().flat_map(|t| t.times_secs.iter().copied()).collect())
                 .unwrap_or_default();
@@ -92,7 +92,7 @@ impl Viewer {
                 .stage
                 .selection
                 .track(self.stage.model(), shown_clip)
-                .and_then(|t| clip?.timelines().get(clip?.tracks().get(t)?.timeline))
+                .and_then(|t| clip?.timelines().get(clip?.track(t)?.timeline))
                 .map(|t| t.times_secs.clone())
                 .unwrap_or_default();
             // The clip's foot-contact markers (edited ones from the profile, else found),
@@ -105,7 +105,7 @@ impl Viewer {
             if crate::ui::playback::transport_ui(ui, transport, rewound, &keys, &selected, &mut markers)
                 && let Some(c) = self.stage.transport.clip()
             {
-                let name = self.stage.model().clips[c].display_name(c);
+                let name = self.stage.model().clip(c).map_or_else(String::new, |k| k.display_name(c.index()));
                 let contacts = markers
                     .into_iter()
                     .map(|(foot, time_secs)| crate::profile::ContactMarker { foot, time_secs })
@@ -196,7 +196,7 @@ impl Viewer {
                 if let (Some(edit), Some(layer)) =
                     (edit, shown.and_then(|i| stage.tuning.clip_extras.layers.get_mut(i)))
                 {
-                    let node = stage.model.nodes.get(edit.node);
+                    let node = stage.model.node(edit.node);
                     let joint = node.and_then(|n| n.name.clone()).unwrap_or_else(|| edit.node.to_string());
                     layer.paint(joint, edit.weight, edit.subtree);
                 }
@@ -211,7 +211,7 @@ impl Viewer {
                     Some(CrossFadeAction::Trigger) => self.trigger_fade(),
                     Some(CrossFadeAction::SetUp { from, to }) => {
                         self.stage.transport.play_from_start(from);
-                        self.stage.fade_target = to;
+                        self.stage.set_fade_target(to);
                     }
                     None => {}
                 }
@@ -240,8 +240,7 @@ impl Viewer {
                 ui.separator();
                 ui.strong("A/B: two files");
                 let clip = self.stage.transport.clip();
-                let settings =
-                    clip.map_or_else(|| self.stage.tuning.sampling(usize::MAX), |c| self.stage.tuning.sampling(c));
+                let settings = self.stage.tuning.sampling_or_authored(clip);
                 if self.ab.ab_ui(ui, self.stage.model(), self.stage.generation(), clip, settings) {
                     self.file.request(PathPurpose::OpenSecond);
                 }
@@ -266,11 +265,11 @@ impl Viewer {
                 });
             });
             egui::CollapsingHeader::new("Compare transition kinds").default_open(false).show(ui, |ui| {
-                let from = self.stage.transport.clip().unwrap_or(0);
+                let from = self.stage.transport.clip();
                 let names = self.clip_names();
-                let name = |c: usize| names.get(c).map_or("?", String::as_str);
-                let pair = format!("{} -> {}", name(from), name(self.stage.fade_target));
-                let source_secs = self.stage.model().clips.get(from).map_or(0.0, anim::Clip::end_secs);
+                let name = |c: Option<anim::ClipId>| c.and_then(|c| names.get(c.index())).map_or("?", String::as_str);
+                let pair = format!("{} -> {}", name(from), name(Some(self.stage.fade_target)));
+                let source_secs = from.and_then(|c| self.stage.model().clip(c)).map_or(0.0, anim::Clip::end_secs);
                 crate::ui::kind_compare::kinds_ui(&mut self.stage.compare.kinds, ui, &pair, source_secs);
             });
             egui::CollapsingHeader::new("Layers").default_open(false).show(ui, |ui| {
@@ -292,7 +291,7 @@ impl Viewer {
                 let names = self.clip_names();
                 let stage = self.stage.parts();
                 let model = stage.model;
-                let node_name = |n: usize| crate::profile::node_display_name(model, n);
+                let node_name = |n: anim::NodeId| crate::profile::node_display_name(model, n);
                 let (selected, clock) = (stage.selection.joint, stage.transport.clock_secs());
                 let action = crate::ui::ragdoll::ragdoll_ui(
                     stage.ragdoll,
@@ -311,11 +310,10 @@ impl Viewer {
                 }
             });
             section(ui, (focus, &mut shown), Panel::Record, "Record clip", false, |ui| {
-                let clip = self
-                    .stage
-                    .transport
-                    .clip()
-                    .map(|c| (self.stage.transport.clip_name(c), self.stage.model().clips[c].end_secs()));
+                let clip = self.stage.transport.clip().map(|c| {
+                    let end_secs = self.stage.model().clip(c).map_or(0.0, anim::Clip::end_secs);
+                    (self.stage.transport.clip_name(c), end_secs)
+                });
                 if self.recorder.record_ui(ui, clip) {
                     let name = format!(
                         "{}-{}",

@@ -166,7 +166,7 @@ impl Viewer {
     /// The joint a click in the 3D view selects: in B's half of a side-by-side A/B view, B's
     /// joint there as B is posed (A's node of the same name); elsewhere the joint drawn there
     /// (A, or the compare pose in its half).
-    pub fn pick_joint_at(&self, click: ViewClick) -> Option<usize> {
+    pub fn pick_joint_at(&self, click: ViewClick) -> Option<anim::NodeId> {
         /// How near a click must be to a joint, in pixels.
         const PICK_RADIUS_PX: f32 = 14.0;
         if click.right_view && self.ab.is_split() {
@@ -202,7 +202,7 @@ impl Viewer {
     fn compute_ab(&mut self) {
         let shown = self.stage.shown();
         let (clip, time_secs) = (shown.clip, shown.clip_secs);
-        let settings = clip.map_or_else(|| self.stage.tuning.sampling(usize::MAX), |c| self.stage.tuning.sampling(c));
+        let settings = self.stage.tuning.sampling_or_authored(clip);
         self.ab.compute(self.stage.model(), clip, time_secs, settings);
     }
 
@@ -210,14 +210,14 @@ impl Viewer {
     /// cross-fade of the same duration).
     pub fn crossfade_measured(
         &mut self,
-        from: usize,
-        to: usize,
+        from: anim::ClipId,
+        to: anim::ClipId,
     ) -> Option<(crate::transitions::TransitionReport, crate::transitions::TransitionReport)> {
         self.crossfade.measured_pair(self.stage.model(), &self.stage.tuning, from, to)
     }
 
     /// Foot contacts of `clip` as phase sync uses them (edited markers, else found).
-    pub fn crossfade_contacts(&mut self, clip: usize) -> Vec<anim::FootContact> {
+    pub fn crossfade_contacts(&mut self, clip: anim::ClipId) -> Vec<anim::FootContact> {
         self.crossfade.contacts(self.stage.model(), &self.stage.tuning.clip_extras, clip)
     }
 
@@ -234,14 +234,13 @@ impl Viewer {
     /// with the clips' foot contacts as phase sync uses them.
     pub fn trigger_fade(&mut self) {
         let to = self.stage.fade_target;
-        let Some(source) = self.stage.transport.clip().map(|_| self.stage.transport.fader().current_clip().index())
-        else {
+        let Some(source) = self.stage.transport.clip().map(|_| self.stage.transport.fader().current_clip()) else {
             return;
         };
         let extras = &self.stage.tuning.clip_extras;
         let from_contacts = self.crossfade.contacts(self.stage.model(), extras, source);
         let to_contacts = self.crossfade.contacts(self.stage.model(), extras, to);
-        let contacts = |clip: usize| if clip == to { to_contacts.clone() } else { from_contacts.clone() };
+        let contacts = |clip: anim::ClipId| if clip == to { to_contacts.clone() } else { from_contacts.clone() };
         self.stage.trigger_fade(to, &contacts);
     }
 
@@ -253,7 +252,10 @@ impl Viewer {
         let push = (push > 0.0).then(|| {
             let away = -self.viewport.camera.eye_direction();
             let horizontal = Vec3::new(away.x, 0.0, away.z).try_normalize().unwrap_or(Vec3::X);
-            (self.stage.selection.joint.unwrap_or(0), (horizontal + Vec3::Y * 0.3).normalize() * push)
+            crate::stage::ragdoll::Push {
+                node: self.stage.selection.joint,
+                impulse_newton_secs: (horizontal + Vec3::Y * 0.3).normalize() * push,
+            }
         });
         self.stage.go_limp(push)
     }
