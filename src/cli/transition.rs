@@ -176,13 +176,8 @@ pub fn run(args: &TransitionArgs) -> anyhow::Result<String> {
         args.at_param.is_none() || from_space.is_some() || to_space.is_some(),
         "--at-param sets a blend space's parameter: give --from-blend-space or --to-blend-space"
     );
-    let end = |clip: &Option<String>, player: &Option<anim::BlendSpacePlayer>, flags: &str| match (clip, player) {
-        (_, Some(player)) => Ok(End::BlendSpace(player)),
-        (Some(clip), None) => Ok(End::Clip(super::find_clip(&model, clip)?)),
-        (None, None) => anyhow::bail!("{flags} (or --table measures the profile's pairs)"),
-    };
-    let from = end(&args.from, &from_space, "--from or --from-blend-space names the source")?;
-    let to = end(&args.to, &to_space, "--to or --to-blend-space names the target")?;
+    let from = end(&model, args.from.as_deref(), from_space.as_ref(), "--from or --from-blend-space names the source")?;
+    let to = end(&model, args.to.as_deref(), to_space.as_ref(), "--to or --to-blend-space names the target")?;
     let at = match (from, &args.at) {
         (End::BlendSpace(player), None) => {
             let cycle = player.cycle_secs();
@@ -194,6 +189,21 @@ pub fn run(args: &TransitionArgs) -> anyhow::Result<String> {
     Ok(match args.format {
         Format::Text => report.to_text(),
         Format::Json => serde_json::to_string(&report)? + "\n",
+    })
+}
+
+/// One end of the pair: the blend space when one is given, else the clip named (`missing`: the
+/// error without either).
+fn end<'a>(
+    model: &Model,
+    clip: Option<&str>,
+    player: Option<&'a anim::BlendSpacePlayer>,
+    missing: &str,
+) -> anyhow::Result<End<'a>> {
+    Ok(match (clip, player) {
+        (_, Some(player)) => End::BlendSpace(player),
+        (Some(clip), None) => End::Clip(super::find_clip(model, clip)?),
+        (None, None) => anyhow::bail!("{missing} (or --table measures the profile's pairs)"),
     })
 }
 
