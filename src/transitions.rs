@@ -599,29 +599,104 @@ pub fn measure(
     settings: &PairSettings,
     contacts: Option<[Vec<FootContact>; 2]>,
 ) -> TransitionReport {
+    measure_ends(model, rig, End::Clip(from), End::Clip(to), at_secs, settings, contacts)
+}
+
+/// One end of a measured transition: a clip, or a blend space at its parameter (its heaviest
+/// clip standing in for the clip facts a report gives: contacts, stance speed, plain playback).
+#[derive(Debug, Clone, Copy)]
+pub enum End<'a> {
+    /// A clip.
+    Clip(ClipId),
+    /// A blend space at its parameter. As a source it plays from phase 0, so a trigger at `at`
+    /// seconds comes after `at` seconds of its playback; as a target it starts at phase 0.
+    BlendSpace(&'a BlendSpacePlayer),
+}
+
+impl End<'_> {
+    /// The clip (a blend space's heaviest point's).
+    pub fn clip(&self) -> ClipId {
+        match self {
+            Self::Clip(clip) => *clip,
+            Self::BlendSpace(player) => player.heaviest_clip(),
+        }
+    }
+
+    /// Length of one cycle, seconds: the clip's, or the blend space's blended cycle.
+    pub fn cycle_secs(&self, model: &Model) -> f32 {
+        match self {
+            Self::Clip(clip) => model.clips.get(clip.index()).map_or(0.0, |c| c.end_secs()),
+            Self::BlendSpace(player) => player.cycle_secs(),
+        }
+    }
+
+    /// The name a report gives: the clip's, or `blend space NAME=X[,Y] ... at X[,Y]`.
+    pub fn name(&self, model: &Model) -> String {
+        let clip_name = |clip: ClipId| {
+            model.clips.get(clip.index()).map_or_else(|| clip.index().to_string(), |c| c.display_name(clip.index()))
+        };
+        match self {
+            Self::Clip(clip) => clip_name(*clip),
+            Self::BlendSpace(player) => {
+                let two_d = player.space().is_2d();
+                let at = |p: glam::Vec2| if two_d { format!("{},{}", p.x, p.y) } else { format!("{}", p.x) };
+                let points: Vec<String> = player
+                    .space()
+                    .points()
+                    .iter()
+                    .map(|p| format!("{}={}", clip_name(p.clip), at(p.position)))
+                    .collect();
+                format!("blend space {} at {}", points.join(" "), at(player.parameter()))
+            }
+        }
+    }
+}
+
+/// Measure a transition between two ends — clips or blend spaces — at each trigger time (source
+/// clip time, or seconds of a source blend space's playback from phase 0), as [`measure`]
+/// measures one between clips: the same figures, a blend space's heaviest clip standing in for
+/// its contacts, stance speed and plain playback. Phase sync and speed matching apply between
+/// clips only (a blend-space target starts at phase 0; `start_secs` still sets a clip target's
+/// start).
+pub fn measure_ends(
+    model: &Model,
+    rig: &Rig,
+    from: End,
+    to: End,
+    at_secs: &[f32],
+    settings: &PairSettings,
+    contacts: Option<[Vec<FootContact>; 2]>,
+) -> TransitionReport {
     let mut recorder = Recorder::new(model, rig);
     let m = rig.metres_per_unit;
-    let source_stats = clip_stats(&mut recorder, from, settings.root_motion);
-    let target_stats = clip_stats(&mut recorder, to, settings.root_motion);
+    let (from_clip, to_clip) = (from.clip(), to.clip());
+    let source_stats = clip_stats(&mut recorder, from_clip, settings.root_motion);
+    let target_stats = clip_stats(&mut recorder, to_clip, settings.root_motion);
     let [source_contacts, target_contacts] =
-        contacts.unwrap_or_else(|| [rig.contacts(model, from), rig.contacts(model, to)]);
+        contacts.unwrap_or_else(|| [rig.contacts(model, from_clip), rig.contacts(model, to_clip)]);
+    let clips = matches!((from, to), (End::Clip(_), End::Clip(_)));
     // Phase sync only between cyclic clips, and only where it slides no more than no sync.
-    let unsynced = PairSettings { start_secs: Some(0.0), ..*settings };
-    let phase = settings.sync == Sync::Phase && settings.start_secs.is_none();
-    let cyclic = phase && rig.is_cyclic(model, from) && rig.is_cyclic(model, to);
+    let unsynced = PairSettings {
+        start_secs: Some(settings.start_secs.unwrap_or(0.0)),
+        match_speed: settings.match_speed && clips,
+        ..*settings
+    };
+    let phase = settings.sync == Sync::Phase && settings.start_secs.is_none() && clips;
+    let cyclic = phase && rig.is_cyclic(model, from_clip) && rig.is_cyclic(model, to_clip);
+    let settings = if clips { settings } else { &unsynced };
     let runs: Vec<TriggerMetrics> = at_secs
         .iter()
         .map(|&at| {
             let stats = (&source_stats[..], &target_stats[..]);
             let contacts = (&source_contacts[..], &target_contacts[..]);
             if phase && !cyclic {
-                return measure_trigger(&mut recorder, Source::Clip(from), to, at, &unsynced, stats, contacts);
+                return measure_trigger(&mut recorder, (from, to), at, &unsynced, stats, contacts);
             }
-            let run = measure_trigger(&mut recorder, Source::Clip(from), to, at, settings, stats, contacts);
+            let run = measure_trigger(&mut recorder, (from, to), at, settings, stats, contacts);
             if !phase || run.target_start_secs == 0.0 {
                 return run;
             }
-            let plain = measure_trigger(&mut recorder, Source::Clip(from), to, at, &unsynced, stats, contacts);
+            let plain = measure_trigger(&mut recorder, (from, to), at, &unsynced, stats, contacts);
             if run.foot_slide_m <= plain.foot_slide_m { run } else { plain }
         })
         .collect();
@@ -632,8 +707,8 @@ pub fn measure(
     let accel = |s: &[FootStats]| s.first().map_or(0.0, |s| s.max_accel);
     let t = &settings.transition;
     TransitionReport {
-        from: model.clips[from.index()].display_name(from.index()),
-        to: model.clips[to.index()].display_name(to.index()),
+        from: from.name(model),
+        to: to.name(model),
         kind: t.kind.name().to_owned(),
         duration_secs: t.duration_secs,
         easing: t.easing.name().to_owned(),
@@ -663,52 +738,10 @@ pub fn measure(
     }
 }
 
-/// What a measured transition starts from.
-#[derive(Clone, Copy)]
-enum Source<'a> {
-    /// A clip.
-    Clip(ClipId),
-    /// A blend space at its parameter, from its phase (its heaviest clip standing in for the
-    /// source clip's facts: length, stance speed, contacts).
-    BlendSpace(&'a BlendSpacePlayer, ClipId),
-}
-
-/// Measure a transition from the blend space `player` (at its parameter, from its phase; played
-/// for the lead-in before the trigger) to clip `to` with `settings`, as [`measure`] measures one
-/// from a clip: the same figures (velocity jump, acceleration, foot slide against the stance
-/// speeds of the space's heaviest clip and the target's, pop). Target start: 0 (phase sync
-/// needs a source clip's time).
-pub fn measure_from_blend_space(
-    model: &Model,
-    rig: &Rig,
-    player: &BlendSpacePlayer,
-    to: ClipId,
-    settings: &PairSettings,
-) -> TriggerMetrics {
-    let weights = player.weights();
-    let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
-    let from = player.space().points().get(heaviest).map_or(to, |p| p.clip);
-    let mut recorder = Recorder::new(model, rig);
-    let source_stats = clip_stats(&mut recorder, from, settings.root_motion);
-    let target_stats = clip_stats(&mut recorder, to, settings.root_motion);
-    let contacts = (rig.contacts(model, from), rig.contacts(model, to));
-    let unsynced = PairSettings { start_secs: Some(0.0), ..*settings };
-    measure_trigger(
-        &mut recorder,
-        Source::BlendSpace(player, from),
-        to,
-        0.0,
-        &unsynced,
-        (&source_stats, &target_stats),
-        (&contacts.0, &contacts.1),
-    )
-}
-
 /// One run: the source from `at − lead-in`, the trigger at `at`, the transition and the loops.
 fn measure_trigger(
     recorder: &mut Recorder,
-    source: Source,
-    to: ClipId,
+    (from, to): (End, End),
     at: f32,
     settings: &PairSettings,
     (source_stats, target_stats): (&[FootStats], &[FootStats]),
@@ -716,24 +749,36 @@ fn measure_trigger(
 ) -> TriggerMetrics {
     let model = recorder.model;
     let rig = recorder.rig;
-    let from = match source {
-        Source::Clip(clip) | Source::BlendSpace(_, clip) => clip,
-    };
     let dt = 1.0 / FRAME_HZ;
     let m = rig.metres_per_unit;
     let in_place = settings.root_motion == RootMotion::InPlace;
-    let source_secs = model.clips[from.index()].end_secs();
-    let target_secs = model.clips[to.index()].end_secs();
+    let source_secs = from.cycle_secs(model);
+    let target_secs = to.cycle_secs(model);
     let t = &settings.transition;
     let duration = if t.duration_secs.is_finite() { t.duration_secs.max(0.0) } else { 0.0 };
     let transition_frames = ((duration * FRAME_HZ).ceil() as usize).max(1);
     let after = (((duration + settings.loops as f32 * target_secs) * FRAME_HZ).ceil() as usize)
         .max(transition_frames + crate::motion::POP_FRAMES + 1);
     let trigger = LEAD_IN_FRAMES;
-    let mut fader = recorder.fader(from, at - LEAD_IN_FRAMES as f32 * dt, settings.root_motion);
-    if let Source::BlendSpace(player, _) = source {
-        fader.set_blend_space(Some(player.clone()));
-        fader.play_blend_space();
+    let lead_in_secs = LEAD_IN_FRAMES as f32 * dt;
+    let mut fader = recorder.fader(from.clip(), at - lead_in_secs, settings.root_motion);
+    match (from, to) {
+        (End::BlendSpace(player), _) => {
+            // From phase 0, `at − lead-in` seconds on (a cycle later where that is before 0).
+            let mut player = player.clone();
+            player.set_phase(0.0);
+            let cycle = player.cycle_secs();
+            let start = if cycle > 0.0 { (at - lead_in_secs).rem_euclid(cycle) } else { 0.0 };
+            player.advance(start);
+            fader.set_blend_space(Some(player));
+            fader.play_blend_space();
+        }
+        (End::Clip(_), End::BlendSpace(player)) => {
+            let mut player = player.clone();
+            player.set_phase(0.0);
+            fader.set_blend_space(Some(player));
+        }
+        (End::Clip(_), End::Clip(_)) => {}
     }
     let mut frames: Vec<Frame> = Vec::with_capacity(trigger + after + 1);
     let mut target_start = 0.0;
@@ -766,7 +811,10 @@ fn measure_trigger(
                 match_cycle_secs: if settings.match_speed { source_secs } else { 0.0 },
                 ..*t
             };
-            fader.transition(model, &recorder.settings, to, &transition);
+            match to {
+                End::Clip(to) => fader.transition(model, &recorder.settings, to, &transition),
+                End::BlendSpace(_) => fader.transition_to_blend_space(model, &recorder.settings, &transition),
+            }
         }
     }
 
@@ -990,11 +1038,23 @@ mod tests {
         let (walk, idle) = (model.find_clip("Walk").expect("Walk"), model.find_clip("Idle").expect("Idle"));
         // At Walk's own position the space is the Walk at its own rate: the figures of a
         // transition from it are those of Walk → Idle triggered at the same Walk time.
-        let at_walk = walk_run(&model, &rig, 1.4);
+        // From phase 0, triggered after the lead-in.
+        let mut at_walk = walk_run(&model, &rig, 1.4);
+        at_walk.set_phase(0.0);
         let lead_in_secs = LEAD_IN_FRAMES as f32 / FRAME_HZ;
         let walk_time = at_walk.clip_time_secs(0) + lead_in_secs;
         for kind in TransitionKind::ALL {
-            let from_space = measure_from_blend_space(&model, &rig, &at_walk, idle, &settings(kind));
+            let from_space = measure_ends(
+                &model,
+                &rig,
+                End::BlendSpace(&at_walk),
+                End::Clip(idle),
+                &[lead_in_secs],
+                &settings(kind),
+                None,
+            )
+            .runs[0]
+                .clone();
             let from_clip = measure(&model, &rig, walk, idle, &[walk_time], &settings(kind), None);
             let clip_jump = from_clip.runs[0].velocity_jump_mps;
             assert!(
@@ -1006,7 +1066,11 @@ mod tests {
         // Half way between Walk and Run: inertialization keeps the blended motion's velocity, a
         // cross-fade does not.
         let mid = walk_run(&model, &rig, 2.4);
-        let jump = |kind| measure_from_blend_space(&model, &rig, &mid, idle, &settings(kind));
+        let jump = |kind| {
+            let at = [LEAD_IN_FRAMES as f32 / FRAME_HZ];
+            measure_ends(&model, &rig, End::BlendSpace(&mid), End::Clip(idle), &at, &settings(kind), None).runs[0]
+                .clone()
+        };
         let (fade, inertial, dead) =
             (jump(TransitionKind::CrossFade), jump(TransitionKind::Inertialize), jump(TransitionKind::DeadBlend));
         eprintln!(

@@ -170,11 +170,14 @@ pub struct Resolved {
 /// # Errors
 /// Unknown clip or joint, naming what is wrong.
 pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
-    let blend_space =
-        args.blend_space.as_ref().map(|points| blend_space_player(model, &points.0, args.at)).transpose()?;
+    let blend_space = args
+        .blend_space
+        .as_ref()
+        .map(|points| blend_space_player(model, &points.0, args.at, ("--blend-space", "--at")))
+        .transpose()?;
     let clip = match (&args.clip, &blend_space) {
         // The blend space's heaviest clip: what the camera frames and the footer names.
-        (_, Some(player)) => Some(heaviest_clip(player)),
+        (_, Some(player)) => Some(player.heaviest_clip()),
         (Some(name), None) => Some(super::find_clip(model, name)?),
         (None, None) => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
     };
@@ -188,33 +191,28 @@ pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
 }
 
 /// The blend space of `points` on `model`, phase-synced by the rig's foot contacts, at `at`
-/// (default: the first point's position).
+/// (default: the first point's position); `flags` name the options the points and the parameter
+/// came from, for the errors.
 ///
 /// # Errors
-/// Unknown clips, a mix of 1D and 2D points, duplicates, or an `--at` with the wrong number of
+/// Unknown clips, a mix of 1D and 2D points, duplicates, or a parameter with the wrong number of
 /// coordinates.
-fn blend_space_player(
+pub(super) fn blend_space_player(
     model: &Model,
     points: &[crate::stage::layers::BlendPointSpec],
     at: Option<(f32, Option<f32>)>,
+    (points_flag, at_flag): (&str, &str),
 ) -> anyhow::Result<anim::BlendSpacePlayer> {
     let spec = crate::stage::layers::BlendSpaceSpec { points: points.to_vec() };
     let rig = crate::transitions::Rig::new(model);
     let mut player = super::blend_space::player(model, &rig, &spec, anim::PhaseSync::Phase)
-        .map_err(|e| anyhow::anyhow!("--blend-space: {e}"))?;
+        .map_err(|e| anyhow::anyhow!("{points_flag}: {e}"))?;
     if let Some((x, y)) = at {
         let two_d = player.space().is_2d();
-        anyhow::ensure!(y.is_some() == two_d, "--at takes {} coordinate(s) here", if two_d { 2 } else { 1 });
+        anyhow::ensure!(y.is_some() == two_d, "{at_flag} takes {} coordinate(s) here", if two_d { 2 } else { 1 });
         player.set_parameter(glam::Vec2::new(x, y.unwrap_or(0.0)));
     }
     Ok(player)
-}
-
-/// The clip of `player`'s heaviest point.
-fn heaviest_clip(player: &anim::BlendSpacePlayer) -> ClipId {
-    let weights = player.weights();
-    let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
-    player.space().points().get(heaviest).map_or(ClipId::from_index(0), |p| p.clip)
 }
 
 /// The core's layers of `specs` on `model`, checked by building their stack.

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{Format, LimitArgs};
 use crate::profile::{ClipMarkers, ContactMarker, ModelIdentity, TuningProfile};
-use crate::transitions::{Contact, PairSettings, Rig, Sync, TransitionReport, measure};
+use crate::transitions::{Contact, End, PairSettings, Rig, Sync, TransitionReport, measure, measure_ends};
 
 /// Trigger times used when none are given: this many, spread over the source clip.
 const DEFAULT_TRIGGERS: usize = 5;
@@ -22,13 +22,25 @@ pub struct TransitionArgs {
     /// A .glb or .gltf file (default: the built-in character).
     pub model: Option<PathBuf>,
     /// Source clip (name or index).
-    #[arg(long, required_unless_present = "table")]
+    #[arg(long, required_unless_present_any = ["table", "from_blend_space"], conflicts_with = "from_blend_space")]
     pub from: Option<String>,
     /// Target clip (name or index).
-    #[arg(long, required_unless_present = "table")]
+    #[arg(long, required_unless_present_any = ["table", "to_blend_space"], conflicts_with = "to_blend_space")]
     pub to: Option<String>,
-    /// Source clip time(s) of the trigger, comma-separated [default: 5 times spread over the
-    /// source clip].
+    /// A blend space as the source instead of --from: its clips at parameter values,
+    /// `NAME=X,...` (one axis) or `NAME=X,Y,...` (two), as `animtune blend-space --clip` takes
+    /// them; played in phase from phase 0 at --at-param, --at counting seconds of its playback.
+    #[arg(long, value_name = "NAME=X[,Y],...", value_parser = super::render::parse_blend_points, allow_hyphen_values = true, conflicts_with = "to_blend_space")]
+    pub from_blend_space: Option<super::render::BlendPoints>,
+    /// A blend space as the target instead of --to (the same syntax), from phase 0 at
+    /// --at-param.
+    #[arg(long, value_name = "NAME=X[,Y],...", value_parser = super::render::parse_blend_points, allow_hyphen_values = true)]
+    pub to_blend_space: Option<super::render::BlendPoints>,
+    /// The blend space's parameter, `X` or `X,Y` (default: its first clip's position).
+    #[arg(long, value_name = "X[,Y]", value_parser = crate::stage::layers::parse_point, allow_hyphen_values = true)]
+    pub at_param: Option<(f32, Option<f32>)>,
+    /// Source clip time(s) of the trigger, comma-separated (from a blend space: seconds of its
+    /// playback) [default: 5 times spread over the source clip or the blend space's cycle].
     #[arg(long, value_parser = super::sample::parse_times)]
     pub at: Option<std::vec::Vec<f64>>,
     /// Length of the fade or of the offset's decay, seconds.
@@ -152,15 +164,46 @@ pub fn run(args: &TransitionArgs) -> anyhow::Result<String> {
             Format::Json => serde_json::to_string(&report)? + "\n",
         });
     }
-    let (Some(from), Some(to)) = (&args.from, &args.to) else {
-        anyhow::bail!("--from and --to name the pair (or --table measures the profile's pairs)")
+    let space = |points: &Option<super::render::BlendPoints>, flag: &str| {
+        points
+            .as_ref()
+            .map(|p| super::render::blend_space_player(&model, &p.0, args.at_param, (flag, "--at-param")))
+            .transpose()
     };
-    let from = super::find_clip(&model, from)?;
-    let to = super::find_clip(&model, to)?;
-    let report = measure(&model, &rig, from, to, &times(from), &settings, None);
+    let (from_space, to_space) =
+        (space(&args.from_blend_space, "--from-blend-space")?, space(&args.to_blend_space, "--to-blend-space")?);
+    anyhow::ensure!(
+        args.at_param.is_none() || from_space.is_some() || to_space.is_some(),
+        "--at-param sets a blend space's parameter: give --from-blend-space or --to-blend-space"
+    );
+    let from = end(&model, args.from.as_deref(), from_space.as_ref(), "--from or --from-blend-space names the source")?;
+    let to = end(&model, args.to.as_deref(), to_space.as_ref(), "--to or --to-blend-space names the target")?;
+    let at = match (from, &args.at) {
+        (End::BlendSpace(player), None) => {
+            let cycle = player.cycle_secs();
+            (0..DEFAULT_TRIGGERS).map(|i| cycle * (i as f32 + 0.5) / DEFAULT_TRIGGERS as f32).collect()
+        }
+        (_, _) => times(from.clip()),
+    };
+    let report = measure_ends(&model, &rig, from, to, &at, &settings, None);
     Ok(match args.format {
         Format::Text => report.to_text(),
         Format::Json => serde_json::to_string(&report)? + "\n",
+    })
+}
+
+/// One end of the pair: the blend space when one is given, else the clip named (`missing`: the
+/// error without either).
+fn end<'a>(
+    model: &Model,
+    clip: Option<&str>,
+    player: Option<&'a anim::BlendSpacePlayer>,
+    missing: &str,
+) -> anyhow::Result<End<'a>> {
+    Ok(match (clip, player) {
+        (_, Some(player)) => End::BlendSpace(player),
+        (Some(clip), None) => End::Clip(super::find_clip(model, clip)?),
+        (None, None) => anyhow::bail!("{missing} (or --table measures the profile's pairs)"),
     })
 }
 
