@@ -18,6 +18,7 @@ use anim::{ClipId, Easing, InterpolationOverride, Model, NodeId};
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 
+use crate::stage::machine_edit::{DriveSlot, MachineKeys};
 pub use crate::stage::tuning::{ClipMarkers, ClipRootMotion, ContactMarker, RetargetEdit};
 use crate::stage::tuning::{FadeTuning, Interpolation, RagdollTuning, Tuning};
 pub use machine::{
@@ -64,6 +65,10 @@ pub struct TuningProfile {
     /// The state machine once the user edited it (absent: built from the transition table).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<MachineProfile>,
+    /// The keys that drive the machine: the states W, Shift+W and release request when picked,
+    /// and the parameters bound to keys (states and parameters by name).
+    #[serde(default, skip_serializing_if = "MachineKeys::is_empty")]
+    pub machine_keys: MachineKeys,
 }
 
 /// The ragdoll handoff's tunables, by name.
@@ -138,6 +143,37 @@ pub struct Transition {
     pub from: String,
     /// Clip faded to (display name).
     pub to: String,
+    /// How it fades.
+    #[serde(flatten)]
+    pub fade: FadeProfile,
+    /// The target's playback speed starts matched to the source's cycle.
+    #[serde(default)]
+    pub match_speed: bool,
+}
+
+impl Transition {
+    /// A cross-fade row of `duration_secs` with `easing` (the other settings at their defaults).
+    pub fn fade(from: &str, to: &str, duration_secs: f32, easing: &str) -> Self {
+        Self {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            fade: FadeProfile {
+                duration_secs,
+                easing: easing.to_owned(),
+                kind: default_kind(),
+                decay: default_decay(),
+                half_life_secs: default_half_life(),
+                sync: default_sync(),
+            },
+            match_speed: false,
+        }
+    }
+}
+
+/// How a transition fades, by name: the part a row of the transition table and a transition of
+/// the state machine share (flattened into both, so the fields sit beside `from` and `to`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FadeProfile {
     /// Fade length.
     pub duration_secs: f32,
     /// Easing name.
@@ -151,29 +187,64 @@ pub struct Transition {
     /// Dead blending's velocity half-life, seconds.
     #[serde(default = "default_half_life")]
     pub half_life_secs: f32,
-    /// `none` (the target from its start) or `phase` (at the source's phase).
-    #[serde(default = "default_sync")]
+    /// `none` (the target from its start) or `phase` (at the source's phase); read also as
+    /// `false` / `true` (how machine profiles before this wrote it).
+    #[serde(default = "default_sync", deserialize_with = "sync_name")]
     pub sync: String,
-    /// The target's playback speed starts matched to the source's cycle.
-    #[serde(default)]
-    pub match_speed: bool,
 }
 
-impl Transition {
-    /// A cross-fade row of `duration_secs` with `easing` (the other settings at their defaults).
-    pub fn fade(from: &str, to: &str, duration_secs: f32, easing: &str) -> Self {
+impl FadeProfile {
+    /// The profile form of `fade` (its `match_speed` is the table row's, not a fade's).
+    pub fn of(fade: &FadeTuning) -> Self {
         Self {
-            from: from.to_owned(),
-            to: to.to_owned(),
-            duration_secs,
-            easing: easing.to_owned(),
-            kind: default_kind(),
-            decay: default_decay(),
-            half_life_secs: default_half_life(),
-            sync: default_sync(),
-            match_speed: false,
+            duration_secs: fade.duration_secs,
+            easing: fade.easing.name().to_owned(),
+            kind: fade.kind.name().to_owned(),
+            decay: fade.decay.name().to_owned(),
+            half_life_secs: fade.half_life_secs,
+            sync: if fade.phase_sync { "phase" } else { "none" }.to_owned(),
         }
     }
+
+    /// The fade these names describe (`match_speed` off): `None` when the easing is unknown;
+    /// an unknown kind (a cross-fade), decay or sync (the default kept) is pushed onto
+    /// `problems` (`kind "x" unknown`) and the rest still read.
+    pub fn to_fade(&self, problems: &mut Vec<String>) -> Option<FadeTuning> {
+        let Ok(easing) = self.easing.parse::<Easing>() else {
+            problems.push(format!("easing \"{}\" unknown", self.easing));
+            return None;
+        };
+        let mut fade = FadeTuning::cross_fade(self.duration_secs, easing);
+        match self.kind.parse() {
+            Ok(kind) => fade.kind = kind,
+            Err(_) => problems.push(format!("kind \"{}\" unknown (a cross-fade)", self.kind)),
+        }
+        match self.decay.parse() {
+            Ok(decay) => fade.decay = decay,
+            Err(_) => problems.push(format!("decay \"{}\" unknown", self.decay)),
+        }
+        match self.sync.as_str() {
+            "none" => {}
+            "phase" => fade.phase_sync = true,
+            other => problems.push(format!("sync \"{other}\" unknown")),
+        }
+        fade.half_life_secs = self.half_life_secs;
+        Some(fade)
+    }
+}
+
+/// Reads `sync` as a name or as the bool machine profiles wrote before [`FadeProfile`].
+fn sync_name<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Sync {
+        Flag(bool),
+        Name(String),
+    }
+    Ok(match Sync::deserialize(deserializer)? {
+        Sync::Flag(phase) => if phase { "phase" } else { "none" }.to_owned(),
+        Sync::Name(name) => name,
+    })
 }
 
 fn default_kind() -> String {
@@ -352,12 +423,10 @@ impl TuningProfile {
             transitions: tuning
                 .transitions()
                 .map(|((from, to), fade)| Transition {
-                    kind: fade.kind.name().to_owned(),
-                    decay: fade.decay.name().to_owned(),
-                    half_life_secs: fade.half_life_secs,
-                    sync: if fade.phase_sync { "phase" } else { "none" }.to_owned(),
+                    from: clip_name(from),
+                    to: clip_name(to),
+                    fade: FadeProfile::of(fade),
                     match_speed: fade.match_speed,
-                    ..Transition::fade(&clip_name(from), &clip_name(to), fade.duration_secs, fade.easing.name())
                 })
                 .collect(),
             ragdoll: Some({
@@ -384,6 +453,7 @@ impl TuningProfile {
             layers: tuning.clip_extras.layers.clone(),
             blend_space: tuning.clip_extras.blend_space.clone(),
             machine: tuning.machine.as_ref().map(|m| MachineProfile::of(m, model)),
+            machine_keys: tuning.machine_keys.clone(),
         }
     }
 
@@ -443,37 +513,18 @@ impl TuningProfile {
             }
         }
         for t in &self.transitions {
-            match (clip_id(&t.from), clip_id(&t.to), t.easing.parse::<Easing>()) {
-                (Some(from), Some(to), Ok(easing)) => {
-                    let pair = format!("fade {} -> {}", t.from, t.to);
-                    let mut fade = FadeTuning::cross_fade(t.duration_secs, easing);
-                    match t.kind.parse() {
-                        Ok(kind) => fade.kind = kind,
-                        Err(_) => fit.skipped.push(format!("{pair}: kind \"{}\" unknown (a cross-fade)", t.kind)),
-                    }
-                    match t.decay.parse() {
-                        Ok(decay) => fade.decay = decay,
-                        Err(_) => fit.skipped.push(format!("{pair}: decay \"{}\" unknown", t.decay)),
-                    }
-                    match t.sync.as_str() {
-                        "none" => {}
-                        "phase" => fade.phase_sync = true,
-                        other => fit.skipped.push(format!("{pair}: sync \"{other}\" unknown")),
-                    }
-                    fade.half_life_secs = t.half_life_secs;
-                    fade.match_speed = t.match_speed;
-                    tuning.set_transition(from, to, fade);
-                    fit.applied += 1;
-                }
-                (None, _, _) => {
-                    fit.skipped.push(format!("fade {} -> {}: clip {} not in this model", t.from, t.to, t.from));
-                }
-                (_, None, _) => {
-                    fit.skipped.push(format!("fade {} -> {}: clip {} not in this model", t.from, t.to, t.to));
-                }
-                (_, _, Err(_)) => {
-                    fit.skipped.push(format!("fade {} -> {}: easing \"{}\" unknown", t.from, t.to, t.easing));
-                }
+            let pair = format!("fade {} -> {}", t.from, t.to);
+            let (Some(from), Some(to)) = (clip_id(&t.from), clip_id(&t.to)) else {
+                let missing = if clip_id(&t.from).is_none() { &t.from } else { &t.to };
+                fit.skipped.push(format!("{pair}: clip {missing} not in this model"));
+                continue;
+            };
+            let mut problems = Vec::new();
+            let fade = t.fade.to_fade(&mut problems);
+            fit.skipped.extend(problems.into_iter().map(|p| format!("{pair}: {p}")));
+            if let Some(fade) = fade {
+                tuning.set_transition(from, to, FadeTuning { match_speed: t.match_speed, ..fade });
+                fit.applied += 1;
             }
         }
         if let Some(r) = &self.ragdoll {
@@ -534,7 +585,40 @@ impl TuningProfile {
                 Err(e) => fit.skipped.push(format!("state machine (built from the table instead): {e}")),
             }
         }
+        tuning.machine_keys = self.machine_keys_on(&tuning, model, &mut fit);
         (tuning, fit)
+    }
+
+    /// The profile's drive picks and key bindings whose states and parameters exist in the
+    /// machine `tuning` runs on `model` (its edited machine, else the table's: one state per
+    /// clip, no parameters); the others are skipped and listed in `fit`.
+    fn machine_keys_on(&self, tuning: &Tuning, model: &Model, fit: &mut ProfileFit) -> MachineKeys {
+        let table_states = crate::stage::machine::state_names(model);
+        let state_exists = |name: &str| match &tuning.machine {
+            Some(machine) => machine.find_state(name).is_some(),
+            None => table_states.iter().any(|s| s == name),
+        };
+        let param_exists = |name: &str| tuning.machine.as_ref().is_some_and(|m| m.find_param(name).is_some());
+        let mut keys = self.machine_keys.clone();
+        for slot in DriveSlot::ALL {
+            let Some(name) = keys.drive.get(slot).map(str::to_owned) else { continue };
+            if state_exists(&name) {
+                fit.applied += 1;
+            } else {
+                fit.skipped.push(format!("{} key's state {name}: no such state (found by name instead)", slot.name()));
+                keys.drive.set(slot, None);
+            }
+        }
+        keys.bindings.retain(|b| {
+            let exists = param_exists(&b.param);
+            if exists {
+                fit.applied += 1;
+            } else {
+                fit.skipped.push(format!("key {} of parameter {}: no such parameter", b.key, b.param));
+            }
+            exists
+        });
+        keys
     }
 }
 

@@ -10,14 +10,23 @@ use devtools::alloc::{CountingAllocator, allocations_on_this_thread};
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-#[test]
-fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
+/// The built-in character playing Walk with its trajectory drawn, T set to fade to Run; and
+/// Walk's and Run's clip indices.
+fn walking_to_run() -> (Viewer, anim::ClipId, anim::ClipId) {
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     let names = viewer.clip_names();
     let walk = names.iter().position(|n| n == "Walk").map(anim::ClipId::from_index).unwrap();
     let run = names.iter().position(|n| n == "Run").map(anim::ClipId::from_index).unwrap();
     viewer.overlays.trajectory = true;
+    viewer.stage.transport.select_clip(walk);
+    viewer.stage.set_fade_target(run);
+    (viewer, walk, run)
+}
+
+#[test]
+fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
+    let (mut viewer, walk, run) = walking_to_run();
     for mode in RootMotion::ALL {
         viewer.stage.tuning.set_root_motion("Walk", mode);
         viewer.stage.tuning.set_root_motion("Run", mode);
@@ -51,7 +60,7 @@ fn viewer_frames_allocate_nothing_as_authored_or_in_place() {
 fn the_drive_keys_and_parameter_bindings_frame_check_allocates_nothing() {
     use anim::state_machine::ParamKind;
     use animtune::ui::machine::{DriveKeys, DriveStates};
-    use animtune::ui::machine_keys::{BindingEffect, DriveTargets, ParamBinding};
+    use animtune::ui::machine_keys::{BindingEffect, DriveTargets, ParamBinding, binding_change, key_bit};
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     viewer
@@ -68,10 +77,12 @@ fn the_drive_keys_and_parameter_bindings_frame_check_allocates_nothing() {
     let mut keys = DriveKeys::default();
     // A chosen target is looked up by name every frame.
     let targets = DriveTargets { run: Some("Run".to_owned()), ..DriveTargets::default() };
-    let mut bindings = [
-        ParamBinding::new("speed", egui::Key::E, BindingEffect::SetFloat(2.0)),
-        ParamBinding::new("crouch", egui::Key::C, BindingEffect::Hold),
+    // The bindings are the tuning's, keys by name, as the viewer's drive keys read them.
+    viewer.stage.tuning.machine_keys.bindings = vec![
+        ParamBinding::new("speed", "E", BindingEffect::SetFloat { value: 2.0 }),
+        ParamBinding::new("crouch", "C", BindingEffect::Hold),
     ];
+    let mut held_keys = 0_u32;
     let mut requests = 0;
     let mut actions = 0;
     let counted = allocations_on_this_thread(|| {
@@ -79,9 +90,13 @@ fn the_drive_keys_and_parameter_bindings_frame_check_allocates_nothing() {
             let held = (120..200).contains(&frame);
             let states = DriveStates::of(viewer.stage.machine().machine(), &targets);
             requests += usize::from(keys.update(held, frame >= 160, states).is_some());
-            for binding in &mut bindings {
-                if let Some(action) = binding.update(held, viewer.stage.machine().machine()) {
-                    viewer.apply_machine_action(action.into());
+            for i in 0..viewer.stage.tuning.machine_keys.bindings.len() {
+                let binding = &viewer.stage.tuning.machine_keys.bindings[i];
+                let bit = egui::Key::from_name(&binding.key).and_then(key_bit).unwrap();
+                let change = binding_change(binding, held_keys & bit != 0, held, viewer.stage.machine().machine());
+                held_keys = if held { held_keys | bit } else { held_keys & !bit };
+                if let Some(change) = change {
+                    viewer.apply_machine_action(change.into());
                     actions += 1;
                 }
             }
@@ -142,14 +157,7 @@ fn blend_space_frames_and_transitions_from_and_to_it_allocate_nothing() {
 /// steps, the panels' shown facts read, and the step back to live.
 #[test]
 fn scrubbing_the_rewind_allocates_nothing_per_frame() {
-    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
-    let mut viewer = Viewer::new(model, ModelSource::built_in());
-    let names = viewer.clip_names();
-    let walk = names.iter().position(|n| n == "Walk").map(anim::ClipId::from_index).unwrap();
-    let run = names.iter().position(|n| n == "Run").map(anim::ClipId::from_index).unwrap();
-    viewer.overlays.trajectory = true;
-    viewer.stage.transport.select_clip(walk);
-    viewer.stage.set_fade_target(run);
+    let (mut viewer, ..) = walking_to_run();
     for frame in 0..400 {
         if frame == 300 {
             viewer.trigger_fade();

@@ -259,20 +259,23 @@ fn pair_settings_of(
         Some(r) => r.mode.parse().map_err(|e: String| anyhow::anyhow!("{}: {e}", parse("root motion", &r.mode)))?,
         None => defaults.root_motion,
     };
+    let mut problems = Vec::new();
+    let fade = row.fade.to_fade(&mut problems);
+    let fade = match (fade, problems.first()) {
+        (Some(fade), None) => fade,
+        (_, Some(problem)) => anyhow::bail!("{pair}: {problem}"),
+        (None, None) => anyhow::bail!("{pair}: unreadable fade"),
+    };
     Ok(PairSettings {
         transition: Transition {
-            kind: row.kind.parse().map_err(|e: String| anyhow::anyhow!("{}: {e}", parse("kind", &row.kind)))?,
-            duration_secs: row.duration_secs,
-            easing: row.easing.parse().map_err(|e: String| anyhow::anyhow!("{}: {e}", parse("easing", &row.easing)))?,
-            decay: row.decay.parse().map_err(|e: String| anyhow::anyhow!("{}: {e}", parse("decay", &row.decay)))?,
-            half_life_secs: row.half_life_secs,
+            kind: fade.kind,
+            duration_secs: fade.duration_secs,
+            easing: fade.easing,
+            decay: fade.decay,
+            half_life_secs: fade.half_life_secs,
             ..defaults.transition
         },
-        sync: match row.sync.as_str() {
-            "none" => Sync::None,
-            "phase" => Sync::Phase,
-            other => anyhow::bail!("{}: expected none or phase", parse("sync", other)),
-        },
+        sync: if fade.phase_sync { Sync::Phase } else { Sync::None },
         match_speed: row.match_speed,
         root_motion,
         loops: defaults.loops,
@@ -383,12 +386,12 @@ impl TransitionExport {
                 .map(|t| ExportTransition {
                     from: t.from.clone(),
                     to: t.to.clone(),
-                    kind: t.kind.clone(),
-                    duration_secs: t.duration_secs,
-                    easing: t.easing.clone(),
-                    decay: t.decay.clone(),
-                    half_life_secs: t.half_life_secs,
-                    sync: t.sync.clone(),
+                    kind: t.fade.kind.clone(),
+                    duration_secs: t.fade.duration_secs,
+                    easing: t.fade.easing.clone(),
+                    decay: t.fade.decay.clone(),
+                    half_life_secs: t.fade.half_life_secs,
+                    sync: t.fade.sync.clone(),
                     match_speed: t.match_speed,
                 })
                 .collect(),

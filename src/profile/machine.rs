@@ -9,6 +9,9 @@ use anim::state_machine::{
 use anim::{ClipId, Model};
 use serde::{Deserialize, Serialize};
 
+use super::FadeProfile;
+use crate::stage::tuning::FadeTuning;
+
 /// The edited state machine, by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineProfile {
@@ -67,6 +70,10 @@ pub enum MotionProfile {
         base: String,
         /// (clip, weight, additive) per layer.
         layers: Vec<(String, f32, bool)>,
+        /// Each layer's mask (joints or regions; empty: the whole body), in the layers' order;
+        /// absent when no layer has one.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        masks: Vec<Vec<String>>,
     },
 }
 
@@ -134,19 +141,9 @@ pub struct TransitionProfile {
     pub from: String,
     /// The state entered.
     pub to: String,
-    /// `crossfade`, `inertialize` or `dead-blend`.
-    pub kind: String,
-    /// Fade length, seconds.
-    pub duration_secs: f32,
-    /// Easing name.
-    pub easing: String,
-    /// Inertialization's decay name.
-    pub decay: String,
-    /// Dead blending's half-life, seconds.
-    pub half_life_secs: f32,
-    /// Phase sync.
-    #[serde(default)]
-    pub sync: bool,
+    /// How it fades (the fields a row of the transition table has too).
+    #[serde(flatten)]
+    pub fade: FadeProfile,
     /// Lower first.
     pub priority: u32,
     /// Conditions, all holding.
@@ -186,6 +183,11 @@ impl MachineProfile {
                     StateMotion::Layered(l) => MotionProfile::Layered {
                         base: clip_name(model, l.base),
                         layers: l.layers.iter().map(|x| (clip_name(model, x.clip), x.weight, x.additive)).collect(),
+                        masks: if l.layers.iter().all(|x| x.mask.is_empty()) {
+                            Vec::new()
+                        } else {
+                            l.layers.iter().map(|x| x.mask.clone()).collect()
+                        },
                     },
                 },
                 position: s.position.to_array(),
@@ -231,12 +233,15 @@ impl MachineProfile {
                     TransitionFrom::Any => "*".to_owned(),
                 },
                 to: state_name(t.to),
-                kind: t.kind.name().to_owned(),
-                duration_secs: t.duration_secs,
-                easing: t.easing.name().to_owned(),
-                decay: t.decay.name().to_owned(),
-                half_life_secs: t.half_life_secs,
-                sync: t.sync,
+                fade: FadeProfile::of(&FadeTuning {
+                    duration_secs: t.duration_secs,
+                    easing: t.easing,
+                    kind: t.kind,
+                    decay: t.decay,
+                    half_life_secs: t.half_life_secs,
+                    phase_sync: t.sync,
+                    match_speed: false,
+                }),
                 priority: t.priority,
                 conditions: t.conditions.iter().map(condition).collect(),
                 at_end: t.at_end,
@@ -292,12 +297,14 @@ impl MachineProfile {
                         y_param: y_param.as_deref().map(|n| param(&machine, n)).transpose()?,
                     })
                 }
-                MotionProfile::Layered { base, layers } => StateMotion::Layered(LayeredMotion {
+                MotionProfile::Layered { base, layers, masks } => StateMotion::Layered(LayeredMotion {
                     base: clip(base)?,
                     layers: layers
                         .iter()
-                        .map(|(c, weight, additive)| {
-                            Ok(LayerMotion { clip: clip(c)?, weight: *weight, additive: *additive })
+                        .enumerate()
+                        .map(|(i, (c, weight, additive))| {
+                            let mask = masks.get(i).cloned().unwrap_or_default();
+                            Ok(LayerMotion { clip: clip(c)?, weight: *weight, additive: *additive, mask })
                         })
                         .collect::<Result<_, String>>()?,
                 }),
@@ -335,15 +342,22 @@ impl MachineProfile {
                     ),
                 });
             }
+            let mut problems = Vec::new();
+            let fade = t.fade.to_fade(&mut problems);
+            let fade = match (fade, problems.first()) {
+                (Some(fade), None) => fade,
+                (_, Some(problem)) => return Err(format!("{what}: {problem}")),
+                (None, None) => return Err(format!("{what}: unreadable fade")),
+            };
             machine.add_transition(StateTransition {
                 from,
                 to: state(&machine, &t.to)?,
-                kind: t.kind.parse().map_err(|_| unknown("kind", &t.kind))?,
-                duration_secs: t.duration_secs,
-                easing: t.easing.parse().map_err(|_| unknown("easing", &t.easing))?,
-                decay: t.decay.parse().map_err(|_| unknown("decay", &t.decay))?,
-                half_life_secs: t.half_life_secs,
-                sync: t.sync,
+                kind: fade.kind,
+                duration_secs: fade.duration_secs,
+                easing: fade.easing,
+                decay: fade.decay,
+                half_life_secs: fade.half_life_secs,
+                sync: fade.phase_sync,
                 priority: t.priority,
                 conditions,
                 at_end: t.at_end,
@@ -403,5 +417,61 @@ mod tests {
         let mut renamed = read;
         renamed.states[1].motion = MotionProfile::Clip { clip: "Swim".to_owned() };
         assert_eq!(renamed.to_machine(&model), Err("clip Swim is not in this model".to_owned()));
+    }
+
+    #[test]
+    fn profiles_saved_before_the_shared_fade_still_read_sync_as_a_bool_or_a_name() {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        // A machine transition as machine profiles wrote it (sync a bool) and a table row (a name).
+        let machine = r#"{"entry": "Idle", "states": [
+            {"name": "Idle", "motion": {"kind": "clip", "clip": "Idle"}},
+            {"name": "Walk", "motion": {"kind": "clip", "clip": "Walk"}}],
+          "transitions": [{"from": "Idle", "to": "Walk", "kind": "inertialize", "duration_secs": 0.3,
+            "easing": "smoothstep", "decay": "quintic", "half_life_secs": 0.05, "sync": true,
+            "priority": 2, "interruption": "none"}]}"#;
+        let read: MachineProfile = serde_json::from_str(machine).expect("an older machine profile");
+        assert_eq!(read.transitions[0].fade.sync, "phase");
+        let built = read.to_machine(&model).expect("fits the model");
+        let t = &built.transitions()[0];
+        assert!(t.sync && t.kind == anim::TransitionKind::Inertialize && (t.duration_secs - 0.3).abs() < 1e-6);
+        assert_eq!((t.priority, t.half_life_secs), (2, 0.05));
+        let row: crate::profile::Transition = serde_json::from_str(
+            r#"{"from": "Idle", "to": "Walk", "duration_secs": 0.4, "easing": "linear", "sync": "phase"}"#,
+        )
+        .expect("a table row");
+        assert_eq!((row.fade.sync.as_str(), row.fade.kind.as_str()), ("phase", "crossfade"));
+        // Written back, both say "phase" (one form).
+        let text = serde_json::to_string(&read.transitions[0]).expect("json");
+        assert!(text.contains(r#""sync":"phase""#) && text.contains(r#""priority":2"#), "{text}");
+        // An unknown kind in a machine transition: refused, naming it.
+        let mut bad = read;
+        bad.transitions[0].fade.kind = "teleport".to_owned();
+        assert_eq!(
+            bad.to_machine(&model),
+            Err("transition Idle -> Walk: kind \"teleport\" unknown (a cross-fade)".to_owned())
+        );
+    }
+
+    #[test]
+    fn drive_picks_and_bindings_naming_what_no_longer_exists_are_skipped_with_a_message() {
+        use crate::profile::{ModelIdentity, TuningProfile};
+        use crate::stage::machine_edit::{BindingEffect, ParamBinding};
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let mut tuning = crate::stage::tuning::Tuning::authored(&model);
+        tuning.machine_keys.drive.walk = Some("Run".to_owned());
+        tuning.machine_keys.drive.rest = Some("Sleep".to_owned());
+        tuning.machine_keys.bindings.push(ParamBinding::new("crouch", "C", BindingEffect::Hold));
+        let identity = ModelIdentity::of(&model, None);
+        let profile = TuningProfile::from_tuning(&tuning, &model, &identity, "mannequin");
+        let text = serde_json::to_string(&profile).expect("json");
+        assert!(text.contains(r#""machine_keys":{"drive":{"rest":"Sleep","walk":"Run"}"#), "{text}");
+        assert!(text.contains(r#"{"param":"crouch","key":"C","effect":"hold"}"#), "{text}");
+        let read: TuningProfile = serde_json::from_str(&text).expect("read back");
+        let (back, fit) = read.to_tuning(&model);
+        assert_eq!(back.machine_keys.drive.walk.as_deref(), Some("Run"), "Run is a state of the table's machine");
+        assert_eq!(back.machine_keys.drive.rest, None, "no state Sleep: found by name instead");
+        assert!(back.machine_keys.bindings.is_empty(), "no parameter crouch");
+        assert!(fit.skipped.contains(&"rest key's state Sleep: no such state (found by name instead)".to_owned()));
+        assert!(fit.skipped.contains(&"key C of parameter crouch: no such parameter".to_owned()), "{:?}", fit.skipped);
     }
 }

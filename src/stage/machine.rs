@@ -16,8 +16,8 @@
 //! this runtime follows it (installed again on the next step whenever it changes).
 
 use anim::state_machine::{
-    FiredEvent, MachineRuntime, ParamValue, RuntimeError, StateId, StateMachine, StateMachineError, StateTransition,
-    StepOutput, TableEdge, TransitionFrom, TransitionId,
+    ActiveTransition, FiredEvent, MachineRuntime, ParamValue, RuntimeError, StateId, StateMachine, StateMachineError,
+    StateTransition, StepOutput, TableEdge, TransitionFrom, TransitionId,
 };
 use anim::{ClipId, FootContact, Model};
 
@@ -50,6 +50,10 @@ pub struct StageMachine {
     problem: Option<String>,
     /// Feet and foot contacts for phase-synced edges (found on the first one).
     rig: Option<Rig>,
+    /// A fade the machine did not start (T), while it runs: shown and recorded as a transition.
+    outside: Option<ActiveTransition>,
+    /// The easing of [`Self::outside`]'s weight.
+    outside_easing: anim::Easing,
 }
 
 impl std::fmt::Debug for StageMachine {
@@ -91,6 +95,8 @@ impl StageMachine {
             events: Vec::new(),
             problem: None,
             rig: None,
+            outside: None,
+            outside_easing: anim::Easing::Linear,
         };
         machine.refresh(model, tuning);
         machine
@@ -113,6 +119,8 @@ impl StageMachine {
             events,
             problem: None,
             rig: None,
+            outside: None,
+            outside_easing: anim::Easing::Linear,
         })
     }
 
@@ -348,7 +356,55 @@ impl StageMachine {
     /// events fired are in [`Self::events`] until the next step.
     pub fn step(&mut self, clip_dt_secs: f32) -> StepOutput {
         self.events.clear();
-        self.runtime.step(&self.machine, clip_dt_secs, &self.clip_secs, &mut self.events)
+        let output = self.runtime.step(&self.machine, clip_dt_secs, &self.clip_secs, &mut self.events);
+        self.outside =
+            self.outside.filter(|_| output.transition.is_none() && output.started.is_none()).and_then(|mut t| {
+                t.elapsed_secs += clip_dt_secs.max(0.0);
+                let progress = if t.duration_secs > 0.0 { t.elapsed_secs / t.duration_secs } else { 1.0 };
+                (progress < 1.0).then_some(t)
+            });
+        output
+    }
+
+    /// A fade the stage started without the machine (T: clip `from_clip` to clip `to_clip`
+    /// with `fade`): until it ends or the machine starts a transition of its own,
+    /// [`Self::running_transition`] reports it as a transition between the clips' states — the
+    /// machine's edge between them if it has one (else id `u32::MAX`), `weight` eased by `fade`.
+    /// Nothing when either clip has no state or the fade is a cut.
+    pub fn note_outside_fade(&mut self, from_clip: usize, to_clip: usize, fade: &FadeTuning) {
+        let (Some(from), Some(to)) = (self.state_of_clip(from_clip), self.state_of_clip(to_clip)) else {
+            self.outside = None;
+            return;
+        };
+        let edge = self
+            .machine
+            .transitions()
+            .iter()
+            .position(|t| t.to == to && t.from == TransitionFrom::State(from))
+            .or_else(|| self.machine.transitions().iter().position(|t| t.to == to && t.from == TransitionFrom::Any));
+        let transition = TransitionId::new(edge.and_then(|i| u32::try_from(i).ok()).unwrap_or(u32::MAX));
+        self.outside = (fade.duration_secs > 0.0 && from != to).then_some(ActiveTransition {
+            transition,
+            from,
+            to,
+            weight: 0.0,
+            kind: fade.kind,
+            elapsed_secs: 0.0,
+            duration_secs: fade.duration_secs,
+            start_secs: 0.0,
+        });
+        self.outside_easing = fade.easing;
+    }
+
+    /// The transition running now: the machine's, else a fade started without it (T) while it
+    /// runs ([`Self::note_outside_fade`]).
+    pub fn running_transition(&self) -> Option<ActiveTransition> {
+        self.output().transition.or_else(|| {
+            self.outside.map(|t| {
+                let progress = if t.duration_secs > 0.0 { t.elapsed_secs / t.duration_secs } else { 1.0 };
+                ActiveTransition { weight: self.outside_easing.apply(progress.clamp(0.0, 1.0)), ..t }
+            })
+        })
     }
 
     /// Go to `to` through the machine's own edge (see [`MachineRuntime::request`]).
@@ -407,13 +463,26 @@ pub fn check(model: &Model, machine: &StateMachine) -> Result<(), StateMachineEr
         };
         clips.into_iter().find(|c| c.index() >= model.clips.len()).map(|c| (s.name.clone(), c))
     });
-    match missing {
-        Some((state, clip)) => Err(StateMachineError::BadState {
+    if let Some((state, clip)) = missing {
+        return Err(StateMachineError::BadState {
             state,
             problem: format!("plays clip {}, which the model does not have", clip.index()),
-        }),
-        None => Ok(()),
+        });
     }
+    // Layer masks name joints or regions as the Layers section's do: resolved the same way.
+    for state in machine.states() {
+        let anim::state_machine::StateMotion::Layered(layered) = &state.motion else { continue };
+        for layer in layered.layers.iter().filter(|l| !l.mask.is_empty()) {
+            let spec = super::layers::LayerSpec {
+                mask: layer.mask.clone(),
+                ..super::layers::LayerSpec::new(layer.clip.index().to_string())
+            };
+            if let Err(e) = spec.resolve(model) {
+                return Err(StateMachineError::BadState { state: state.name.clone(), problem: format!("mask: {e}") });
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -411,6 +411,9 @@ impl Stage {
         }
         let Some(current) = self.transport.clip() else { return };
         let fade: FadeTuning = self.tuning.fade_for(current, to);
+        // The machine follows the clip without a transition of its own: it shows (and the
+        // rewind records) this fade as one.
+        self.machine.note_outside_fade(current, to, &fade);
         self.fade_with(to, fade, contacts);
     }
 
@@ -557,10 +560,25 @@ impl Stage {
         let names = machine::state_names(&self.model);
         self.sync_machine();
         let mut edited = self.tuning.machine.clone().unwrap_or_else(|| self.machine.machine().clone());
+        // A rename: the old name, for the drive keys and key bindings that name it.
+        let renamed = match edit {
+            machine_edit::MachineEdit::RenameState(id, name) => {
+                edited.state(*id).map(|s| (true, s.name.clone(), name.clone()))
+            }
+            machine_edit::MachineEdit::RenameParam(id, name) => {
+                edited.param(*id).map(|p| (false, p.name.clone(), name.clone()))
+            }
+            _ => None,
+        };
         if !edit.apply(&mut edited, &names) {
             return Err(machine_edit::MachineEditError::Missing(edit.target()));
         }
         self.edit_machine(|m| *m = edited)?;
+        match renamed {
+            Some((true, old, new)) => self.tuning.machine_keys.rename_state(&old, &new),
+            Some((false, old, new)) => self.tuning.machine_keys.rename_param(&old, &new),
+            None => {}
+        }
         Ok(())
     }
 

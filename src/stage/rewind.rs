@@ -169,7 +169,7 @@ impl StageRewind {
             state: Some(output.state),
             clip_secs: transport.time_secs(),
             state_secs: output.state_secs,
-            transition: output.transition.map(recorded_transition),
+            transition: machine.running_transition().map(recorded_transition),
             layer_weights: &self.layer_weights,
             params: &self.params,
             events: if with_events { machine.events() } else { &[] },
@@ -217,7 +217,7 @@ pub struct ShownFacts<'a> {
     pub state: Option<StateId>,
     /// Seconds the active state has played.
     pub state_secs: f32,
-    /// The machine's running transition.
+    /// The machine's running transition, or a fade started without it (T) as one.
     pub transition: Option<RewindTransition>,
     layers: ShownLayers<'a>,
     params: ShownParams<'a>,
@@ -266,7 +266,7 @@ impl<'a> ShownFacts<'a> {
                     clip_secs: transport.time_secs(),
                     state: running.then_some(output.state),
                     state_secs: output.state_secs,
-                    transition: output.transition.filter(|_| running).map(recorded_transition),
+                    transition: machine.running_transition().filter(|_| running).map(recorded_transition),
                     layers: ShownLayers::Live(layers),
                     params: ShownParams::Live(machine.runtime()),
                 }
@@ -368,6 +368,45 @@ mod tests {
         stage.step(dt);
         assert!((stage.transport.clock_secs() - clock - f64::from(dt)).abs() < 1e-9);
         assert!((stage.rewind().held_secs() - 301.0 / 60.0).abs() < 1e-3, "recording goes on");
+    }
+
+    /// A transition's (from, to) state names.
+    fn names(stage: &Stage, t: anim::rewind::RewindTransition) -> (String, String) {
+        (stage.machine().state_name(t.from), stage.machine().state_name(t.to))
+    }
+
+    #[test]
+    fn a_t_fade_rewound_to_its_middle_shows_as_a_transition_with_its_progress() {
+        let mut stage = stage();
+        let clip = |name: &str| stage.model().find_clip(name).map(anim::ClipId::index).expect("clip");
+        let (idle, walk) = (clip("Idle"), clip("Walk"));
+        let fade = crate::stage::tuning::FadeTuning::cross_fade(0.5, anim::Easing::Linear);
+        stage.tuning.set_transition(idle, walk, fade);
+        stage.transport.select_clip(idle);
+        let dt = 1.0 / 60.0;
+        for _ in 0..30 {
+            stage.step(dt);
+        }
+        stage.trigger_fade(walk, &|_| Vec::new());
+        // Live, the fade shows as a transition Idle -> Walk while it runs.
+        stage.step(dt);
+        let live = stage.shown().transition.expect("the T fade shows live as a transition");
+        assert_eq!(names(&stage, live), ("Idle".to_owned(), "Walk".to_owned()));
+        // 0.25 s into the fade, then 0.75 s more: it ended 0.5 s before live.
+        for _ in 0..59 {
+            stage.step(dt);
+        }
+        assert!(stage.shown().transition.is_none(), "over after 0.5 s");
+        assert!(stage.machine().output().transition.is_none(), "the machine itself started none");
+        // Its middle (0.25 s in) is 0.75 s before live.
+        assert!(stage.rewind_to(0.75));
+        let shown = stage.shown();
+        let t = shown.transition.expect("the rewound frame has the T fade as a transition");
+        assert_eq!(names(&stage, t), ("Idle".to_owned(), "Walk".to_owned()));
+        assert!((t.duration_secs - 0.5).abs() < 1e-6, "{}", t.duration_secs);
+        assert!((t.progress() - 0.5).abs() < 0.05, "progress {} at its middle", t.progress());
+        assert!((t.weight - t.progress()).abs() < 1e-6, "linear: weight {} = progress", t.weight);
+        assert_eq!(shown.state, stage.machine().machine().find_state("Walk"));
     }
 
     #[test]

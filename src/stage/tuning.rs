@@ -180,6 +180,8 @@ pub struct Tuning {
     /// The state machine as the user edited it (the profile stores it; undo covers it). `None`:
     /// the character's machine is built from the transition table ([`crate::stage::machine`]).
     pub machine: Option<anim::state_machine::StateMachine>,
+    /// The keys that drive the machine (drive states picked, parameters bound to keys), by name.
+    pub machine_keys: super::machine_edit::MachineKeys,
 }
 
 /// One edit of the retarget joint table, by joint name: target joint `target` driven by source
@@ -249,6 +251,7 @@ impl Tuning {
             clip_extras: ClipExtras::default(),
             retarget_edits: Vec::new(),
             machine: None,
+            machine_keys: super::machine_edit::MachineKeys::default(),
         }
     }
 

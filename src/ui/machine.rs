@@ -16,22 +16,22 @@
 
 use anim::state_machine::{ParamId, ParamKind, ParamValue, StateId, StateMachine};
 
-use super::machine_keys::{BindingEffect, DriveSlot, DriveTargets, ParamBinding, ParamChange, bindable_keys};
+use super::machine_keys::{
+    BindingEffect, DriveSlot, DriveTargets, ParamBinding, ParamChange, bindable_keys, drive_state,
+};
 use super::shortcuts::{DRIVE_KEY, Gait, chord_label};
 use crate::stage::machine::StageMachine;
-use crate::stage::machine_edit::MachineEdit;
+use crate::stage::machine_edit::{MachineEdit, MachineKeys};
 use crate::stage::rewind::ShownFacts;
 
-/// What the section keeps between frames: the drive keys and their states, the parameters'
-/// key bindings and the edit forms' drafts.
+/// What the section keeps between frames: the drive keys' and the bound keys' held state and
+/// the edit forms' drafts (the picks and bindings themselves are `Tuning::machine_keys`).
 #[derive(Debug, Clone, Default)]
 pub struct MachinePanel {
     /// What the drive keys asked for last.
     pub drive: DriveKeys,
-    /// The states the drive keys request, when the user picked them.
-    pub targets: DriveTargets,
-    /// Parameters bound to keys.
-    pub bindings: Vec<ParamBinding>,
+    /// The bound keys held as of the last frame (`machine_keys::key_bit`).
+    pub held_keys: u32,
     /// The edit forms' drafts.
     pub forms: super::machine_edit::EditForms,
 }
@@ -77,9 +77,9 @@ impl DriveStates {
     /// ([`super::machine_keys::drive_rank`]). No allocation.
     pub fn of(machine: &StateMachine, targets: &DriveTargets) -> Self {
         Self {
-            rest: targets.state(machine, DriveSlot::Rest),
-            walk: targets.state(machine, DriveSlot::Walk),
-            run: targets.state(machine, DriveSlot::Run),
+            rest: drive_state(targets, machine, DriveSlot::Rest),
+            walk: drive_state(targets, machine, DriveSlot::Walk),
+            run: drive_state(targets, machine, DriveSlot::Run),
         }
     }
 
@@ -131,12 +131,14 @@ impl DriveKeys {
 
 /// The section: states, the running transition, parameters and their keys, the drive keys of
 /// `machine` as `shown` has them (live, or the rewound frame's), and the forms that edit it
-/// (`clip_names`: the model's state names per clip).
+/// (`clip_names`: the model's state names per clip); the drive picks and key bindings are edited
+/// in `keys` (the tuning's).
 pub fn machine_ui(
     ui: &mut egui::Ui,
     machine: &StageMachine,
     shown: &ShownFacts<'_>,
     panel: &mut MachinePanel,
+    keys: &mut MachineKeys,
     clip_names: &[String],
 ) -> Option<MachineAction> {
     if let Some(problem) = machine.problem() {
@@ -193,11 +195,11 @@ pub fn machine_ui(
         }
     });
     ui.separator();
-    if let Some(a) = ui.add_enabled_ui(live, |ui| params_ui(ui, machine, shown, &mut panel.bindings)).inner {
+    if let Some(a) = ui.add_enabled_ui(live, |ui| params_ui(ui, machine, shown, &mut keys.bindings)).inner {
         action = Some(a);
     }
     ui.separator();
-    keys_ui(ui, machine.machine(), &mut panel.targets);
+    keys_ui(ui, machine.machine(), &mut keys.drive);
     ui.separator();
     if let Some(edit) = super::machine_edit::edit_ui(ui, machine.machine(), &mut panel.forms, clip_names) {
         action = Some(MachineAction::Edit(edit));
@@ -255,7 +257,7 @@ fn params_ui(
 /// A parameter's key: none or a key, and for a float the value it holds.
 fn binding_ui(ui: &mut egui::Ui, name: &str, kind: ParamKind, bindings: &mut Vec<ParamBinding>) {
     let index = bindings.iter().position(|b| b.param == name);
-    let current = index.map(|i| bindings[i].key);
+    let current = index.and_then(|i| egui::Key::from_name(&bindings[i].key));
     ui.horizontal(|ui| {
         let label = current.map_or_else(|| "none".to_owned(), |k| k.name().to_owned());
         let mut chosen = current;
@@ -270,13 +272,13 @@ fn binding_ui(ui: &mut egui::Ui, name: &str, kind: ParamKind, bindings: &mut Vec
                 bindings.remove(i);
             }
             if let Some(key) = chosen {
-                bindings.retain(|b| b.key != key);
-                bindings.push(ParamBinding::new(name, key, ParamBinding::effect_for(kind)));
+                bindings.retain(|b| b.key != key.name());
+                bindings.push(ParamBinding::new(name, key.name(), BindingEffect::for_kind(kind)));
             }
         }
         let Some(binding) = bindings.iter_mut().find(|b| b.param == name) else { return };
         match &mut binding.effect {
-            BindingEffect::SetFloat(value) => {
+            BindingEffect::SetFloat { value } => {
                 ui.weak("held:");
                 ui.add(egui::DragValue::new(value).speed(0.05));
                 ui.weak("released: its start");

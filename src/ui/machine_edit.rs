@@ -1,16 +1,20 @@
 //! The State machine section's edit forms (forms, not a node editor): the states (entry, a
-//! remove button each, a new one from a clip picker), the transitions (a collapsible form each:
+//! remove button each, a form each for a blend space's points and parameter or a layered
+//! state's base and layers — clip, weight, additive, mask —, a rename, a new one from a clip
+//! picker or as a blend space or a layered state), the transitions (a collapsible form each:
 //! kind, duration, easing, priority, interruption, at end, conditions on parameters; a remove
-//! button; a new one from a state or Any to a state) and the parameters (add by name and kind,
-//! remove). Each change returns one [`MachineEdit`]; the stage applies it as one undo
+//! button; a new one from a state or Any to a state), the clip events (clip, name, time; add,
+//! remove) and the parameters (add by name and kind, rename, remove). Each change returns one [`MachineEdit`]; the stage applies it as one undo
 //! step, or refuses it (the status bar says why) when the machine would not validate.
 
 use anim::state_machine::{
-    Compare, Condition, Interruption, ParamId, ParamKind, StateId, StateMachine, StateTransition, TransitionFrom,
+    BlendSpaceMotion, BlendSpacePoint, ClipEvent, Compare, Condition, EventId, Interruption, LayerMotion,
+    LayeredMotion, ParamId, ParamKind, StateId, StateMachine, StateMotion, StateTransition, TransitionFrom,
     TransitionId,
 };
 use anim::{ClipId, Easing, TransitionKind};
 
+use crate::stage::layers::AnatomyRegion;
 use crate::stage::machine_edit::MachineEdit;
 
 /// The forms' drafts, kept between frames.
@@ -26,6 +30,16 @@ pub struct EditForms {
     pub new_param: String,
     /// The next new parameter's kind: 0 float, 1 bool, 2 trigger.
     pub new_param_kind: u8,
+    /// The state to rename and its new name.
+    pub rename_state: (StateId, String),
+    /// The parameter to rename and its new name.
+    pub rename_param: (ParamId, String),
+    /// The next new blend-space or layered state's name.
+    pub new_motion_name: String,
+    /// What the next new blend-space or layered state plays (`None`: the form is closed).
+    pub new_motion: Option<StateMotion>,
+    /// The next new clip event: its clip, name and time.
+    pub new_event: (usize, String, f32),
 }
 
 fn id_of<T>(i: usize, make: fn(u32) -> T) -> Option<T> {
@@ -50,6 +64,9 @@ pub fn edit_ui(
         ui.separator();
         ui.strong("Transitions");
         transitions_ui(ui, machine, forms, &mut edit);
+        ui.separator();
+        ui.strong("Clip events");
+        events_ui(ui, machine, forms, clip_names, &mut edit);
         ui.separator();
         ui.strong("Parameters");
         params_ui(ui, machine, forms, &mut edit);
@@ -76,7 +93,35 @@ fn states_ui(
                 *edit = Some(MachineEdit::RemoveState(id));
             }
         });
+        if !matches!(state.motion, StateMotion::Clip(_)) {
+            let title = format!("{}: {}", state.name, motion_summary(machine, &state.motion, clip_names));
+            egui::CollapsingHeader::new(title).id_salt(("motion", i)).show(ui, |ui| {
+                let mut draft = state.motion.clone();
+                motion_form(ui, machine, clip_names, &mut draft);
+                if draft != state.motion {
+                    *edit = Some(MachineEdit::SetMotion(id, draft));
+                }
+            });
+        }
     }
+    ui.horizontal(|ui| {
+        let (rename, name) = &mut forms.rename_state;
+        let shown = state_name(machine, *rename).to_owned();
+        egui::ComboBox::new("rename state", "rename").selected_text(shown).show_ui(ui, |ui| {
+            for (i, s) in machine.states().iter().enumerate() {
+                if let Some(id) = id_of(i, StateId::new) {
+                    ui.selectable_value(rename, id, s.name.as_str());
+                }
+            }
+        });
+        let label = ui.label("to");
+        ui.add(egui::TextEdit::singleline(&mut *name).hint_text("new name").desired_width(90.0)).labelled_by(label.id);
+        let new = name.trim();
+        if ui.add_enabled(!new.is_empty(), egui::Button::new("Rename state")).clicked() {
+            *edit = Some(MachineEdit::RenameState(*rename, new.to_owned()));
+            name.clear();
+        }
+    });
     ui.horizontal(|ui| {
         let shown = clip_names.get(forms.new_state_clip).map_or("no clip", String::as_str);
         egui::ComboBox::new("new state clip", "clip").selected_text(shown).show_ui(ui, |ui| {
@@ -86,6 +131,232 @@ fn states_ui(
         });
         if ui.button("Add state").clicked() && forms.new_state_clip < clip_names.len() {
             *edit = Some(MachineEdit::AddState { clip: ClipId::from_index(forms.new_state_clip) });
+        }
+        if ui.button("New blend space").clicked() {
+            forms.new_motion = Some(StateMotion::BlendSpace(BlendSpaceMotion {
+                name: "blend".to_owned(),
+                two_d: false,
+                points: Vec::new(),
+                x_param: None,
+                y_param: None,
+            }));
+        }
+        if ui.button("New layered state").clicked() {
+            let base = ClipId::from_index(forms.new_state_clip);
+            forms.new_motion = Some(StateMotion::Layered(LayeredMotion { base, layers: Vec::new() }));
+        }
+    });
+    new_motion_ui(ui, machine, forms, clip_names, edit);
+}
+
+/// The form of a new blend-space or layered state, while one is open.
+fn new_motion_ui(
+    ui: &mut egui::Ui,
+    machine: &StateMachine,
+    forms: &mut EditForms,
+    clip_names: &[String],
+    edit: &mut Option<MachineEdit>,
+) {
+    let Some(motion) = &mut forms.new_motion else { return };
+    let mut close = false;
+    ui.push_id("new motion", |ui| {
+        ui.group(|ui| {
+            ui.horizontal(|ui| {
+                let label = ui.label("New state's name");
+                ui.add(egui::TextEdit::singleline(&mut forms.new_motion_name).desired_width(90.0))
+                    .labelled_by(label.id);
+            });
+            motion_form(ui, machine, clip_names, motion);
+            ui.horizontal(|ui| {
+                let what = if matches!(motion, StateMotion::BlendSpace(_)) { "blend-space" } else { "layered" };
+                let name = forms.new_motion_name.trim();
+                if ui.add_enabled(!name.is_empty(), egui::Button::new(format!("Add {what} state"))).clicked() {
+                    let mut motion = motion.clone();
+                    if let StateMotion::BlendSpace(space) = &mut motion {
+                        name.clone_into(&mut space.name);
+                    }
+                    *edit = Some(MachineEdit::AddMotionState { name: name.to_owned(), motion });
+                    close = true;
+                }
+                close |= ui.button("Cancel").clicked();
+            });
+        });
+    });
+    if close {
+        forms.new_motion = None;
+        forms.new_motion_name.clear();
+    }
+}
+
+/// `blend space on speed: Walk @ 1.40, Run @ 3.40` or `Idle + Wave (0.50, upper-body)`.
+fn motion_summary(machine: &StateMachine, motion: &StateMotion, clip_names: &[String]) -> String {
+    let clip = |c: ClipId| clip_names.get(c.index()).map_or("?", String::as_str);
+    match motion {
+        StateMotion::Clip(c) => clip(*c).to_owned(),
+        StateMotion::BlendSpace(space) => {
+            let param = space.x_param.and_then(|p| machine.param(p)).map_or("no parameter", |p| p.name.as_str());
+            let points: Vec<String> =
+                space.points.iter().map(|p| format!("{} @ {:.2}", clip(p.clip), p.position.x)).collect();
+            format!("blend space on {param}: {}", points.join(", "))
+        }
+        StateMotion::Layered(layered) => {
+            let layers: Vec<String> = layered
+                .layers
+                .iter()
+                .map(|l| {
+                    let mask = if l.mask.is_empty() { "whole body".to_owned() } else { l.mask.join("+") };
+                    let mode = if l.additive { ", additive" } else { "" };
+                    format!("{} ({:.2}, {mask}{mode})", clip(l.clip), l.weight)
+                })
+                .collect();
+            format!(
+                "{} + {}",
+                clip(layered.base),
+                if layers.is_empty() { "no layer".to_owned() } else { layers.join(" + ") }
+            )
+        }
+    }
+}
+
+/// A clip picker over `clip_names`.
+fn clip_combo(ui: &mut egui::Ui, id: impl std::hash::Hash, label: &str, clip: &mut ClipId, clip_names: &[String]) {
+    let shown = clip_names.get(clip.index()).map_or("?", String::as_str);
+    egui::ComboBox::new(id, label).selected_text(shown).show_ui(ui, |ui| {
+        for (i, name) in clip_names.iter().enumerate() {
+            ui.selectable_value(clip, ClipId::from_index(i), name.as_str());
+        }
+    });
+}
+
+/// What a blend-space or layered state plays, edited in `draft`: a blend space's parameter and
+/// its clips at their values on the one axis; a layered state's base and its layers (clip,
+/// weight, additive, mask: the whole body or an anatomy region).
+fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String], draft: &mut StateMotion) {
+    match draft {
+        StateMotion::Clip(clip) => clip_combo(ui, "clip", "clip", clip, clip_names),
+        StateMotion::BlendSpace(space) => {
+            let shown = space.x_param.and_then(|p| machine.param(p)).map_or("none", |p| p.name.as_str()).to_owned();
+            egui::ComboBox::new("axis", "driven by").selected_text(shown).show_ui(ui, |ui| {
+                ui.selectable_value(&mut space.x_param, None, "none");
+                for (i, p) in machine.params().iter().enumerate() {
+                    if matches!(p.kind, ParamKind::Float(_)) {
+                        ui.selectable_value(&mut space.x_param, id_of(i, ParamId::new), p.name.as_str());
+                    }
+                }
+            });
+            let mut remove = None;
+            for (i, point) in space.points.iter_mut().enumerate() {
+                ui.push_id(("point", i), |ui| {
+                    ui.horizontal(|ui| {
+                        clip_combo(ui, "point clip", "at", &mut point.clip, clip_names);
+                        ui.add(egui::DragValue::new(&mut point.position.x).speed(0.05));
+                        if ui.small_button("Remove point").clicked() {
+                            remove = Some(i);
+                        }
+                    });
+                });
+            }
+            if let Some(i) = remove {
+                space.points.remove(i);
+            }
+            if ui.button("Add point").clicked() {
+                let next = space.points.last().map_or(0.0, |p| p.position.x + 1.0);
+                let clip = space.points.last().map_or(ClipId::from_index(0), |p| p.clip);
+                space.points.push(BlendSpacePoint { clip, position: glam::Vec2::new(next, 0.0) });
+            }
+        }
+        StateMotion::Layered(layered) => {
+            clip_combo(ui, "base", "base", &mut layered.base, clip_names);
+            let mut remove = None;
+            for (i, layer) in layered.layers.iter_mut().enumerate() {
+                ui.push_id(("layer", i), |ui| {
+                    ui.horizontal(|ui| {
+                        clip_combo(ui, "layer clip", "layer", &mut layer.clip, clip_names);
+                        ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01).prefix("weight "));
+                        ui.checkbox(&mut layer.additive, "additive");
+                        mask_combo(ui, &mut layer.mask);
+                        if ui.small_button("Remove layer").clicked() {
+                            remove = Some(i);
+                        }
+                    });
+                });
+            }
+            if let Some(i) = remove {
+                layered.layers.remove(i);
+            }
+            if ui.button("Add layer").clicked() {
+                let clip = layered.base;
+                layered.layers.push(LayerMotion { clip, weight: 1.0, additive: false, mask: Vec::new() });
+            }
+        }
+    }
+}
+
+/// A layer's mask: the whole body or one anatomy region (a mask of joints set elsewhere is
+/// shown as it is and kept until another is picked).
+fn mask_combo(ui: &mut egui::Ui, mask: &mut Vec<String>) {
+    let shown = if mask.is_empty() { "whole body".to_owned() } else { mask.join("+") };
+    let mut picked: Option<&'static str> = None;
+    egui::ComboBox::new("mask", "mask").selected_text(shown).show_ui(ui, |ui| {
+        if ui.selectable_label(mask.is_empty(), "whole body").clicked() {
+            picked = Some("");
+        }
+        for region in AnatomyRegion::ALL {
+            if ui.selectable_label(mask.len() == 1 && mask[0] == region.name(), region.name()).clicked() {
+                picked = Some(region.name());
+            }
+        }
+    });
+    match picked {
+        Some("") => mask.clear(),
+        Some(region) => *mask = vec![region.to_owned()],
+        None => {}
+    }
+}
+
+/// The clip events: a row each (clip, name, time, remove), a new one from a clip, a name and
+/// a time.
+fn events_ui(
+    ui: &mut egui::Ui,
+    machine: &StateMachine,
+    forms: &mut EditForms,
+    clip_names: &[String],
+    edit: &mut Option<MachineEdit>,
+) {
+    for (i, event) in machine.events().iter().enumerate() {
+        let Some(id) = id_of(i, EventId::new) else { continue };
+        ui.push_id(("event", i), |ui| {
+            ui.horizontal(|ui| {
+                let mut draft = event.clone();
+                clip_combo(ui, "event clip", "on", &mut draft.clip, clip_names);
+                let label = ui.label("named");
+                ui.add(egui::TextEdit::singleline(&mut draft.name).desired_width(80.0)).labelled_by(label.id);
+                ui.add(egui::DragValue::new(&mut draft.time_secs).range(0.0..=600.0).speed(0.01).suffix(" s"));
+                if draft != *event {
+                    *edit = Some(MachineEdit::SetEvent(id, draft));
+                }
+                if ui.small_button(format!("Remove event {}", event.name)).clicked() {
+                    *edit = Some(MachineEdit::RemoveEvent(id));
+                }
+            });
+        });
+    }
+    ui.horizontal(|ui| {
+        let (clip, name, time_secs) = &mut forms.new_event;
+        let mut picked = ClipId::from_index(*clip);
+        clip_combo(ui, "new event clip", "on", &mut picked, clip_names);
+        *clip = picked.index();
+        let label = ui.label("new event");
+        ui.add(egui::TextEdit::singleline(&mut *name).hint_text("name").desired_width(80.0)).labelled_by(label.id);
+        ui.add(egui::DragValue::new(time_secs).range(0.0..=600.0).speed(0.01).suffix(" s"));
+        let trimmed = name.trim();
+        if ui.add_enabled(!trimmed.is_empty() && *clip < clip_names.len(), egui::Button::new("Add event")).clicked() {
+            *edit = Some(MachineEdit::AddEvent(ClipEvent {
+                clip: picked,
+                name: trimmed.to_owned(),
+                time_secs: *time_secs,
+            }));
+            name.clear();
         }
     });
 }
@@ -244,6 +515,27 @@ fn params_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, e
             ui.label(format!("{} ({})", p.name, p.kind.name()));
             if ui.small_button(format!("Remove parameter {}", p.name)).clicked() {
                 *edit = Some(MachineEdit::RemoveParam(id));
+            }
+        });
+    }
+    if !machine.params().is_empty() {
+        ui.horizontal(|ui| {
+            let (rename, name) = &mut forms.rename_param;
+            let shown = machine.param(*rename).map_or("?", |p| p.name.as_str()).to_owned();
+            egui::ComboBox::new("rename param", "rename parameter").selected_text(shown).show_ui(ui, |ui| {
+                for (i, p) in machine.params().iter().enumerate() {
+                    if let Some(id) = id_of(i, ParamId::new) {
+                        ui.selectable_value(rename, id, p.name.as_str());
+                    }
+                }
+            });
+            let label = ui.label("as");
+            ui.add(egui::TextEdit::singleline(&mut *name).hint_text("new name").desired_width(90.0))
+                .labelled_by(label.id);
+            let new = name.trim();
+            if ui.add_enabled(!new.is_empty(), egui::Button::new("Rename parameter")).clicked() {
+                *edit = Some(MachineEdit::RenameParam(*rename, new.to_owned()));
+                name.clear();
             }
         });
     }

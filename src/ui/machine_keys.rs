@@ -2,35 +2,13 @@
 //! request — found on real rigs by name ([`drive_rank`]: `Walking`, `Run_Forward`, `idle_01`,
 //! `CharacterArmature|Walk`…) or picked by the user ([`DriveTargets`]) — and the parameters'
 //! own key bindings ([`ParamBinding`]: a bool true while held, a trigger fired on a press, a
-//! float set to a chosen value while held and back to its start on release). Every per-frame
-//! check here allocates nothing.
+//! float set to a chosen value while held and back to its start on release). The picks and
+//! bindings are the tuning's (`Tuning::machine_keys`: saved in the profile, undoable); this
+//! file finds and applies them. Every per-frame check here allocates nothing.
 
 use anim::state_machine::{ParamId, ParamKind, StateId, StateMachine};
 
-/// One of the three states the drive keys request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DriveSlot {
-    /// Where releasing the keys goes (Idle).
-    Rest,
-    /// W held (Walk).
-    Walk,
-    /// Shift+W held (Run).
-    Run,
-}
-
-impl DriveSlot {
-    /// Every slot, in the order the section lists them.
-    pub const ALL: [Self; 3] = [Self::Walk, Self::Run, Self::Rest];
-
-    /// The words a state's name must contain one of (whole words, any case), most plain first.
-    pub fn words(self) -> &'static [&'static str] {
-        match self {
-            Self::Rest => &["idle", "stand", "standing", "rest"],
-            Self::Walk => &["walk", "walking"],
-            Self::Run => &["run", "running", "jog", "jogging", "sprint", "sprinting"],
-        }
-    }
-}
+pub use crate::stage::machine_edit::{BindingEffect, DriveSlot, DriveTargets, ParamBinding};
 
 /// The words of a state name: after the last `|` (armature prefixes such as
 /// `CharacterArmature|`), split at anything not a letter or digit and where lower case turns
@@ -80,41 +58,10 @@ pub fn find_drive_state(machine: &StateMachine, slot: DriveSlot) -> Option<State
     Some(StateId::new(u32::try_from(index).ok()?))
 }
 
-/// The user's choice of state per drive slot, by state name (`None`: found by name).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DriveTargets {
-    /// Release.
-    pub rest: Option<String>,
-    /// W.
-    pub walk: Option<String>,
-    /// Shift+W.
-    pub run: Option<String>,
-}
-
-impl DriveTargets {
-    /// The chosen state's name for `slot`.
-    pub fn get(&self, slot: DriveSlot) -> Option<&str> {
-        match slot {
-            DriveSlot::Rest => self.rest.as_deref(),
-            DriveSlot::Walk => self.walk.as_deref(),
-            DriveSlot::Run => self.run.as_deref(),
-        }
-    }
-
-    /// Choose `state` (by name) for `slot`, or `None` to find it by name again.
-    pub fn set(&mut self, slot: DriveSlot, state: Option<String>) {
-        match slot {
-            DriveSlot::Rest => self.rest = state,
-            DriveSlot::Walk => self.walk = state,
-            DriveSlot::Run => self.run = state,
-        }
-    }
-
-    /// The state `slot` drives in `machine`: the chosen one while it exists, else found by
-    /// name. No allocation.
-    pub fn state(&self, machine: &StateMachine, slot: DriveSlot) -> Option<StateId> {
-        self.get(slot).and_then(|name| machine.find_state(name)).or_else(|| find_drive_state(machine, slot))
-    }
+/// The state `slot` drives in `machine`: the one chosen in `targets` while it exists, else
+/// found by name. No allocation.
+pub fn drive_state(targets: &DriveTargets, machine: &StateMachine, slot: DriveSlot) -> Option<StateId> {
+    targets.get(slot).and_then(|name| machine.find_state(name)).or_else(|| find_drive_state(machine, slot))
 }
 
 /// What a parameter's key asks for (the section turns it into a `MachineAction`).
@@ -128,88 +75,59 @@ pub enum ParamChange {
     Fire(ParamId),
 }
 
-/// How a parameter's key acts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum BindingEffect {
-    /// A bool: true while held, false on release.
-    Hold,
-    /// A trigger: fired on each press.
-    Fire,
-    /// A float: this value while held, its starting value on release.
-    SetFloat(f32),
-}
-
-/// A parameter bound to a key (by the parameter's name, so it survives edits that renumber).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ParamBinding {
-    /// The parameter.
-    pub param: String,
-    /// The key (no modifier).
-    pub key: egui::Key,
-    /// What the key does.
-    pub effect: BindingEffect,
-    /// Held as of the last frame.
-    held: bool,
-}
-
-impl ParamBinding {
-    /// `param` bound to `key` with `effect`.
-    pub fn new(param: &str, key: egui::Key, effect: BindingEffect) -> Self {
-        Self { param: param.to_owned(), key, effect, held: false }
+/// What `binding` asks for when its key went from `was_down` to `down` (a press or a
+/// release; a trigger only on a press); nothing when it did not change or the parameter is
+/// gone or of another kind. No allocation.
+pub fn binding_change(
+    binding: &ParamBinding,
+    was_down: bool,
+    down: bool,
+    machine: &StateMachine,
+) -> Option<ParamChange> {
+    if down == was_down {
+        return None;
     }
-
-    /// The effect that fits a parameter of `kind` (a float: held at 1, or its start + 1).
-    pub fn effect_for(kind: ParamKind) -> BindingEffect {
-        match kind {
-            ParamKind::Float(start) => BindingEffect::SetFloat(if start == 1.0 { start + 1.0 } else { 1.0 }),
-            ParamKind::Bool(_) => BindingEffect::Hold,
-            ParamKind::Trigger => BindingEffect::Fire,
-        }
-    }
-
-    /// This frame: `down` says whether the key is held. Returns what to do when that changed
-    /// (a press or a release; a trigger only on a press). No allocation.
-    pub fn update(&mut self, down: bool, machine: &StateMachine) -> Option<ParamChange> {
-        if down == self.held {
-            return None;
-        }
-        self.held = down;
-        let id: ParamId = machine.find_param(&self.param)?;
-        let kind = machine.param(id)?.kind;
-        match (self.effect, kind, down) {
-            (BindingEffect::Hold, ParamKind::Bool(_), held) => Some(ParamChange::SetBool(id, held)),
-            (BindingEffect::Fire, ParamKind::Trigger, true) => Some(ParamChange::Fire(id)),
-            (BindingEffect::SetFloat(value), ParamKind::Float(_), true) => Some(ParamChange::SetFloat(id, value)),
-            (BindingEffect::SetFloat(_), ParamKind::Float(start), false) => Some(ParamChange::SetFloat(id, start)),
-            _ => None,
-        }
+    let id: ParamId = machine.find_param(&binding.param)?;
+    let kind = machine.param(id)?.kind;
+    match (binding.effect, kind, down) {
+        (BindingEffect::Hold, ParamKind::Bool(_), held) => Some(ParamChange::SetBool(id, held)),
+        (BindingEffect::Fire, ParamKind::Trigger, true) => Some(ParamChange::Fire(id)),
+        (BindingEffect::SetFloat { value }, ParamKind::Float(_), true) => Some(ParamChange::SetFloat(id, value)),
+        (BindingEffect::SetFloat { .. }, ParamKind::Float(start), false) => Some(ParamChange::SetFloat(id, start)),
+        _ => None,
     }
 }
+
+/// The bit of `key` in a mask of held bindable keys (`None`: not a bindable key).
+pub fn key_bit(key: egui::Key) -> Option<u32> {
+    KEYS.iter().position(|&k| k == key).map(|i| 1 << i)
+}
+
+/// Letters and digits a parameter may be bound to, before the shortcuts are taken out.
+const KEYS: [egui::Key; 19] = [
+    egui::Key::B,
+    egui::Key::C,
+    egui::Key::D,
+    egui::Key::E,
+    egui::Key::H,
+    egui::Key::I,
+    egui::Key::J,
+    egui::Key::K,
+    egui::Key::M,
+    egui::Key::N,
+    egui::Key::P,
+    egui::Key::U,
+    egui::Key::V,
+    egui::Key::X,
+    egui::Key::Num2,
+    egui::Key::Num4,
+    egui::Key::Num5,
+    egui::Key::Num6,
+    egui::Key::Num8,
+];
 
 /// Keys a parameter may be bound to: letters and digits that no shortcut uses alone.
 pub fn bindable_keys() -> impl Iterator<Item = egui::Key> {
-    use egui::Key;
-    const KEYS: [Key; 19] = [
-        Key::B,
-        Key::C,
-        Key::D,
-        Key::E,
-        Key::H,
-        Key::I,
-        Key::J,
-        Key::K,
-        Key::M,
-        Key::N,
-        Key::P,
-        Key::U,
-        Key::V,
-        Key::X,
-        Key::Num2,
-        Key::Num4,
-        Key::Num5,
-        Key::Num6,
-        Key::Num8,
-    ];
     KEYS.into_iter().filter(|&key| {
         !super::shortcuts::SHORTCUTS
             .iter()
@@ -263,11 +181,11 @@ mod tests {
     fn a_chosen_state_wins_while_it_exists() {
         let m = machine(&["Idle", "Walking", "Sneak"]);
         let mut targets = DriveTargets::default();
-        assert_eq!(targets.state(&m, DriveSlot::Walk), Some(StateId::new(1)));
+        assert_eq!(drive_state(&targets, &m, DriveSlot::Walk), Some(StateId::new(1)));
         targets.set(DriveSlot::Walk, Some("Sneak".to_owned()));
-        assert_eq!(targets.state(&m, DriveSlot::Walk), Some(StateId::new(2)));
+        assert_eq!(drive_state(&targets, &m, DriveSlot::Walk), Some(StateId::new(2)));
         targets.set(DriveSlot::Walk, Some("Gone".to_owned()));
-        assert_eq!(targets.state(&m, DriveSlot::Walk), Some(StateId::new(1)), "a removed choice: found by name");
+        assert_eq!(drive_state(&targets, &m, DriveSlot::Walk), Some(StateId::new(1)), "a removed choice: by name");
     }
 
     #[test]
@@ -276,16 +194,18 @@ mod tests {
         let speed = m.add_param("speed", ParamKind::Float(0.25));
         let crouch = m.add_param("crouch", ParamKind::Bool(false));
         let hop = m.add_param("hop", ParamKind::Trigger);
-        let mut float = ParamBinding::new("speed", egui::Key::E, BindingEffect::SetFloat(2.5));
-        assert_eq!(float.update(true, &m), Some(ParamChange::SetFloat(speed, 2.5)));
-        assert_eq!(float.update(true, &m), None, "held: once");
-        assert_eq!(float.update(false, &m), Some(ParamChange::SetFloat(speed, 0.25)), "release: its start");
-        let mut held = ParamBinding::new("crouch", egui::Key::C, BindingEffect::Hold);
-        assert_eq!(held.update(true, &m), Some(ParamChange::SetBool(crouch, true)));
-        assert_eq!(held.update(false, &m), Some(ParamChange::SetBool(crouch, false)));
-        let mut fire = ParamBinding::new("hop", egui::Key::J, BindingEffect::Fire);
-        assert_eq!(fire.update(true, &m), Some(ParamChange::Fire(hop)));
-        assert_eq!(fire.update(false, &m), None, "a trigger does nothing on release");
+        let float = ParamBinding::new("speed", "E", BindingEffect::SetFloat { value: 2.5 });
+        assert_eq!(binding_change(&float, false, true, &m), Some(ParamChange::SetFloat(speed, 2.5)));
+        assert_eq!(binding_change(&float, true, true, &m), None, "held: once");
+        assert_eq!(binding_change(&float, true, false, &m), Some(ParamChange::SetFloat(speed, 0.25)), "its start");
+        let held = ParamBinding::new("crouch", "C", BindingEffect::Hold);
+        assert_eq!(binding_change(&held, false, true, &m), Some(ParamChange::SetBool(crouch, true)));
+        assert_eq!(binding_change(&held, true, false, &m), Some(ParamChange::SetBool(crouch, false)));
+        let fire = ParamBinding::new("hop", "J", BindingEffect::Fire);
+        assert_eq!(binding_change(&fire, false, true, &m), Some(ParamChange::Fire(hop)));
+        assert_eq!(binding_change(&fire, true, false, &m), None, "a trigger does nothing on release");
+        assert_eq!(BindingEffect::for_kind(ParamKind::Float(1.0)), BindingEffect::SetFloat { value: 2.0 });
+        assert_eq!(key_bit(egui::Key::C), Some(2));
         assert!(bindable_keys().all(|k| ![egui::Key::W, egui::Key::T, egui::Key::K].contains(&k)), "shortcuts");
         assert_eq!(bindable_keys().count(), 18, "B C D E H I J M N P U V X 2 4 5 6 8");
     }

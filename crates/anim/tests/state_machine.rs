@@ -109,7 +109,12 @@ fn invalid_machines_are_rejected_naming_the_fault() {
     let mut m = l.machine.clone();
     let layered = anim::state_machine::LayeredMotion {
         base: IDLE,
-        layers: vec![anim::state_machine::LayerMotion { clip: WALK, weight: f32::NAN, additive: false }],
+        layers: vec![anim::state_machine::LayerMotion {
+            clip: WALK,
+            weight: f32::NAN,
+            additive: false,
+            mask: Vec::new(),
+        }],
     };
     m.add_state(State { name: "Wave".into(), motion: StateMotion::Layered(layered), position: Vec2::ZERO });
     let err = m.validate().unwrap_err();
@@ -402,8 +407,8 @@ fn full_machine() -> StateMachine {
         motion: StateMotion::Layered(LayeredMotion {
             base: IDLE,
             layers: vec![
-                LayerMotion { clip: JUMP, weight: 0.5, additive: false },
-                LayerMotion { clip: RUN, weight: 0.25, additive: true },
+                LayerMotion { clip: JUMP, weight: 0.5, additive: false, mask: Vec::new() },
+                LayerMotion { clip: RUN, weight: 0.25, additive: true, mask: Vec::new() },
             ],
         }),
         position: Vec2::new(-200.0, 120.5),

@@ -53,7 +53,7 @@ fn a_drive_key_rebound_in_its_combo_box_requests_the_chosen_state() {
     harness.run();
     harness.get_all_by_label("Jump").last().expect("Jump in the list").click();
     harness.run();
-    assert_eq!(harness.state().machine_panel.targets.walk.as_deref(), Some("Jump"));
+    assert_eq!(harness.state().stage.tuning.machine_keys.drive.walk.as_deref(), Some("Jump"));
     harness.get_by_label("Keys (3D view, not while typing): hold W: Jump, Shift+W: Run, release: Idle.");
     harness.key_down(Key::W);
     harness.step();
@@ -203,7 +203,171 @@ fn a_transitions_form_edits_its_duration_and_a_machine_without_one_in_the_profil
     let profile: crate::profile::TuningProfile = serde_json::from_str(&text).expect("a profile");
     let machine = profile.machine.expect("the machine is saved");
     let saved = machine.transitions.iter().find(|t| t.from == "Idle" && t.to == "Walk").expect("Idle -> Walk");
-    assert_eq!((saved.duration_secs, saved.priority), (1.25, 0));
+    assert_eq!((saved.fade.duration_secs, saved.priority), (1.25, 0));
     assert_eq!(machine.states.len(), 8);
     let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
+}
+
+#[test]
+fn drive_picks_and_key_bindings_are_undo_steps_saved_in_the_profile_and_restored() {
+    use crate::stage::machine_edit::{BindingEffect, ParamBinding};
+    let profiles = config_dir("machine-keys");
+    let mut viewer = viewer().with_config_dir(Some(profiles.clone()));
+    viewer.stage.edit_machine(|m| _ = m.add_param("crouch", ParamKind::Bool(false))).expect("valid");
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("W drives").click();
+    harness.run();
+    harness.get_all_by_label("Jump").last().expect("Jump in the list").click();
+    harness.run();
+    harness.get_by_label("key").click();
+    harness.run();
+    harness.get_by_label("M").click();
+    harness.run();
+    let keys = harness.state().stage.tuning.machine_keys.clone();
+    assert_eq!(keys.drive.walk.as_deref(), Some("Jump"));
+    assert_eq!(keys.bindings, vec![ParamBinding::new("crouch", "M", BindingEffect::Hold)]);
+    harness.state_mut().save_on_exit();
+    let text = std::fs::read_to_string(harness.state().profile.path().expect("a profile")).expect("saved");
+    assert!(text.contains("\"walk\": \"Jump\"") && text.contains("\"param\": \"crouch\""), "{text}");
+    // Reopened: the same picks and bindings, and W requests Jump there too.
+    let mut again = viewer_again(&profiles);
+    assert_eq!(again.stage.tuning.machine_keys, keys, "restored from the profile");
+    again.focus_panel = Some(Panel::StateMachine);
+    let mut reopened = whole(again, [1280.0, 2600.0]);
+    reopened.run();
+    reopened.key_down(Key::W);
+    reopened.step();
+    assert_eq!(active(reopened.state()), "Jump", "W requests the saved pick");
+    // Ctrl+Z takes the binding back, then the pick.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    assert!(harness.state().stage.tuning.machine_keys.bindings.is_empty(), "the binding undone");
+    assert_eq!(harness.state().stage.tuning.machine_keys.drive.walk.as_deref(), Some("Jump"));
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    assert_eq!(harness.state().stage.tuning.machine_keys.drive.walk, None, "the pick undone");
+    let _ = std::fs::remove_dir_all(profiles.parent().expect("config"));
+}
+
+#[test]
+fn states_and_parameters_renamed_in_the_forms_take_their_references_along() {
+    use crate::stage::machine_edit::{BindingEffect, ParamBinding};
+    let mut viewer = viewer();
+    let walk = state(&viewer, "Walk");
+    viewer.stage.edit_machine(|m| _ = m.add_param("speed", ParamKind::Float(0.0))).expect("valid");
+    viewer.stage.tuning.machine_keys.drive.walk = Some("Walk".to_owned());
+    viewer.stage.tuning.machine_keys.bindings.push(ParamBinding::new(
+        "speed",
+        "E",
+        BindingEffect::SetFloat { value: 2.5 },
+    ));
+    let before = viewer.stage.machine().machine().transitions().iter().filter(|t| t.to == walk).count();
+    viewer.focus_panel = Some(Panel::StateMachine);
+    viewer.machine_panel.forms.rename_state = (walk, "Stroll".to_owned());
+    viewer.machine_panel.forms.rename_param = (anim::state_machine::ParamId::new(0), "pace".to_owned());
+    let mut harness = whole(viewer, [1280.0, 3600.0]);
+    harness.run();
+    harness.get_by_label("Edit the machine").click();
+    harness.run();
+    harness.get_by_label("Rename state").click();
+    harness.run();
+    let machine = harness.state().stage.machine().machine().clone();
+    assert_eq!(machine.find_state("Stroll"), Some(walk), "the same state, renamed");
+    assert_eq!(machine.transitions().iter().filter(|t| t.to == walk).count(), before, "its transitions kept");
+    assert_eq!(harness.state().stage.tuning.machine_keys.drive.walk.as_deref(), Some("Stroll"), "W's pick follows");
+    harness.get_by_label("Rename parameter").click();
+    harness.run();
+    assert_eq!(
+        harness.state().stage.machine().machine().param(anim::state_machine::ParamId::new(0)).map(|p| p.name.as_str()),
+        Some("pace")
+    );
+    assert_eq!(harness.state().stage.tuning.machine_keys.bindings[0].param, "pace", "its key follows");
+    // A name already taken: refused with the validation's reason; the old names stay.
+    harness.state_mut().machine_panel.forms.rename_state = (walk, "Idle".to_owned());
+    harness.run();
+    harness.get_by_label("Rename state").click();
+    harness.run();
+    harness
+        .get_by_label("State machine: edit not applied: the machine would not be valid: two states are named \"Idle\"");
+    assert_eq!(harness.state().stage.machine().machine().find_state("Stroll"), Some(walk));
+    assert_eq!(harness.state().stage.tuning.machine_keys.drive.walk.as_deref(), Some("Stroll"));
+}
+
+#[test]
+fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_forms() {
+    use anim::state_machine::{BlendSpaceMotion, BlendSpacePoint, LayerMotion, LayeredMotion, StateMotion};
+    let mut viewer = viewer();
+    let clip = |v: &Viewer, name: &str| v.stage.model().find_clip(name).expect("clip");
+    let (idle, walk, run, wave) =
+        (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"), clip(&viewer, "Wave"));
+    viewer.stage.edit_machine(|m| _ = m.add_param("speed", ParamKind::Float(1.4))).expect("valid");
+    let speed = anim::state_machine::ParamId::new(0);
+    viewer.focus_panel = Some(Panel::StateMachine);
+    viewer.machine_panel.forms.new_motion_name = "Locomotion".to_owned();
+    viewer.machine_panel.forms.new_motion = Some(StateMotion::BlendSpace(BlendSpaceMotion {
+        name: String::new(),
+        two_d: false,
+        points: vec![
+            BlendSpacePoint { clip: walk, position: glam::Vec2::new(1.4, 0.0) },
+            BlendSpacePoint { clip: run, position: glam::Vec2::new(3.4, 0.0) },
+        ],
+        x_param: Some(speed),
+        y_param: None,
+    }));
+    let mut harness = whole(viewer, [1280.0, 4200.0]);
+    harness.run();
+    harness.get_by_label("Edit the machine").click();
+    harness.run();
+    harness.get_by_label("Add blend-space state").click();
+    harness.run();
+    let machine = harness.state().stage.machine().machine().clone();
+    let id = machine.find_state("Locomotion").expect("the blend-space state");
+    let StateMotion::BlendSpace(space) = &machine.state(id).expect("state").motion else { panic!("a blend space") };
+    assert_eq!((space.name.as_str(), space.x_param, space.points.len()), ("Locomotion", Some(speed), 2));
+    assert_eq!((space.points[0].position.x, space.points[1].position.x), (1.4, 3.4));
+    harness.get_by_label("Locomotion: blend space on speed: Walk @ 1.40, Run @ 3.40");
+    // A layered state: Idle under Wave at 0.5 on the upper body.
+    harness.state_mut().machine_panel.forms.new_motion_name = "Wave layered".to_owned();
+    let layered = LayeredMotion {
+        base: idle,
+        layers: vec![LayerMotion { clip: wave, weight: 0.5, additive: false, mask: vec!["upper-body".to_owned()] }],
+    };
+    harness.state_mut().machine_panel.forms.new_motion = Some(StateMotion::Layered(layered.clone()));
+    harness.run();
+    harness.get_by_label("Add layered state").click();
+    harness.run();
+    let machine = harness.state().stage.machine().machine().clone();
+    let id = machine.find_state("Wave layered").expect("the layered state");
+    assert_eq!(machine.state(id).map(|s| &s.motion), Some(&StateMotion::Layered(layered.clone())));
+    // A mask naming no joint or region: refused with the reason, the machine unchanged.
+    let bad = LayeredMotion {
+        layers: vec![LayerMotion { mask: vec!["tail-fin".to_owned()], ..layered.layers[0].clone() }],
+        ..layered
+    };
+    harness.state_mut().apply_machine_action(crate::ui::machine::MachineAction::Edit(
+        crate::stage::machine_edit::MachineEdit::SetMotion(id, StateMotion::Layered(bad)),
+    ));
+    harness.run();
+    let error = harness.state().error.clone().expect("refused");
+    assert!(
+        error.starts_with(
+            "State machine: edit not applied: the machine would not be valid: state \"Wave layered\": mask:"
+        ),
+        "{error}"
+    );
+    assert_eq!(harness.state().stage.machine().machine(), &machine);
+    // A clip event: step on Walk at 0.5 s, renamed, then removed.
+    harness.state_mut().machine_panel.forms.new_event = (walk.index(), "step".to_owned(), 0.5);
+    harness.run();
+    harness.get_by_label("Add event").click();
+    harness.run();
+    let events = harness.state().stage.machine().machine().events().to_vec();
+    assert_eq!(events.len(), 1);
+    assert_eq!((events[0].clip, events[0].name.as_str(), events[0].time_secs), (walk, "step", 0.5));
+    harness.get_by_label("Remove event step").click();
+    harness.run();
+    assert!(harness.state().stage.machine().machine().events().is_empty());
+    assert_eq!(harness.state().stage.history.undo_steps(), 5, "param, two states, the event added, removed");
 }

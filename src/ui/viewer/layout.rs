@@ -218,10 +218,14 @@ impl Viewer {
             });
             section(ui, (focus, &mut shown), Panel::StateMachine, "State machine", false, |ui| {
                 let names = crate::stage::machine::state_names(self.stage.model());
+                // The keys are the tuning's; taken out while the section edits them (no allocation).
+                let mut keys = std::mem::take(&mut self.stage.tuning.machine_keys);
                 let shown = self.stage.shown();
                 let panel = &mut self.machine_panel;
-                if let Some(action) = super::super::machine::machine_ui(ui, self.stage.machine(), &shown, panel, &names)
-                {
+                let action =
+                    super::super::machine::machine_ui(ui, self.stage.machine(), &shown, panel, &mut keys, &names);
+                self.stage.tuning.machine_keys = keys;
+                if let Some(action) = action {
                     self.apply_machine_action(action);
                 }
             });
@@ -477,16 +481,25 @@ impl Viewer {
             return;
         }
         let (walk_down, shift_down) = ui.input(|i| (i.key_down(super::super::shortcuts::DRIVE_KEY), i.modifiers.shift));
-        let states =
-            super::super::machine::DriveStates::of(self.stage.machine().machine(), &self.machine_panel.targets);
+        let states = super::super::machine::DriveStates::of(
+            self.stage.machine().machine(),
+            &self.stage.tuning.machine_keys.drive,
+        );
         if let Some(state) = self.machine_panel.drive.update(walk_down, shift_down, states) {
             self.request_state(state);
         }
-        for i in 0..self.machine_panel.bindings.len() {
-            let binding = &mut self.machine_panel.bindings[i];
-            let down = ui.input(|input| input.key_down(binding.key) && !input.modifiers.command);
-            if let Some(action) = binding.update(down, self.stage.machine().machine()) {
-                self.apply_machine_action(action.into());
+        for i in 0..self.stage.tuning.machine_keys.bindings.len() {
+            let binding = &self.stage.tuning.machine_keys.bindings[i];
+            let Some(key) = egui::Key::from_name(&binding.key) else { continue };
+            let Some(bit) = super::super::machine_keys::key_bit(key) else { continue };
+            let down = ui.input(|input| input.key_down(key) && !input.modifiers.command);
+            let was_down = self.machine_panel.held_keys & bit != 0;
+            let change =
+                super::super::machine_keys::binding_change(binding, was_down, down, self.stage.machine().machine());
+            let held = &mut self.machine_panel.held_keys;
+            *held = if down { *held | bit } else { *held & !bit };
+            if let Some(change) = change {
+                self.apply_machine_action(change.into());
             }
         }
     }

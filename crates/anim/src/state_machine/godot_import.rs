@@ -257,7 +257,7 @@ fn layers(meta: &Meta, clip: &impl Fn(&str) -> Result<ClipId, GodotError>) -> Re
             return Err(parse_error(0, format!("bad layer \"{layer}\"")));
         };
         let weight = weight.parse().map_err(|_| parse_error(0, format!("bad layer weight \"{weight}\"")))?;
-        out.push(LayerMotion { clip: clip(name)?, weight, additive: mode == "add" });
+        out.push(LayerMotion { clip: clip(name)?, weight, additive: mode == "add", mask: Vec::new() });
     }
     Ok(out)
 }

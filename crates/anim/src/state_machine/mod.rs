@@ -138,6 +138,9 @@ pub struct LayerMotion {
     pub weight: f32,
     /// Added to the base (else it overrides the base where its mask weighs).
     pub additive: bool,
+    /// Joints (by name) whose subtrees the layer covers, or anatomy regions (`upper-body`…), as
+    /// the stage's layers name them; empty: the whole body.
+    pub mask: Vec<String>,
 }
 
 /// A state: a name, what it plays and where an editor draws it.
@@ -542,6 +545,49 @@ impl StateMachine {
     pub fn rename_state(&mut self, id: StateId, name: &str) -> bool {
         let Some(state) = self.states.get_mut(id.index()) else { return false };
         name.clone_into(&mut state.name);
+        true
+    }
+
+    /// Rename parameter `id` (validation refuses a repeated name); conditions and blend spaces
+    /// refer to it by id and follow. False when it does not exist.
+    pub fn rename_param(&mut self, id: ParamId, name: &str) -> bool {
+        let Some(param) = self.params.get_mut(id.index()) else { return false };
+        name.clone_into(&mut param.name);
+        true
+    }
+
+    /// Replace what state `id` plays. False when it does not exist.
+    pub fn set_motion(&mut self, id: StateId, motion: StateMotion) -> bool {
+        let Some(state) = self.states.get_mut(id.index()) else { return false };
+        state.motion = motion;
+        true
+    }
+
+    /// Replace clip event `id` (its clip, name and time; conditions on it follow). False when it
+    /// does not exist.
+    pub fn set_event(&mut self, id: EventId, event: ClipEvent) -> bool {
+        let Some(slot) = self.events.get_mut(id.index()) else { return false };
+        *slot = event;
+        true
+    }
+
+    /// Remove clip event `id`: the conditions on it go with it, later events' ids move down by
+    /// one. False when it does not exist.
+    pub fn remove_event(&mut self, id: EventId) -> bool {
+        if id.index() >= self.events.len() {
+            return false;
+        }
+        self.events.remove(id.index());
+        for t in &mut self.transitions {
+            t.conditions.retain(|c| *c != Condition::Event(id));
+            for c in &mut t.conditions {
+                if let Condition::Event(event) = c
+                    && *event > id
+                {
+                    *event = EventId(event.0 - 1);
+                }
+            }
+        }
         true
     }
 
