@@ -438,7 +438,7 @@ impl Viewer {
         }
         if hovered {
             let painter =
-                ui.ctx().layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("drop overlay")));
+                ui.ctx().layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::new("drop overlay")));
             let screen = ui.ctx().content_rect();
             painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
             painter.text(
