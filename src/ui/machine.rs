@@ -2,7 +2,8 @@
 //! active one highlighted, a button each to request it), the running transition (from → to,
 //! kind, a progress bar with elapsed / duration seconds), its parameters as sliders, checkboxes
 //! and buttons, and which keys drive which states. It draws and returns a [`MachineAction`]; the
-//! viewer applies it to the stage (`Stage::request_state`, the runtime's setters).
+//! viewer applies it to the stage (`Stage::request_state`, the runtime's setters). "Graph…"
+//! opens the same machine as a node graph (`machine_graph.rs`).
 //!
 //! What it shows comes from the stage's [`ShownFacts`]: while rewound, the stored frame's active
 //! state, transition and parameters, marked "rewound −1.25 s", with the requests and the
@@ -34,6 +35,8 @@ pub struct MachinePanel {
     pub held_keys: u32,
     /// The edit forms' drafts.
     pub forms: super::machine_edit::EditForms,
+    /// The graph window (open or not, its nodes).
+    pub graph: super::machine_graph::MachineGraph,
 }
 
 /// What the user did in the section.
@@ -150,6 +153,8 @@ pub fn machine_ui(
         ui.weak(format!("Note: {problem}."));
     }
     let mut action = None;
+    ui.toggle_value(&mut panel.graph.open, "Graph…")
+        .on_hover_text("The states and transitions as a node graph, in a window (edits there are undo steps too)");
     if let Some(secs) = shown.rewound_secs {
         ui.colored_label(
             ui.visuals().warn_fg_color,

@@ -1,4 +1,5 @@
-//! The State machine section's edit forms (forms, not a node editor): the states (entry, a
+//! The State machine section's edit forms (the graph window, `machine_graph.rs`, makes the
+//! same edits and selects what these forms show): the states (entry, a
 //! remove button each, a form each for a blend space's points and parameter or a layered
 //! state's base and layers — clip, weight, additive, mask —, a rename, a new one from a clip
 //! picker or as a blend space or a layered state), the transitions (a collapsible form each:
@@ -40,6 +41,28 @@ pub struct EditForms {
     pub new_motion: Option<StateMotion>,
     /// The next new clip event: its clip, name and time.
     pub new_event: (usize, String, f32),
+    /// The state selected (in the graph or here): its name is highlighted in the forms.
+    pub selected_state: Option<StateId>,
+    /// A transition whose form opens on the next frame (picked in the graph).
+    pub open_transition: Option<TransitionId>,
+    /// Open the forms on the next frame (something was picked in the graph).
+    pub reveal: bool,
+}
+
+impl EditForms {
+    /// Select `state` (highlighted in the forms, which open) and make it the next new
+    /// transition's target.
+    pub fn select_state(&mut self, state: StateId) {
+        self.selected_state = Some(state);
+        self.new_to = state;
+        self.reveal = true;
+    }
+
+    /// Open `transition`'s form on the next frame (the forms open too).
+    pub fn select_transition(&mut self, transition: TransitionId) {
+        self.open_transition = Some(transition);
+        self.reveal = true;
+    }
 }
 
 fn id_of<T>(i: usize, make: fn(u32) -> T) -> Option<T> {
@@ -58,7 +81,8 @@ pub fn edit_ui(
     clip_names: &[String],
 ) -> Option<MachineEdit> {
     let mut edit = None;
-    egui::CollapsingHeader::new("Edit the machine").id_salt("machine edit").show(ui, |ui| {
+    let reveal = std::mem::take(&mut forms.reveal).then_some(true);
+    egui::CollapsingHeader::new("Edit the machine").id_salt("machine edit").open(reveal).show(ui, |ui| {
         ui.strong("States");
         states_ui(ui, machine, forms, clip_names, &mut edit);
         ui.separator();
@@ -88,7 +112,10 @@ fn states_ui(
             if ui.radio(entry, "").on_hover_text("The state the machine starts in").clicked() && !entry {
                 *edit = Some(MachineEdit::SetEntry(id));
             }
-            ui.label(state.name.as_str());
+            let selected = forms.selected_state == Some(id);
+            if ui.selectable_label(selected, state.name.as_str()).clicked() {
+                forms.selected_state = if selected { None } else { Some(id) };
+            }
             if ui.small_button(format!("Remove state {}", state.name)).clicked() {
                 *edit = Some(MachineEdit::RemoveState(id));
             }
@@ -365,9 +392,11 @@ fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditFor
     for (i, t) in machine.transitions().iter().enumerate() {
         let Some(id) = id_of(i, TransitionId::new) else { continue };
         let title = machine.transition_name(t);
-        egui::CollapsingHeader::new(format!("{title} ({:.2} s)", t.duration_secs)).id_salt(("transition", i)).show(
-            ui,
-            |ui| {
+        let open = (forms.open_transition == Some(id)).then_some(true);
+        egui::CollapsingHeader::new(format!("{title} ({:.2} s)", t.duration_secs))
+            .id_salt(("transition", i))
+            .open(open)
+            .show(ui, |ui| {
                 let mut draft = t.clone();
                 transition_form(ui, machine, &mut draft);
                 if draft != *t {
@@ -376,9 +405,9 @@ fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditFor
                 if ui.button(format!("Remove transition {title}")).clicked() {
                     *edit = Some(MachineEdit::RemoveTransition(id));
                 }
-            },
-        );
+            });
     }
+    forms.open_transition = None;
     ui.horizontal(|ui| {
         let from = forms.new_from.map_or("Any", |id| state_name(machine, id)).to_owned();
         egui::ComboBox::new("new from", "from").selected_text(from).show_ui(ui, |ui| {
