@@ -425,7 +425,7 @@ impl TuningProfile {
                 .map(|((from, to), fade)| Transition {
                     from: clip_name(from),
                     to: clip_name(to),
-                    fade: FadeProfile::of(fade),
+                    fade: FadeProfile::of(&fade),
                     match_speed: fade.match_speed,
                 })
                 .collect(),

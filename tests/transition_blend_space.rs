@@ -137,7 +137,7 @@ fn max_difference(a: &SoaPose, b: &SoaPose) -> f32 {
             (x.translation - y.translation)
                 .abs()
                 .max_element()
-                .max((x.rotation - rotation).abs().max_element())
+                .max((glam::Vec4::from(x.rotation) - glam::Vec4::from(rotation)).abs().max_element())
                 .max((x.scale - y.scale).abs().max_element())
         })
         .fold(0.0, f32::max)

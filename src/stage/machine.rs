@@ -371,7 +371,7 @@ impl StageMachine {
     /// [`Self::running_transition`] reports it as a transition between the clips' states — the
     /// machine's edge between them if it has one (else id `u32::MAX`), `weight` eased by `fade`.
     /// Nothing when either clip has no state or the fade is a cut.
-    pub fn note_outside_fade(&mut self, from_clip: usize, to_clip: usize, fade: &FadeTuning) {
+    pub fn note_outside_fade(&mut self, from_clip: ClipId, to_clip: ClipId, fade: &FadeTuning) {
         let (Some(from), Some(to)) = (self.state_of_clip(from_clip), self.state_of_clip(to_clip)) else {
             self.outside = None;
             return;

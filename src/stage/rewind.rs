@@ -378,7 +378,7 @@ mod tests {
     #[test]
     fn a_t_fade_rewound_to_its_middle_shows_as_a_transition_with_its_progress() {
         let mut stage = stage();
-        let clip = |name: &str| stage.model().find_clip(name).map(anim::ClipId::index).expect("clip");
+        let clip = |name: &str| stage.model().find_clip(name).expect("clip");
         let (idle, walk) = (clip("Idle"), clip("Walk"));
         let fade = crate::stage::tuning::FadeTuning::cross_fade(0.5, anim::Easing::Linear);
         stage.tuning.set_transition(idle, walk, fade);

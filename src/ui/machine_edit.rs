@@ -246,7 +246,7 @@ fn motion_summary(machine: &StateMachine, motion: &StateMotion, clip_names: &[St
 }
 
 /// A clip picker over `clip_names`.
-fn clip_combo(ui: &mut egui::Ui, id: impl std::hash::Hash, label: &str, clip: &mut ClipId, clip_names: &[String]) {
+fn clip_combo(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, label: &str, clip: &mut ClipId, clip_names: &[String]) {
     let shown = clip_names.get(clip.index()).map_or("?", String::as_str);
     egui::ComboBox::new(id, label).selected_text(shown).show_ui(ui, |ui| {
         for (i, name) in clip_names.iter().enumerate() {
