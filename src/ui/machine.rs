@@ -284,8 +284,8 @@ fn binding_ui(ui: &mut egui::Ui, name: &str, kind: ParamKind, bindings: &mut Vec
         let Some(binding) = bindings.iter_mut().find(|b| b.param == name) else { return };
         match &mut binding.effect {
             BindingEffect::SetFloat { value } => {
-                ui.weak("held:");
-                ui.add(egui::DragValue::new(value).speed(0.05));
+                let label = ui.weak("held:");
+                ui.add(egui::DragValue::new(value).speed(0.05)).labelled_by(label.id);
                 ui.weak("released: its start");
             }
             BindingEffect::Hold => _ = ui.weak("held: true"),

@@ -276,7 +276,8 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String],
                 ui.push_id(("point", i), |ui| {
                     ui.horizontal(|ui| {
                         clip_combo(ui, "point clip", "at", &mut point.clip, clip_names);
-                        ui.add(egui::DragValue::new(&mut point.position.x).speed(0.05));
+                        let label = ui.label("value");
+                        ui.add(egui::DragValue::new(&mut point.position.x).speed(0.05)).labelled_by(label.id);
                         if ui.small_button("Remove point").clicked() {
                             remove = Some(i);
                         }
@@ -299,7 +300,8 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String],
                 ui.push_id(("layer", i), |ui| {
                     ui.horizontal(|ui| {
                         clip_combo(ui, "layer clip", "layer", &mut layer.clip, clip_names);
-                        ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01).prefix("weight "));
+                        let label = ui.label("weight");
+                        ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01)).labelled_by(label.id);
                         ui.checkbox(&mut layer.additive, "additive");
                         mask_combo(ui, &mut layer.mask);
                         if ui.small_button("Remove layer").clicked() {
@@ -358,7 +360,8 @@ fn events_ui(
                 clip_combo(ui, "event clip", "on", &mut draft.clip, clip_names);
                 let label = ui.label("named");
                 ui.add(egui::TextEdit::singleline(&mut draft.name).desired_width(80.0)).labelled_by(label.id);
-                ui.add(egui::DragValue::new(&mut draft.time_secs).range(0.0..=600.0).speed(0.01).suffix(" s"));
+                let label = ui.label("at");
+                ui.add(egui::DragValue::new(&mut draft.time_secs).range(0.0..=600.0).speed(0.01).suffix(" s")).labelled_by(label.id);
                 if draft != *event {
                     *edit = Some(MachineEdit::SetEvent(id, draft));
                 }
@@ -375,7 +378,8 @@ fn events_ui(
         *clip = picked.index();
         let label = ui.label("new event");
         ui.add(egui::TextEdit::singleline(&mut *name).hint_text("name").desired_width(80.0)).labelled_by(label.id);
-        ui.add(egui::DragValue::new(time_secs).range(0.0..=600.0).speed(0.01).suffix(" s"));
+        let label = ui.label("at");
+        ui.add(egui::DragValue::new(time_secs).range(0.0..=600.0).speed(0.01).suffix(" s")).labelled_by(label.id);
         let trimmed = name.trim();
         if ui.add_enabled(!trimmed.is_empty() && *clip < clip_names.len(), egui::Button::new("Add event")).clicked() {
             *edit = Some(MachineEdit::AddEvent(ClipEvent {
