@@ -246,7 +246,13 @@ fn motion_summary(machine: &StateMachine, motion: &StateMotion, clip_names: &[St
 }
 
 /// A clip picker over `clip_names`.
-fn clip_combo(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, label: &str, clip: &mut ClipId, clip_names: &[String]) {
+fn clip_combo(
+    ui: &mut egui::Ui,
+    id: impl std::hash::Hash + std::fmt::Debug,
+    label: &str,
+    clip: &mut ClipId,
+    clip_names: &[String],
+) {
     let shown = clip_names.get(clip.index()).map_or("?", String::as_str);
     egui::ComboBox::new(id, label).selected_text(shown).show_ui(ui, |ui| {
         for (i, name) in clip_names.iter().enumerate() {
@@ -301,7 +307,8 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String],
                     ui.horizontal(|ui| {
                         clip_combo(ui, "layer clip", "layer", &mut layer.clip, clip_names);
                         let label = ui.label("weight");
-                        ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01)).labelled_by(label.id);
+                        ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01))
+                            .labelled_by(label.id);
                         ui.checkbox(&mut layer.additive, "additive");
                         mask_combo(ui, &mut layer.mask);
                         if ui.small_button("Remove layer").clicked() {
@@ -361,7 +368,8 @@ fn events_ui(
                 let label = ui.label("named");
                 ui.add(egui::TextEdit::singleline(&mut draft.name).desired_width(80.0)).labelled_by(label.id);
                 let label = ui.label("at");
-                ui.add(egui::DragValue::new(&mut draft.time_secs).range(0.0..=600.0).speed(0.01).suffix(" s")).labelled_by(label.id);
+                ui.add(egui::DragValue::new(&mut draft.time_secs).range(0.0..=600.0).speed(0.01).suffix(" s"))
+                    .labelled_by(label.id);
                 if draft != *event {
                     *edit = Some(MachineEdit::SetEvent(id, draft));
                 }
