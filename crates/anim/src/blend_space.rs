@@ -413,6 +413,15 @@ impl BlendSpacePlayer {
         &self.weights
     }
 
+    /// The clip of the heaviest point at the parameter (the first point's on a tie or without
+    /// points: what a transition names for the blend space).
+    pub fn heaviest_clip(&self) -> ClipId {
+        let weights = &self.weights;
+        let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
+        let points = &self.space.points;
+        points.get(heaviest).or(points.first()).map_or(ClipId::from_index(0), |p| p.clip)
+    }
+
     /// Length of one blended cycle, seconds: the clips' lengths weighted (with markers, each
     /// step between markers weighted the same way).
     pub fn cycle_secs(&self) -> f32 {
