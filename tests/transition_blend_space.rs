@@ -31,13 +31,6 @@ fn refused(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A figure of the one run.
-fn figure(report: &Value, field: &str) -> f64 {
-    let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 1, "one trigger");
-    runs[0][field].as_f64().unwrap_or_else(|| panic!("{field} in {report}"))
-}
-
 const SPACE: &str = "Walk=1.4,Run=3.4";
 
 #[test]

@@ -155,11 +155,14 @@ impl MachineEdit {
     pub fn target(&self) -> String {
         match self {
             Self::AddState { clip } => format!("clip {clip}"),
-            Self::RemoveState(id) | Self::SetEntry(id) | Self::AddTransition { to: id, .. } => format!("state {id}"),
+            Self::RemoveState(id)
+            | Self::SetEntry(id)
+            | Self::AddTransition { to: id, .. }
+            | Self::SetMotion(id, _)
+            | Self::RenameState(id, _) => format!("state {id}"),
             Self::RemoveTransition(id) | Self::SetTransition(id, _) => format!("transition {id}"),
             Self::AddParam { name, .. } | Self::AddMotionState { name, .. } => name.clone(),
             Self::RemoveParam(id) | Self::RenameParam(id, _) => format!("parameter {id}"),
-            Self::SetMotion(id, _) | Self::RenameState(id, _) => format!("state {id}"),
             Self::AddEvent(event) => format!("event {}", event.name),
             Self::SetEvent(id, _) | Self::RemoveEvent(id) => format!("event {id}"),
         }
