@@ -17,12 +17,10 @@
 
 use anim::state_machine::{ParamId, ParamKind, ParamValue, StateId, StateMachine};
 
-use super::machine_keys::{
-    BindingEffect, DriveSlot, DriveTargets, ParamBinding, ParamChange, bindable_keys, drive_state,
-};
+use super::machine_keys::{BindingEffect, DriveSlot, DriveTargets, ParamBinding, bindable_keys, drive_state};
 use super::shortcuts::{DRIVE_KEY, Gait, chord_label};
 use crate::stage::machine::StageMachine;
-use crate::stage::machine_edit::{MachineEdit, MachineKeys};
+use crate::stage::machine_edit::MachineKeys;
 use crate::stage::rewind::ShownFacts;
 
 /// What the section keeps between frames: the drive keys' and the bound keys' held state and
@@ -39,30 +37,7 @@ pub struct MachinePanel {
     pub graph: super::machine_graph::MachineGraph,
 }
 
-/// What the user did in the section.
-#[derive(Debug, Clone, PartialEq)]
-pub enum MachineAction {
-    /// Go to this state through the machine's own transition.
-    Request(StateId),
-    /// Set a float parameter.
-    SetFloat(ParamId, f32),
-    /// Set a bool parameter.
-    SetBool(ParamId, bool),
-    /// Set a trigger (consumed by the transition that uses it).
-    Fire(ParamId),
-    /// Edit the machine (one undo step; refused when the result does not validate).
-    Edit(MachineEdit),
-}
-
-impl From<ParamChange> for MachineAction {
-    fn from(change: ParamChange) -> Self {
-        match change {
-            ParamChange::SetFloat(param, value) => Self::SetFloat(param, value),
-            ParamChange::SetBool(param, value) => Self::SetBool(param, value),
-            ParamChange::Fire(param) => Self::Fire(param),
-        }
-    }
-}
+pub use super::machine_graph::MachineAction;
 
 /// The states the drive keys request (`None`: the machine has no state for that key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

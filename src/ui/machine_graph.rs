@@ -20,11 +20,37 @@ use anim::state_machine::{StateId, StateMachine, StateMotion, TransitionFrom, Tr
 use egui_snarl::ui::{PinInfo, SnarlPin, SnarlStyle, SnarlViewer, SnarlWidget};
 use egui_snarl::{InPin, InPinId, NodeId, OutPin, OutPinId, Snarl};
 
-use super::machine::MachineAction;
 use super::machine_edit::EditForms;
+use super::machine_keys::ParamChange;
 use crate::stage::machine::StageMachine;
 use crate::stage::machine_edit::MachineEdit;
 use crate::stage::rewind::ShownFacts;
+use anim::state_machine::ParamId;
+
+/// What the user did in the section.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MachineAction {
+    /// Go to this state through the machine's own transition.
+    Request(StateId),
+    /// Set a float parameter.
+    SetFloat(ParamId, f32),
+    /// Set a bool parameter.
+    SetBool(ParamId, bool),
+    /// Set a trigger (consumed by the transition that uses it).
+    Fire(ParamId),
+    /// Edit the machine (one undo step; refused when the result does not validate).
+    Edit(MachineEdit),
+}
+
+impl From<ParamChange> for MachineAction {
+    fn from(change: ParamChange) -> Self {
+        match change {
+            ParamChange::SetFloat(param, value) => Self::SetFloat(param, value),
+            ParamChange::SetBool(param, value) => Self::SetBool(param, value),
+            ParamChange::Fire(param) => Self::Fire(param),
+        }
+    }
+}
 
 /// Distance between two neighbouring states on the initial circle, graph pixels.
 const NODE_SPACING_PX: f32 = 190.0;
