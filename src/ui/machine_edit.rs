@@ -362,7 +362,7 @@ fn events_ui(
     for (i, event) in machine.events().iter().enumerate() {
         let Some(id) = id_of(i, EventId::new) else { continue };
         ui.push_id(("event", i), |ui| {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 let mut draft = event.clone();
                 clip_combo(ui, "event clip", "on", &mut draft.clip, clip_names);
                 let label = ui.label("named");
@@ -379,7 +379,7 @@ fn events_ui(
             });
         });
     }
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let (clip, name, time_secs) = &mut forms.new_event;
         let mut picked = ClipId::from_index(*clip);
         clip_combo(ui, "new event clip", "on", &mut picked, clip_names);
@@ -388,16 +388,18 @@ fn events_ui(
         ui.add(egui::TextEdit::singleline(&mut *name).hint_text("name").desired_width(80.0)).labelled_by(label.id);
         let label = ui.label("at");
         ui.add(egui::DragValue::new(time_secs).range(0.0..=600.0).speed(0.01).suffix(" s")).labelled_by(label.id);
-        let trimmed = name.trim();
-        if ui.add_enabled(!trimmed.is_empty() && *clip < clip_names.len(), egui::Button::new("Add event")).clicked() {
-            *edit = Some(MachineEdit::AddEvent(ClipEvent {
-                clip: picked,
-                name: trimmed.to_owned(),
-                time_secs: *time_secs,
-            }));
-            name.clear();
-        }
     });
+    // The button on its own line: beside the fields it ran past the panel's edge.
+    let (clip, name, time_secs) = &mut forms.new_event;
+    let trimmed = name.trim();
+    if ui.add_enabled(!trimmed.is_empty() && *clip < clip_names.len(), egui::Button::new("Add event")).clicked() {
+        *edit = Some(MachineEdit::AddEvent(ClipEvent {
+            clip: ClipId::from_index(*clip),
+            name: trimmed.to_owned(),
+            time_secs: *time_secs,
+        }));
+        name.clear();
+    }
 }
 
 fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, edit: &mut Option<MachineEdit>) {
@@ -560,7 +562,7 @@ fn params_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, e
         });
     }
     if !machine.params().is_empty() {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let (rename, name) = &mut forms.rename_param;
             let shown = machine.param(*rename).map_or("?", |p| p.name.as_str()).to_owned();
             egui::ComboBox::new("rename param", "rename parameter").selected_text(shown).show_ui(ui, |ui| {
