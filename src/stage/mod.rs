@@ -15,6 +15,7 @@ pub mod layers;
 pub mod loading;
 pub mod machine;
 pub mod machine_edit;
+pub mod machine_keys;
 pub mod ragdoll;
 pub mod rewind;
 pub mod sampling;

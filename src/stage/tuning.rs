@@ -181,7 +181,7 @@ pub struct Tuning {
     /// the character's machine is built from the transition table ([`crate::stage::machine`]).
     pub machine: Option<anim::state_machine::StateMachine>,
     /// The keys that drive the machine (drive states picked, parameters bound to keys), by name.
-    pub machine_keys: super::machine_edit::MachineKeys,
+    pub machine_keys: super::machine_keys::MachineKeys,
 }
 
 /// One edit of the retarget joint table, by joint name: target joint `target` driven by source
@@ -251,7 +251,7 @@ impl Tuning {
             clip_extras: ClipExtras::default(),
             retarget_edits: Vec::new(),
             machine: None,
-            machine_keys: super::machine_edit::MachineKeys::default(),
+            machine_keys: super::machine_keys::MachineKeys::default(),
         }
     }
 

@@ -2,7 +2,8 @@
 //! active one highlighted, a button each to request it), the running transition (from → to,
 //! kind, a progress bar with elapsed / duration seconds), its parameters as sliders, checkboxes
 //! and buttons, and which keys drive which states. It draws and returns a [`MachineAction`]; the
-//! viewer applies it to the stage (`Stage::request_state`, the runtime's setters).
+//! viewer applies it to the stage (`Stage::request_state`, the runtime's setters). "Graph…"
+//! opens the same machine as a node graph (`machine_graph.rs`).
 //!
 //! What it shows comes from the stage's [`ShownFacts`]: while rewound, the stored frame's active
 //! state, transition and parameters, marked "rewound −1.25 s", with the requests and the
@@ -16,12 +17,10 @@
 
 use anim::state_machine::{ParamId, ParamKind, ParamValue, StateId, StateMachine};
 
-use super::machine_keys::{
-    BindingEffect, DriveSlot, DriveTargets, ParamBinding, ParamChange, bindable_keys, drive_state,
-};
+use super::machine_keys::{BindingEffect, DriveSlot, DriveTargets, ParamBinding, bindable_keys, drive_state};
 use super::shortcuts::{DRIVE_KEY, Gait, chord_label};
 use crate::stage::machine::StageMachine;
-use crate::stage::machine_edit::{MachineEdit, MachineKeys};
+use crate::stage::machine_edit::MachineKeys;
 use crate::stage::rewind::ShownFacts;
 
 /// What the section keeps between frames: the drive keys' and the bound keys' held state and
@@ -34,32 +33,11 @@ pub struct MachinePanel {
     pub held_keys: u32,
     /// The edit forms' drafts.
     pub forms: super::machine_edit::EditForms,
+    /// The graph window (open or not, its nodes).
+    pub graph: super::machine_graph::MachineGraph,
 }
 
-/// What the user did in the section.
-#[derive(Debug, Clone, PartialEq)]
-pub enum MachineAction {
-    /// Go to this state through the machine's own transition.
-    Request(StateId),
-    /// Set a float parameter.
-    SetFloat(ParamId, f32),
-    /// Set a bool parameter.
-    SetBool(ParamId, bool),
-    /// Set a trigger (consumed by the transition that uses it).
-    Fire(ParamId),
-    /// Edit the machine (one undo step; refused when the result does not validate).
-    Edit(MachineEdit),
-}
-
-impl From<ParamChange> for MachineAction {
-    fn from(change: ParamChange) -> Self {
-        match change {
-            ParamChange::SetFloat(param, value) => Self::SetFloat(param, value),
-            ParamChange::SetBool(param, value) => Self::SetBool(param, value),
-            ParamChange::Fire(param) => Self::Fire(param),
-        }
-    }
-}
+pub use super::machine_graph::MachineAction;
 
 /// The states the drive keys request (`None`: the machine has no state for that key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -150,6 +128,8 @@ pub fn machine_ui(
         ui.weak(format!("Note: {problem}."));
     }
     let mut action = None;
+    ui.toggle_value(&mut panel.graph.open, "Graph…")
+        .on_hover_text("The states and transitions as a node graph, in a window (edits there are undo steps too)");
     if let Some(secs) = shown.rewound_secs {
         ui.colored_label(
             ui.visuals().warn_fg_color,

@@ -1,4 +1,5 @@
-//! The State machine section's edit forms (forms, not a node editor): the states (entry, a
+//! The State machine section's edit forms (the graph window, `machine_graph.rs`, makes the
+//! same edits and selects what these forms show): the states (entry, a
 //! remove button each, a form each for a blend space's points and parameter or a layered
 //! state's base and layers — clip, weight, additive, mask —, a rename, a new one from a clip
 //! picker or as a blend space or a layered state), the transitions (a collapsible form each:
@@ -40,6 +41,28 @@ pub struct EditForms {
     pub new_motion: Option<StateMotion>,
     /// The next new clip event: its clip, name and time.
     pub new_event: (usize, String, f32),
+    /// The state selected (in the graph or here): its name is highlighted in the forms.
+    pub selected_state: Option<StateId>,
+    /// A transition whose form opens on the next frame (picked in the graph).
+    pub open_transition: Option<TransitionId>,
+    /// Open the forms on the next frame (something was picked in the graph).
+    pub reveal: bool,
+}
+
+impl EditForms {
+    /// Select `state` (highlighted in the forms, which open) and make it the next new
+    /// transition's target.
+    pub fn select_state(&mut self, state: StateId) {
+        self.selected_state = Some(state);
+        self.new_to = state;
+        self.reveal = true;
+    }
+
+    /// Open `transition`'s form on the next frame (the forms open too).
+    pub fn select_transition(&mut self, transition: TransitionId) {
+        self.open_transition = Some(transition);
+        self.reveal = true;
+    }
 }
 
 fn id_of<T>(i: usize, make: fn(u32) -> T) -> Option<T> {
@@ -58,7 +81,8 @@ pub fn edit_ui(
     clip_names: &[String],
 ) -> Option<MachineEdit> {
     let mut edit = None;
-    egui::CollapsingHeader::new("Edit the machine").id_salt("machine edit").show(ui, |ui| {
+    let reveal = std::mem::take(&mut forms.reveal).then_some(true);
+    egui::CollapsingHeader::new("Edit the machine").id_salt("machine edit").open(reveal).show(ui, |ui| {
         ui.strong("States");
         states_ui(ui, machine, forms, clip_names, &mut edit);
         ui.separator();
@@ -88,7 +112,10 @@ fn states_ui(
             if ui.radio(entry, "").on_hover_text("The state the machine starts in").clicked() && !entry {
                 *edit = Some(MachineEdit::SetEntry(id));
             }
-            ui.label(state.name.as_str());
+            let selected = forms.selected_state == Some(id);
+            if ui.selectable_label(selected, state.name.as_str()).clicked() {
+                forms.selected_state = if selected { None } else { Some(id) };
+            }
             if ui.small_button(format!("Remove state {}", state.name)).clicked() {
                 *edit = Some(MachineEdit::RemoveState(id));
             }
@@ -219,7 +246,13 @@ fn motion_summary(machine: &StateMachine, motion: &StateMotion, clip_names: &[St
 }
 
 /// A clip picker over `clip_names`.
-fn clip_combo(ui: &mut egui::Ui, id: impl std::hash::Hash + std::fmt::Debug, label: &str, clip: &mut ClipId, clip_names: &[String]) {
+fn clip_combo(
+    ui: &mut egui::Ui,
+    id: impl std::hash::Hash + std::fmt::Debug,
+    label: &str,
+    clip: &mut ClipId,
+    clip_names: &[String],
+) {
     let shown = clip_names.get(clip.index()).map_or("?", String::as_str);
     egui::ComboBox::new(id, label).selected_text(shown).show_ui(ui, |ui| {
         for (i, name) in clip_names.iter().enumerate() {
@@ -274,7 +307,8 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String],
                     ui.horizontal(|ui| {
                         clip_combo(ui, "layer clip", "layer", &mut layer.clip, clip_names);
                         let label = ui.label("weight");
-                        ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01)).labelled_by(label.id);
+                        ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01))
+                            .labelled_by(label.id);
                         ui.checkbox(&mut layer.additive, "additive");
                         mask_combo(ui, &mut layer.mask);
                         if ui.small_button("Remove layer").clicked() {
@@ -328,13 +362,14 @@ fn events_ui(
     for (i, event) in machine.events().iter().enumerate() {
         let Some(id) = id_of(i, EventId::new) else { continue };
         ui.push_id(("event", i), |ui| {
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 let mut draft = event.clone();
                 clip_combo(ui, "event clip", "on", &mut draft.clip, clip_names);
                 let label = ui.label("named");
                 ui.add(egui::TextEdit::singleline(&mut draft.name).desired_width(80.0)).labelled_by(label.id);
                 let label = ui.label("at");
-                ui.add(egui::DragValue::new(&mut draft.time_secs).range(0.0..=600.0).speed(0.01).suffix(" s")).labelled_by(label.id);
+                ui.add(egui::DragValue::new(&mut draft.time_secs).range(0.0..=600.0).speed(0.01).suffix(" s"))
+                    .labelled_by(label.id);
                 if draft != *event {
                     *edit = Some(MachineEdit::SetEvent(id, draft));
                 }
@@ -344,7 +379,7 @@ fn events_ui(
             });
         });
     }
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let (clip, name, time_secs) = &mut forms.new_event;
         let mut picked = ClipId::from_index(*clip);
         clip_combo(ui, "new event clip", "on", &mut picked, clip_names);
@@ -353,25 +388,29 @@ fn events_ui(
         ui.add(egui::TextEdit::singleline(&mut *name).hint_text("name").desired_width(80.0)).labelled_by(label.id);
         let label = ui.label("at");
         ui.add(egui::DragValue::new(time_secs).range(0.0..=600.0).speed(0.01).suffix(" s")).labelled_by(label.id);
-        let trimmed = name.trim();
-        if ui.add_enabled(!trimmed.is_empty() && *clip < clip_names.len(), egui::Button::new("Add event")).clicked() {
-            *edit = Some(MachineEdit::AddEvent(ClipEvent {
-                clip: picked,
-                name: trimmed.to_owned(),
-                time_secs: *time_secs,
-            }));
-            name.clear();
-        }
     });
+    // The button on its own line: beside the fields it ran past the panel's edge.
+    let (clip, name, time_secs) = &mut forms.new_event;
+    let trimmed = name.trim();
+    if ui.add_enabled(!trimmed.is_empty() && *clip < clip_names.len(), egui::Button::new("Add event")).clicked() {
+        *edit = Some(MachineEdit::AddEvent(ClipEvent {
+            clip: ClipId::from_index(*clip),
+            name: trimmed.to_owned(),
+            time_secs: *time_secs,
+        }));
+        name.clear();
+    }
 }
 
 fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, edit: &mut Option<MachineEdit>) {
     for (i, t) in machine.transitions().iter().enumerate() {
         let Some(id) = id_of(i, TransitionId::new) else { continue };
         let title = machine.transition_name(t);
-        egui::CollapsingHeader::new(format!("{title} ({:.2} s)", t.duration_secs)).id_salt(("transition", i)).show(
-            ui,
-            |ui| {
+        let open = (forms.open_transition == Some(id)).then_some(true);
+        egui::CollapsingHeader::new(format!("{title} ({:.2} s)", t.duration_secs))
+            .id_salt(("transition", i))
+            .open(open)
+            .show(ui, |ui| {
                 let mut draft = t.clone();
                 transition_form(ui, machine, &mut draft);
                 if draft != *t {
@@ -380,9 +419,9 @@ fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditFor
                 if ui.button(format!("Remove transition {title}")).clicked() {
                     *edit = Some(MachineEdit::RemoveTransition(id));
                 }
-            },
-        );
+            });
     }
+    forms.open_transition = None;
     ui.horizontal(|ui| {
         let from = forms.new_from.map_or("Any", |id| state_name(machine, id)).to_owned();
         egui::ComboBox::new("new from", "from").selected_text(from).show_ui(ui, |ui| {
@@ -523,7 +562,7 @@ fn params_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, e
         });
     }
     if !machine.params().is_empty() {
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             let (rename, name) = &mut forms.rename_param;
             let shown = machine.param(*rename).map_or("?", |p| p.name.as_str()).to_owned();
             egui::ComboBox::new("rename param", "rename parameter").selected_text(shown).show_ui(ui, |ui| {

@@ -19,6 +19,7 @@ pub mod kind_compare;
 pub mod layers;
 pub mod machine;
 pub mod machine_edit;
+pub mod machine_graph;
 pub mod machine_keys;
 pub mod overlays;
 pub mod playback;

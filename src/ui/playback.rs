@@ -144,7 +144,7 @@ pub fn transport_ui(
                 .show_value(false)
                 .clamping(egui::SliderClamping::Always),
         );
-        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, duration > 0.0, "timeline"));
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Slider, duration > 0.0, "timeline"));
         let response = response.on_hover_text(
             "Drag or click to scrub (a transition in progress ends there); ticks are keys, the markers foot contacts",
         );
@@ -221,7 +221,7 @@ fn timeline_marks_ui(
         let response = ui
             .interact(handle, ui.make_persistent_id(("contact marker", i)), egui::Sense::drag())
             .on_hover_text(format!("{foot} touches down at {t:.3} s: drag to move (saved in the profile)"));
-        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, format!("contact {foot}")));
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Slider, true, format!("contact {foot}")));
         if response.dragged()
             && let Some(pointer) = response.interact_pointer_pos()
             && scale.x1 > scale.x0

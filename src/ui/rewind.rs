@@ -24,7 +24,7 @@ pub fn rewind_bar_ui(ui: &mut egui::Ui, stage: &mut Stage) {
                 .show_value(false)
                 .clamping(egui::SliderClamping::Always),
         );
-        response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, held > 0.0, "rewind bar"));
+        response.widget_info(|| egui::WidgetInfo::labeled(egui::WidgetType::Slider, held > 0.0, "rewind bar"));
         let response = response.on_hover_text("Drag to look back at what was shown; ticks are events");
         if held > 0.0 {
             // Ticks where events fired, on the slider's rail (the handle's centre stays a

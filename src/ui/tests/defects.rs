@@ -216,7 +216,6 @@ fn plots_refit_on_every_change_and_legends_have_colours() {
         delta: egui::vec2(0.0, -120.0),
         modifiers: egui::Modifiers::NONE,
         phase: egui::TouchPhase::Move,
-        source: egui::MouseWheelSource::Wheel,
     });
     harness.run();
     assert_eq!(harness.state().curves.bounds[0], fitted, "the wheel does not pan the plot");

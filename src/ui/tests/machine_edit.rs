@@ -267,7 +267,7 @@ fn states_and_parameters_renamed_in_the_forms_take_their_references_along() {
     viewer.focus_panel = Some(Panel::StateMachine);
     viewer.machine_panel.forms.rename_state = (walk, "Stroll".to_owned());
     viewer.machine_panel.forms.rename_param = (anim::state_machine::ParamId::new(0), "pace".to_owned());
-    let mut harness = whole(viewer, [1280.0, 3600.0]);
+    let mut harness = whole(viewer, [1280.0, 6000.0]);
     harness.run();
     harness.get_by_label("Edit the machine").click();
     harness.run();
@@ -316,7 +316,7 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
         x_param: Some(speed),
         y_param: None,
     }));
-    let mut harness = whole(viewer, [1280.0, 4200.0]);
+    let mut harness = whole(viewer, [1280.0, 7000.0]);
     harness.run();
     harness.get_by_label("Edit the machine").click();
     harness.run();

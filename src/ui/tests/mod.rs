@@ -13,6 +13,7 @@ mod features;
 mod layers;
 mod machine;
 mod machine_edit;
+mod machine_graph;
 mod panels;
 mod rewind;
 mod transitions;

@@ -121,6 +121,7 @@ impl Viewer {
             .default_size(self.side_panel_width)
             .size_range(SIDE_PANEL_WIDTH)
             .show(ui, |ui| self.side_panel_ui(ui));
+        self.machine_graph_ui(ui.ctx());
         if !ui.input(|i| i.pointer.any_down()) {
             self.side_panel_width = panel.response.rect.width().round();
             self.save_settings();
@@ -152,6 +153,28 @@ impl Viewer {
         self.compute_frame();
         let (step, ui) = (crate::stage::stats::Phase::StageStep, crate::stage::stats::Phase::UiBuild);
         self.overlays.stats.add_nested_phase(step, ui, step_started.elapsed());
+    }
+
+    /// The state machine's graph window, when open; what the user did there is applied as the
+    /// section's actions are.
+    fn machine_graph_ui(&mut self, ctx: &egui::Context) {
+        if !self.machine_panel.graph.open {
+            return;
+        }
+        let names = crate::stage::machine::state_names(self.stage.model());
+        let shown = self.stage.shown();
+        let panel = &mut self.machine_panel;
+        let action = crate::ui::machine_graph::graph_window(
+            ctx,
+            self.stage.machine(),
+            &shown,
+            &mut panel.graph,
+            &mut panel.forms,
+            &names,
+        );
+        if let Some(action) = action {
+            self.apply_machine_action(action);
+        }
     }
 
     /// The side panel: profile, clips, interpolation, joints, curves, cross-fade, compare,
@@ -440,7 +463,7 @@ impl Viewer {
         }
         if hovered {
             let painter =
-                ui.ctx().layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::unique("drop overlay")));
+                ui.ctx().layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::new("drop overlay")));
             let screen = ui.ctx().content_rect();
             painter.rect_filled(screen, 0.0, egui::Color32::from_black_alpha(160));
             painter.text(

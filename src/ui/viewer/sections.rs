@@ -115,7 +115,7 @@ pub(super) fn section(
 pub(super) fn panel_in_view(shown: &[SectionShown], scroll: &egui::scroll_area::ScrollAreaOutput<()>) -> Option<Panel> {
     /// A header this close to the view's top counts as at the top (item spacing).
     const SLACK_PX: f32 = 8.0;
-    let offset = scroll.state.clamped_offset().y;
+    let offset = scroll.state.offset.y.clamp(0.0, (scroll.content_size.y - scroll.inner_rect.height()).max(0.0));
     let view_top = scroll.inner_rect.top();
     let at_end = offset >= scroll.content_size.y - scroll.inner_rect.height() - 1.0;
     let top = if at_end {
