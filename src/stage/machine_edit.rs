@@ -97,14 +97,7 @@ impl MachineEdit {
                 exists
             }
             Self::AddTransition { from, to } => {
-                let fade = FadeTuning::default();
-                machine.add_transition(StateTransition {
-                    easing: fade.easing,
-                    kind: fade.kind,
-                    decay: fade.decay,
-                    half_life_secs: fade.half_life_secs,
-                    ..StateTransition::new(*from, *to, fade.duration_secs)
-                });
+                machine.add_transition(FadeTuning::default().to_transition(*from, *to));
                 true
             }
             Self::RemoveTransition(id) => machine.remove_transition(*id),
