@@ -171,6 +171,7 @@ impl StageMachine {
             let to = StateId::new(u32::try_from(i).unwrap_or(u32::MAX));
             machine.add_transition(default.to_transition(TransitionFrom::Any, to));
         }
+        lay_out_on_circle(&mut machine);
         for event in &self.extra_events {
             machine.add_event(event.clip, &event.name, event.time_secs);
         }
@@ -262,7 +263,14 @@ impl StageMachine {
         let same_clips = self.clip_secs.len() == model.clips.len();
         match &tuning.machine {
             Some(edited) => {
-                if !same_clips || self.installed.as_ref() != Some(edited) {
+                if same_clips && self.installed.as_ref().is_some_and(|installed| only_moved(installed, edited)) {
+                    // Nodes dragged in the graph: the runtime goes on undisturbed.
+                    for (i, state) in edited.states().iter().enumerate() {
+                        let id = StateId::new(u32::try_from(i).unwrap_or(u32::MAX));
+                        self.machine.set_position(id, state.position);
+                    }
+                    self.installed = Some(edited.clone());
+                } else if !same_clips || self.installed.as_ref() != Some(edited) {
                     self.clip_secs = model.clips.iter().map(anim::Clip::end_secs).collect();
                     self.install(model, tuning, edited);
                 }
@@ -504,6 +512,36 @@ impl StageMachine {
             }
         })
     }
+}
+
+/// Distance between two neighbouring states on a table-built machine's circle, graph pixels.
+const NODE_SPACING_PX: f32 = 190.0;
+/// The smallest radius of that circle, graph pixels.
+const MIN_RADIUS_PX: f32 = 180.0;
+
+/// Place `machine`'s states on a circle (the first at the top, clockwise) wide enough for
+/// their nodes: where the graph draws a machine built from the table.
+pub fn lay_out_on_circle(machine: &mut StateMachine) {
+    let count = machine.states().len().max(1) as f32;
+    let radius = MIN_RADIUS_PX.max(NODE_SPACING_PX * count / std::f32::consts::TAU);
+    let centre = glam::Vec2::splat(radius + 40.0);
+    for i in 0..machine.states().len() {
+        let Ok(index) = u32::try_from(i) else { break };
+        let angle = std::f32::consts::TAU * i as f32 / count - std::f32::consts::FRAC_PI_2;
+        machine.set_position(StateId::new(index), centre + radius * glam::Vec2::new(angle.cos(), angle.sin()));
+    }
+}
+
+/// True when `edited` is `installed` with states moved in the graph and nothing else changed.
+fn only_moved(installed: &StateMachine, edited: &StateMachine) -> bool {
+    if installed == edited || installed.states().len() != edited.states().len() {
+        return false;
+    }
+    let mut moved = installed.clone();
+    for (i, state) in edited.states().iter().enumerate() {
+        moved.set_position(StateId::new(u32::try_from(i).unwrap_or(u32::MAX)), state.position);
+    }
+    moved == *edited
 }
 
 /// `machine` validates and plays only clips `model` has.
