@@ -912,6 +912,62 @@ mod tests {
     }
 
     #[test]
+    fn a_transition_into_a_layered_state_weighs_its_layers_in_and_ends_on_the_layers_sections_frame() {
+        use crate::stage::layers::LayerSpec;
+        use anim::state_machine::{LayerMotion, LayeredMotion, State, StateMotion};
+        let mut machine = stage();
+        let (idle_clip, wave) = (clip(&machine, "Idle"), clip(&machine, "Wave"));
+        let idle = state(&machine, "Idle");
+        machine
+            .edit_machine(|m| {
+                let layer =
+                    LayerMotion { clip: wave, weight: 0.7, additive: false, mask: vec!["upper-body".to_owned()] };
+                let motion = StateMotion::Layered(LayeredMotion { base: idle_clip, layers: vec![layer] });
+                let to = m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
+                m.add_transition(StateTransition {
+                    kind: TransitionKind::CrossFade,
+                    easing: Easing::Linear,
+                    ..StateTransition::new(TransitionFrom::State(idle), to, 0.4)
+                });
+            })
+            .expect("a valid machine");
+        let mut section = stage();
+        section.tuning.clip_extras.layers = vec![LayerSpec::parse("Wave:mask=upper-body:weight=0.7").expect("spec")];
+        for _ in 0..10 {
+            machine.step(1.0 / 60.0);
+        }
+        let before = anim::NodePose::from(machine.frame().animated());
+        machine.request_state(state(&machine, "Waving")).expect("Idle -> Waving");
+        machine.compute_frame();
+        let start = anim::NodePose::from(machine.frame().animated());
+        let (a, b) = (&before, &start);
+        let start_error = a
+            .rotations
+            .iter()
+            .zip(&b.rotations)
+            .map(|(x, y)| (glam::Vec4::from(*x) - glam::Vec4::from(*y)).abs().max_element())
+            .fold(0.0, f32::max);
+        assert!(start_error <= 1e-5, "the layers start at weight 0: {start_error}");
+        // The section's frame at the machine's clip time.
+        let section_at = |section: &mut Stage, machine: &Stage| {
+            section.transport.seek(machine.transport.time_secs());
+            section.compute_frame();
+            pose_difference(machine, section)
+        };
+        for _ in 0..12 {
+            machine.step(1.0 / 60.0);
+        }
+        let mid = section_at(&mut section, &machine);
+        assert!(mid > 1e-3, "halfway the layer is not fully in: {mid}");
+        for _ in 0..20 {
+            machine.step(1.0 / 60.0);
+        }
+        assert!(!machine.transport.is_fading(), "the 0.4 s fade is over");
+        let end = section_at(&mut section, &machine);
+        assert!(end <= 1e-5, "it ends on the Layers section's frame: {end}");
+    }
+
+    #[test]
     fn an_edit_is_stored_in_the_tuning_refused_when_invalid_and_undone_as_one_step() {
         use crate::stage::machine_edit::{MachineEdit, MachineEditError};
         let mut stage = stage();
