@@ -67,8 +67,9 @@ impl EditForms {
         if self.joints.1 == Some(generation) {
             return;
         }
-        self.joints.0 = (0..model.nodes.len())
-            .map(|i| model.nodes.get(i).and_then(|n| n.name.clone()).unwrap_or_else(|| i.to_string()))
+        self.joints.0 = model
+            .node_ids()
+            .map(|id| model.node(id).and_then(|n| n.name.clone()).unwrap_or_else(|| id.index().to_string()))
             .collect();
         self.joints.1 = Some(generation);
     }

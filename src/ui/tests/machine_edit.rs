@@ -380,12 +380,10 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
     let (idle, walk, run, wave) =
         (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"), clip(&viewer, "Wave"));
     // A joint of the arm, by its node name.
-    let joint = viewer
-        .stage
-        .model()
-        .nodes
-        .iter()
-        .filter_map(|n| n.name.clone())
+    let model = viewer.stage.model();
+    let joint = model
+        .node_ids()
+        .filter_map(|id| model.node(id).and_then(|n| n.name.clone()))
         .find(|n| n.to_lowercase().contains("arm"))
         .expect("an arm joint");
     viewer
