@@ -211,7 +211,7 @@ impl Job<'_> {
 
     fn sample(&self, play: &Play, cursors: &mut [ClipCursor], out: &mut SoaPose) {
         let index = play.clip.index();
-        let (Some(clip), Some(cursor)) = (self.model.clips.get(index), cursors.get_mut(index)) else {
+        let (Some(clip), Some(cursor)) = (self.model.clips().get(index), cursors.get_mut(index)) else {
             out.copy_from(self.rest);
             return;
         };
@@ -277,7 +277,7 @@ impl Crowd {
     /// first cross-fade time; `seed` makes it reproducible.
     pub fn new(model: &Model, count: usize, seed: u64) -> Self {
         let count = count.min(MAX_CROWD);
-        let clips = model.clips.len();
+        let clips = model.clips().len();
         let footprint = crate::render::framing::animated_bounds(
             model,
             (clips > 0).then(|| ClipId::from_index(0)),
@@ -288,7 +288,7 @@ impl Crowd {
         let spacing = size * 1.2;
         let side = (count as f64).sqrt().ceil().max(1.0) as usize;
         let centre = (side as f32 - 1.0) * 0.5 * spacing;
-        let clip_secs: Vec<f32> = model.clips.iter().map(Clip::end_secs).collect();
+        let clip_secs: Vec<f32> = model.clips().iter().map(Clip::end_secs).collect();
         let members = (0..count)
             .map(|i| {
                 let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
@@ -312,9 +312,9 @@ impl Crowd {
                 }
             })
             .collect();
-        let mut skin_offsets = Vec::with_capacity(model.skins.len());
+        let mut skin_offsets = Vec::with_capacity(model.skins().len());
         let mut palette_stride = 0;
-        for skin in &model.skins {
+        for skin in model.skins() {
             skin_offsets.push(palette_stride);
             palette_stride += skin.joints.len();
         }
@@ -325,10 +325,10 @@ impl Crowd {
         }
         let bounds = Aabb { min: Vec3::new(-half, bounds.min.y, -half), max: Vec3::new(half, bounds.max.y, half) };
         let rest = model.rest_pose();
-        let covers_pose = model.clips.iter().map(|clip| anim::crossfade::clip_covers_pose(model, clip)).collect();
+        let covers_pose = model.clips().iter().map(|clip| anim::crossfade::clip_covers_pose(model, clip)).collect();
         let mesh_nodes: Vec<NodeId> =
-            (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).map(NodeId::from_index).collect();
-        let mut node_slots = vec![u32::MAX; model.nodes.len()];
+            (0..model.nodes().len()).filter(|&n| model.nodes()[n].mesh.is_some()).map(NodeId::from_index).collect();
+        let mut node_slots = vec![u32::MAX; model.nodes().len()];
         for (slot, node) in mesh_nodes.iter().enumerate() {
             node_slots[node.index()] = slot as u32;
         }
@@ -336,9 +336,9 @@ impl Crowd {
         let lane = Lane {
             pose: rest.clone(),
             layer: rest.clone(),
-            locals: LocalMatrices::new(model.nodes.len()),
-            world: vec![Affine3A::IDENTITY; model.nodes.len()],
-            cursors: model.clips.iter().map(ClipCursor::new).collect(),
+            locals: LocalMatrices::new(model.nodes().len()),
+            world: vec![Affine3A::IDENTITY; model.nodes().len()],
+            cursors: model.clips().iter().map(ClipCursor::new).collect(),
         };
         Self {
             members,
@@ -354,7 +354,7 @@ impl Crowd {
             weights: vec![0.0; count * model.weight_count.max(1)],
             palette_stride,
             skin_offsets,
-            skins: model.skins.iter().map(PreparedSkin::new).collect(),
+            skins: model.skins().iter().map(PreparedSkin::new).collect(),
             rest,
             clip_secs,
             covers_pose,
@@ -419,7 +419,7 @@ impl Crowd {
     pub fn pose(&self, model: &Model, index: usize) -> Option<SoaPose> {
         let member = self.members.get(index)?;
         let job = Job { model, settings: &self.settings, rest: &self.rest, covers_pose: &self.covers_pose };
-        let mut cursors: Vec<ClipCursor> = model.clips.iter().map(ClipCursor::new).collect();
+        let mut cursors: Vec<ClipCursor> = model.clips().iter().map(ClipCursor::new).collect();
         let (mut pose, mut layer) = (self.rest.clone(), self.rest.clone());
         job.pose(member, &mut cursors, &mut pose, &mut layer);
         self.hierarchy.place_roots(&mut pose, member.yaw, member.offset);
@@ -450,7 +450,7 @@ impl Crowd {
             self.members.sort_unstable_by_key(|m| m.order);
         }
         self.updates += 1;
-        let nodes = model.nodes.len();
+        let nodes = model.nodes().len();
         let (stride, weight_count, lane_len) = (self.palette_stride.max(1), model.weight_count.max(1), self.lane_len);
         let world_stride = self.mesh_nodes.len().max(1);
         let (mesh_nodes, skins, skin_offsets) = (&self.mesh_nodes, &self.skins, &self.skin_offsets);
@@ -510,13 +510,13 @@ mod tests {
         assert_eq!(crowd.palettes().len(), 25 * crowd.palette_stride());
         crowd.update(&model, 1.0 / 60.0);
         let clips: std::collections::HashSet<ClipId> = (0..25).filter_map(|i| crowd.current_clip(i)).collect();
-        assert_eq!(clips.len(), model.clips.len().min(25), "every clip is played by someone");
+        assert_eq!(clips.len(), model.clips().len().min(25), "every clip is played by someone");
         // The hips of each instance stand in its own grid cell.
-        let hips = model.skins[0].joints[0].index();
+        let hips = model.skins()[0].joints[0].index();
         let positions: Vec<Vec3> = (0..25)
             .map(|i| {
                 let pose = crowd.pose(&model, i).expect("pose");
-                let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+                let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
                 model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut world);
                 world[hips].translation.into()
             })
@@ -552,7 +552,7 @@ mod tests {
     #[test]
     fn palettes_are_the_placed_poses_of_the_one_pipeline_under_any_settings() {
         let model = mannequin();
-        let skin = PreparedSkin::new(&model.skins[0]);
+        let skin = PreparedSkin::new(&model.skins()[0]);
         for mode in anim::InterpolationOverride::ALL {
             let mut crowd = Crowd::new(&model, 12, 5);
             crowd.settings.mode = mode;
@@ -562,7 +562,7 @@ mod tests {
             assert!(crowd.fading() > 0 || mode != anim::InterpolationOverride::Authored || crowd.len() == 12);
             // Instance 3's palette and node transforms, recomputed from its placed pose.
             let pose = crowd.pose(&model, 3).expect("pose");
-            let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+            let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
             model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut world);
             let mut palette = vec![Mat4::IDENTITY; skin.len()];
             skin.skinning_matrices(&world, &mut palette);
@@ -574,7 +574,7 @@ mod tests {
             assert!(worst < 1e-4, "{mode}: palettes differ from the placed pose by {worst:e}");
             // The transforms kept for the nodes that carry a mesh are the same pass's.
             let meshes: Vec<NodeId> =
-                (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).map(NodeId::from_index).collect();
+                (0..model.nodes().len()).filter(|&n| model.nodes()[n].mesh.is_some()).map(NodeId::from_index).collect();
             assert!(!meshes.is_empty());
             for &node in &meshes {
                 let stored: Vec3 = crowd.node_world(3, node).expect("a mesh node").translation.into();

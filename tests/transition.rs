@@ -205,7 +205,7 @@ fn largest_step(
     mut each: impl FnMut(usize, &mut CrossFader),
 ) -> (f32, usize) {
     let settings = SampleSettings::default();
-    let n = model.nodes.len();
+    let n = model.nodes().len();
     let mut locals = LocalMatrices::new(n);
     let (mut world, mut previous) = (vec![Affine3A::IDENTITY; n], vec![Affine3A::IDENTITY; n]);
     model.hierarchy.local_to_model(fader.evaluate(model, &settings), &mut locals, &mut previous);

@@ -174,9 +174,9 @@ fn the_transition_starts_at_the_blend_spaces_pose_and_ends_at_the_targets() {
             fader.evaluate(&model, &settings);
         }
         let mut idle_pose = model.rest_pose();
-        model.clips[idle.index()].sample(
+        model[idle].sample(
             fader.current_time_secs(),
-            &mut anim::ClipCursor::new(&model.clips[idle.index()]),
+            &mut anim::ClipCursor::new(&model[idle]),
             &settings,
             &mut idle_pose,
         );

@@ -224,7 +224,7 @@ impl Stage {
 
     /// Display names of the model's clips.
     pub fn clip_names(&self) -> Vec<String> {
-        self.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
+        self.model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
     }
 
     /// Another model on stage with its own `tuning`: everything model-specific starts over
@@ -715,7 +715,7 @@ fn heaviest_point_clip(player: &anim::BlendSpacePlayer) -> ClipId {
 
 /// The clip the next transition goes to on a fresh `model`: its second clip, else its first.
 fn default_fade_target(model: &Model) -> ClipId {
-    ClipId::from_index(usize::from(model.clips.len() > 1))
+    ClipId::from_index(usize::from(model.clips().len() > 1))
 }
 
 #[cfg(test)]

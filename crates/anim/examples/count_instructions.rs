@@ -16,7 +16,7 @@ const RUNS: usize = 1000;
 
 #[inline(never)]
 fn run_linear_playback(model: &Model, pose: &mut SoaPose) {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut cursor = ClipCursor::new(clip);
     for n in 0..RUNS {
         clip.sample((n as f32 / 60.0) % 10.0, &mut cursor, &SampleSettings::AUTHORED, pose);
@@ -25,7 +25,7 @@ fn run_linear_playback(model: &Model, pose: &mut SoaPose) {
 
 #[inline(never)]
 fn run_cubic_playback(model: &Model, pose: &mut SoaPose) {
-    let clip = &model.clips[1];
+    let clip = &model.clips()[1];
     let mut cursor = ClipCursor::new(clip);
     for n in 0..RUNS {
         clip.sample((n as f32 / 60.0) % 10.0, &mut cursor, &SampleSettings::AUTHORED, pose);
@@ -34,7 +34,7 @@ fn run_cubic_playback(model: &Model, pose: &mut SoaPose) {
 
 #[inline(never)]
 fn run_random(model: &Model, times: &[f32], pose: &mut SoaPose) {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut cursor = ClipCursor::new(clip);
     for &t in times {
         clip.sample(t, &mut cursor, &SampleSettings::AUTHORED, pose);
@@ -65,7 +65,7 @@ fn run_local_to_model_skinning(
 
 #[inline(never)]
 fn run_full_frame(model: &Model, buffers: &mut FrameBuffers, skin: &PreparedSkin) {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip));
     for n in 0..RUNS {
         let t = n as f32 / 60.0;
@@ -94,12 +94,12 @@ fn main() {
     run_cubic_playback(&model, &mut pose);
     run_random(&model, &random_times(10.0, RUNS), &mut pose);
     let mut other = model.rest_pose();
-    model.clips[2].sample(3.3, &mut ClipCursor::new(&model.clips[2]), &SampleSettings::AUTHORED, &mut other);
+    model.clips()[2].sample(3.3, &mut ClipCursor::new(&model.clips()[2]), &SampleSettings::AUTHORED, &mut other);
     let mut out = pose.clone();
     run_blend(&pose, &other, &mut out);
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let skin = PreparedSkin::new(&model.skins[0]);
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let skin = PreparedSkin::new(&model.skins()[0]);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
     let mut palette = vec![Mat4::IDENTITY; skin.len()];
     run_local_to_model_skinning(&model, &out, &mut locals, &skin, &mut world, &mut palette);
     black_box((&pose, &out, &palette));
