@@ -248,8 +248,8 @@ pub struct Crowd {
     node_worlds: Vec<Affine3A>,
     /// The nodes that carry a mesh (what the renderer reads of the node transforms).
     mesh_nodes: Vec<NodeId>,
-    /// Per node: its slot in an instance's `node_worlds` (`u32::MAX`: none).
-    node_slots: Vec<u32>,
+    /// Per node: its slot in an instance's `node_worlds` (`None`: a node without a mesh).
+    node_slots: Vec<Option<u32>>,
     /// Morph weights of every instance.
     weights: Vec<f32>,
     palette_stride: usize,
@@ -326,11 +326,10 @@ impl Crowd {
         let bounds = Aabb { min: Vec3::new(-half, bounds.min.y, -half), max: Vec3::new(half, bounds.max.y, half) };
         let rest = model.rest_pose();
         let covers_pose = model.clips().iter().map(|clip| anim::crossfade::clip_covers_pose(model, clip)).collect();
-        let mesh_nodes: Vec<NodeId> =
-            (0..model.nodes().len()).filter(|&n| model.nodes()[n].mesh.is_some()).map(NodeId::from_index).collect();
-        let mut node_slots = vec![u32::MAX; model.nodes().len()];
+        let mesh_nodes: Vec<NodeId> = model.node_ids().filter(|&n| model[n].mesh.is_some()).collect();
+        let mut node_slots = vec![None; model.nodes().len()];
         for (slot, node) in mesh_nodes.iter().enumerate() {
-            node_slots[node.index()] = slot as u32;
+            node_slots[node.index()] = u32::try_from(slot).ok();
         }
         let lane_len = count.div_ceil(LANES).max(1);
         let lane = Lane {
@@ -396,16 +395,16 @@ impl Crowd {
         &self.node_worlds
     }
 
-    /// Per node of the model: its index among an instance's [`Self::node_worlds`] (`u32::MAX`
-    /// for a node without a mesh, whose transform the crowd does not keep).
-    pub fn node_slots(&self) -> &[u32] {
+    /// Per node of the model: its index among an instance's [`Self::node_worlds`] (`None` for a
+    /// node without a mesh, whose transform the crowd does not keep).
+    pub fn node_slots(&self) -> &[Option<u32>] {
         &self.node_slots
     }
 
     /// Instance `index`'s placed transform of `node` from the last update, for a node that
     /// carries a mesh.
     pub fn node_world(&self, index: usize, node: NodeId) -> Option<Affine3A> {
-        let slot = *self.node_slots.get(node.index())? as usize;
+        let slot = self.node_slots.get(node.index()).copied().flatten()? as usize;
         self.node_worlds.get(index * self.mesh_nodes.len().max(1) + slot).copied()
     }
 
@@ -573,8 +572,7 @@ mod tests {
             }
             assert!(worst < 1e-4, "{mode}: palettes differ from the placed pose by {worst:e}");
             // The transforms kept for the nodes that carry a mesh are the same pass's.
-            let meshes: Vec<NodeId> =
-                (0..model.nodes().len()).filter(|&n| model.nodes()[n].mesh.is_some()).map(NodeId::from_index).collect();
+            let meshes: Vec<NodeId> = model.node_ids().filter(|&n| model[n].mesh.is_some()).collect();
             assert!(!meshes.is_empty());
             for &node in &meshes {
                 let stored: Vec3 = crowd.node_world(3, node).expect("a mesh node").translation.into();

@@ -416,11 +416,8 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
         for (s, (skin, palette)) in skins.iter().zip(&mut palettes).enumerate() {
             skin.skinning_matrices(&model_from_node, palette);
             check.check(palette, Mat4::is_finite, |j| {
-                let node = skin.joints().get(j).copied().unwrap_or(NodeId::new(u32::MAX));
-                format!(
-                    "frame {frame}, clip {clip}: skinning matrix of skin {s} joint {j} ({})",
-                    node_label(model, node)
-                )
+                let node = skin.joints().get(j).map_or_else(|| "no node".to_owned(), |&n| node_label(model, n));
+                format!("frame {frame}, clip {clip}: skinning matrix of skin {s} joint {j} ({node})")
             });
         }
         if frame.is_multiple_of(skinning_every) && total_vertices > 0 {

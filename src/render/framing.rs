@@ -207,8 +207,8 @@ mod tests {
 
     /// The built-in character with one more clip: its Jump with the hips `drop_m` lower.
     fn with_dropped_jump(mut model: Model, drop_m: f32) -> Model {
-        let jump = model.clips().iter().position(|c| c.name() == Some("Jump")).expect("Jump");
-        let mut raw = model.clips()[jump].raw().clone();
+        let jump = model.find_clip("Jump").expect("Jump");
+        let mut raw = model[jump].raw().clone();
         lift_root(&model, &mut raw, -drop_m);
         raw.name = Some("Fall through".into());
         model.push_clip(raw.build().expect("a valid clip"));

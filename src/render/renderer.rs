@@ -82,8 +82,9 @@ pub struct CrowdView<'a> {
     /// Model-space (placed) transforms of the nodes that carry a mesh, instance-major (the
     /// number of such nodes per instance, at least 1), for unskinned meshes and face culling.
     pub node_worlds: &'a [Affine3A],
-    /// Per node of the model: its index among an instance's `node_worlds` (`u32::MAX`: none).
-    pub node_slots: &'a [u32],
+    /// Per node of the model: its index among an instance's `node_worlds` (`None`: a node
+    /// without a mesh, whose transform the crowd does not keep).
+    pub node_slots: &'a [Option<u32>],
     /// Morph weights, instance-major (the model's weight count per instance).
     pub weights: &'a [f32],
     /// Draw the ground grid.
@@ -926,14 +927,13 @@ impl Renderer {
     /// skinned primitive, one draw per instance for unskinned ones.
     fn prepare_crowd(&mut self, model: &Model, gpu: &GpuModel, crowd: &CrowdView<'_>) {
         self.clear_frame();
-        let world_stride = crowd.node_slots.iter().filter(|&&s| s != u32::MAX).count().max(1);
+        let world_stride = crowd.node_slots.iter().flatten().count().max(1);
         let instances = (crowd.instances as usize)
             .min(crowd.palettes.len() / (crowd.palette_stride as usize).max(1))
             .min(crowd.node_worlds.len() / world_stride);
         let node_world = |instance: usize, node: anim::NodeId| {
-            let slot = crowd.node_slots.get(node.index()).copied().unwrap_or(u32::MAX);
-            let index = instance * world_stride + slot as usize;
-            if slot == u32::MAX { None } else { crowd.node_worlds.get(index).copied() }
+            let slot = crowd.node_slots.get(node.index()).copied().flatten()?;
+            crowd.node_worlds.get(instance * world_stride + slot as usize).copied()
         };
         let stride = crowd.palette_stride as usize;
         self.palette_data.extend_from_slice(&crowd.palettes[..instances * stride]);

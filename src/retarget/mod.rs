@@ -189,14 +189,15 @@ impl Skeleton {
             }
         }
         // Parents first, then the ordinals along each run of a kind.
-        let rank: Vec<usize> = {
-            let mut rank = vec![usize::MAX; n];
+        let rank: Vec<Option<usize>> = {
+            let mut rank = vec![None; n];
             for (i, node) in model.hierarchy.order().iter().enumerate() {
-                rank[node.index()] = i;
+                rank[node.index()] = Some(i);
             }
             rank
         };
-        joints.sort_by_key(|j| rank.get(j.node.index()).copied().unwrap_or(usize::MAX));
+        // Every node is in the order; one that were not would come first.
+        joints.sort_by_key(|j| rank.get(j.node.index()).copied().flatten());
         for i in 0..joints.len() {
             let (kind, side) = (joints[i].kind, joints[i].side);
             joints[i].ordinal = joints[..i].iter().filter(|j| j.kind == kind && j.side == side).count();

@@ -66,7 +66,7 @@ fn the_curve_panel_plots_key_markers_for_the_selected_channel() {
     harness.run();
     let viewer = harness.state();
     let data = viewer.curves.last.as_ref().expect("curve data");
-    let clip = &viewer.stage.model().clips()[viewer.stage.transport.clip().expect("clip").index()];
+    let clip = &viewer.stage.model()[viewer.stage.transport.clip().expect("clip")];
     let track = clip.track(data.track).expect("track");
     assert_eq!(Some(track.node), viewer.stage.selection.joint);
     assert_eq!(track.property(), viewer.stage.selection.property);
