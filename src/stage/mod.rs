@@ -428,6 +428,14 @@ impl Stage {
         known
     }
 
+    /// Edit the tuning as a panel does (a layer, the blend space, a key binding): `edit` changes
+    /// it in place and the change becomes one undo step, as the viewer commits a panel's edit at
+    /// the end of its frame.
+    pub fn edit_tuning(&mut self, edit: impl FnOnce(&mut Tuning)) {
+        edit(&mut self.tuning);
+        self.history.commit(&self.tuning, true);
+    }
+
     /// Tune the ragdoll handoff (one change of the tuning, undone as one step).
     pub fn set_ragdoll_tuning(&mut self, ragdoll: tuning::RagdollTuning) {
         self.tuning.ragdoll = ragdoll;

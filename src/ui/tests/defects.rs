@@ -551,12 +551,16 @@ fn f_frames_the_fallen_ragdoll() {
 fn transport_restarts_jumps_steps_whole_frames_and_labels_the_timeline() {
     let mut viewer = viewer();
     viewer.stage.transport.select_clip(clip(&viewer, "Walk"));
-    viewer.stage.transport.looping = false;
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    harness.get_by_label("loop").click();
+    harness.run();
+    let viewer = harness.state_mut();
+    assert!(!viewer.stage.transport.looping, "the loop box turned looping off");
     let duration = viewer.stage.transport.duration_secs();
     viewer.stage.transport.seek(duration - 0.01);
     viewer.step(0.1);
     assert!(!viewer.stage.transport.playing, "stopped at the end");
-    let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     harness.get_by_label("Play").click();
     harness.run();

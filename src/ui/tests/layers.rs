@@ -110,7 +110,8 @@ fn the_blend_space_plays_in_place_of_the_clip_and_its_corner_is_the_clip() {
 #[test]
 fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by_name() {
     let mut viewer = viewer();
-    viewer.stage.tuning.clip_extras.layers = vec![LayerSpec::parse("Wave:mask=left-arm").expect("spec")];
+    let layer = LayerSpec::parse("Wave:mask=left-arm").expect("spec");
+    viewer.stage.edit_tuning(|t| t.clip_extras.layers = vec![layer]);
     let model = viewer.stage.model();
     let arm = crate::stage::layers::region_mask(model, crate::stage::layers::AnatomyRegion::LeftArm);
     let in_arm = |n: usize| arm.get(NodeId::from_index(n)) > 0.0;

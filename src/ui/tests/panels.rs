@@ -171,10 +171,14 @@ fn ragdoll_tuning_and_channel_overrides_round_trip_through_the_profile() {
         limp_rate_per_sec: 1.5,
         pin_pelvis: true,
         region: Some(node(&tuned, "UpperArm.R")),
+        gains: {
+            let mut gains = tuned.stage.tuning.ragdoll.gains;
+            gains.stiffness[2] = 321.0;
+            gains
+        },
         ..tuned.stage.tuning.ragdoll
     };
     tuned.stage.set_ragdoll_tuning(ragdoll);
-    tuned.stage.tuning.ragdoll.gains.stiffness[2] = 321.0;
     let clip = tuned.stage.transport.clip().expect("clip");
     let track = tuned.stage.selection.track(tuned.stage.model(), Some(clip)).expect("a selected channel");
     tuned.stage.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
