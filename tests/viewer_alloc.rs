@@ -200,3 +200,80 @@ fn scrubbing_the_rewind_allocates_nothing_per_frame() {
     });
     assert_eq!((scrubbing, resuming), (0, 0), "allocations scrubbing, resuming live");
 }
+
+/// The state machine in a blend-space state (fading into it, then playing it) and in a layered
+/// state (its layers fading in, then on): every frame allocates nothing (the players are built
+/// once, when the machine is edited).
+#[test]
+fn machine_blend_space_and_layered_state_frames_allocate_nothing() {
+    use anim::state_machine::{
+        BlendSpaceMotion, BlendSpacePoint, LayerMotion, LayeredMotion, ParamKind, State, StateMotion, StateTransition,
+        TransitionFrom,
+    };
+    let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
+    let mut viewer = Viewer::new(model, ModelSource::built_in());
+    let clip = |viewer: &Viewer, name: &str| {
+        viewer.clip_names().iter().position(|n| n == name).map(anim::ClipId::from_index).unwrap()
+    };
+    let (idle, walk, run, wave) =
+        (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"), clip(&viewer, "Wave"));
+    viewer
+        .stage
+        .edit_machine(|m| {
+            let speed = m.add_param("speed", ParamKind::Float(2.4));
+            let point = |clip, x| BlendSpacePoint { clip, position: glam::Vec2::new(x, 0.0) };
+            let space = StateMotion::BlendSpace(BlendSpaceMotion {
+                name: "locomotion".to_owned(),
+                two_d: false,
+                points: vec![point(walk, 1.4), point(run, 3.4)],
+                x_param: Some(speed),
+                y_param: None,
+            });
+            let layer = LayerMotion { clip: wave, weight: 0.8, additive: false, mask: vec!["upper-body".to_owned()] };
+            let layered = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![layer] });
+            for (name, motion) in [("Locomotion", space), ("Waving", layered)] {
+                let to = m.add_state(State { name: name.to_owned(), motion, position: glam::Vec2::ZERO });
+                m.add_transition(StateTransition::new(TransitionFrom::Any, to, 0.3));
+            }
+        })
+        .unwrap();
+    let find = |viewer: &Viewer, name: &str| viewer.stage.machine().machine().find_state(name).unwrap();
+    let (locomotion, waving) = (find(&viewer, "Locomotion"), find(&viewer, "Waving"));
+    let count = |viewer: &mut Viewer, frames: usize| {
+        allocations_on_this_thread(|| {
+            for _ in 0..frames {
+                viewer.step(1.0 / 60.0);
+            }
+        })
+    };
+    for _ in 0..60 {
+        viewer.step(1.0 / 60.0);
+    }
+    // Once through every state first: buffers that grow on first use (the fader's, the
+    // rewind's) are warm, as the other tests warm up.
+    let idle_state = find(&viewer, "Idle");
+    for state in [locomotion, waving, idle_state] {
+        viewer.stage.request_state(state).unwrap();
+        for _ in 0..60 {
+            viewer.step(1.0 / 60.0);
+        }
+    }
+    viewer.stage.request_state(locomotion).unwrap();
+    viewer.step(1.0 / 60.0);
+    let into_space = count(&mut viewer, 10);
+    assert!(viewer.stage.transport.is_fading(), "still fading into the blend space while counted");
+    for _ in 0..60 {
+        viewer.step(1.0 / 60.0);
+    }
+    let space = count(&mut viewer, 60);
+    assert_eq!(viewer.stage.machine().output().state, locomotion);
+    viewer.stage.request_state(waving).unwrap();
+    viewer.step(1.0 / 60.0);
+    let into_layers = count(&mut viewer, 10);
+    for _ in 0..60 {
+        viewer.step(1.0 / 60.0);
+    }
+    let layers = count(&mut viewer, 60);
+    assert_eq!(viewer.stage.machine().output().state, waving);
+    assert_eq!((into_space, space, into_layers, layers), (0, 0, 0, 0), "allocations: fade in, blend, fade in, layers");
+}

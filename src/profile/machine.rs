@@ -233,15 +233,7 @@ impl MachineProfile {
                     TransitionFrom::Any => "*".to_owned(),
                 },
                 to: state_name(t.to),
-                fade: FadeProfile::of(&FadeTuning {
-                    duration_secs: t.duration_secs,
-                    easing: t.easing,
-                    kind: t.kind,
-                    decay: t.decay,
-                    half_life_secs: t.half_life_secs,
-                    phase_sync: t.sync,
-                    match_speed: false,
-                }),
+                fade: FadeProfile::of(&FadeTuning::of_transition(t)),
                 priority: t.priority,
                 conditions: t.conditions.iter().map(condition).collect(),
                 at_end: t.at_end,
@@ -350,14 +342,6 @@ impl MachineProfile {
                 (None, None) => return Err(format!("{what}: unreadable fade")),
             };
             machine.add_transition(StateTransition {
-                from,
-                to: state(&machine, &t.to)?,
-                kind: fade.kind,
-                duration_secs: fade.duration_secs,
-                easing: fade.easing,
-                decay: fade.decay,
-                half_life_secs: fade.half_life_secs,
-                sync: fade.phase_sync,
                 priority: t.priority,
                 conditions,
                 at_end: t.at_end,
@@ -365,6 +349,7 @@ impl MachineProfile {
                     .into_iter()
                     .find(|i| i.name() == t.interruption)
                     .ok_or_else(|| unknown("interruption", &t.interruption))?,
+                ..fade.to_transition(from, state(&machine, &t.to)?)
             });
         }
         crate::stage::machine::check(model, &machine).map_err(|e| e.to_string())?;

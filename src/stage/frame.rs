@@ -121,6 +121,7 @@ impl FrameOutput {
         tuning: &Tuning,
         compare: &Compare,
         ragdoll: &mut RagdollView,
+        machine: &mut crate::stage::machine::StageMachine,
     ) {
         let clip = transport.clip();
         let time_secs = transport.time_secs();
@@ -168,6 +169,10 @@ impl FrameOutput {
                 self.layers.take_time_from(player);
             }
             self.layers.base(model, &layered, &tuning.clip_extras, transport.clock_secs() as f32, &mut self.animated);
+        }
+        // The machine's blend-space or layered state (two modes or kinds compared: their poses).
+        if compare.kinds.poses().is_none() && compare.active().is_none() {
+            machine.show(model, &layered, transport, &mut self.animated);
         }
         self.layers.apply_layers(model, &layered, time_secs, &mut self.animated);
         ragdoll.placement.apply(&model.hierarchy, &mut self.animated);

@@ -4,6 +4,12 @@
 //! stage's one fader (`Stage::fade_with`, the path the T key takes) with that edge's kind,
 //! duration, easing, decay, half-life and sync: there is no second fader.
 //!
+//! A blend-space state plays its blend at the machine's parameters and a layered state its base
+//! with its layers ([`super::machine_play::MachinePlay`], the Blend space and Layers sections'
+//! core jobs; [`StageMachine::show`]); a transition into or out of a blend-space state fades
+//! to or from the blend (the fader's blend-space transitions), a layered state's layers weigh
+//! in and out with the transition.
+//!
 //! A character whose profile has no machine gets one built from its tuning's transition table
 //! ([`StageMachine::from_tuning`]): one state per clip (named as the clip is shown, the first
 //! clip the entry), one edge per tuned pair ([`StateMachine::from_transition_table`]) and one
@@ -17,10 +23,12 @@
 
 use anim::state_machine::{
     ActiveTransition, FiredEvent, MachineRuntime, ParamValue, RuntimeError, StateId, StateMachine, StateMachineError,
-    StateTransition, StepOutput, TableEdge, TransitionFrom, TransitionId,
+    StepOutput, TableEdge, TransitionFrom, TransitionId,
 };
-use anim::{ClipId, FootContact, Model};
+use anim::{BlendSpacePlayer, ClipId, FootContact, Model, SampleSettings, SoaPose};
 
+use super::machine_play::{MachinePlay, layer_spec};
+use super::transport::Transport;
 use super::tuning::{FadeTuning, Tuning};
 use crate::transitions::Rig;
 
@@ -54,6 +62,8 @@ pub struct StageMachine {
     outside: Option<ActiveTransition>,
     /// The easing of [`Self::outside`]'s weight.
     outside_easing: anim::Easing,
+    /// What the blend-space and layered states play.
+    play: MachinePlay,
 }
 
 impl std::fmt::Debug for StageMachine {
@@ -97,6 +107,7 @@ impl StageMachine {
             rig: None,
             outside: None,
             outside_easing: anim::Easing::Linear,
+            play: MachinePlay::new(),
         };
         machine.refresh(model, tuning);
         machine
@@ -121,6 +132,7 @@ impl StageMachine {
             rig: None,
             outside: None,
             outside_easing: anim::Easing::Linear,
+            play: MachinePlay::new(),
         })
     }
 
@@ -157,15 +169,9 @@ impl StageMachine {
         let default = FadeTuning::default();
         for (i, _) in names.iter().enumerate() {
             let to = StateId::new(u32::try_from(i).unwrap_or(u32::MAX));
-            machine.add_transition(StateTransition {
-                easing: default.easing,
-                kind: default.kind,
-                decay: default.decay,
-                half_life_secs: default.half_life_secs,
-                sync: default.phase_sync,
-                ..StateTransition::new(TransitionFrom::Any, to, default.duration_secs)
-            });
+            machine.add_transition(default.to_transition(TransitionFrom::Any, to));
         }
+        lay_out_on_circle(&mut machine);
         for event in &self.extra_events {
             machine.add_event(event.clip, &event.name, event.time_secs);
         }
@@ -257,7 +263,14 @@ impl StageMachine {
         let same_clips = self.clip_secs.len() == model.clips().len();
         match &tuning.machine {
             Some(edited) => {
-                if !same_clips || self.installed.as_ref() != Some(edited) {
+                if same_clips && self.installed.as_ref().is_some_and(|installed| only_moved(installed, edited)) {
+                    // Nodes dragged in the graph: the runtime goes on undisturbed.
+                    for (i, state) in edited.states().iter().enumerate() {
+                        let id = StateId::new(u32::try_from(i).unwrap_or(u32::MAX));
+                        self.machine.set_position(id, state.position);
+                    }
+                    self.installed = Some(edited.clone());
+                } else if !same_clips || self.installed.as_ref() != Some(edited) {
                     self.clip_secs = model.clips().iter().map(anim::Clip::end_secs).collect();
                     self.install(model, tuning, edited);
                 }
@@ -313,7 +326,11 @@ impl StageMachine {
     /// plays `clip`.
     pub fn follow_clip(&mut self, clip: ClipId) {
         let active = self.runtime.output(&self.machine).state;
-        if self.clip_of(active) == Some(clip) {
+        let blends_clip = self.machine.state(active).is_some_and(|s| match &s.motion {
+            anim::state_machine::StateMotion::BlendSpace(space) => space.points.iter().any(|p| p.clip == clip),
+            _ => false,
+        });
+        if self.clip_of(active) == Some(clip) || blends_clip {
             return;
         }
         if let Some(state) = self.state_of_clip(clip) {
@@ -356,6 +373,12 @@ impl StageMachine {
     /// events fired are in [`Self::events`] until the next step.
     pub fn step(&mut self, clip_dt_secs: f32) -> StepOutput {
         self.events.clear();
+        // A blend-space state plays on its own clock while no transition runs (the fader's copy
+        // plays it during one).
+        let before = self.runtime.output(&self.machine);
+        if before.transition.is_none() {
+            self.play.advance(before.state, clip_dt_secs);
+        }
         let output = self.runtime.step(&self.machine, clip_dt_secs, &self.clip_secs, &mut self.events);
         self.outside =
             self.outside.filter(|_| output.transition.is_none() && output.started.is_none()).and_then(|mut t| {
@@ -421,16 +444,60 @@ impl StageMachine {
     pub fn fade_of(&self, id: TransitionId, from_clip: ClipId, tuning: &Tuning) -> Option<(ClipId, FadeTuning)> {
         let t = self.machine.transition(id)?;
         let to = self.clip_of(t.to)?;
-        let fade = FadeTuning {
-            duration_secs: t.duration_secs,
-            easing: t.easing,
-            kind: t.kind,
-            decay: t.decay,
-            half_life_secs: t.half_life_secs,
-            phase_sync: t.sync,
-            match_speed: tuning.fade_for(from_clip, to).match_speed,
-        };
+        let fade =
+            FadeTuning { match_speed: tuning.fade_for(from_clip, to).match_speed, ..FadeTuning::of_transition(t) };
         Some((to, fade))
+    }
+
+    /// Build the blend-space and layered states' players again when the machine's states
+    /// changed (`settings`: the layers' additive references); nothing otherwise.
+    pub fn sync_play(&mut self, model: &Model, settings: &SampleSettings) {
+        self.play.sync(model, settings, &self.machine, &mut self.rig);
+    }
+
+    /// Why a blend-space or layered state plays only its primary clip.
+    pub fn play_problem(&self) -> Option<&str> {
+        self.play.error()
+    }
+
+    /// `state`'s blend space at the machine's parameter (`None` when it plays none).
+    pub fn blend_space(&mut self, state: StateId) -> Option<&BlendSpacePlayer> {
+        self.play.blend_space(state, &self.runtime)
+    }
+
+    /// Put into `pose` (the transport's clip or fade, already sampled) what the machine shows
+    /// beyond it: the active blend-space state's blend, the active layered state's layers over
+    /// its base; during a transition the layers of the states it fades from and to, weighed
+    /// out and in, and the fader's copy of a blend space driven by its state's parameters.
+    /// Allocates nothing once [`Self::sync_play`] built the players.
+    pub fn show(&mut self, model: &Model, settings: &SampleSettings, transport: &mut Transport, pose: &mut SoaPose) {
+        let output = self.runtime.output(&self.machine);
+        let time_secs = transport.time_secs();
+        match output.transition {
+            Some(t) if transport.is_fading() => {
+                if let Some(player) = transport.fader_mut().blend_space_mut() {
+                    let state = if self.play.is_blend_space(t.to) { t.to } else { t.from };
+                    self.play.drive(state, &self.runtime, player);
+                }
+                self.play.apply_layers(model, settings, t.from, 1.0 - t.weight, time_secs, pose);
+                self.play.apply_layers(model, settings, t.to, t.weight, time_secs, pose);
+            }
+            // A fade the machine did not start (T) shows the fader alone.
+            _ if transport.is_fading() => {}
+            _ => {
+                let state = output.state;
+                if self.play.is_blend_space(state) {
+                    if transport.fader().plays_blend_space()
+                        && let Some(player) = transport.fader().blend_space()
+                    {
+                        // Entered through a transition: on from the time of the fader's copy.
+                        self.play.take_time_from(state, player);
+                    }
+                    self.play.evaluate_blend_space(model, settings, state, &self.runtime, pose);
+                }
+                self.play.apply_layers(model, settings, state, 1.0, time_secs, pose);
+            }
+        }
     }
 
     /// Foot contacts of `clips` for a phase-synced fade: the tuning's edited markers, else
@@ -445,6 +512,36 @@ impl StageMachine {
             }
         })
     }
+}
+
+/// Distance between two neighbouring states on a table-built machine's circle, graph pixels.
+const NODE_SPACING_PX: f32 = 190.0;
+/// The smallest radius of that circle, graph pixels.
+const MIN_RADIUS_PX: f32 = 180.0;
+
+/// Place `machine`'s states on a circle (the first at the top, clockwise) wide enough for
+/// their nodes: where the graph draws a machine built from the table.
+pub fn lay_out_on_circle(machine: &mut StateMachine) {
+    let count = machine.states().len().max(1) as f32;
+    let radius = MIN_RADIUS_PX.max(NODE_SPACING_PX * count / std::f32::consts::TAU);
+    let centre = glam::Vec2::splat(radius + 40.0);
+    for i in 0..machine.states().len() {
+        let Ok(index) = u32::try_from(i) else { break };
+        let angle = std::f32::consts::TAU * i as f32 / count - std::f32::consts::FRAC_PI_2;
+        machine.set_position(StateId::new(index), centre + radius * glam::Vec2::new(angle.cos(), angle.sin()));
+    }
+}
+
+/// True when `edited` is `installed` with states moved in the graph and nothing else changed.
+fn only_moved(installed: &StateMachine, edited: &StateMachine) -> bool {
+    if installed == edited || installed.states().len() != edited.states().len() {
+        return false;
+    }
+    let mut moved = installed.clone();
+    for (i, state) in edited.states().iter().enumerate() {
+        moved.set_position(StateId::new(u32::try_from(i).unwrap_or(u32::MAX)), state.position);
+    }
+    moved == *edited
 }
 
 /// `machine` validates and plays only clips `model` has.
@@ -473,11 +570,7 @@ pub fn check(model: &Model, machine: &StateMachine) -> Result<(), StateMachineEr
     for state in machine.states() {
         let anim::state_machine::StateMotion::Layered(layered) = &state.motion else { continue };
         for layer in layered.layers.iter().filter(|l| !l.mask.is_empty()) {
-            let spec = super::layers::LayerSpec {
-                mask: layer.mask.clone(),
-                ..super::layers::LayerSpec::new(layer.clip.index().to_string())
-            };
-            if let Err(e) = spec.resolve(model) {
+            if let Err(e) = layer_spec(layer).resolve(model) {
                 return Err(StateMachineError::BadState { state: state.name.clone(), problem: format!("mask: {e}") });
             }
         }
@@ -596,6 +689,282 @@ mod tests {
         stage.step(1.0 / 60.0);
         assert_eq!(stage.machine().output().state, run);
         assert_eq!(stage.machine().runtime().value(param), Some(ParamValue::Float(2.5)));
+    }
+
+    fn clip(stage: &Stage, name: &str) -> ClipId {
+        stage.clip_names().iter().position(|n| n == name).map(ClipId::from_index).expect("clip")
+    }
+
+    /// The largest difference of translations, rotation components and scales between the
+    /// animation poses two stages show.
+    fn pose_difference(a: &Stage, b: &Stage) -> f32 {
+        let (a, b) = (anim::NodePose::from(a.frame().animated()), anim::NodePose::from(b.frame().animated()));
+        let t = a.translations.iter().zip(&b.translations).map(|(x, y)| (*x - *y).abs().max_element());
+        let s = a.scales.iter().zip(&b.scales).map(|(x, y)| (*x - *y).abs().max_element());
+        let r = a
+            .rotations
+            .iter()
+            .zip(&b.rotations)
+            .map(|(x, y)| (glam::Vec4::from(*x) - glam::Vec4::from(*y)).abs().max_element());
+        t.chain(s).chain(r).fold(0.0, f32::max)
+    }
+
+    /// The points of the blend spaces below: (clip, x, y).
+    const POINTS_1D: [(&str, f32, f32); 2] = [("Walk", 1.4, 0.0), ("Run", 3.4, 0.0)];
+    const POINTS_2D: [(&str, f32, f32); 3] = [("Idle", 0.0, 0.0), ("Walk", 1.4, 0.0), ("Run", 1.4, 1.0)];
+
+    /// A blend-space state "Locomotion" of `points` driven by floats `x` and `y` (starting at
+    /// `at`), a 0.3 s linear cross-fade into it from Idle and a cut into it from any state.
+    fn add_locomotion(stage: &mut Stage, points: &[(&str, f32, f32)], at: glam::Vec2) -> StateId {
+        use anim::state_machine::{BlendSpaceMotion, BlendSpacePoint, State, StateMotion};
+        let idle = state(stage, "Idle");
+        let points: Vec<BlendSpacePoint> = points
+            .iter()
+            .map(|&(name, x, y)| BlendSpacePoint { clip: clip(stage, name), position: glam::Vec2::new(x, y) })
+            .collect();
+        let two_d = points.len() > 2;
+        stage
+            .edit_machine(|m| {
+                let x = m.add_param("x", ParamKind::Float(at.x));
+                let y = m.add_param("y", ParamKind::Float(at.y));
+                let motion = StateMotion::BlendSpace(BlendSpaceMotion {
+                    name: "locomotion".to_owned(),
+                    two_d,
+                    points,
+                    x_param: Some(x),
+                    y_param: two_d.then_some(y),
+                });
+                let to = m.add_state(State { name: "Locomotion".to_owned(), motion, position: glam::Vec2::ZERO });
+                m.add_transition(StateTransition {
+                    kind: TransitionKind::CrossFade,
+                    easing: Easing::Linear,
+                    ..StateTransition::new(TransitionFrom::State(idle), to, 0.3)
+                });
+                m.add_transition(StateTransition::new(TransitionFrom::Any, to, 0.0));
+            })
+            .expect("a valid machine");
+        state(stage, "Locomotion")
+    }
+
+    /// The Blend space section playing `points` at `at`, phase synced, on or off.
+    fn section_space(
+        points: &[(&str, f32, f32)],
+        at: glam::Vec2,
+        active: bool,
+    ) -> crate::stage::layers::BlendSpaceTuning {
+        use crate::stage::layers::{BlendPointSpec, BlendSpaceSpec, BlendSpaceTuning};
+        let two_d = points.len() > 2;
+        let points = points
+            .iter()
+            .map(|&(name, x, y)| BlendPointSpec { clip: name.to_owned(), x, y: two_d.then_some(y) })
+            .collect();
+        BlendSpaceTuning { space: BlendSpaceSpec { points }, at: at.to_array(), phase_sync: true, active }
+    }
+
+    #[test]
+    fn a_blend_space_state_plays_what_the_blend_space_section_plays_at_its_parameter() {
+        let cases: [(&[(&str, f32, f32)], glam::Vec2); 4] = [
+            (&POINTS_1D, glam::Vec2::new(2.4, 0.0)),
+            (&POINTS_1D, glam::Vec2::new(3.0, 0.0)),
+            (&POINTS_2D, glam::Vec2::new(0.9, 0.3)),
+            (&POINTS_2D, glam::Vec2::new(1.2, 0.7)),
+        ];
+        for (points, at) in cases {
+            let mut machine = stage();
+            let locomotion = add_locomotion(&mut machine, points, at);
+            // From Walk (not Idle, whose own edge fades): the cut from any state.
+            machine.transport.select_clip(clip(&machine, "Walk"));
+            machine.request_state(locomotion).expect("the cut from any state");
+            assert_eq!(machine.machine().output().state, locomotion);
+            let mut section = stage();
+            section.tuning.clip_extras.blend_space = Some(section_space(points, at, true));
+            // The section's clock starts on its first frame on: one frame ahead of the request.
+            section.step(1.0 / 60.0);
+            let mut largest = 0.0_f32;
+            for frame in 0..90 {
+                machine.step(1.0 / 60.0);
+                section.step(1.0 / 60.0);
+                assert_eq!(machine.machine().output().state, locomotion, "{at}: frame {frame} stays");
+                largest = largest.max(pose_difference(&machine, &section));
+            }
+            assert!(largest <= 1e-5, "{at}: the machine's blend space is the section's: {largest}");
+            // Not the first point's clip alone: the blend moves the pose off Walk's.
+            let mut walk = stage();
+            walk.transport.select_clip(clip(&walk, points[0].0));
+            for _ in 0..91 {
+                walk.step(1.0 / 60.0);
+            }
+            let off = pose_difference(&machine, &walk);
+            assert!(off > 1e-2, "{at}: the blend is not its first clip: {off}");
+        }
+    }
+
+    #[test]
+    fn a_blend_space_states_parameter_moves_its_blend() {
+        let mut stage = stage();
+        let locomotion = add_locomotion(&mut stage, &POINTS_1D, glam::Vec2::new(1.4, 0.0));
+        stage.request_state(locomotion).expect("cut");
+        stage.step(1.0 / 60.0);
+        let weights =
+            |stage: &mut Stage| stage.machine_mut().blend_space(locomotion).expect("built").weights().to_vec();
+        assert_eq!(weights(&mut stage), vec![1.0, 0.0], "at 1.4: all Walk");
+        let x = stage.machine().machine().find_param("x").expect("x");
+        let (machine, runtime) = stage.machine_mut().parts_mut();
+        runtime.set_float(machine, x, 2.9).expect("a float");
+        stage.step(1.0 / 60.0);
+        let w = weights(&mut stage);
+        assert!((w[0] - 0.25).abs() < 1e-5 && (w[1] - 0.75).abs() < 1e-5, "at 2.9: a quarter Walk: {w:?}");
+    }
+
+    #[test]
+    fn a_transition_from_idle_into_a_blend_space_state_is_the_sections_and_ends_on_the_blend() {
+        let at = glam::Vec2::new(2.4, 0.0);
+        let mut machine = stage();
+        let locomotion = add_locomotion(&mut machine, &POINTS_1D, at);
+        let mut section = stage();
+        section.tuning.clip_extras.blend_space = Some(section_space(&POINTS_1D, at, false));
+        let (idle, walk, run) = (clip(&section, "Idle"), clip(&section, "Walk"), clip(&section, "Run"));
+        for to in [walk, run] {
+            section.tuning.set_transition(idle, to, FadeTuning::cross_fade(0.3, Easing::Linear));
+        }
+        for _ in 0..10 {
+            machine.step(1.0 / 60.0);
+            section.step(1.0 / 60.0);
+        }
+        let before = anim::NodePose::from(machine.frame().animated());
+        machine.request_state(locomotion).expect("Idle -> Locomotion");
+        assert!(section.fade_to_blend_space());
+        machine.compute_frame();
+        assert!(machine.transport.is_fading(), "the fader runs the edge's 0.3 s");
+        let at_start = pose_difference(&machine, &section);
+        assert!(at_start <= 1e-5, "it starts where the section's starts: {at_start}");
+        let (mut largest, mut frames) = (0.0_f32, 0);
+        while machine.transport.is_fading() && frames < 60 {
+            machine.step(1.0 / 60.0);
+            section.step(1.0 / 60.0);
+            largest = largest.max(pose_difference(&machine, &section));
+            frames += 1;
+        }
+        assert!((17..=20).contains(&frames), "the 0.3 s fade ends after {frames} frames");
+        assert!(largest <= 1e-5, "every frame of the fade is the section's: {largest}");
+        for _ in 0..30 {
+            machine.step(1.0 / 60.0);
+            section.step(1.0 / 60.0);
+        }
+        assert!(section.blend_space_on_screen());
+        assert_eq!(machine.machine().output().state, locomotion, "the machine stays in the blend space");
+        let end = pose_difference(&machine, &section);
+        assert!(end <= 1e-5, "it ends on the blended pose: {end}");
+        let idle_moved = anim::NodePose::from(machine.frame().animated());
+        let moved = before
+            .rotations
+            .iter()
+            .zip(&idle_moved.rotations)
+            .map(|(a, b)| (glam::Vec4::from(*a) - glam::Vec4::from(*b)).abs().max_element())
+            .fold(0.0, f32::max);
+        assert!(moved > 1e-2, "and left Idle's pose: {moved}");
+        // And out again: Locomotion -> Idle fades from the blend to Idle's clip.
+        machine.request_state(state(&machine, "Idle")).expect("the any-state edge into Idle");
+        assert!(machine.transport.is_fading() && machine.transport.fader().plays_blend_space() == false);
+        for _ in 0..40 {
+            machine.step(1.0 / 60.0);
+        }
+        assert!(!machine.transport.is_fading());
+        assert_eq!(machine.transport.clip(), Some(idle));
+    }
+
+    #[test]
+    fn a_layered_state_plays_what_the_layers_section_plays() {
+        use crate::stage::layers::LayerSpec;
+        use anim::state_machine::{LayerMotion, LayeredMotion, State, StateMotion};
+        let mut machine = stage();
+        let (idle, wave, walk) = (clip(&machine, "Idle"), clip(&machine, "Wave"), clip(&machine, "Walk"));
+        machine
+            .edit_machine(|m| {
+                let layers = vec![
+                    LayerMotion { clip: wave, weight: 0.7, additive: false, mask: vec!["upper-body".to_owned()] },
+                    LayerMotion { clip: walk, weight: 0.5, additive: true, mask: Vec::new() },
+                ];
+                let motion = StateMotion::Layered(LayeredMotion { base: idle, layers });
+                let to = m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
+                m.add_transition(StateTransition::new(TransitionFrom::Any, to, 0.0));
+            })
+            .expect("a valid machine");
+        let waving = state(&machine, "Waving");
+        machine.request_state(waving).expect("the cut into Waving");
+        let mut section = stage();
+        section.tuning.clip_extras.layers = vec![
+            LayerSpec::parse("Wave:mask=upper-body:weight=0.7").expect("spec"),
+            LayerSpec::parse("Walk:additive:weight=0.5").expect("spec"),
+        ];
+        let mut idle_only = stage();
+        let (mut largest, mut off) = (0.0_f32, 0.0_f32);
+        for _ in 0..60 {
+            machine.step(1.0 / 60.0);
+            section.step(1.0 / 60.0);
+            idle_only.step(1.0 / 60.0);
+            assert_eq!(machine.machine().output().state, waving);
+            largest = largest.max(pose_difference(&machine, &section));
+            off = off.max(pose_difference(&machine, &idle_only));
+        }
+        assert!(largest <= 1e-5, "the layered state is the Layers section's frame: {largest}");
+        assert!(off > 1e-2, "and not its base alone: {off}");
+    }
+
+    #[test]
+    fn a_transition_into_a_layered_state_weighs_its_layers_in_and_ends_on_the_layers_sections_frame() {
+        use crate::stage::layers::LayerSpec;
+        use anim::state_machine::{LayerMotion, LayeredMotion, State, StateMotion};
+        let mut machine = stage();
+        let (idle_clip, wave) = (clip(&machine, "Idle"), clip(&machine, "Wave"));
+        let idle = state(&machine, "Idle");
+        machine
+            .edit_machine(|m| {
+                let layer =
+                    LayerMotion { clip: wave, weight: 0.7, additive: false, mask: vec!["upper-body".to_owned()] };
+                let motion = StateMotion::Layered(LayeredMotion { base: idle_clip, layers: vec![layer] });
+                let to = m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
+                m.add_transition(StateTransition {
+                    kind: TransitionKind::CrossFade,
+                    easing: Easing::Linear,
+                    ..StateTransition::new(TransitionFrom::State(idle), to, 0.4)
+                });
+            })
+            .expect("a valid machine");
+        let mut section = stage();
+        section.tuning.clip_extras.layers = vec![LayerSpec::parse("Wave:mask=upper-body:weight=0.7").expect("spec")];
+        for _ in 0..10 {
+            machine.step(1.0 / 60.0);
+        }
+        let before = anim::NodePose::from(machine.frame().animated());
+        machine.request_state(state(&machine, "Waving")).expect("Idle -> Waving");
+        machine.compute_frame();
+        let start = anim::NodePose::from(machine.frame().animated());
+        let (a, b) = (&before, &start);
+        let start_error = a
+            .rotations
+            .iter()
+            .zip(&b.rotations)
+            .map(|(x, y)| (glam::Vec4::from(*x) - glam::Vec4::from(*y)).abs().max_element())
+            .fold(0.0, f32::max);
+        assert!(start_error <= 1e-5, "the layers start at weight 0: {start_error}");
+        // The section's frame at the machine's clip time.
+        let section_at = |section: &mut Stage, machine: &Stage| {
+            section.transport.seek(machine.transport.time_secs());
+            section.compute_frame();
+            pose_difference(machine, section)
+        };
+        for _ in 0..12 {
+            machine.step(1.0 / 60.0);
+        }
+        let mid = section_at(&mut section, &machine);
+        assert!(mid > 1e-3, "halfway the layer is not fully in: {mid}");
+        for _ in 0..20 {
+            machine.step(1.0 / 60.0);
+        }
+        assert!(!machine.transport.is_fading(), "the 0.4 s fade is over");
+        let end = section_at(&mut section, &machine);
+        assert!(end <= 1e-5, "it ends on the Layers section's frame: {end}");
     }
 
     #[test]

@@ -68,6 +68,8 @@ pub enum MachineEdit {
     SetEvent(EventId, ClipEvent),
     /// Remove an event and the conditions on it.
     RemoveEvent(EventId),
+    /// Move states in the graph (one drag: every node it moved), positions in graph pixels.
+    PlaceStates(Vec<(StateId, Vec2)>),
 }
 
 impl MachineEdit {
@@ -83,8 +85,7 @@ impl MachineEdit {
                     .map(|i| if i == 1 { base.clone() } else { format!("{base} {i}") })
                     .find(|n| !taken(n))
                     .unwrap_or_else(|| base.clone());
-                let slot = machine.states().len();
-                let position = Vec2::new(200.0 * (slot % 4) as f32, 120.0 * (slot / 4) as f32);
+                let position = free_position(machine);
                 machine.add_state(State { name, motion: StateMotion::Clip(*clip), position });
                 true
             }
@@ -97,14 +98,7 @@ impl MachineEdit {
                 exists
             }
             Self::AddTransition { from, to } => {
-                let fade = FadeTuning::default();
-                machine.add_transition(StateTransition {
-                    easing: fade.easing,
-                    kind: fade.kind,
-                    decay: fade.decay,
-                    half_life_secs: fade.half_life_secs,
-                    ..StateTransition::new(*from, *to, fade.duration_secs)
-                });
+                machine.add_transition(FadeTuning::default().to_transition(*from, *to));
                 true
             }
             Self::RemoveTransition(id) => machine.remove_transition(*id),
@@ -121,8 +115,7 @@ impl MachineEdit {
             }
             Self::RemoveParam(id) => machine.remove_param(*id),
             Self::AddMotionState { name, motion } => {
-                let slot = machine.states().len();
-                let position = Vec2::new(200.0 * (slot % 4) as f32, 120.0 * (slot / 4) as f32);
+                let position = free_position(machine);
                 machine.add_state(State { name: name.clone(), motion: motion.clone(), position });
                 true
             }
@@ -135,9 +128,28 @@ impl MachineEdit {
             }
             Self::SetEvent(id, event) => machine.set_event(*id, event.clone()),
             Self::RemoveEvent(id) => machine.remove_event(*id),
+            Self::PlaceStates(moves) => {
+                let exist = moves.iter().all(|(id, _)| machine.state(*id).is_some());
+                for &(id, position) in moves.iter().filter(|_| exist) {
+                    machine.set_position(id, position);
+                }
+                exist
+            }
         }
     }
 }
+
+/// Where a new state goes in the graph: right of the rightmost state, level with the highest
+/// (the origin in an empty machine).
+fn free_position(machine: &StateMachine) -> Vec2 {
+    let states = machine.states();
+    let right = states.iter().map(|s| s.position.x).fold(f32::NEG_INFINITY, f32::max);
+    let top = states.iter().map(|s| s.position.y).fold(f32::INFINITY, f32::min);
+    if states.is_empty() { Vec2::ZERO } else { Vec2::new(right + NEW_STATE_GAP_PX, top) }
+}
+
+/// How far right of the rightmost state a new state is placed, graph pixels.
+const NEW_STATE_GAP_PX: f32 = 220.0;
 
 /// Why a [`MachineEdit`] was not applied.
 #[derive(Debug, thiserror::Error)]
@@ -163,6 +175,7 @@ impl MachineEdit {
             Self::RemoveTransition(id) | Self::SetTransition(id, _) => format!("transition {id}"),
             Self::AddParam { name, .. } | Self::AddMotionState { name, .. } => name.clone(),
             Self::RemoveParam(id) | Self::RenameParam(id, _) => format!("parameter {id}"),
+            Self::PlaceStates(moves) => moves.first().map_or_else(String::new, |(id, _)| format!("state {id}")),
             Self::AddEvent(event) => format!("event {}", event.name),
             Self::SetEvent(id, _) | Self::RemoveEvent(id) => format!("event {id}"),
         }

@@ -16,6 +16,7 @@ pub mod loading;
 pub mod machine;
 pub mod machine_edit;
 pub mod machine_keys;
+pub mod machine_play;
 pub mod ragdoll;
 pub mod rewind;
 pub mod sampling;
@@ -344,7 +345,14 @@ impl Stage {
             self.rewind.leave_scrub();
         }
         self.frame.trajectory = self.trajectory;
-        self.frame.compute(&self.model, &mut self.transport, &self.tuning, &self.compare, &mut self.ragdoll);
+        self.frame.compute(
+            &self.model,
+            &mut self.transport,
+            &self.tuning,
+            &self.compare,
+            &mut self.ragdoll,
+            &mut self.machine,
+        );
         self.compare.kinds.record(self.frame.model_from_node(), self.frame.compare_model_from_node());
         let layers = &self.frame.layers;
         let layer_count = self.tuning.clip_extras.layers.len();
@@ -473,16 +481,8 @@ impl Stage {
         let Some(player) = self.frame.layers.player() else { return false };
         let from = heaviest_point_clip(player);
         let fade = self.tuning.fade_for(from, to);
-        // Phase sync: the target starts at the heaviest clip's phase, by foot contacts.
-        let from_time = player.space().points().iter().position(|p| p.clip == from).map(|i| player.clip_time_secs(i));
-        let start_secs = match from_time {
-            Some(time) if fade.phase_sync => {
-                let [from_contacts, to_contacts] = self.foot_contacts([from, to]);
-                let secs = |c: ClipId| self.model.clip(c).map_or(0.0, anim::Clip::end_secs);
-                anim::synced_start_secs(secs(from), time, &from_contacts, secs(to), &to_contacts, fade.duration_secs)
-            }
-            _ => 0.0,
-        };
+        let from_time = heaviest_clip_time(player);
+        let start_secs = self.synced_start_secs(from, from_time, to, &fade);
         let Some(player) = self.frame.layers.player() else { return false };
         let settings = self.tuning.interpolation().to_settings();
         self.transport.fade_from_blend_space(&self.model, &settings, player, (to, start_secs), fade);
@@ -512,6 +512,19 @@ impl Stage {
         }
         self.compute_frame();
         true
+    }
+
+    /// Where a transition from a blend space whose heaviest clip `from` is at `from_time` starts
+    /// clip `to`: with phase sync, at that clip's phase by foot contacts; else at 0.
+    fn synced_start_secs(&mut self, from: ClipId, from_time: Option<f32>, to: ClipId, fade: &FadeTuning) -> f32 {
+        match from_time {
+            Some(time) if fade.phase_sync => {
+                let [from_contacts, to_contacts] = self.foot_contacts([from, to]);
+                let secs = |c: ClipId| self.model.clip(c).map_or(0.0, anim::Clip::end_secs);
+                anim::synced_start_secs(secs(from), time, &from_contacts, secs(to), &to_contacts, fade.duration_secs)
+            }
+            _ => 0.0,
+        }
     }
 
     /// The one path every transition takes (T, the state machine): to clip `to` with `fade`,
@@ -598,9 +611,10 @@ impl Stage {
     /// When `to` does not exist or no edge leads there from the active state.
     pub fn request_state(&mut self, to: StateId) -> Result<Option<TransitionId>, RuntimeError> {
         self.sync_machine();
+        let from = self.machine.output().state;
         let started = self.machine.request(to)?;
         if let Some(id) = started {
-            self.play_machine_transition(id);
+            self.play_machine_transition(id, from);
         }
         Ok(started)
     }
@@ -616,23 +630,45 @@ impl Stage {
     /// played by the fader.
     fn step_machine(&mut self, clip_dt_secs: f32) {
         self.sync_machine();
+        let from = self.machine.output().state;
         if let Some(id) = self.machine.step(clip_dt_secs).started {
-            self.play_machine_transition(id);
+            self.play_machine_transition(id, from);
         }
     }
 
     /// The machine agrees with the tuning's table and with the clip on screen.
     fn sync_machine(&mut self) {
         self.machine.refresh(&self.model, &self.tuning);
+        self.machine.sync_play(&self.model, &self.tuning.interpolation().to_settings());
         if let Some(clip) = self.transport.clip() {
             self.machine.follow_clip(clip);
         }
     }
 
-    /// Play the machine's transition `id` on the fader, from what is on screen.
-    fn play_machine_transition(&mut self, id: TransitionId) {
+    /// Play the machine's transition `id` from state `from_state` on the fader, from what is on
+    /// screen: into a blend-space state, to its blend at the machine's parameter; out of one,
+    /// from its blend (with phase sync, the target at its heaviest clip's phase); else to the
+    /// target's clip (a layered state's layers fade with the transition's weight in
+    /// [`StageMachine::show`]).
+    fn play_machine_transition(&mut self, id: TransitionId, from_state: StateId) {
         let Some(from) = self.transport.clip() else { return };
         let Some((to, fade)) = self.machine.fade_of(id, from, &self.tuning) else { return };
+        let to_state = self.machine.machine().transition(id).map(|t| t.to);
+        if !self.ragdoll.is_active() {
+            let settings = self.tuning.interpolation().to_settings();
+            if let Some(player) = to_state.and_then(|state| self.machine.blend_space(state)) {
+                self.transport.fade_to_blend_space(&self.model, &settings, player, fade);
+                return;
+            }
+            if let Some(player) = self.machine.blend_space(from_state).filter(|_| !self.transport.is_fading()) {
+                let (heaviest, from_time) = (heaviest_point_clip(player), heaviest_clip_time(player));
+                let start_secs = self.synced_start_secs(heaviest, from_time, to, &fade);
+                if let Some(player) = self.machine.blend_space(from_state) {
+                    self.transport.fade_from_blend_space(&self.model, &settings, player, (to, start_secs), fade);
+                }
+                return;
+            }
+        }
         let contacts = if fade.phase_sync {
             let source = self.transport.fader().current_clip();
             self.foot_contacts([source, to])
@@ -719,6 +755,12 @@ fn heaviest_point_clip(player: &anim::BlendSpacePlayer) -> ClipId {
     let weights = player.weights();
     let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
     player.space().points().get(heaviest).map_or(ClipId::new(0), |p| p.clip)
+}
+
+/// The time of `player`'s heaviest clip, seconds into it.
+fn heaviest_clip_time(player: &anim::BlendSpacePlayer) -> Option<f32> {
+    let from = heaviest_point_clip(player);
+    player.space().points().iter().position(|p| p.clip == from).map(|i| player.clip_time_secs(i))
 }
 
 /// The clip the next transition goes to on a fresh `model`: its second clip, else its first.

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use anim::ragdoll::RagdollRamp;
+use anim::state_machine::{StateId, StateTransition, TransitionFrom};
 use anim::{
     ClipId, Easing, InterpolationOverride, Model, NodeId, OffsetDecay, RootMotion, RotationSpace, SampleSettings,
     ScaleSpace, TrackId, Transition, TransitionKind,
@@ -108,6 +109,34 @@ impl FadeTuning {
             half_life_secs: self.half_life_secs,
             start_secs,
             match_cycle_secs: if self.match_speed { source_cycle_secs } else { 0.0 },
+        }
+    }
+
+    /// The fade a state machine's transition plays: its kind, duration, easing, decay,
+    /// half-life and sync (speed matching off: the machine's edges do not hold it).
+    pub fn of_transition(transition: &StateTransition) -> Self {
+        Self {
+            duration_secs: transition.duration_secs,
+            easing: transition.easing,
+            kind: transition.kind,
+            decay: transition.decay,
+            half_life_secs: transition.half_life_secs,
+            phase_sync: transition.sync,
+            match_speed: false,
+        }
+    }
+
+    /// A state machine transition from `from` to `to` playing this fade (the inverse of
+    /// [`Self::of_transition`]; priority, conditions, "at end" and interruption at their
+    /// defaults).
+    pub fn to_transition(&self, from: TransitionFrom, to: StateId) -> StateTransition {
+        StateTransition {
+            kind: self.kind,
+            easing: self.easing,
+            decay: self.decay,
+            half_life_secs: self.half_life_secs,
+            sync: self.phase_sync,
+            ..StateTransition::new(from, to, self.duration_secs)
         }
     }
 }

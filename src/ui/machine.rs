@@ -127,6 +127,10 @@ pub fn machine_ui(
         // An edited machine that no longer fits: the table's machine runs instead.
         ui.weak(format!("Note: {problem}."));
     }
+    if let Some(problem) = machine.play_problem() {
+        // A blend space or layers that could not be built: that state plays its primary clip.
+        ui.weak(format!("{problem}: it plays its first clip."));
+    }
     let mut action = None;
     ui.toggle_value(&mut panel.graph.open, "Graph…")
         .on_hover_text("The states and transitions as a node graph, in a window (edits there are undo steps too)");

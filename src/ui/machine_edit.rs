@@ -47,6 +47,9 @@ pub struct EditForms {
     pub open_transition: Option<TransitionId>,
     /// Open the forms on the next frame (something was picked in the graph).
     pub reveal: bool,
+    /// The joints a layer's mask can name (node names, an index for an unnamed node), and the
+    /// model generation they were read from.
+    joints: (Vec<String>, Option<u64>),
 }
 
 impl EditForms {
@@ -56,6 +59,19 @@ impl EditForms {
         self.selected_state = Some(state);
         self.new_to = state;
         self.reveal = true;
+    }
+
+    /// Read the joints a layer's mask can name from `model` (`generation`: the stage's model
+    /// generation; nothing is read again while it stays).
+    pub fn set_joints(&mut self, model: &anim::Model, generation: u64) {
+        if self.joints.1 == Some(generation) {
+            return;
+        }
+        self.joints.0 = model
+            .node_ids()
+            .map(|id| model.node(id).and_then(|n| n.name.clone()).unwrap_or_else(|| id.index().to_string()))
+            .collect();
+        self.joints.1 = Some(generation);
     }
 
     /// Open `transition`'s form on the next frame (the forms open too).
@@ -124,7 +140,7 @@ fn states_ui(
             let title = format!("{}: {}", state.name, motion_summary(machine, &state.motion, clip_names));
             egui::CollapsingHeader::new(title).id_salt(("motion", i)).show(ui, |ui| {
                 let mut draft = state.motion.clone();
-                motion_form(ui, machine, clip_names, &mut draft);
+                motion_form(ui, machine, (clip_names, &forms.joints.0), &mut draft);
                 if draft != state.motion {
                     *edit = Some(MachineEdit::SetMotion(id, draft));
                 }
@@ -193,7 +209,7 @@ fn new_motion_ui(
                 ui.add(egui::TextEdit::singleline(&mut forms.new_motion_name).desired_width(90.0))
                     .labelled_by(label.id);
             });
-            motion_form(ui, machine, clip_names, motion);
+            motion_form(ui, machine, (clip_names, &forms.joints.0), motion);
             ui.horizontal(|ui| {
                 let what = if matches!(motion, StateMotion::BlendSpace(_)) { "blend-space" } else { "layered" };
                 let name = forms.new_motion_name.trim();
@@ -221,10 +237,25 @@ fn motion_summary(machine: &StateMachine, motion: &StateMotion, clip_names: &[St
     match motion {
         StateMotion::Clip(c) => clip(*c).to_owned(),
         StateMotion::BlendSpace(space) => {
-            let param = space.x_param.and_then(|p| machine.param(p)).map_or("no parameter", |p| p.name.as_str());
-            let points: Vec<String> =
-                space.points.iter().map(|p| format!("{} @ {:.2}", clip(p.clip), p.position.x)).collect();
-            format!("blend space on {param}: {}", points.join(", "))
+            let name = |param: Option<ParamId>| {
+                param.and_then(|p| machine.param(p)).map_or("no parameter", |p| p.name.as_str())
+            };
+            let points: Vec<String> = space
+                .points
+                .iter()
+                .map(|p| {
+                    if space.two_d {
+                        format!("{} @ ({:.2}, {:.2})", clip(p.clip), p.position.x, p.position.y)
+                    } else {
+                        format!("{} @ {:.2}", clip(p.clip), p.position.x)
+                    }
+                })
+                .collect();
+            if space.two_d {
+                format!("2-D blend space on {}, {}: {}", name(space.x_param), name(space.y_param), points.join(", "))
+            } else {
+                format!("blend space on {}: {}", name(space.x_param), points.join(", "))
+            }
         }
         StateMotion::Layered(layered) => {
             let layers: Vec<String> = layered
@@ -261,29 +292,33 @@ fn clip_combo(
     });
 }
 
-/// What a blend-space or layered state plays, edited in `draft`: a blend space's parameter and
-/// its clips at their values on the one axis; a layered state's base and its layers (clip,
-/// weight, additive, mask: the whole body or an anatomy region).
-fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String], draft: &mut StateMotion) {
+/// What a blend-space or layered state plays, edited in `draft`: a blend space's parameters
+/// (x, and y in 2-D) and its clips at their positions; a layered state's base and its layers
+/// (clip, weight, additive, mask: the whole body, an anatomy region or a joint and its subtree).
+/// `names`: the model's state names per clip and the joints a mask can name.
+fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, names: (&[String], &[String]), draft: &mut StateMotion) {
+    let (clip_names, joints) = names;
     match draft {
         StateMotion::Clip(clip) => clip_combo(ui, "clip", "clip", clip, clip_names),
         StateMotion::BlendSpace(space) => {
-            let shown = space.x_param.and_then(|p| machine.param(p)).map_or("none", |p| p.name.as_str()).to_owned();
-            egui::ComboBox::new("axis", "driven by").selected_text(shown).show_ui(ui, |ui| {
-                ui.selectable_value(&mut space.x_param, None, "none");
-                for (i, p) in machine.params().iter().enumerate() {
-                    if matches!(p.kind, ParamKind::Float(_)) {
-                        ui.selectable_value(&mut space.x_param, id_of(i, ParamId::new), p.name.as_str());
-                    }
-                }
+            ui.horizontal(|ui| {
+                param_combo(ui, machine, "axis", "driven by", &mut space.x_param);
+                ui.checkbox(&mut space.two_d, "2-D").on_hover_text("A second axis (y), its own parameter");
             });
+            if space.two_d {
+                param_combo(ui, machine, "y axis", "y driven by", &mut space.y_param);
+            }
             let mut remove = None;
             for (i, point) in space.points.iter_mut().enumerate() {
                 ui.push_id(("point", i), |ui| {
                     ui.horizontal(|ui| {
                         clip_combo(ui, "point clip", "at", &mut point.clip, clip_names);
-                        let label = ui.label("value");
+                        let label = ui.label(if space.two_d { "x" } else { "value" });
                         ui.add(egui::DragValue::new(&mut point.position.x).speed(0.05)).labelled_by(label.id);
+                        if space.two_d {
+                            let label = ui.label("y");
+                            ui.add(egui::DragValue::new(&mut point.position.y).speed(0.05)).labelled_by(label.id);
+                        }
                         if ui.small_button("Remove point").clicked() {
                             remove = Some(i);
                         }
@@ -294,9 +329,9 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String],
                 space.points.remove(i);
             }
             if ui.button("Add point").clicked() {
-                let next = space.points.last().map_or(0.0, |p| p.position.x + 1.0);
+                let last = space.points.last().map_or(glam::Vec2::new(-1.0, 0.0), |p| p.position);
                 let clip = space.points.last().map_or(ClipId::from_index(0), |p| p.clip);
-                space.points.push(BlendSpacePoint { clip, position: glam::Vec2::new(next, 0.0) });
+                space.points.push(BlendSpacePoint { clip, position: last + glam::Vec2::X });
             }
         }
         StateMotion::Layered(layered) => {
@@ -310,7 +345,7 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String],
                         ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01))
                             .labelled_by(label.id);
                         ui.checkbox(&mut layer.additive, "additive");
-                        mask_combo(ui, &mut layer.mask);
+                        mask_combo(ui, &mut layer.mask, joints);
                         if ui.small_button("Remove layer").clicked() {
                             remove = Some(i);
                         }
@@ -328,11 +363,24 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String],
     }
 }
 
-/// A layer's mask: the whole body or one anatomy region (a mask of joints set elsewhere is
-/// shown as it is and kept until another is picked).
-fn mask_combo(ui: &mut egui::Ui, mask: &mut Vec<String>) {
+/// A float parameter driving a blend space's axis (or none).
+fn param_combo(ui: &mut egui::Ui, machine: &StateMachine, id: &str, label: &str, param: &mut Option<ParamId>) {
+    let shown = param.and_then(|p| machine.param(p)).map_or("none", |p| p.name.as_str()).to_owned();
+    egui::ComboBox::new(id, label).selected_text(shown).show_ui(ui, |ui| {
+        ui.selectable_value(param, None, "none");
+        for (i, p) in machine.params().iter().enumerate() {
+            if matches!(p.kind, ParamKind::Float(_)) {
+                ui.selectable_value(param, id_of(i, ParamId::new), p.name.as_str());
+            }
+        }
+    });
+}
+
+/// A layer's mask: the whole body, one anatomy region, or one joint and its subtree (`joints`:
+/// the model's joints by name), as the Layers section names them.
+fn mask_combo(ui: &mut egui::Ui, mask: &mut Vec<String>, joints: &[String]) {
     let shown = if mask.is_empty() { "whole body".to_owned() } else { mask.join("+") };
-    let mut picked: Option<&'static str> = None;
+    let mut picked: Option<&str> = None;
     egui::ComboBox::new("mask", "mask").selected_text(shown).show_ui(ui, |ui| {
         if ui.selectable_label(mask.is_empty(), "whole body").clicked() {
             picked = Some("");
@@ -342,10 +390,19 @@ fn mask_combo(ui: &mut egui::Ui, mask: &mut Vec<String>) {
                 picked = Some(region.name());
             }
         }
+        if !joints.is_empty() {
+            ui.separator();
+        }
+        for joint in joints {
+            let on = mask.len() == 1 && mask[0] == *joint;
+            if ui.selectable_label(on, format!("{joint} and below")).clicked() {
+                picked = Some(joint.as_str());
+            }
+        }
     });
     match picked {
         Some("") => mask.clear(),
-        Some(region) => *mask = vec![region.to_owned()],
+        Some(name) => *mask = vec![name.to_owned()],
         None => {}
     }
 }

@@ -5,15 +5,19 @@
 //! source → target pair of transitions.
 //!
 //! The graph is a view of the stage's machine: [`MachineGraph`] rebuilds its snarl only when
-//! the machine differs from the copy it was built from (node positions kept by state name), so
-//! a frame where nothing changed allocates nothing of ours. Edits made in the graph are the
-//! section's [`MachineAction`]s — the same [`MachineEdit`]s the forms make, applied by the
-//! viewer as one undo step each: connecting two pins adds a request-only transition with the
-//! default fade, disconnecting a wire (a right-click on it) removes the last transition of that pair, a node's
-//! context menu removes the state, makes it the entry, requests it or adds a state from a clip.
+//! the machine differs from the copy it was built from, so a frame where nothing changed
+//! allocates nothing of ours. Each node stands at its state's position in the machine (a
+//! machine built from the transition table lays its states on a circle), so the places are
+//! saved in the profile with the machine. Edits made in the graph are the section's
+//! [`MachineAction`]s — the same [`MachineEdit`]s the forms make, applied by the viewer as one
+//! undo step each: connecting two pins adds a request-only transition with the default fade,
+//! disconnecting a wire (a right-click on it) removes the last transition of that pair, a
+//! node's context menu removes the state, makes it the entry, requests it or adds a state from
+//! a clip, and a drag that ends places the states it moved ([`MachineEdit::PlaceStates`]).
 //! The snarl itself is never edited by these callbacks: the next frame shows the machine as the
-//! edit left it (or as it was, when the edit was refused). Clicking a node's name selects the
-//! state in the forms (`machine_edit.rs`), and its menu opens one of its transitions there.
+//! edit left it (or as it was, when the edit was refused). A click anywhere on a node — its
+//! name or its body — selects the state in the forms (`machine_edit.rs`), and its menu opens
+//! one of its transitions there.
 
 use anim::ClipId;
 use anim::state_machine::{StateId, StateMachine, StateMotion, TransitionFrom, TransitionId};
@@ -52,10 +56,8 @@ impl From<ParamChange> for MachineAction {
     }
 }
 
-/// Distance between two neighbouring states on the initial circle, graph pixels.
-const NODE_SPACING_PX: f32 = 190.0;
-/// The smallest radius of the initial circle, graph pixels.
-const MIN_RADIUS_PX: f32 = 180.0;
+/// A node dragged less than this from its state's position has not moved, graph pixels.
+const MOVE_TOLERANCE_PX: f32 = 0.5;
 
 /// The active state's header fill.
 const ACTIVE_HEADER: egui::Color32 = egui::Color32::from_rgb(120, 200, 120);
@@ -86,6 +88,8 @@ pub struct MachineGraph {
     any_node: Option<NodeId>,
     /// The state whose header was drawn highlighted in the last frame (the active one).
     highlighted: Option<StateId>,
+    /// The zoom and pan the nodes were last drawn with (their layer to the screen).
+    screen_from_nodes: Option<egui::emath::TSTransform>,
 }
 
 impl Default for MachineGraph {
@@ -98,6 +102,7 @@ impl Default for MachineGraph {
             state_nodes: Vec::new(),
             any_node: None,
             highlighted: None,
+            screen_from_nodes: None,
         }
     }
 }
@@ -135,6 +140,18 @@ impl MachineGraph {
         self.highlighted
     }
 
+    /// `rect` of the nodes' layer (a node's widget, as accessibility reports it) on the screen,
+    /// zoomed and panned as the graph was last drawn.
+    pub fn on_screen(&self, rect: egui::Rect) -> egui::Rect {
+        self.screen_from_nodes.map_or(rect, |t| t * rect)
+    }
+
+    /// Where state `state`'s node stands, graph pixels.
+    pub fn node_position(&self, state: StateId) -> Option<glam::Vec2> {
+        let pos = self.snarl.get_node_info(*self.state_nodes.get(state.index())?)?.pos;
+        Some(glam::Vec2::new(pos.x, pos.y))
+    }
+
     /// The graph's pin where transitions leave `from` (`None`: no such state, or no Any node).
     pub fn out_pin(&self, from: TransitionFrom) -> Option<OutPinId> {
         out_pin_of(self.any_node, &self.state_nodes, from)
@@ -167,33 +184,21 @@ impl MachineGraph {
     }
 
     fn rebuild(&mut self, machine: &StateMachine) {
-        // Where the user left each state (by name), so that an edit does not move the nodes.
-        let placed: Vec<(String, egui::Pos2)> = self
-            .snarl
-            .nodes_info()
-            .filter_map(|n| match n.value {
-                GraphNode::State(id) => {
-                    let old = self.built_from.as_ref()?.state(id)?;
-                    Some((old.name.clone(), n.pos))
-                }
-                GraphNode::Any => Some((String::new(), n.pos)),
-            })
-            .collect();
-        let at = |name: &str| placed.iter().find(|(n, _)| n == name).map(|&(_, pos)| pos);
+        // The states stand where the machine places them; "Any state" where the user left it,
+        // else amid the states.
+        let any_at = self.any_node.and_then(|n| self.snarl.get_node_info(n)).map(|n| n.pos);
         let states = machine.states();
         let count = states.len().max(1) as f32;
-        let radius = MIN_RADIUS_PX.max(NODE_SPACING_PX * count / std::f32::consts::TAU);
-        let centre = egui::pos2(radius + 40.0, radius + 40.0);
+        let centre = states.iter().fold(glam::Vec2::ZERO, |sum, s| sum + s.position) / count;
         let mut snarl = Snarl::new();
         let has_any = machine.transitions().iter().any(|t| t.from == TransitionFrom::Any);
-        self.any_node = has_any.then(|| snarl.insert_node(at("").unwrap_or(centre), GraphNode::Any));
+        self.any_node =
+            has_any.then(|| snarl.insert_node(any_at.unwrap_or(egui::pos2(centre.x, centre.y)), GraphNode::Any));
         self.state_nodes.clear();
         for (i, state) in states.iter().enumerate() {
             let Ok(index) = u32::try_from(i) else { break };
-            let angle = std::f32::consts::TAU * i as f32 / count - std::f32::consts::FRAC_PI_2;
-            let on_circle = centre + radius * egui::vec2(angle.cos(), angle.sin());
-            let node = snarl.insert_node(at(&state.name).unwrap_or(on_circle), GraphNode::State(StateId::new(index)));
-            self.state_nodes.push(node);
+            let at = egui::pos2(state.position.x, state.position.y);
+            self.state_nodes.push(snarl.insert_node(at, GraphNode::State(StateId::new(index))));
         }
         for t in machine.transitions() {
             if let (Some(from), Some(to)) = (out_pin_of(self.any_node, &self.state_nodes, t.from), self.in_pin(t.to)) {
@@ -203,6 +208,21 @@ impl MachineGraph {
         self.wire_count = snarl.wires().count();
         self.snarl = snarl;
         self.built_from = Some(machine.clone());
+    }
+
+    /// The states whose nodes stand elsewhere than the machine places them (a drag), with
+    /// where they stand.
+    fn moved_states(&self, machine: &StateMachine) -> Vec<(StateId, glam::Vec2)> {
+        self.state_nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &node)| {
+                let id = StateId::new(u32::try_from(i).ok()?);
+                let pos = self.snarl.get_node_info(node)?.pos;
+                let at = glam::Vec2::new(pos.x, pos.y);
+                (at.distance(machine.state(id)?.position) > MOVE_TOLERANCE_PX).then_some((id, at))
+            })
+            .collect()
     }
 }
 
@@ -292,14 +312,48 @@ pub fn graph_ui(
         highlighted: None,
     };
     let style = SnarlStyle { centering: Some(true), collapsible: Some(false), ..SnarlStyle::new() };
-    SnarlWidget::new().id_salt("machine graph").style(style).min_size(egui::vec2(300.0, 300.0)).show(
+    let snarl_id = ui.id().with("machine graph");
+    // Labels in the nodes do not take clicks or drags (text selection): a node takes them
+    // wherever it is pressed, to select its state or move it.
+    ui.style_mut().interaction.selectable_labels = false;
+    SnarlWidget::new().id(snarl_id).style(style).min_size(egui::vec2(300.0, 300.0)).show(
         &mut graph.snarl,
         &mut viewer,
         ui,
     );
-    let (action, highlighted) = (viewer.action, viewer.highlighted);
+    let editable = viewer.editable();
+    let (mut action, highlighted) = (viewer.action, viewer.highlighted);
     graph.highlighted = highlighted;
+    // A click anywhere on a state's node (its header or body) selects it in the forms.
+    for (i, &node) in graph.state_nodes.iter().enumerate() {
+        let Ok(index) = u32::try_from(i) else { break };
+        let response = ui.ctx().read_response(node_frame_id(snarl_id, node));
+        if i == 0 {
+            graph.screen_from_nodes = response.as_ref().and_then(|r| ui.ctx().layer_transform_to_global(r.layer_id));
+        }
+        if response.is_some_and(|r| r.clicked()) {
+            forms.select_state(StateId::new(index));
+        }
+    }
+    // A drag ended: the states it moved are placed there (one edit, one undo step); while
+    // rewound the nodes go back.
+    if action.is_none() && !ui.input(|i| i.pointer.any_down()) {
+        let moved = graph.moved_states(machine.machine());
+        if !moved.is_empty() {
+            if editable {
+                action = Some(MachineAction::Edit(MachineEdit::PlaceStates(moved)));
+            } else {
+                graph.rebuild(machine.machine());
+            }
+        }
+    }
     action
+}
+
+/// The id egui-snarl gives the frame of `node` in the snarl widget `snarl_id` (the response
+/// that takes clicks and drags anywhere on the node).
+fn node_frame_id(snarl_id: egui::Id, node: NodeId) -> egui::Id {
+    snarl_id.with(("snarl-node", node)).with("frame")
 }
 
 /// Draws the nodes and turns the snarl's callbacks into actions.
@@ -315,9 +369,14 @@ struct GraphViewer<'a, 'f> {
 }
 
 impl GraphViewer<'_, '_> {
+    /// True when the graph shows the live machine it was built from (edits allowed).
+    fn editable(&self) -> bool {
+        self.live && self.built_from == Some(self.machine)
+    }
+
     /// An edit, when the graph shows the live machine it was built from.
     fn edit(&mut self, edit: MachineEdit) {
-        if self.live && self.built_from == Some(self.machine) {
+        if self.editable() {
             self.action = Some(MachineAction::Edit(edit));
         }
     }

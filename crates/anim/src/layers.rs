@@ -17,7 +17,7 @@ use crate::model::Model;
 use crate::pose::{SoaPose, SoaTransforms, blend_into_per_node};
 use crate::ragdoll::RagdollRamp;
 use crate::sample::{ClipCursor, SampleSettings};
-use crate::simd8::{F8, Isa, Kernel, V, acos_factor, dispatch, sinc_quarter_turn};
+use crate::simd8::{F8, Isa, Kernel, V, acos_factor, block_weights, dispatch, sinc_quarter_turn};
 
 /// A weight in `[0, 1]` per node: how much of a layer each node takes. Nodes past its length
 /// take 0. Built once (it allocates), read every frame.
@@ -141,6 +141,7 @@ impl Kernel for Additive<'_> {
         const CHUNK: usize = 8;
         let Self { pose, layer, reference, node_weights } = self;
         let n = pose.len().min(layer.len()).min(reference.len()).min(node_weights.len());
+        let node_weights = &node_weights[..n];
         let (layer, reference) = (layer.blocks(), reference.blocks());
         let out = pose.blocks_mut();
         let count = out.len().min(layer.len()).min(reference.len());
@@ -148,16 +149,7 @@ impl Kernel for Additive<'_> {
             let end = (start + CHUNK).min(count);
             let (mut weights, mut nones, mut alls) = ([F8::ZERO; CHUNK], [0xffu8; CHUNK], [0u8; CHUNK]);
             for (k, b) in (start..end).enumerate() {
-                let w = F8(std::array::from_fn(|lane| {
-                    let i = 8 * b + lane;
-                    if i < n { clamp_weight(node_weights[i]) } else { 0.0 }
-                }));
-                let (mut none, mut all) = (0u8, 0u8);
-                for lane in 0..8 {
-                    none |= u8::from(w.0[lane] == 0.0) << lane;
-                    all |= u8::from(w.0[lane] == 1.0) << lane;
-                }
-                (weights[k], nones[k], alls[k]) = (w, none, all);
+                (weights[k], nones[k], alls[k]) = block_weights(isa, node_weights, b);
             }
             let mut turns = [[F8::ZERO; 4]; CHUNK];
             for (k, b) in (start..end).enumerate() {
@@ -596,9 +588,18 @@ impl LayerStack {
             if weight == 0.0 {
                 continue;
             }
+            // The mask times the weight (no mask: the whole body); nodes past the mask take 0.
+            // Whole slices, so the loop runs eight lanes at a time.
             let mask = layer.desc.mask.weights();
-            for (i, w) in layer.node_weights.iter_mut().enumerate() {
-                *w = weight * if mask.is_empty() { 1.0 } else { mask.get(i).copied().unwrap_or(0.0) };
+            if mask.is_empty() {
+                layer.node_weights.fill(weight);
+            } else {
+                let masked = mask.len().min(layer.node_weights.len());
+                let (inside, past) = layer.node_weights.split_at_mut(masked);
+                for (w, &m) in inside.iter_mut().zip(&mask[..masked]) {
+                    *w = weight * m;
+                }
+                past.fill(0.0);
             }
             let time_secs = layer_time(clip, base_time_secs);
             if let Some(reference) = &mut layer.reference

@@ -7,7 +7,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use crate::ids::NodeId;
 use crate::interp::ScaleSpace;
-use crate::simd8::{F8, Isa, Kernel, V, acos_factor, dispatch, sinc_quarter_turn};
+use crate::simd8::{F8, Isa, Kernel, V, acos_factor, block_weights, dispatch, sinc_quarter_turn};
 
 /// A local transform as translation, rotation, scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -693,15 +693,7 @@ fn blend_block_per_node<I: Isa>(
     block: usize,
     o: &mut SoaTransforms,
 ) {
-    let w = F8(std::array::from_fn(|lane| {
-        let w = node_weights.get(8 * block + lane).copied().unwrap_or(0.0);
-        if w > 0.0 { w.min(1.0) } else { 0.0 }
-    }));
-    let (mut none, mut all) = (0u8, 0u8);
-    for lane in 0..8 {
-        none |= u8::from(w.0[lane] == 0.0) << lane;
-        all |= u8::from(w.0[lane] == 1.0) << lane;
-    }
+    let (w, none, all) = block_weights(isa, node_weights, block);
     if none == 0xff {
         *o = *x;
         return;

@@ -155,6 +155,8 @@ pub(crate) trait Isa: Copy {
     fn select_inside(self, x: Self::R, lo: Self::R, hi: Self::R, a: Self::R, b: Self::R) -> Self::R;
     /// `a · b + c` on four lanes, fused where the instruction set has it.
     fn madd4(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4;
+    /// Bit `i` set where lane `i` of `a` equals lane `i` of `b` (NaN equals nothing; −0 equals 0).
+    fn eq_bits(self, a: Self::R, b: Self::R) -> u8;
 }
 
 /// A computation generic over the instruction set, run by [`dispatch`] on the best one this CPU
@@ -232,6 +234,11 @@ impl<I: Isa> V<I> {
     #[inline(always)]
     pub fn div(self, b: Self) -> Self {
         self.with(self.isa.div(self.r, b.r))
+    }
+    /// Bit `i` set where lane `i` equals `b`'s.
+    #[inline(always)]
+    pub fn eq_bits(self, b: Self) -> u8 {
+        self.isa.eq_bits(self.r, b.r)
     }
     /// `self` where `lo < x < hi`, else `otherwise`.
     #[inline(always)]
@@ -399,6 +406,11 @@ impl Isa for Plain {
     fn madd4(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
         a * b + c
     }
+    #[inline(always)]
+    fn eq_bits(self, a: Self::R, b: Self::R) -> u8 {
+        use std::arch::x86_64::{_mm_cmpeq_ps, _mm_movemask_ps};
+        sse!((_mm_movemask_ps(_mm_cmpeq_ps(a[0], b[0])) | (_mm_movemask_ps(_mm_cmpeq_ps(a[1], b[1])) << 4)) as u8)
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -474,6 +486,14 @@ impl Isa for Plain {
     #[inline(always)]
     fn madd4(self, a: Vec4, b: Vec4, c: Vec4) -> Vec4 {
         a * b + c
+    }
+    #[inline(always)]
+    fn eq_bits(self, a: F8, b: F8) -> u8 {
+        let mut bits = 0u8;
+        for i in 0..8 {
+            bits |= u8::from(a.0[i] == b.0[i]) << i;
+        }
+        bits
     }
 }
 
@@ -613,6 +633,28 @@ impl Isa for Avx2Fma {
         use std::arch::x86_64::{__m128, _mm_fmadd_ps};
         avx!(_mm_fmadd_ps(__m128::from(a), __m128::from(b), __m128::from(c))).into()
     }
+    #[inline(always)]
+    fn eq_bits(self, a: Self::R, b: Self::R) -> u8 {
+        use std::arch::x86_64::{_CMP_EQ_OQ, _mm256_cmp_ps, _mm256_movemask_ps};
+        avx!(_mm256_movemask_ps(_mm256_cmp_ps::<_CMP_EQ_OQ>(a, b)) as u8)
+    }
+}
+
+/// The eight weights of block `block` of `node_weights` (lanes past its end 0), each clamped to
+/// `[0, 1]` with NaN as 0, and the lanes at exactly 0 (`none`) and exactly 1 (`all`) as bits:
+/// what the per-node kernels (masked blends, additive layers) read per block, in a few
+/// instructions. Returns `(weights, none, all)`.
+#[inline(always)]
+pub(crate) fn block_weights<I: Isa>(isa: I, node_weights: &[f32], block: usize) -> (F8, u8, u8) {
+    let start = 8 * block;
+    let raw = match node_weights.get(start..start + 8).and_then(|w| <[f32; 8]>::try_from(w).ok()) {
+        Some(full) => F8(full),
+        None => F8(std::array::from_fn(|lane| node_weights.get(start + lane).copied().unwrap_or(0.0))),
+    };
+    let (zero, one) = (V::splat(isa, 0.0), V::splat(isa, 1.0));
+    // `max` gives its second operand for NaN (and for −0 against 0): NaN and −0 become 0.
+    let w = V::load(isa, &raw).max(zero).min(one);
+    (w.store(), w.eq_bits(zero), w.eq_bits(one))
 }
 
 /// The instruction set the block jobs use on this CPU: `"avx2+fma"` or `"baseline"`.

@@ -15,6 +15,8 @@
 //!   at the armature root, their motion baked into the controls' keys), for the ragdoll tests.
 //! * [`variants`]: compressed, quantized and re-textured variants of the shared skinned models,
 //!   made by gltf-transform and cached under `target/variants/`.
+//! * `puffin_probe` (feature `puffin-probe`): a headless client of the viewer's profiler server
+//!   that prints each scope's time per frame.
 //! * [`rigs`]: the rig corpus of the transition figures, made at test time from the shared
 //!   models: ×0.01 / ×100, Mixamo-style (`Armature` scaled 0.01) and IK-control variants, and a
 //!   clip whose feet never touch the ground.
@@ -29,6 +31,8 @@ pub mod fader;
 pub mod gltf;
 pub mod ikrig;
 pub mod mannequin;
+#[cfg(feature = "puffin-probe")]
+pub mod puffin_probe;
 pub mod rigs;
 pub mod variants;
 pub mod w64;

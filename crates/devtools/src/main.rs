@@ -6,6 +6,7 @@
 //! cargo xtask generate w64         [--out w64.glb]
 //! cargo xtask generate bad-corpus  [--out tests/bad]
 //! cargo xtask generate ik-rig IN.glb --out OUT.glb [--scale 0.01]
+//! cargo run -p animtune-devtools --features puffin-probe -- profile [--addr 127.0.0.1:8585] [--seconds 20] [--scopes redraw,stage_step]
 //! ```
 
 use std::path::PathBuf;
@@ -27,6 +28,23 @@ enum Command {
     Generate {
         #[command(subcommand)]
         asset: Asset,
+    },
+    /// Listen to a viewer built with `--features puffin` and print each profiler scope's time
+    /// per frame (median, p95, maximum), as `puffin_viewer` would show them.
+    #[cfg(feature = "puffin-probe")]
+    Profile {
+        /// The viewer's profiler address.
+        #[arg(long, default_value = "127.0.0.1:8585")]
+        addr: String,
+        /// Seconds to wait for the server to answer.
+        #[arg(long, default_value_t = 60.0)]
+        connect_secs: f64,
+        /// Seconds of frames to keep.
+        #[arg(long, default_value_t = 20.0)]
+        seconds: f64,
+        /// Only these scopes (comma-separated names; all when absent), in this order.
+        #[arg(long, value_delimiter = ',')]
+        scopes: Vec<String>,
     },
 }
 
@@ -117,6 +135,14 @@ fn run(args: Args) -> anyhow::Result<String> {
             let out = out.unwrap_or_else(|| root.join("tests/bad"));
             let count = devtools::badfiles::write_corpus(&out)?;
             Ok(format!("wrote {count} files and EXPECTED.txt to {}\n", out.display()))
+        }
+        #[cfg(feature = "puffin-probe")]
+        Command::Profile { addr, connect_secs, seconds, scopes } => {
+            let (frames, mut figures) = devtools::puffin_probe::probe(&addr, connect_secs, seconds)?;
+            if !scopes.is_empty() {
+                figures = scopes.iter().filter_map(|name| figures.iter().find(|f| &f.name == name).cloned()).collect();
+            }
+            Ok(devtools::puffin_probe::table(frames, &figures))
         }
     }
 }

@@ -369,3 +369,76 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
     assert!(harness.state().stage.machine().machine().events().is_empty());
     assert_eq!(harness.state().stage.history.undo_steps(), 5, "param, two states, the event added, removed");
 }
+
+#[test]
+fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
+    use anim::state_machine::{BlendSpaceMotion, BlendSpacePoint, LayerMotion, LayeredMotion, State, StateMotion};
+    let mut viewer = viewer();
+    let clip = |v: &Viewer, name: &str| v.stage.model().find_clip(name).expect("clip");
+    let (idle, walk, run, wave) =
+        (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"), clip(&viewer, "Wave"));
+    // A joint of the arm, by its node name.
+    let model = viewer.stage.model();
+    let joint = model
+        .node_ids()
+        .filter_map(|id| model.node(id).and_then(|n| n.name.clone()))
+        .find(|n| n.to_lowercase().contains("arm"))
+        .expect("an arm joint");
+    viewer
+        .stage
+        .edit_machine(|m| {
+            let x = m.add_param("x", ParamKind::Float(0.0));
+            m.add_param("y", ParamKind::Float(0.0));
+            let point = |clip, x, y| BlendSpacePoint { clip, position: glam::Vec2::new(x, y) };
+            let motion = StateMotion::BlendSpace(BlendSpaceMotion {
+                name: "Steer".to_owned(),
+                two_d: true,
+                points: vec![point(idle, 0.0, 0.0), point(walk, 1.4, 0.0), point(run, 1.4, 1.0)],
+                x_param: Some(x),
+                y_param: None,
+            });
+            m.add_state(State { name: "Steer".to_owned(), motion, position: glam::Vec2::ZERO });
+            let layer = LayerMotion { clip: wave, weight: 0.5, additive: false, mask: Vec::new() };
+            let motion = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![layer] });
+            m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
+        })
+        .expect("valid");
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 7000.0]);
+    harness.run();
+    let steps = harness.state().stage.history.undo_steps();
+    harness.get_by_label("Edit the machine").click();
+    harness.run();
+    harness
+        .get_by_label(
+            "Steer: 2-D blend space on x, no parameter: Idle @ (0.00, 0.00), Walk @ (1.40, 0.00), Run @ (1.40, 1.00)",
+        )
+        .click();
+    harness.run();
+    harness.get_by_label("y driven by").click();
+    harness.run();
+    harness.get_all_by_label("y").last().expect("y in the list").click();
+    harness.run();
+    let machine = harness.state().stage.machine().machine().clone();
+    let steer = machine.find_state("Steer").expect("Steer");
+    let StateMotion::BlendSpace(space) = &machine.state(steer).expect("state").motion else { panic!("a blend space") };
+    assert_eq!((space.two_d, space.y_param), (true, machine.find_param("y")), "y drives the second axis");
+    harness
+        .get_by_label("Steer: 2-D blend space on x, y: Idle @ (0.00, 0.00), Walk @ (1.40, 0.00), Run @ (1.40, 1.00)");
+    // The layer's mask: the arm joint and its subtree.
+    harness.get_by_label("Waving: Idle + Wave (0.50, whole body)").click();
+    harness.run();
+    // The mask's combo sits at the end of a row wider than the panel: clicked through
+    // accessibility.
+    harness.get_by_label("mask").click_accesskit();
+    harness.run();
+    harness.get_by_label(&format!("{joint} and below")).click_accesskit();
+    harness.run();
+    let machine = harness.state().stage.machine().machine().clone();
+    let waving = machine.find_state("Waving").expect("Waving");
+    let StateMotion::Layered(layered) = &machine.state(waving).expect("state").motion else { panic!("layered") };
+    assert_eq!(layered.layers[0].mask, vec![joint.clone()]);
+    harness.get_by_label(&format!("Waving: Idle + Wave (0.50, {joint})"));
+    assert_eq!(harness.state().stage.history.undo_steps(), steps + 2, "two edits, two undo steps");
+    assert_eq!(harness.state().stage.machine().play_problem(), None, "both states build on stage");
+}

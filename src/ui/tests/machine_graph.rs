@@ -105,3 +105,93 @@ fn robot_expressive_has_a_node_per_state() {
     assert_eq!(v.machine_panel.graph.wire_count(), states);
     harness.get_by_label("clip Dance");
 }
+
+/// A real click (pointer moved there, pressed, released, a frame each) at `pos`.
+fn click_at(harness: &mut egui_kittest::Harness<'static, Viewer>, pos: egui::Pos2) {
+    harness.hover_at(pos);
+    harness.run();
+    harness.drag_at(pos);
+    harness.run();
+    harness.drop_at(pos);
+    harness.run();
+}
+
+/// `rect` of a node's widget on the screen, the graph's zoom and pan applied.
+fn screen(harness: &egui_kittest::Harness<'static, Viewer>, rect: egui::Rect) -> egui::Rect {
+    harness.state().machine_panel.graph.on_screen(rect)
+}
+
+/// The rect (in the nodes' layer) of state `name`'s header (its name, just above its body's "clip NAME").
+fn header_rect(harness: &egui_kittest::Harness<'static, Viewer>, name: &str) -> egui::Rect {
+    let body = harness.get_by_label(&format!("clip {name}")).rect();
+    harness
+        .query_all_by_label(name)
+        .map(|n| n.rect())
+        .find(|r| {
+            r.max.y <= body.min.y + 1.0 && r.min.y > body.min.y - 60.0 && (r.center().x - body.center().x).abs() < 150.0
+        })
+        .unwrap_or_else(|| panic!("no header {name} above {body:?}"))
+}
+
+#[test]
+fn a_click_on_a_nodes_name_or_body_selects_its_state_in_the_forms() {
+    let mut harness = with_graph(viewer());
+    let (walk, run) = (state(harness.state(), "Walk"), state(harness.state(), "Run"));
+    assert_eq!(harness.state().machine_panel.forms.selected_state, None);
+    let body = screen(&harness, harness.get_by_label("clip Run").rect()).center();
+    click_at(&mut harness, body);
+    assert_eq!(harness.state().machine_panel.forms.selected_state, Some(run), "a click on Run's body");
+    let name = screen(&harness, header_rect(&harness, "Walk")).center();
+    click_at(&mut harness, name);
+    assert_eq!(harness.state().machine_panel.forms.selected_state, Some(walk), "a click on Walk's name");
+    assert_eq!(harness.state().stage.machine().machine().states().len(), 8, "a click edits nothing");
+}
+
+#[test]
+fn a_dragged_node_is_placed_in_the_machine_as_one_undo_step_saved_and_restored() {
+    let mut harness = with_graph(viewer());
+    let run = state(harness.state(), "Run");
+    let before = harness.state().stage.machine().machine().state(run).expect("Run").position;
+    let steps = harness.state().stage.history.undo_steps();
+    // Drag Run's node by its body 80 px right and 50 px down, over several frames.
+    let start = screen(&harness, harness.get_by_label("clip Run").rect()).center();
+    harness.hover_at(start);
+    harness.run();
+    harness.drag_at(start);
+    harness.step();
+    // A drag repaints every frame: one step per pointer move.
+    for i in 1..=5 {
+        harness.hover_at(start + egui::vec2(16.0, 10.0) * i as f32);
+        harness.step();
+    }
+    harness.drop_at(start + egui::vec2(80.0, 50.0));
+    harness.run_steps(3);
+    let v = harness.state();
+    let after = v.stage.machine().machine().state(run).expect("Run").position;
+    let moved = after - before;
+    assert!(moved.x > 20.0 && moved.y > 10.0, "Run moved right and down: {moved}");
+    assert!((moved.y / moved.x - 50.0 / 80.0).abs() < 0.05, "along the drag: {moved}");
+    assert_eq!(v.stage.history.undo_steps(), steps + 1, "the drag is one undo step");
+    assert_eq!(v.machine_panel.forms.selected_state, None, "a drag selects nothing");
+    // Saved in the profile by state name, and read back.
+    let model = v.stage.model();
+    let identity = crate::profile::ModelIdentity::of(model, None);
+    let profile = crate::profile::TuningProfile::from_tuning(&v.stage.tuning, model, &identity, "test");
+    let json = serde_json::to_string(&profile).expect("json");
+    let read: crate::profile::TuningProfile = serde_json::from_str(&json).expect("read");
+    let (tuning, _) = read.to_tuning(model);
+    let restored = tuning.machine.as_ref().and_then(|m| m.find_state("Run").and_then(|id| m.state(id)));
+    assert_eq!(restored.map(|s| s.position), Some(after), "the profile keeps Run's place");
+    // Reopened: a fresh viewer with that tuning draws Run there.
+    let mut reopened = viewer();
+    reopened.stage.set_tuning(tuning);
+    let reopened = with_graph(reopened);
+    assert_eq!(reopened.state().stage.machine().machine().state(run).map(|s| s.position), Some(after));
+    assert!(reopened.state().machine_panel.graph.node_position(run).is_some_and(|p| p == after));
+    // Ctrl+Z puts it back.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    let v = harness.state();
+    assert_eq!(v.stage.machine().machine().state(run).map(|s| s.position), Some(before));
+    assert_eq!(v.machine_panel.graph.node_position(run), Some(before), "the node goes back too");
+}

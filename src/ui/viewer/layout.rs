@@ -245,6 +245,7 @@ impl Viewer {
                 let mut keys = std::mem::take(&mut self.stage.tuning.machine_keys);
                 let shown = self.stage.shown();
                 let panel = &mut self.machine_panel;
+                panel.forms.set_joints(self.stage.model(), self.stage.generation());
                 let action =
                     super::super::machine::machine_ui(ui, self.stage.machine(), &shown, panel, &mut keys, &names);
                 self.stage.tuning.machine_keys = keys;

@@ -182,13 +182,14 @@ impl ShownFrames {
     }
 
     /// Before a new evaluation: the output becomes the previous frame (when time passed since
-    /// it); returns the time passed.
+    /// it); returns the time passed. The three poses rotate (no copy): the output is left
+    /// holding the oldest frame, which the evaluation that follows overwrites whole.
     fn roll(&mut self) -> f32 {
         let dt = self.pending_dt_secs;
         if dt > 0.0 && self.evaluated {
             std::mem::swap(&mut self.previous2, &mut self.previous);
             self.previous2_dt_secs = self.previous_dt_secs;
-            self.previous.copy_from(&self.output);
+            std::mem::swap(&mut self.previous, &mut self.output);
             self.previous_dt_secs = dt;
         }
         self.pending_dt_secs = 0.0;
@@ -405,7 +406,7 @@ impl CrossFader {
     /// its own phase, as [`Self::transition`] starts one to a clip (the transition's
     /// `start_secs` and speed matching do not apply). Without a blend space, nothing happens.
     pub fn transition_to_blend_space(&mut self, model: &Model, settings: &SampleSettings, transition: &Transition) {
-        let Some(clip) = self.sampler.blend_space.as_ref().map(heaviest_clip) else { return };
+        let Some(clip) = self.sampler.blend_space.as_ref().map(BlendSpacePlayer::heaviest_clip) else { return };
         let transition = Transition { start_secs: 0.0, match_cycle_secs: 0.0, ..*transition };
         self.transition_to(model, settings, (clip, LayerSource::BlendSpace), &transition);
     }
@@ -435,7 +436,7 @@ impl CrossFader {
     /// Play the blend space alone with no fade (as [`Self::play`] plays a clip): the source of
     /// a transition from it. Without a blend space, nothing happens.
     pub fn play_blend_space(&mut self) {
-        let Some(clip) = self.sampler.blend_space.as_ref().map(heaviest_clip) else { return };
+        let Some(clip) = self.sampler.blend_space.as_ref().map(BlendSpacePlayer::heaviest_clip) else { return };
         self.play(clip, 0.0);
         if let Some(layer) = self.stack.layers_mut().last_mut() {
             layer.source = LayerSource::BlendSpace;
@@ -762,14 +763,6 @@ fn rates_at_start(
 /// The first layer of `transition` to `to` (a clip, or the blend space with its heaviest clip).
 fn target_layer((clip, source): (ClipId, LayerSource), transition: &Transition, duration_secs: f32) -> Layer {
     Layer { source, ..Layer::of_transition(clip, transition, duration_secs) }
-}
-
-/// The clip of `player`'s heaviest point (what a blend-space layer names).
-fn heaviest_clip(player: &BlendSpacePlayer) -> ClipId {
-    let points = player.space().points();
-    let weights = player.weights();
-    let heaviest = (0..weights.len()).max_by(|&a, &b| weights[a].total_cmp(&weights[b])).unwrap_or(0);
-    points.get(heaviest).or(points.first()).map_or(ClipId::from_index(0), |p| p.clip)
 }
 
 /// A duration made safe: finite and not negative (else 0).

@@ -563,6 +563,13 @@ impl StateMachine {
         true
     }
 
+    /// Move state `id` to `position` in a graph editor (pixels). False when it does not exist.
+    pub fn set_position(&mut self, id: StateId, position: Vec2) -> bool {
+        let Some(state) = self.states.get_mut(id.index()) else { return false };
+        state.position = position;
+        true
+    }
+
     /// Replace clip event `id` (its clip, name and time; conditions on it follow). False when it
     /// does not exist.
     pub fn set_event(&mut self, id: EventId, event: ClipEvent) -> bool {
