@@ -27,9 +27,9 @@ pub struct JointPairs {
 /// The named joints of `model`: its skins' joints (every node for a model without skins), each
 /// name once (the first node of a repeated name).
 pub fn named_joints(model: &Model) -> Vec<(NodeId, String)> {
-    let mut nodes: Vec<NodeId> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    let mut nodes: Vec<NodeId> = model.skins().iter().flat_map(|s| s.joints.iter().copied()).collect();
     if nodes.is_empty() {
-        nodes = (0..model.nodes.len()).map(NodeId::from_index).collect();
+        nodes = (0..model.nodes().len()).map(NodeId::from_index).collect();
     }
     let mut out: Vec<(NodeId, String)> = Vec::new();
     for node in nodes {
@@ -60,7 +60,7 @@ pub fn match_joints(a: &Model, b: &Model) -> JointPairs {
 pub fn same_clip(a: &Model, clip_a: ClipId, b: &Model) -> Option<ClipId> {
     let clip = a.clip(clip_a)?;
     match clip.name() {
-        Some(name) => b.clips.iter().position(|c| c.name() == Some(name)).map(ClipId::from_index),
+        Some(name) => b.clips().iter().position(|c| c.name() == Some(name)).map(ClipId::from_index),
         None => b.clip(clip_a).filter(|c| c.name().is_none()).map(|_| clip_a),
     }
 }
@@ -152,8 +152,8 @@ impl AbCompare {
             cursor_a: None,
             cursor_b: None,
             locals: LocalMatrices::default(),
-            model_a: vec![Affine3A::IDENTITY; a.nodes.len()],
-            model_b: vec![Affine3A::IDENTITY; b.nodes.len()],
+            model_a: vec![Affine3A::IDENTITY; a.nodes().len()],
+            model_b: vec![Affine3A::IDENTITY; b.nodes().len()],
             deviations,
         }
     }
@@ -257,7 +257,7 @@ pub fn angle_between(a: glam::Quat, b: glam::Quat) -> f32 {
 /// (1 for a model without nodes).
 pub fn model_size(model: &Model) -> f32 {
     let mut locals = LocalMatrices::default();
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
     model.hierarchy.local_to_model(&model.rest_pose(), &mut locals, &mut world);
     let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
     for m in &world {
@@ -328,7 +328,7 @@ mod tests {
         let mut below: Vec<&str> = Vec::new();
         let mut stack: Vec<NodeId> = changed_names
             .iter()
-            .map(|n| a.nodes.iter().position(|m| m.name.as_deref() == Some(*n)).unwrap())
+            .map(|n| a.nodes().iter().position(|m| m.name.as_deref() == Some(*n)).unwrap())
             .map(NodeId::from_index)
             .collect();
         while let Some(node) = stack.pop() {

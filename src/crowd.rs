@@ -211,7 +211,7 @@ impl Job<'_> {
 
     fn sample(&self, play: &Play, cursors: &mut [ClipCursor], out: &mut SoaPose) {
         let index = play.clip.index();
-        let (Some(clip), Some(cursor)) = (self.model.clips.get(index), cursors.get_mut(index)) else {
+        let (Some(clip), Some(cursor)) = (self.model.clips().get(index), cursors.get_mut(index)) else {
             out.copy_from(self.rest);
             return;
         };
@@ -248,8 +248,8 @@ pub struct Crowd {
     node_worlds: Vec<Affine3A>,
     /// The nodes that carry a mesh (what the renderer reads of the node transforms).
     mesh_nodes: Vec<NodeId>,
-    /// Per node: its slot in an instance's `node_worlds` (`u32::MAX`: none).
-    node_slots: Vec<u32>,
+    /// Per node: its slot in an instance's `node_worlds` (`None`: a node without a mesh).
+    node_slots: Vec<Option<u32>>,
     /// Morph weights of every instance.
     weights: Vec<f32>,
     palette_stride: usize,
@@ -277,7 +277,7 @@ impl Crowd {
     /// first cross-fade time; `seed` makes it reproducible.
     pub fn new(model: &Model, count: usize, seed: u64) -> Self {
         let count = count.min(MAX_CROWD);
-        let clips = model.clips.len();
+        let clips = model.clips().len();
         let footprint = crate::render::framing::animated_bounds(
             model,
             (clips > 0).then(|| ClipId::from_index(0)),
@@ -288,7 +288,7 @@ impl Crowd {
         let spacing = size * 1.2;
         let side = (count as f64).sqrt().ceil().max(1.0) as usize;
         let centre = (side as f32 - 1.0) * 0.5 * spacing;
-        let clip_secs: Vec<f32> = model.clips.iter().map(Clip::end_secs).collect();
+        let clip_secs: Vec<f32> = model.clips().iter().map(Clip::end_secs).collect();
         let members = (0..count)
             .map(|i| {
                 let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0xA076_1D64_78BD_642F));
@@ -312,9 +312,9 @@ impl Crowd {
                 }
             })
             .collect();
-        let mut skin_offsets = Vec::with_capacity(model.skins.len());
+        let mut skin_offsets = Vec::with_capacity(model.skins().len());
         let mut palette_stride = 0;
-        for skin in &model.skins {
+        for skin in model.skins() {
             skin_offsets.push(palette_stride);
             palette_stride += skin.joints.len();
         }
@@ -325,20 +325,19 @@ impl Crowd {
         }
         let bounds = Aabb { min: Vec3::new(-half, bounds.min.y, -half), max: Vec3::new(half, bounds.max.y, half) };
         let rest = model.rest_pose();
-        let covers_pose = model.clips.iter().map(|clip| anim::crossfade::clip_covers_pose(model, clip)).collect();
-        let mesh_nodes: Vec<NodeId> =
-            (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).map(NodeId::from_index).collect();
-        let mut node_slots = vec![u32::MAX; model.nodes.len()];
+        let covers_pose = model.clips().iter().map(|clip| anim::crossfade::clip_covers_pose(model, clip)).collect();
+        let mesh_nodes: Vec<NodeId> = model.node_ids().filter(|&n| model[n].mesh.is_some()).collect();
+        let mut node_slots = vec![None; model.nodes().len()];
         for (slot, node) in mesh_nodes.iter().enumerate() {
-            node_slots[node.index()] = slot as u32;
+            node_slots[node.index()] = u32::try_from(slot).ok();
         }
         let lane_len = count.div_ceil(LANES).max(1);
         let lane = Lane {
             pose: rest.clone(),
             layer: rest.clone(),
-            locals: LocalMatrices::new(model.nodes.len()),
-            world: vec![Affine3A::IDENTITY; model.nodes.len()],
-            cursors: model.clips.iter().map(ClipCursor::new).collect(),
+            locals: LocalMatrices::new(model.nodes().len()),
+            world: vec![Affine3A::IDENTITY; model.nodes().len()],
+            cursors: model.clips().iter().map(ClipCursor::new).collect(),
         };
         Self {
             members,
@@ -354,7 +353,7 @@ impl Crowd {
             weights: vec![0.0; count * model.weight_count.max(1)],
             palette_stride,
             skin_offsets,
-            skins: model.skins.iter().map(PreparedSkin::new).collect(),
+            skins: model.skins().iter().map(PreparedSkin::new).collect(),
             rest,
             clip_secs,
             covers_pose,
@@ -396,16 +395,16 @@ impl Crowd {
         &self.node_worlds
     }
 
-    /// Per node of the model: its index among an instance's [`Self::node_worlds`] (`u32::MAX`
-    /// for a node without a mesh, whose transform the crowd does not keep).
-    pub fn node_slots(&self) -> &[u32] {
+    /// Per node of the model: its index among an instance's [`Self::node_worlds`] (`None` for a
+    /// node without a mesh, whose transform the crowd does not keep).
+    pub fn node_slots(&self) -> &[Option<u32>] {
         &self.node_slots
     }
 
     /// Instance `index`'s placed transform of `node` from the last update, for a node that
     /// carries a mesh.
     pub fn node_world(&self, index: usize, node: NodeId) -> Option<Affine3A> {
-        let slot = *self.node_slots.get(node.index())? as usize;
+        let slot = self.node_slots.get(node.index()).copied().flatten()? as usize;
         self.node_worlds.get(index * self.mesh_nodes.len().max(1) + slot).copied()
     }
 
@@ -419,7 +418,7 @@ impl Crowd {
     pub fn pose(&self, model: &Model, index: usize) -> Option<SoaPose> {
         let member = self.members.get(index)?;
         let job = Job { model, settings: &self.settings, rest: &self.rest, covers_pose: &self.covers_pose };
-        let mut cursors: Vec<ClipCursor> = model.clips.iter().map(ClipCursor::new).collect();
+        let mut cursors: Vec<ClipCursor> = model.clips().iter().map(ClipCursor::new).collect();
         let (mut pose, mut layer) = (self.rest.clone(), self.rest.clone());
         job.pose(member, &mut cursors, &mut pose, &mut layer);
         self.hierarchy.place_roots(&mut pose, member.yaw, member.offset);
@@ -450,7 +449,7 @@ impl Crowd {
             self.members.sort_unstable_by_key(|m| m.order);
         }
         self.updates += 1;
-        let nodes = model.nodes.len();
+        let nodes = model.nodes().len();
         let (stride, weight_count, lane_len) = (self.palette_stride.max(1), model.weight_count.max(1), self.lane_len);
         let world_stride = self.mesh_nodes.len().max(1);
         let (mesh_nodes, skins, skin_offsets) = (&self.mesh_nodes, &self.skins, &self.skin_offsets);
@@ -510,13 +509,13 @@ mod tests {
         assert_eq!(crowd.palettes().len(), 25 * crowd.palette_stride());
         crowd.update(&model, 1.0 / 60.0);
         let clips: std::collections::HashSet<ClipId> = (0..25).filter_map(|i| crowd.current_clip(i)).collect();
-        assert_eq!(clips.len(), model.clips.len().min(25), "every clip is played by someone");
+        assert_eq!(clips.len(), model.clips().len().min(25), "every clip is played by someone");
         // The hips of each instance stand in its own grid cell.
-        let hips = model.skins[0].joints[0].index();
+        let hips = model.skins()[0].joints[0].index();
         let positions: Vec<Vec3> = (0..25)
             .map(|i| {
                 let pose = crowd.pose(&model, i).expect("pose");
-                let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+                let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
                 model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut world);
                 world[hips].translation.into()
             })
@@ -552,7 +551,7 @@ mod tests {
     #[test]
     fn palettes_are_the_placed_poses_of_the_one_pipeline_under_any_settings() {
         let model = mannequin();
-        let skin = PreparedSkin::new(&model.skins[0]);
+        let skin = PreparedSkin::new(&model.skins()[0]);
         for mode in anim::InterpolationOverride::ALL {
             let mut crowd = Crowd::new(&model, 12, 5);
             crowd.settings.mode = mode;
@@ -562,7 +561,7 @@ mod tests {
             assert!(crowd.fading() > 0 || mode != anim::InterpolationOverride::Authored || crowd.len() == 12);
             // Instance 3's palette and node transforms, recomputed from its placed pose.
             let pose = crowd.pose(&model, 3).expect("pose");
-            let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+            let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
             model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut world);
             let mut palette = vec![Mat4::IDENTITY; skin.len()];
             skin.skinning_matrices(&world, &mut palette);
@@ -573,8 +572,7 @@ mod tests {
             }
             assert!(worst < 1e-4, "{mode}: palettes differ from the placed pose by {worst:e}");
             // The transforms kept for the nodes that carry a mesh are the same pass's.
-            let meshes: Vec<NodeId> =
-                (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).map(NodeId::from_index).collect();
+            let meshes: Vec<NodeId> = model.node_ids().filter(|&n| model[n].mesh.is_some()).collect();
             assert!(!meshes.is_empty());
             for &node in &meshes {
                 let stored: Vec3 = crowd.node_world(3, node).expect("a mesh node").translation.into();

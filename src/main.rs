@@ -59,9 +59,9 @@ fn run(command: Command) -> anyhow::Result<String> {
                 None => (BenchReport::run(None), "W64".to_owned()),
                 Some(path) => {
                     let loaded = cli::load_model_with_limits(&path, &limits.limits())?;
-                    anyhow::ensure!(!loaded.clips.is_empty(), "{} has no animations to benchmark", path.display());
+                    anyhow::ensure!(!loaded.clips().is_empty(), "{} has no animations to benchmark", path.display());
                     let clip = cli::find_clip(&loaded, clip.as_deref().unwrap_or("0"))?;
-                    let name = loaded.clips[clip.index()].display_name(clip.index());
+                    let name = loaded[clip].display_name(clip.index());
                     (BenchReport::run(Some((&loaded, clip))), format!("{} clip \"{name}\"", path.display()))
                 }
             };

@@ -557,7 +557,7 @@ impl TuningProfile {
             if let Some(region) = r.region.as_deref().filter(|n| node_id(n).is_none()) {
                 fit.skipped.push(format!("ragdoll region {region}: no such node"));
             }
-            if clip_id(&r.get_up_clip).is_none() && !model.clips.is_empty() {
+            if clip_id(&r.get_up_clip).is_none() && !model.clips().is_empty() {
                 fit.skipped.push(format!("get-up clip {}: not in this model", r.get_up_clip));
             }
         }
@@ -636,7 +636,7 @@ impl ModelIdentity {
     /// The identity of `model`. `source_stem` (the file name without extension) is used only
     /// when no node of the rig has a name, so that unnamed models do not all share one profile.
     pub fn of(model: &Model, source_stem: Option<&str>) -> Self {
-        let mut rig: Vec<NodeId> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+        let mut rig: Vec<NodeId> = model.skins().iter().flat_map(|s| s.joints.iter().copied()).collect();
         rig.sort_unstable();
         rig.dedup();
         if rig.is_empty() {
@@ -660,7 +660,7 @@ impl ModelIdentity {
         }
         let rig_root = rig.iter().copied().find(|&n| parent(n).is_none_or(|p| !rig.contains(&p)));
         let readable = model
-            .skins
+            .skins()
             .iter()
             .find_map(|s| s.name.clone().filter(|n| !n.is_empty()))
             .or_else(|| rig_root.and_then(name_of).filter(|n| !n.is_empty()))

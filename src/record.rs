@@ -289,7 +289,7 @@ pub fn record(
     let mut sink = Sink::open(spec, &partial, times.len())?;
     let result = (|| -> anyhow::Result<()> {
         let mut shot = Shot::new(ctx, model, spec.shot.clone())?;
-        let clip_name = spec.shot.clip.map(|c| model.clips[c.index()].display_name(c.index()));
+        let clip_name = spec.shot.clip.map(|c| model[c].display_name(c.index()));
         for (i, &t) in times.iter().enumerate() {
             let footer = clip_name.as_ref().map_or_else(|| "REST POSE".to_owned(), |n| format!("{n} T={t:.2}S"));
             let frame = shot.render(ctx, model, t, &footer)?;

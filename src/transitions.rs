@@ -220,11 +220,12 @@ impl Rig {
     /// "foot", else the two lowest leaf chains' ends; sizes from the ragdoll layout; the ground
     /// under each foot from every clip (allocates and samples every clip: once per model).
     pub fn new(model: &Model) -> Self {
-        let n = model.nodes.len();
-        let name =
-            |node: usize| model.nodes.get(node).and_then(|n| n.name.clone()).unwrap_or_else(|| format!("node_{node}"));
+        let n = model.nodes().len();
+        let name = |node: usize| {
+            model.nodes().get(node).and_then(|n| n.name.clone()).unwrap_or_else(|| format!("node_{node}"))
+        };
         let spec = RagdollSpec::from_model(model).ok();
-        let joints: Vec<usize> = match model.skins.first() {
+        let joints: Vec<usize> = match model.skins().first() {
             Some(skin) => skin.joints.iter().map(|j| j.index()).filter(|&j| j < n).collect(),
             None => (0..n).collect(),
         };
@@ -295,7 +296,7 @@ impl Rig {
     /// taken relative to their centroid (travel does not count).
     pub fn is_cyclic(&self, model: &Model, clip: ClipId) -> bool {
         let Some(c) = model.clip(clip) else { return false };
-        let n = model.nodes.len();
+        let n = model.nodes().len();
         let mut locals = LocalMatrices::new(n);
         let mut pose = model.rest_pose();
         let mut at = |time_secs: f32| -> Vec<Vec3> {
@@ -362,7 +363,7 @@ struct Recorder<'a> {
 
 impl<'a> Recorder<'a> {
     fn new(model: &'a Model, rig: &'a Rig) -> Self {
-        let n = model.nodes.len();
+        let n = model.nodes().len();
         Self {
             model,
             rig,
@@ -427,7 +428,7 @@ struct FootStats {
 fn clip_stats(recorder: &mut Recorder, clip: ClipId, root_motion: RootMotion) -> Vec<FootStats> {
     let dt = 1.0 / FRAME_HZ;
     let model = recorder.model;
-    let secs = model.clips[clip.index()].end_secs();
+    let secs = model[clip].end_secs();
     let frames = ((secs * FRAME_HZ).ceil() as usize).max(2);
     let mut fader = recorder.fader(clip, 0.0, root_motion);
     let in_place = root_motion == RootMotion::InPlace;
@@ -564,7 +565,7 @@ pub fn clip_foot_slide(model: &Model, rig: &Rig, clip: ClipId) -> f32 {
     let mut recorder = Recorder::new(model, rig);
     let stats = clip_stats(&mut recorder, clip, RootMotion::Authored);
     let dt = 1.0 / FRAME_HZ;
-    let secs = model.clips[clip.index()].end_secs();
+    let secs = model[clip].end_secs();
     let frames = ((secs * FRAME_HZ).ceil() as usize).max(2);
     let mut fader = recorder.fader(clip, 0.0, RootMotion::Authored);
     let mut previous = recorder.frame(&mut fader, false).feet;
@@ -625,7 +626,7 @@ impl End<'_> {
     /// Length of one cycle, seconds: the clip's, or the blend space's blended cycle.
     pub fn cycle_secs(&self, model: &Model) -> f32 {
         match self {
-            Self::Clip(clip) => model.clips.get(clip.index()).map_or(0.0, anim::Clip::end_secs),
+            Self::Clip(clip) => model.clips().get(clip.index()).map_or(0.0, anim::Clip::end_secs),
             Self::BlendSpace(player) => player.cycle_secs(),
         }
     }
@@ -633,7 +634,7 @@ impl End<'_> {
     /// The name a report gives: the clip's, or `blend space NAME=X[,Y] ... at X[,Y]`.
     pub fn name(&self, model: &Model) -> String {
         let clip_name = |clip: ClipId| {
-            model.clips.get(clip.index()).map_or_else(|| clip.index().to_string(), |c| c.display_name(clip.index()))
+            model.clips().get(clip.index()).map_or_else(|| clip.index().to_string(), |c| c.display_name(clip.index()))
         };
         match self {
             Self::Clip(clip) => clip_name(*clip),
@@ -972,7 +973,7 @@ pub fn measure_blend_space(
     player.set_phase(0.0);
     let settings = SampleSettings::default();
     let mut pose = model.rest_pose();
-    let n = model.nodes.len();
+    let n = model.nodes().len();
     let mut locals = LocalMatrices::new(n);
     let mut world = vec![Affine3A::IDENTITY; n];
     let mut joints: Vec<Vec<Vec3>> = Vec::with_capacity(frames + 1);

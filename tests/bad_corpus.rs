@@ -77,8 +77,8 @@ fn checked_in_corpus_matches_the_generator() {
 fn the_valid_model_behind_the_corpus_loads() {
     for bytes in [badfiles::valid_glb(), badfiles::valid_gltf()] {
         let model = anim::import::load_slice(&bytes, None).unwrap();
-        assert_eq!((model.nodes.len(), model.skins.len(), model.clips.len()), (4, 1, 1));
-        assert_eq!(model.clips[0].interpolations().len(), 3, "LINEAR, STEP and CUBICSPLINE");
+        assert_eq!((model.nodes().len(), model.skins().len(), model.clips().len()), (4, 1, 1));
+        assert_eq!(model.clips()[0].interpolations().len(), 3, "LINEAR, STEP and CUBICSPLINE");
         assert_eq!(model.weight_count, 1);
     }
 }

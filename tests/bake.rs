@@ -33,7 +33,7 @@ fn bake(args: &[&str]) -> Result<Value, String> {
 /// `baked`'s clip as authored, over every node and weight, at 1001 times over the clip plus every
 /// key time and the midpoints between keys. Rotations compare up to sign.
 fn deviation(original: &Model, baked: &Model, clip: usize, settings: &SampleSettings) -> f32 {
-    let (a, b) = (&original.clips[clip], &baked.clips[clip]);
+    let (a, b) = (&original.clips()[clip], &baked.clips()[clip]);
     let end = a.end_secs();
     let mut times: Vec<f32> = (0..=1000).map(|i| end * i as f32 / 1000.0).collect();
     for keys in a.timelines().iter().map(|t| &t.times_secs) {
@@ -104,9 +104,9 @@ fn every_clip_of_the_built_in_character_bakes_to_what_the_override_shows() {
     let source = devtools::ci::repo_root().join("assets/mannequin.glb");
     let bytes = std::fs::read(&source).unwrap();
     let model = anim::import::load_slice(&bytes, None).unwrap();
-    assert!(model.clips.len() >= 8);
+    assert!(model.clips().len() >= 8);
     let original_json = gltf_json(&bytes);
-    for (c, clip) in model.clips.iter().enumerate() {
+    for (c, clip) in model.clips().iter().enumerate() {
         for mode in MODES {
             let settings = SampleSettings::with_mode(mode);
             let raw = anim::bake::bake_clip(clip, &settings).unwrap();
@@ -115,12 +115,12 @@ fn every_clip_of_the_built_in_character_bakes_to_what_the_override_shows() {
             let d = deviation(&model, &baked, c, &settings);
             assert!(d < 1e-4, "{} {mode:?}: {d}", clip.display_name(c));
             // The baked clip's samplers are all in the mode; the rest is kept.
-            assert!(baked.clips[c].tracks().iter().all(|t| t.interpolation == mode.resolve(t.interpolation)));
-            assert_eq!(baked.meshes, model.meshes);
-            assert_eq!(baked.skins, model.skins);
-            assert_eq!(baked.nodes, model.nodes);
-            for other in (0..model.clips.len()).filter(|&o| o != c) {
-                assert_eq!(baked.clips[other], model.clips[other]);
+            assert!(baked.clips()[c].tracks().iter().all(|t| t.interpolation == mode.resolve(t.interpolation)));
+            assert_eq!(baked.meshes(), model.meshes());
+            assert_eq!(baked.skins(), model.skins());
+            assert_eq!(baked.nodes(), model.nodes());
+            for other in (0..model.clips().len()).filter(|&o| o != c) {
+                assert_eq!(baked.clips()[other], model.clips()[other]);
             }
             let json = gltf_json(&glb);
             for key in ["nodes", "meshes", "skins", "materials", "scenes", "scene", "asset"] {
@@ -194,7 +194,7 @@ fn the_command_writes_a_valid_file_and_reports_its_difference() {
         ..SampleSettings::with_mode(InterpolationOverride::Linear)
     };
     let baked = anim::import::load_path(&out).unwrap();
-    let keys = &baked.clips[walk].timelines()[0].times_secs;
+    let keys = &baked.clips()[walk].timelines()[0].times_secs;
     assert!(keys.len() > 60, "{} keys", keys.len());
     assert!((deviation(&model, &baked, walk, &settings) - rotation as f32).abs() < 1e-3);
     if let Some(errors) = validator_errors(&out) {
@@ -231,7 +231,7 @@ fn external_files_are_embedded_and_compressed_data_is_kept() {
         let baked = decode::load_slice(&glb, None, &anim::import::Limits::default()).unwrap();
         let d = deviation(&model, &baked, 0, &SampleSettings::with_mode(InterpolationOverride::Cubic));
         assert!(d < 1e-4, "{}: {d}", input.display());
-        assert_eq!(baked.meshes, model.meshes, "{}", input.display());
+        assert_eq!(baked.meshes(), model.meshes(), "{}", input.display());
         assert_eq!(baked.images.len(), model.images.len());
         let json = gltf_json(&glb);
         assert_eq!(json["buffers"][0].get("uri"), None);

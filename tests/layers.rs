@@ -51,7 +51,7 @@ fn skeleton() -> (HashMap<String, u64>, HashMap<u64, u64>) {
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut names = HashMap::new();
     let mut parents = HashMap::new();
-    for (i, node) in model.nodes.iter().enumerate() {
+    for (i, node) in model.nodes().iter().enumerate() {
         if let Some(name) = &node.name {
             names.insert(name.clone(), i as u64);
         }

@@ -244,7 +244,7 @@ fn static_visibility_hides_nodes_and_their_descendants() {
     });
     let model = devtools::load(&file.gltf());
     let visible = animtune::render::animated::AnimatedProperties::rest(&model).node_visible;
-    let descendants_of_hips: Vec<usize> = (1..model.nodes.len())
+    let descendants_of_hips: Vec<usize> = (1..model.nodes().len())
         .filter(|&n| {
             let parent = |p: anim::NodeId| model.hierarchy.parent(p);
             std::iter::successors(parent(anim::NodeId::from_index(n)), |&p| parent(p)).any(|p| p.index() == 0)

@@ -65,31 +65,31 @@ fn the_identity_is_the_rig_and_survives_re_exports() {
     // Same rig, re-exported: new animation, a renamed and a dropped clip, moved vertices, another
     // file name — the same identity.
     let mut reexport = original.clone();
-    reexport.clips.pop();
-    let mut renamed = reexport.clips[0].clone().into_raw();
+    let kept = reexport.clips().len() - 1;
+    reexport.replace_clips(original.clips()[..kept].to_vec());
+    let first = anim::ClipId::from_index(0);
+    let mut renamed = reexport[first].clone().into_raw();
     renamed.name = Some("Idle_v2".to_owned());
-    reexport.clips[0] = renamed.build().expect("the renamed clip builds");
-    for mesh in &mut reexport.meshes {
-        for primitive in &mut mesh.primitives {
-            for p in &mut primitive.positions {
-                *p *= 1.01;
-            }
+    reexport.replace_clip(first, renamed.build().expect("the renamed clip builds")).expect("clip 0");
+    for primitive in reexport.primitives_mut() {
+        for p in &mut primitive.positions {
+            *p *= 1.01;
         }
     }
     assert_eq!(ModelIdentity::of(&reexport, Some("character_final_v3")).key, key);
     assert_eq!(ModelIdentity::of(&original, None).name, "Mannequin");
     // Another rig: a joint renamed.
     let mut other = original.clone();
-    let hand = other.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L")).unwrap();
-    other.nodes[hand].name = Some("LeftHand".to_owned());
+    let hand = other.node_ids().find(|&n| other[n].name.as_deref() == Some("Hand.L")).unwrap();
+    other.set_node_name(hand, Some("LeftHand".to_owned()));
     assert_ne!(ModelIdentity::of(&other, Some("mannequin")).key, key);
     // Unnamed rigs are told apart by their file.
     let mut unnamed = original.clone();
-    for node in &mut unnamed.nodes {
-        node.name = None;
+    for id in unnamed.node_ids() {
+        unnamed.set_node_name(id, None);
     }
-    for skin in &mut unnamed.skins {
-        skin.name = None;
+    for skin in 0..unnamed.skins().len() {
+        unnamed.set_skin_name(skin, None);
     }
     assert_ne!(ModelIdentity::of(&unnamed, Some("a")).key, ModelIdentity::of(&unnamed, Some("b")).key);
 }

@@ -47,7 +47,7 @@ fn args(handoff_at: f32, ramp_rate: f32, seconds: f32) -> RagdollArgs {
 
 fn run(model: &Model, clip: Option<&str>, args: &RagdollArgs) -> RagdollReport {
     let clip = clip.map(|name| model.find_clip(name).unwrap_or_else(|| panic!("clip {name} not found")));
-    let clip = clip.or((!model.clips.is_empty()).then(|| ClipId::from_index(0)));
+    let clip = clip.or((!model.clips().is_empty()).then(|| ClipId::from_index(0)));
     simulate(model, clip, args).expect("the ragdoll simulates")
 }
 
@@ -160,10 +160,10 @@ fn every_skinned_model_falls_plausibly_at_every_scale() {
                         let ground = animtune::render::framing::ground_height(&model);
                         let mut k = 0;
                         // Nine falls per rig and scale: a rig with one clip falls from nine moments.
-                        let handoffs: &[f32] = if model.clips.len() <= 1 { &HANDOFFS_ONE_CLIP } else { &HANDOFFS };
-                        for clip in 0..model.clips.len().clamp(1, 3) {
+                        let handoffs: &[f32] = if model.clips().len() <= 1 { &HANDOFFS_ONE_CLIP } else { &HANDOFFS };
+                        for clip in 0..model.clips().len().clamp(1, 3) {
                             for &handoff in handoffs {
-                                let clip = (!model.clips.is_empty()).then(|| ClipId::from_index(clip));
+                                let clip = (!model.clips().is_empty()).then(|| ClipId::from_index(clip));
                                 let report = simulate(&model, clip, &RagdollArgs { ground_y: Some(ground), ..args(handoff, 5.0, 10.0) })
                                     .unwrap_or_else(|e| panic!("{name} ×{scale} clip {clip:?} at {handoff} s: {e:#}"));
                                 let at = format!("{name} ×{scale} clip {clip:?} at {handoff} s");
@@ -290,8 +290,8 @@ fn the_simulated_size_is_the_same_at_any_scale() {
 /// Renames every node `bone_<index>` (no scheme recognises it).
 fn anonymous(model: &Model) -> Model {
     let mut model = model.clone();
-    for (i, node) in model.nodes.iter_mut().enumerate() {
-        node.name = Some(format!("bone_{i}"));
+    for id in model.node_ids() {
+        model.set_node_name(id, Some(format!("bone_{id}")));
     }
     model
 }
@@ -442,7 +442,7 @@ fn a_partial_ragdoll_drops_one_arm_while_the_rest_keeps_walking() {
         RagdollController::new(&model, RagdollSettings::default(), RagdollRamp::default()).expect("ragdoll");
     let spec = controller.spec().clone();
     let node = |name: &str| {
-        model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).map(anim::NodeId::from_index).expect("node")
+        model.nodes().iter().position(|n| n.name.as_deref() == Some(name)).map(anim::NodeId::from_index).expect("node")
     };
     let region = spec.body_for_node(node("UpperArm.L")).expect("a body");
     let mut walk = Player::new(&model, "Walk");
@@ -458,7 +458,7 @@ fn a_partial_ragdoll_drops_one_arm_while_the_rest_keeps_walking() {
         &Handoff { region: Some(region), ..Handoff::default() },
     );
     let (mut out_world, mut anim_world) =
-        (vec![Affine3A::IDENTITY; model.nodes.len()], vec![Affine3A::IDENTITY; model.nodes.len()]);
+        (vec![Affine3A::IDENTITY; model.nodes().len()], vec![Affine3A::IDENTITY; model.nodes().len()]);
     let mut weights = Vec::new();
     for frame in 1..=60 {
         walk.sample(&model, 0.5 + frame as f32 / 60.0, &mut pose);
@@ -545,20 +545,20 @@ struct Player {
 impl Player {
     fn new(model: &Model, clip: &str) -> Self {
         let clip = model.find_clip(clip).expect("clip");
-        Self { clip, cursor: ClipCursor::new(&model.clips[clip.index()]), rest: model.rest_pose() }
+        Self { clip, cursor: ClipCursor::new(&model[clip]), rest: model.rest_pose() }
     }
 
     fn sample(&mut self, model: &Model, time: f32, pose: &mut SoaPose) {
         pose.copy_from(&self.rest);
-        let clip = &model.clips[self.clip.index()];
+        let clip = &model[self.clip];
         clip.sample(clip.wrap_time(time), &mut self.cursor, &SampleSettings::default(), pose);
     }
 }
 
 fn joint_positions(model: &Model, pose: &SoaPose) -> Vec<Vec3> {
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
     model.hierarchy.local_to_model(pose, &mut LocalMatrices::default(), &mut world);
-    model.skins[0].joints.iter().map(|&j| Vec3::from(world[j.index()].translation)).collect()
+    model.skins()[0].joints.iter().map(|&j| Vec3::from(world[j.index()].translation)).collect()
 }
 
 fn largest_move(a: &[Vec3], b: &[Vec3]) -> f32 {
@@ -700,7 +700,7 @@ fn push_moves_the_pushed_bone_and_unknown_bones_are_rejected() {
     // A finger or toe pushes the body it rides on (the viewer's rule); the mesh node has none.
     let spec = RagdollSpec::from_model(&model).expect("ragdoll");
     let node = |name: &str| {
-        model.nodes.iter().position(|n| n.name.as_deref() == Some(name)).map(anim::NodeId::from_index).expect("node")
+        model.nodes().iter().position(|n| n.name.as_deref() == Some(name)).map(anim::NodeId::from_index).expect("node")
     };
     assert_eq!(spec.body_for_node(node("Toes.L")), spec.body_for_node(node("Foot.L")));
     let outside = RagdollArgs { push: Some(("Mannequin".to_owned(), Vec3::X)), ..plain };
@@ -793,8 +793,8 @@ fn an_exploding_ragdoll_falls_back_to_the_animation_reports_a_fault_and_can_be_t
     assert!((controller.ragdoll_weight() - 1.0).abs() < f32::EPSILON);
     assert!(controller.ragdoll().is_some_and(animtune::physics::Ragdoll::is_finite));
     let head_node = controller.spec().bodies[head.index()].node;
-    let mut animated_world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut output_world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut animated_world = vec![Affine3A::IDENTITY; model.nodes().len()];
+    let mut output_world = vec![Affine3A::IDENTITY; model.nodes().len()];
     model.hierarchy.local_to_model(&pose, &mut LocalMatrices::default(), &mut animated_world);
     model.hierarchy.local_to_model(controller.output(), &mut LocalMatrices::default(), &mut output_world);
     let apart = Vec3::from(animated_world[head_node.index()].translation)
@@ -847,8 +847,8 @@ fn every_listed_naming_scheme_gives_the_same_anatomy() {
     ];
     for (scheme, names) in schemes {
         let mut renamed = model.clone();
-        for node in &mut renamed.nodes {
-            let Some(name) = node.name.clone() else { continue };
+        for id in renamed.node_ids() {
+            let Some(name) = renamed[id].name.clone() else { continue };
             let (base, side) = match name.rsplit_once('.') {
                 Some((base, "L")) => (base, Some(("Left", "left", "l", "L"))),
                 Some((base, "R")) => (base, Some(("Right", "right", "r", "R"))),
@@ -859,7 +859,7 @@ fn every_listed_naming_scheme_gives_the_same_anatomy() {
             if let Some((word, lower, s, upper)) = side {
                 new = new.replace("{Side}", word).replace("{side}", lower).replace("{s}", s).replace("{S}", upper);
             }
-            node.name = Some(new);
+            renamed.set_node_name(id, Some(new));
         }
         let spec = RagdollSpec::from_model(&renamed).expect("ragdoll");
         for (a, b) in original.bodies.iter().zip(&spec.bodies) {

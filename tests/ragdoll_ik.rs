@@ -92,7 +92,7 @@ fn feet_and_hands_under_ik_controls_are_jointed_to_their_limbs() {
     // shin.
     let links = animtune::stage::ragdoll::ragdoll_skeleton_links(&model, &spec);
     let simulated = spec.simulated_nodes(&model);
-    for (node, n) in model.nodes.iter().enumerate() {
+    for (node, n) in model.nodes().iter().enumerate() {
         let ik = n.name.as_deref().is_some_and(|s| s.ends_with(".ik"));
         if ik {
             assert!(!simulated[node] && links[node] == SkeletonLink::Hidden, "{:?} drawn", n.name);
@@ -112,7 +112,7 @@ fn feet_and_hands_under_ik_controls_are_jointed_to_their_limbs() {
 fn ik_control_rigs_hold_together_and_keep_the_clips_velocity_at_every_scale() {
     for rig in rigs() {
         let models: Vec<(f32, Model)> = [1.0f32, 0.01, 100.0].into_iter().map(|s| (s, scaled(&rig.glb, s))).collect();
-        let duration = models[0].1.clips[models[0].1.find_clip(rig.clip).expect("clip").index()].duration_secs();
+        let duration = models[0].1[models[0].1.find_clip(rig.clip).expect("clip")].duration_secs();
         for fraction in HANDOFF_FRACTIONS {
             let at = fraction * duration;
             let reports: Vec<(f32, RagdollReport)> = models.iter().map(|(s, m)| (*s, run(m, rig.clip, at))).collect();

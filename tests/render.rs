@@ -220,8 +220,8 @@ fn mannequin_coverage_matches_cpu_skinning() {
 fn recursive_skeletons_84_skins_match_cpu_skinning() {
     let Some(model) = shared_model("RecursiveSkeletons/RecursiveSkeletons.glb") else { return };
     let Some(ctx) = gpu() else { return };
-    assert!(model.skins.len() >= 84, "{} skins", model.skins.len());
-    let clip = (!model.clips.is_empty()).then(|| ClipId::from_index(0));
+    assert!(model.skins().len() >= 84, "{} skins", model.skins().len());
+    let clip = (!model.clips().is_empty()).then(|| ClipId::from_index(0));
     let pose = sample_pose(&model, clip, 0.5, InterpolationOverride::Authored);
     assert_coverage_matches_cpu(&ctx, "RecursiveSkeletons", &model, &pose);
 }
@@ -233,7 +233,7 @@ fn eight_influences_from_joints_1_are_skinned_on_the_gpu() {
     // Move influences 2 and 3 of every vertex into JOINTS_1/WEIGHTS_1: the same skinning, now
     // only right when the shader reads the second set.
     let mut moved = 0;
-    for primitive in model.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut()) {
+    for primitive in model.primitives_mut() {
         if primitive.joints.len() != 1 || primitive.weights.len() != 1 {
             continue;
         }
@@ -384,7 +384,7 @@ fn camera_framing_contains_the_animated_character() {
         let pose = sample_pose(
             &model,
             Some(ClipId::from_index(0)),
-            model.clips[0].end_secs() * i as f32 / 8.0,
+            model.clips()[0].end_secs() * i as f32 / 8.0,
             InterpolationOverride::Authored,
         );
         poser.for_each_posed_primitive(&model, &pose, &nodes, |_, positions| {
@@ -441,7 +441,7 @@ fn golden_view<'a>(model: &Model, pose: &'a SoaPose, skeleton: bool) -> ViewDesc
         instances: vec![InstanceDesc::solid(pose)],
         ground: true,
         skeleton,
-        selected_joint: model.skins.first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
+        selected_joint: model.skins().first().and_then(|s| s.joints.get(s.joints.len() / 2)).copied(),
         lines: &[],
     }
 }
@@ -564,8 +564,8 @@ fn joint_heat_paints_the_skinned_mesh() {
         assert!(count > 500.0, "the mannequin covers the view");
         sum.map(|s| s / count)
     };
-    let hot = vec![1.0; model.nodes.len()];
-    let cold = vec![0.0; model.nodes.len()];
+    let hot = vec![1.0; model.nodes().len()];
+    let cold = vec![0.0; model.nodes().len()];
     let [hr, hg, hb] = mean_colour(Some(&hot));
     let [cr, cg, cb] = mean_colour(Some(&cold));
     let plain = mean_colour(None);
@@ -683,8 +683,8 @@ fn compressed_variants_render_like_their_originals() {
         let original = devtools::load(&source);
         let path = devtools::variants::variant(&tool, &source, variant);
         let loaded = decode::load_path(&path, &limits).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let clip = (!original.clips.is_empty()).then(|| ClipId::from_index(0));
-        let time = original.clips.first().map_or(0.0, |c| {
+        let clip = (!original.clips().is_empty()).then(|| ClipId::from_index(0));
+        let time = original.clips().first().map_or(0.0, |c| {
             let target = c.start_secs() + (c.end_secs() - c.start_secs()) * 0.4;
             let keys = c.timelines().first().map_or(&[][..], |t| t.times_secs.as_slice());
             keys.iter().copied().min_by(|a, b| (a - target).abs().total_cmp(&(b - target).abs())).unwrap_or(target)
@@ -756,7 +756,9 @@ fn ground_never_hides_a_model_below_the_origin() {
     let (Some(ctx), Some(mut model)) = (gpu(), mannequin()) else { return };
     let roots = model.scene_roots();
     for &root in &roots {
-        model.nodes[root.index()].rest.translation.y -= 0.9;
+        let mut rest = model[root].rest;
+        rest.translation.y -= 0.9;
+        model.set_node_rest(root, rest);
     }
     let walk = clip_index(&model, "Walk");
     let pose = sample_pose(&model, Some(walk), 0.3, InterpolationOverride::Authored);

@@ -365,7 +365,7 @@ fn every_pair_both_ways_validates_keeps_feet_planted_and_round_trips() {
             .unwrap_or_else(|e| panic!("{} -> {}: {e:#}", rig_a.name, rig_b.name));
             assert!(written.report.finite, "{} -> {}", rig_a.name, rig_b.name);
             // Opens in animtune with its own clips and the new ones.
-            assert_eq!(written.model.clips.len(), target.0.clips.len() + clips.len());
+            assert_eq!(written.model.clips().len(), target.0.clips().len() + clips.len());
             let path = dir.path().join(format!("{}-on-{}.glb", rig_a.name, rig_b.name));
             std::fs::write(&path, &written.glb).unwrap();
             let reloaded = animtune::cli::load_model(&path).unwrap();

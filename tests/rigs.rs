@@ -34,7 +34,7 @@ fn clip(model: &Model, name: &str) -> ClipId {
 
 fn run(model: &Model, rig: &Rig, from: &str, to: &str, kind: TransitionKind, sync: Sync) -> TransitionReport {
     let (from, to) = (clip(model, from), clip(model, to));
-    let secs = model.clips[from.index()].end_secs();
+    let secs = model[from].end_secs();
     let at: Vec<f32> = (0..TRIGGERS).map(|i| secs * (i as f32 + 0.5) / TRIGGERS as f32).collect();
     measure(model, rig, from, to, &at, &settings(kind, sync), None)
 }
@@ -142,8 +142,8 @@ fn build_corpus() -> Option<Corpus> {
 
 fn world(model: &Model, clip: Option<ClipId>, time_secs: f32) -> Vec<Affine3A> {
     let pose = animtune::cli::render::sample_pose(model, clip, time_secs, anim::InterpolationOverride::Authored);
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    model.hierarchy.local_to_model(&pose, &mut anim::LocalMatrices::new(model.nodes.len()), &mut world);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
+    model.hierarchy.local_to_model(&pose, &mut anim::LocalMatrices::new(model.nodes().len()), &mut world);
     world
 }
 
@@ -154,7 +154,7 @@ fn variants_pose_every_joint_where_the_original_does() {
     let Some(corpus) = corpus() else { return };
     for (rig, variants) in corpus {
         let original = &variants[0].1;
-        let joints: Vec<usize> = original.skins[0].joints.iter().map(|j| j.index()).collect();
+        let joints: Vec<usize> = original.skins()[0].joints.iter().map(|j| j.index()).collect();
         assert!(original.find_clip(rigs::HOVER_CLIP).is_some(), "{}: the hovering clip", rig.name);
         let size = {
             let w = world(original, None, 0.0);
@@ -166,15 +166,15 @@ fn variants_pose_every_joint_where_the_original_does() {
         for (variant, model) in &variants[1..] {
             let scale = if let RigVariant::Scaled(s) = variant { *s } else { 1.0 };
             let mut worst = 0.0f32;
-            for c in 0..original.clips.len() {
+            for c in 0..original.clips().len() {
                 let clip = ClipId::from_index(c);
-                let secs = original.clips[c].end_secs();
+                let secs = original.clips()[c].end_secs();
                 for k in 0..5 {
                     let t = secs * k as f32 / 4.0;
                     let (a, b) = (world(original, Some(clip), t), world(model, Some(clip), t));
                     for &j in &joints {
                         // Variants keep node indices (new nodes come last) and names (prefixed).
-                        let (name, renamed) = (original.nodes[j].name.as_deref(), model.nodes[j].name.as_deref());
+                        let (name, renamed) = (original.nodes()[j].name.as_deref(), model.nodes()[j].name.as_deref());
                         assert_eq!(renamed.map(|n| n.strip_prefix("mixamorig:").unwrap_or(n)), name);
                         let d = Vec3::from(b[j].translation) / scale - Vec3::from(a[j].translation);
                         worst = worst.max(d.length() / size);
@@ -409,7 +409,7 @@ fn ragdoll_handoffs_keep_the_clips_velocity_on_every_rig() {
                     for (variant, model) in variants {
                         for cycle in rig.cycles {
                             let clip = clip(model, cycle);
-                            let secs = model.clips[clip.index()].end_secs();
+                            let secs = model[clip].end_secs();
                             let non_rigid = NON_RIGID_CYCLES.contains(&(rig.name, *cycle));
                             let mut errors = Vec::new();
                             for k in 0..TRIGGERS {

@@ -211,7 +211,7 @@ fn largest_step(
     mut each: impl FnMut(usize, &mut CrossFader),
 ) -> (f32, usize) {
     let settings = SampleSettings::default();
-    let n = model.nodes.len();
+    let n = model.nodes().len();
     let mut locals = LocalMatrices::new(n);
     let (mut world, mut previous) = (vec![Affine3A::IDENTITY; n], vec![Affine3A::IDENTITY; n]);
     model.hierarchy.local_to_model(fader.evaluate(model, &settings), &mut locals, &mut previous);
@@ -526,9 +526,9 @@ mod blend_space {
                 fader.evaluate(&model, &settings);
             }
             let mut idle_pose = model.rest_pose();
-            model.clips[idle.index()].sample(
+            model[idle].sample(
                 fader.current_time_secs(),
-                &mut anim::ClipCursor::new(&model.clips[idle.index()]),
+                &mut anim::ClipCursor::new(&model[idle]),
                 &settings,
                 &mut idle_pose,
             );

@@ -70,7 +70,7 @@ fn models() -> Vec<(String, Option<PathBuf>)> {
 
 /// The cases of one model: its pairs × kinds, plus the extras.
 fn cases(label: &str, model: &anim::Model) -> Vec<Case> {
-    let names: Vec<String> = (0..model.clips.len()).map(|i| model.clips[i].display_name(i)).collect();
+    let names: Vec<String> = (0..model.clips().len()).map(|i| model.clips()[i].display_name(i)).collect();
     let n = names.len();
     let pairs: Vec<(usize, usize)> = if n <= ALL_PAIRS_UP_TO {
         (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect()
@@ -79,7 +79,7 @@ fn cases(label: &str, model: &anim::Model) -> Vec<Case> {
     };
     let mut cases = Vec::new();
     let mut push = |from: usize, to: usize, kind: &str, extra: &[&str]| {
-        let secs = model.clips[from].end_secs();
+        let secs = model.clips()[from].end_secs();
         let at: Vec<String> = TRIGGERS.iter().map(|f| format!("{:.4}", f * secs)).collect();
         // Clips are given by index: names may be missing or repeated.
         let mut args: Vec<String> = ["--from", &from.to_string(), "--to", &to.to_string(), "--kind", kind, "--at"]
@@ -160,7 +160,7 @@ fn transition_figures_match_the_golden_file() {
     let shared = models.len() > 1;
     for (label, path) in models {
         let (model, _) = animtune::cli::load_model_or_default(path.as_deref()).unwrap();
-        if model.clips.is_empty() {
+        if model.clips().is_empty() {
             continue;
         }
         for case in cases(&label, &model) {

@@ -30,18 +30,18 @@ struct Errors {
 /// index when both have the same node count (gltf-transform prunes unused nodes).
 fn node_map(original: &Model, variant: &Model) -> Vec<Option<usize>> {
     let mut names: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, node) in variant.nodes.iter().enumerate() {
+    for (i, node) in variant.nodes().iter().enumerate() {
         if let Some(name) = &node.name {
             names.entry(name).or_default().push(i);
         }
     }
     original
-        .nodes
+        .nodes()
         .iter()
         .enumerate()
         .map(|(i, node)| match node.name.as_deref().and_then(|n| names.get(n)) {
             Some(found) if found.len() == 1 => Some(found[0]),
-            _ if original.nodes.len() == variant.nodes.len() => Some(i),
+            _ if original.nodes().len() == variant.nodes().len() => Some(i),
             _ => None,
         })
         .collect()
@@ -58,8 +58,8 @@ fn compare(
 ) -> Errors {
     let map = node_map(original, variant);
     let mut errors = Errors::default();
-    assert_eq!(original.clips.len(), variant.clips.len(), "clip count");
-    for (c, clip) in original.clips.iter().enumerate() {
+    assert_eq!(original.clips().len(), variant.clips().len(), "clip count");
+    for (c, clip) in original.clips().iter().enumerate() {
         let animated: Vec<usize> = clip.animated_nodes().into_iter().map(anim::NodeId::index).collect();
         // Rotation tracks compared only at their own key times: node → those times.
         let keys_only_nodes: HashMap<usize, &[f32]> = clip
@@ -92,7 +92,7 @@ fn compare(
                 // A mesh node's own transform may absorb the dequantization of its mesh
                 // (KHR_mesh_quantization's node transform, keys included): compared in world
                 // space by `posed_bounds_error` instead.
-                if original.nodes[n].mesh.is_some() && !mesh_nodes_kept {
+                if original.nodes()[n].mesh.is_some() && !mesh_nodes_kept {
                     continue;
                 }
                 let dt = (a.translations[n] - b.translations[m]).length() / extent;
@@ -117,8 +117,8 @@ fn compare(
 /// models over clip 0 (or the rest pose), over the bounds' diagonal.
 fn posed_bounds_error(original: &Model, variant: &Model) -> f32 {
     let mut worst = 0.0f32;
-    let clip = (!original.clips.is_empty()).then(|| anim::ClipId::from_index(0));
-    let end = original.clips.first().map_or(0.0, anim::Clip::end_secs);
+    let clip = (!original.clips().is_empty()).then(|| anim::ClipId::from_index(0));
+    let end = original.clips().first().map_or(0.0, anim::Clip::end_secs);
     for i in 0..5 {
         let t = end * i as f32 / 4.0;
         let bounds = |m: &Model| {
@@ -165,7 +165,7 @@ fn every_variant_opens_and_samples_like_its_original() {
         let used = used.unwrap_or_else(|| panic!("{relative} {variant:?}: {} not used", variant.extension()));
         assert_eq!(used.status, ExtensionStatus::Decoded, "{relative} {variant:?}");
         let vertices =
-            |m: &Model| m.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum::<usize>();
+            |m: &Model| m.meshes().iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum::<usize>();
         assert!(vertices(&loaded) > 0, "{relative} {variant:?}: no geometry");
         // gltf-transform's meshopt applies the quaternion filter to CUBICSPLINE rotation
         // outputs too, whose tangents are not unit quaternions and cannot survive it (the
@@ -178,7 +178,7 @@ fn every_variant_opens_and_samples_like_its_original() {
             errors.compared, errors.translation_rel, errors.rotation_rad, errors.scale
         ));
         // (Two texture models have no node animation: a morph-weights-only and a static one.)
-        let none_animated = original.clips.iter().all(|c| c.animated_nodes().is_empty());
+        let none_animated = original.clips().iter().all(|c| c.animated_nodes().is_empty());
         assert!(
             errors.compared > 0 || (variants::texture_model(relative) && none_animated),
             "{relative} {variant:?}: no animated node matched"
@@ -228,7 +228,7 @@ fn pixel_error(a: &image::RgbaImage, b: &image::RgbaImage) -> PixelError {
 /// `image` crate, KTX2 by animtune's transcoder).
 fn base_colour_images(model: &Model) -> Vec<(usize, image::RgbaImage)> {
     model
-        .materials
+        .materials()
         .iter()
         .enumerate()
         .filter_map(|(m, material)| Some((m, &model.images[material.base_color_texture?.image])))
@@ -321,7 +321,7 @@ fn ktx2_textures_decode_like_their_sources() {
         // seconds per 1024×1024 texture; these are 512×512).
         if variant == Variant::Etc1s || (variant == Variant::Uastc && relative.starts_with("MorphPrimitivesTest")) {
             for (m, ours) in &decoded {
-                let Some(texture) = loaded.materials[*m].base_color_texture else { continue };
+                let Some(texture) = loaded.materials()[*m].base_color_texture else { continue };
                 let name = format!("{variant:?}-{}", relative.replace('/', "-"));
                 let reference =
                     reference_decode(&basisu, &loaded.images[texture.image].bytes, variant != Variant::Etc1s, &name);
@@ -447,7 +447,7 @@ fn parallel_draco_decoding_gives_the_same_model() {
     let limits = anim::import::Limits::default();
     let sequential = decode::load_path(&path, &limits).expect("loads");
     let parallel = anim::import::load_path_with(&path, &limits, &ParallelDraco).expect("loads in parallel");
-    assert!(sequential.meshes.iter().map(|m| m.primitives.len()).sum::<usize>() >= 19);
+    assert!(sequential.meshes().iter().map(|m| m.primitives.len()).sum::<usize>() >= 19);
     assert!(sequential == parallel, "the parallel decode differs");
     assert!(ParallelDraco.supports("KHR_draco_mesh_compression"));
     // The last primitive's stream cut short: the same error either way.

@@ -78,10 +78,12 @@ fn the_drive_keys_and_parameter_bindings_frame_check_allocates_nothing() {
     // A chosen target is looked up by name every frame.
     let targets = DriveTargets { run: Some("Run".to_owned()), ..DriveTargets::default() };
     // The bindings are the tuning's, keys by name, as the viewer's drive keys read them.
-    viewer.stage.tuning.machine_keys.bindings = vec![
-        ParamBinding::new("speed", "E", BindingEffect::SetFloat { value: 2.0 }),
-        ParamBinding::new("crouch", "C", BindingEffect::Hold),
-    ];
+    viewer.stage.edit_tuning(|t| {
+        t.machine_keys.bindings = vec![
+            ParamBinding::new("speed", "E", BindingEffect::SetFloat { value: 2.0 }),
+            ParamBinding::new("crouch", "C", BindingEffect::Hold),
+        ];
+    });
     let mut held_keys = 0_u32;
     let mut requests = 0;
     let mut actions = 0;
@@ -118,12 +120,13 @@ fn blend_space_frames_and_transitions_from_and_to_it_allocate_nothing() {
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     let idle = viewer.clip_names().iter().position(|n| n == "Idle").map(anim::ClipId::from_index).unwrap();
     let point = |clip: &str, x: f32| BlendPointSpec { clip: clip.to_owned(), x, y: None };
-    viewer.stage.tuning.clip_extras.blend_space = Some(BlendSpaceTuning {
+    let space = BlendSpaceTuning {
         space: BlendSpaceSpec { points: vec![point("Walk", 1.4), point("Run", 3.4)] },
         at: [2.4, 0.0],
         phase_sync: true,
         active: true,
-    });
+    };
+    viewer.stage.edit_tuning(|t| t.clip_extras.blend_space = Some(space));
     viewer.stage.set_fade_target(idle);
     let count = |viewer: &mut Viewer, frames: usize| {
         allocations_on_this_thread(|| {

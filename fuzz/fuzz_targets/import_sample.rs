@@ -14,12 +14,12 @@ use libfuzzer_sys::fuzz_target;
 /// Whether every number feeding the per-frame maths is within ±1e4.
 fn sane(model: &Model) -> bool {
     let ok = |x: &f32| x.abs() <= 1e4;
-    model.nodes.iter().all(|n| {
+    model.nodes().iter().all(|n| {
         n.rest.translation.to_array().iter().all(ok)
             && n.rest.scale.to_array().iter().all(ok)
             && n.rest_weights.iter().all(ok)
-    }) && model.skins.iter().flat_map(|s| &s.inverse_bind_matrices).all(|m| m.to_cols_array().iter().all(ok))
-        && model.clips.iter().flat_map(|c| c.tracks()).all(|t| match &t.values {
+    }) && model.skins().iter().flat_map(|s| &s.inverse_bind_matrices).all(|m| m.to_cols_array().iter().all(ok))
+        && model.clips().iter().flat_map(|c| c.tracks()).all(|t| match &t.values {
             TrackValues::Translation(v) | TrackValues::Scale(v) => v.iter().all(|v| v.to_array().iter().all(ok)),
             TrackValues::Rotation(q) => q.iter().all(|q| q.to_array().iter().all(ok)),
             TrackValues::Weights { values, .. } => values.iter().all(ok),
@@ -31,9 +31,9 @@ fuzz_target!(|data: &[u8]| {
     let sane = sane(&model);
     let rest = model.rest_pose();
     let mut pose = rest.clone();
-    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes().len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let skins: Vec<PreparedSkin> = model.skins().iter().map(PreparedSkin::new).collect();
     let mut check = |pose: &SoaPose| {
         model.hierarchy.local_to_model(pose, &mut locals, &mut model_from_node);
         for skin in &skins {
@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(pose.is_finite());
         assert!(model_from_node.iter().all(Affine3A::is_finite));
     };
-    for clip in &model.clips {
+    for clip in model.clips() {
         let mut cursor = ClipCursor::new(clip);
         for mode in InterpolationOverride::ALL {
             let settings = SampleSettings::with_mode(mode);
@@ -58,9 +58,9 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-    if !model.clips.is_empty() {
+    if !model.clips().is_empty() {
         let mut fader = CrossFader::new(&model, ClipId::from_index(0));
-        let last = model.clips.len() - 1;
+        let last = model.clips().len() - 1;
         for (dt, to) in [(0.1, last), (0.05, 0), (0.3, last), (10.0, 0)] {
             fader.trigger(ClipId::from_index(to), 0.2, Easing::Smoothstep);
             fader.advance(dt);

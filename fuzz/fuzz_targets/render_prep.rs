@@ -8,12 +8,12 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(model) = anim::import::load_slice(data, None) else { return };
-    for mesh in &model.meshes {
+    for mesh in model.meshes() {
         for primitive in &mesh.primitives {
             let indices = triangle_list_indices(primitive);
             assert!(indices.iter().all(|&i| (i as usize) < primitive.positions.len()));
         }
     }
-    let clip = (!model.clips.is_empty()).then(|| anim::ClipId::from_index(0));
+    let clip = (!model.clips().is_empty()).then(|| anim::ClipId::from_index(0));
     let _ = animated_bounds(&model, clip, &SampleSettings::default(), 8);
 });

@@ -109,7 +109,7 @@ pub fn run(args: &BakeArgs) -> anyhow::Result<String> {
     let limits = args.limits.limits();
     let model = super::load_model_with_limits(&args.model, &limits)?;
     let clip_id = super::find_clip(&model, &args.clip)?;
-    let clip = &model.clips[clip_id.index()];
+    let clip = &model[clip_id];
     anyhow::ensure!(
         args.interpolation != InterpolationOverride::Authored || args.resample.is_some(),
         "--interpolation authored bakes nothing without --resample (the clip already samples as authored)"

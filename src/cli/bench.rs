@@ -77,10 +77,10 @@ impl BenchReport {
         let (model, linear, cubic) = match model {
             None => {
                 w64 = w64_model();
-                (&w64, w64.clips[0].clone(), w64.clips[1].clone())
+                (&w64, w64.clips()[0].clone(), w64.clips()[1].clone())
             }
             Some((model, clip)) => {
-                let clip = &model.clips[clip.index()];
+                let clip = &model[clip];
                 (
                     model,
                     clip.with_interpolation(Interpolation::Linear),
@@ -98,12 +98,12 @@ impl BenchReport {
         let authored = SampleSettings::AUTHORED;
         let rest = model.rest_pose();
         let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
-        let mut locals = LocalMatrices::new(model.nodes.len());
-        let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+        let mut locals = LocalMatrices::new(model.nodes().len());
+        let skins: Vec<PreparedSkin> = model.skins().iter().map(PreparedSkin::new).collect();
         let mut cursor_a = ClipCursor::new(&linear);
         let mut cursor_b = ClipCursor::new(&linear);
-        let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-        let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+        let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
+        let mut palettes: Vec<Vec<Mat4>> = model.skins().iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
 
         let playback = |clip: &Clip, cursor: &mut ClipCursor, pose: &mut SoaPose| {
             for n in 0..PLAYBACK_FRAMES {
@@ -213,11 +213,11 @@ fn layered_frame(
 ) -> BenchResult {
     // A model of its own with the clip twice (the fader and the layers name clips by id).
     let mut owned = model.clone();
-    owned.clips = vec![clip.clone(), clip.clone()];
+    owned.replace_clips([clip.clone(), clip.clone()]);
     let (base, other) = (ClipId::from_index(0), ClipId::from_index(1));
     let authored = SampleSettings::AUTHORED;
     let duration = clip.end_secs().max(1e-3);
-    let root = model.skins.first().and_then(|s| s.joints.first().copied()).unwrap_or(NodeId::from_index(0));
+    let root = model.skins().first().and_then(|s| s.joints.first().copied()).unwrap_or(NodeId::from_index(0));
     let branch = model.hierarchy.children(root).first().copied().unwrap_or(root);
     let layers = vec![
         LayerDesc { mask: NodeMask::from_subtrees(&model.hierarchy, &[branch]), ..LayerDesc::new(other) },
@@ -319,7 +319,7 @@ impl CrowdBenchReport {
             .iter()
             .map(|(label, model)| {
                 // The lone character first, in this run, on this model.
-                let full_frame = (!model.clips.is_empty()).then(|| {
+                let full_frame = (!model.clips().is_empty()).then(|| {
                     let report = BenchReport::run(Some((model, ClipId::from_index(0))));
                     report.results.iter().find(|r| r.operation == "full_frame").map_or(0.0, |r| r.median_ns_per_joint)
                 });
@@ -422,7 +422,7 @@ impl CrowdBenchReport {
 
 /// Number of distinct nodes that are a joint of some skin.
 pub fn distinct_joint_count(model: &Model) -> usize {
-    let mut joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
+    let mut joints: Vec<usize> = model.skins().iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
     joints.sort_unstable();
     joints.dedup();
     joints.len()

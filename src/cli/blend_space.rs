@@ -156,7 +156,7 @@ pub fn report(
 ) -> BlendSpaceReport {
     let n = player.space().points().len();
     let names: Vec<String> =
-        player.space().points().iter().map(|p| model.clips[p.clip.index()].display_name(p.clip.index())).collect();
+        player.space().points().iter().map(|p| model[p.clip].display_name(p.clip.index())).collect();
     // Each clip's own slide: the player at the clip's own position.
     let mut own = vec![None; n];
     let two_d = player.space().is_2d();

@@ -198,7 +198,7 @@ pub fn run(args: &GraphArgs) -> anyhow::Result<String> {
     );
     anyhow::ensure!(args.tail.is_finite() && (0.0..=60.0).contains(&args.tail), "--tail takes 0 to 60 seconds");
     let (model, label) = super::load_model_or_default_with_limits(args.model.as_deref(), &args.limits.limits())?;
-    anyhow::ensure!(!model.clips.is_empty(), "{label} has no animations to play");
+    anyhow::ensure!(!model.clips().is_empty(), "{label} has no animations to play");
     let (tuning, profile) = tuning_of(&model, args)?;
     let source = args.model.as_deref().map_or_else(ModelSource::built_in, ModelSource::file);
     let mut stage = Stage::new(model, source, tuning);
@@ -262,7 +262,7 @@ fn tuning_of(model: &Model, args: &GraphArgs) -> anyhow::Result<(Tuning, Option<
 
 /// The name Godot's glTF importer gives each clip: the animation's name.
 fn clip_names(model: &Model) -> Vec<String> {
-    model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
+    model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
 }
 
 /// `NAME.animgraph.ron` → `NAME.transitions.ron` beside it (any other name: `.transitions.ron`

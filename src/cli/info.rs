@@ -146,7 +146,7 @@ impl InfoReport {
         Self {
             source: source.to_owned(),
             scenes: model
-                .scenes
+                .scenes()
                 .iter()
                 .enumerate()
                 .map(|(index, s)| SceneInfo {
@@ -156,15 +156,15 @@ impl InfoReport {
                 })
                 .collect(),
             default_scene: model.default_scene,
-            node_count: model.nodes.len(),
+            node_count: model.nodes().len(),
             skins: model
-                .skins
+                .skins()
                 .iter()
                 .enumerate()
                 .map(|(index, s)| SkinInfo { index, name: s.name.clone(), joint_count: s.joints.len() })
                 .collect(),
             meshes: model
-                .meshes
+                .meshes()
                 .iter()
                 .enumerate()
                 .map(|(index, m)| MeshInfo {
@@ -176,7 +176,7 @@ impl InfoReport {
                 })
                 .collect(),
             animations: model
-                .clips
+                .clips()
                 .iter()
                 .enumerate()
                 .map(|(index, clip)| AnimationInfo {

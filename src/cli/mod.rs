@@ -159,11 +159,11 @@ pub fn find_clip(model: &anim::Model, name_or_index: &str) -> anyhow::Result<ani
     // An unnamed clip is shown as `animation_<index>`, so that name finds it too.
     let shown_name = || {
         let shown = |(i, c): &(usize, &anim::Clip)| c.name().is_none() && c.display_name(*i) == name_or_index;
-        model.clips.iter().enumerate().position(|e| shown(&e)).map(anim::ClipId::from_index)
+        model.clips().iter().enumerate().position(|e| shown(&e)).map(anim::ClipId::from_index)
     };
     model.find_clip(name_or_index).or_else(shown_name).with_context(|| {
         let names: Vec<String> =
-            model.clips.iter().enumerate().map(|(i, c)| format!("{i}: {}", c.display_name(i))).collect();
+            model.clips().iter().enumerate().map(|(i, c)| format!("{i}: {}", c.display_name(i))).collect();
         if names.is_empty() {
             format!("clip \"{name_or_index}\" not found: the model has no animations")
         } else {

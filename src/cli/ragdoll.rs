@@ -377,7 +377,7 @@ pub fn run(args: &RagdollArgs) -> anyhow::Result<String> {
     let (model, label) = super::load_model_or_default_with_limits(args.model.as_deref(), &args.limits.limits())?;
     let clip = match &args.clip {
         Some(name) => Some(super::find_clip(&model, name)?),
-        None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
+        None => (!model.clips().is_empty()).then(|| ClipId::from_index(0)),
     };
     let run = simulate_run(&model, clip, args).with_context(|| format!("ragdoll of {label}"))?;
     if let Some(path) = &args.screenshot {
@@ -406,7 +406,7 @@ impl<'a> Player<'a> {
         Self {
             model,
             clip,
-            cursor: clip.map(|c| ClipCursor::new(&model.clips[c.index()])),
+            cursor: clip.map(|c| ClipCursor::new(&model[c])),
             settings: SampleSettings::default(),
             rest: model.rest_pose(),
             placement: Placement::IDENTITY,
@@ -417,7 +417,7 @@ impl<'a> Player<'a> {
     fn sample(&mut self, time_secs: f32, pose: &mut SoaPose) {
         pose.copy_from(&self.rest);
         if let (Some(c), Some(cursor)) = (self.clip, &mut self.cursor) {
-            let clip = &self.model.clips[c.index()];
+            let clip = &self.model[c];
             clip.sample(clip.wrap_time(time_secs - self.time_offset_secs), cursor, &self.settings, pose);
         }
         self.placement.apply(&self.model.hierarchy, pose);
@@ -425,7 +425,7 @@ impl<'a> Player<'a> {
 
     fn switch(&mut self, clip: Option<ClipId>) {
         self.clip = clip;
-        self.cursor = clip.map(|c| ClipCursor::new(&self.model.clips[c.index()]));
+        self.cursor = clip.map(|c| ClipCursor::new(&self.model[c]));
     }
 }
 
@@ -551,8 +551,8 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
     let m = settings.metres_per_unit.unwrap_or(m);
 
     let mut player = Player::new(model, clip);
-    let n = model.nodes.len();
-    let joints: Vec<usize> = model.skins[spec.skin].joints.iter().map(|j| j.index()).filter(|&j| j < n).collect();
+    let n = model.nodes().len();
+    let joints: Vec<usize> = model.skins()[spec.skin].joints.iter().map(|j| j.index()).filter(|&j| j < n).collect();
     let mut locals = LocalMatrices::new(n);
     let mut animated = player.rest.clone();
     let mut scratch = player.rest.clone();
@@ -694,7 +694,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
             controller.get_up(model, Some(&scratch), args.get_up_secs, Easing::Linear);
             let report = controller.get_up_report().copied();
             get_up_metrics = report.map(|r| GetUpMetrics {
-                clip: model.clips[clip.index()].display_name(clip.index()),
+                clip: model[clip].display_name(clip.index()),
                 facing: r.facing.name().to_owned(),
                 getup_alignment_error_m: r.alignment_error * m,
                 heading_error_deg: r.heading_error_rad.to_degrees(),
@@ -749,7 +749,7 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
     let (final_root, lowest, steps, violation, step_len) = final_ragdoll.unwrap_or((0.0, 0.0, 0, 0.0, step_secs));
     let size_m = spec.size * m;
     let report = RagdollReport {
-        clip: clip.map_or_else(|| "none".to_owned(), |c| model.clips[c.index()].display_name(c.index())),
+        clip: clip.map_or_else(|| "none".to_owned(), |c| model[c].display_name(c.index())),
         handoff_at_secs: handoff_secs,
         ramp_rate: args.ramp_rate,
         easing: args.easing.name().to_owned(),
@@ -828,7 +828,7 @@ fn handoff_errors(
     handoff_secs: f32,
     step_secs: f32,
 ) -> (f32, f32, f32) {
-    let n = model.nodes.len();
+    let n = model.nodes().len();
     let mut pose = player.rest.clone();
     let mut world_at = vec![Affine3A::IDENTITY; n];
     let mut world_next = vec![Affine3A::IDENTITY; n];

@@ -75,7 +75,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<String> {
     let (model, label) = super::load_model_or_default_with_limits(args.model.as_deref(), &args.limits.limits())?;
     let clip = match &args.clip {
         Some(name) => Some(super::find_clip(&model, name)?),
-        None => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
+        None => (!model.clips().is_empty()).then(|| ClipId::from_index(0)),
     };
     let layers = super::render::resolve_layers(&model, &args.layers)?;
     let end_secs = clip.and_then(|c| model.clip(c)).map_or(0.0, anim::Clip::end_secs);
@@ -104,10 +104,8 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<String> {
     Ok(match args.format {
         super::Format::Json => serde_json::to_string_pretty(&report)? + "\n",
         super::Format::Text => {
-            let clip_name = clip.map_or_else(
-                || "the rest pose".to_owned(),
-                |c| format!("\"{}\"", model.clips[c.index()].display_name(c.index())),
-            );
+            let clip_name = clip
+                .map_or_else(|| "the rest pose".to_owned(), |c| format!("\"{}\"", model[c].display_name(c.index())));
             format!(
                 "recorded {} frame(s) of {clip_name} of {label} ({:.2} s to {:.2} s at {} fps, {}x{}) -> {} ({}, plays {:.2} s, {} bytes) in {:.1} s on {}\n",
                 report.frames,

@@ -121,15 +121,9 @@ pub fn parse_compare(text: &str) -> Result<(InterpolationOverride, Interpolation
 /// # Errors
 /// When no node has that name or index.
 pub fn find_node(model: &Model, name_or_index: &str) -> anyhow::Result<NodeId> {
-    model
-        .nodes
-        .iter()
-        .position(|n| n.name.as_deref() == Some(name_or_index))
-        .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < model.nodes.len()))
-        .map(NodeId::from_index)
-        .with_context(|| {
-            format!("node \"{name_or_index}\" not found (give a node name or an index below {})", model.nodes.len())
-        })
+    model.find_node(name_or_index).with_context(|| {
+        format!("node \"{name_or_index}\" not found (give a node name or an index below {})", model.nodes().len())
+    })
 }
 
 /// A model posed at one time with one interpolation mode.
@@ -179,7 +173,7 @@ pub fn resolve(model: &Model, args: &RenderArgs) -> anyhow::Result<Resolved> {
         // The blend space's heaviest clip: what the camera frames and the footer names.
         (_, Some(player)) => Some(player.heaviest_clip()),
         (Some(name), None) => Some(super::find_clip(model, name)?),
-        (None, None) => (!model.clips.is_empty()).then(|| ClipId::from_index(0)),
+        (None, None) => (!model.clips().is_empty()).then(|| ClipId::from_index(0)),
     };
     let time_secs = match &blend_space {
         Some(player) => args.time.unwrap_or(player.cycle_secs() * 0.5),
@@ -255,13 +249,13 @@ pub fn render_image(ctx: &GpuContext, model: &Model, args: &RenderArgs) -> anyho
                 .points()
                 .iter()
                 .zip(player.weights())
-                .map(|(p, w)| format!("{} {w:.2}", model.clips[p.clip.index()].display_name(p.clip.index())))
+                .map(|(p, w)| format!("{} {w:.2}", model[p.clip].display_name(p.clip.index())))
                 .collect();
             let at = player.parameter();
             let at = if player.space().is_2d() { format!("{:.2},{:.2}", at.x, at.y) } else { format!("{:.2}", at.x) };
             format!("BLEND SPACE AT {at}: {} T={time_secs:.2}S", weights.join(", "))
         }
-        (Some(c), None) => format!("{} T={time_secs:.2}S", model.clips[c.index()].display_name(c.index())),
+        (Some(c), None) => format!("{} T={time_secs:.2}S", model[c].display_name(c.index())),
         (None, None) => "REST POSE".to_owned(),
     };
     let mut shot = Shot::new(ctx, model, spec)?;

@@ -73,7 +73,7 @@ impl SampleReport {
         mode: InterpolationOverride,
         mut layers: Option<LayerStack>,
     ) -> Self {
-        let clip = &model.clips[clip_id.index()];
+        let clip = &model[clip_id];
         let settings = SampleSettings::with_mode(mode);
         let rest = model.rest_pose();
         let mut pose = rest.clone();
@@ -138,7 +138,7 @@ impl SampleReport {
         for sample in &self.samples {
             let _ = writeln!(s, "t = {} s", sample.time);
             for n in &sample.nodes {
-                let name = model.nodes[n.node].name.as_deref().unwrap_or("");
+                let name = model.nodes()[n.node].name.as_deref().unwrap_or("");
                 let _ = writeln!(s, "  node {:3} {name}", n.node);
                 let _ = writeln!(s, "    translation {}", v(&n.translation));
                 let _ = writeln!(s, "    rotation    {}", v(&n.rotation));

@@ -219,7 +219,7 @@ fn node_label(model: &Model, node: NodeId) -> String {
 pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
     let mut rng = Rng::new(args.seed);
     let dt = (1.0 / FRAME_HZ) as f32;
-    let clip_count = model.clips.len();
+    let clip_count = model.clips().len();
     let mut fader = CrossFader::new(model, ClipId::from_index(0));
     let mut settings = SampleSettings::default();
     let mut played = vec![false; clip_count];
@@ -247,17 +247,17 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
     // Caller-owned per-frame buffers.
     let mut animated = model.rest_pose();
     let mut previous = animated.clone();
-    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes().len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let skins: Vec<PreparedSkin> = model.skins().iter().map(PreparedSkin::new).collect();
     let mut palettes: Vec<Vec<Mat4>> = skins.iter().map(|s| vec![Mat4::IDENTITY; s.len()]).collect();
-    let mesh_nodes: Vec<usize> = (0..model.nodes.len()).filter(|&n| model.nodes[n].mesh.is_some()).collect();
-    let largest_primitive = model.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).max();
+    let mesh_nodes: Vec<usize> = (0..model.nodes().len()).filter(|&n| model.nodes()[n].mesh.is_some()).collect();
+    let largest_primitive = model.meshes().iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).max();
     let mut positions = vec![Vec3::ZERO; largest_primitive.unwrap_or(0)];
     let mut normals = positions.clone();
     let total_vertices: usize = mesh_nodes
         .iter()
-        .filter_map(|&n| model.nodes[n].mesh.and_then(|m| model.meshes.get(m)))
+        .filter_map(|&n| model.nodes()[n].mesh.and_then(|m| model.meshes().get(m)))
         .flat_map(|m| &m.primitives)
         .map(|p| p.positions.len())
         .sum();
@@ -310,7 +310,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
             };
             if rng.chance(4) {
                 let from = rng.below(clip_count);
-                fader.play(ClipId::from_index(from), rng.range(0.0, model.clips[from].end_secs().max(0.0)));
+                fader.play(ClipId::from_index(from), rng.range(0.0, model.clips()[from].end_secs().max(0.0)));
                 played[from] = true;
             }
             let any = rng.range(0.0, 2.0);
@@ -329,7 +329,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
                 3 => settings.scale_space = rng.pick(&ScaleSpace::ALL),
                 4 => settings.easing = rng.pick(&Easing::ALL),
                 _ => {
-                    let tracks = model.clips.iter().map(|c| c.tracks().len()).max().unwrap_or(0);
+                    let tracks = model.clips().iter().map(|c| c.tracks().len()).max().unwrap_or(0);
                     settings.track_modes.clear();
                     settings
                         .track_modes
@@ -343,7 +343,7 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
         fader.advance(dt);
         animated.copy_from(fader.evaluate(model, &settings));
         let clip = fader.current_clip().index();
-        let clip_name = || model.clips.get(clip).map_or_else(|| "none".to_owned(), |c| c.display_name(clip));
+        let clip_name = || model.clips().get(clip).map_or_else(|| "none".to_owned(), |c| c.display_name(clip));
         check.check_pose(&animated, |what, n| {
             format!("frame {frame}, clip {clip} \"{}\": animated {what} of {}", clip_name(), node_label(model, n))
         });
@@ -416,18 +416,15 @@ pub fn soak(model: &Model, label: &str, args: &SoakArgs) -> SoakReport {
         for (s, (skin, palette)) in skins.iter().zip(&mut palettes).enumerate() {
             skin.skinning_matrices(&model_from_node, palette);
             check.check(palette, Mat4::is_finite, |j| {
-                let node = skin.joints().get(j).copied().unwrap_or(NodeId::new(u32::MAX));
-                format!(
-                    "frame {frame}, clip {clip}: skinning matrix of skin {s} joint {j} ({})",
-                    node_label(model, node)
-                )
+                let node = skin.joints().get(j).map_or_else(|| "no node".to_owned(), |&n| node_label(model, n));
+                format!("frame {frame}, clip {clip}: skinning matrix of skin {s} joint {j} ({node})")
             });
         }
         if frame.is_multiple_of(skinning_every) && total_vertices > 0 {
             skinned_frames += 1;
             for &n in &mesh_nodes {
-                let node = &model.nodes[n];
-                let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
+                let node = &model.nodes()[n];
+                let Some(mesh) = node.mesh.and_then(|m| model.meshes().get(m)) else { continue };
                 let palette = node.skin.and_then(|s| palettes.get(s)).map(Vec::as_slice);
                 let weights = model.node_weights(NodeId::from_index(n), output);
                 for (p, primitive) in mesh.primitives.iter().enumerate() {

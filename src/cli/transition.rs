@@ -109,7 +109,7 @@ pub struct TableReport {
 /// written.
 pub fn run(args: &TransitionArgs) -> anyhow::Result<String> {
     let (model, label) = super::load_model_or_default_with_limits(args.model.as_deref(), &args.limits.limits())?;
-    anyhow::ensure!(!model.clips.is_empty(), "{label} has no animations to transition between");
+    anyhow::ensure!(!model.clips().is_empty(), "{label} has no animations to transition between");
     let rig = Rig::new(&model);
     let settings = PairSettings {
         transition: Transition {
@@ -134,7 +134,7 @@ pub fn run(args: &TransitionArgs) -> anyhow::Result<String> {
         match &args.at {
             Some(at) => at.iter().map(|&t| t as f32).collect(),
             None => {
-                let secs = model.clips[from.index()].end_secs();
+                let secs = model[from].end_secs();
                 (0..DEFAULT_TRIGGERS).map(|i| secs * (i as f32 + 0.5) / DEFAULT_TRIGGERS as f32).collect()
             }
         }
@@ -254,7 +254,7 @@ fn pair_settings_of(
 ) -> anyhow::Result<PairSettings> {
     let pair = format!("{} -> {}", row.from, row.to);
     let parse = |what: &str, text: &str| format!("{pair}: {what} \"{text}\"");
-    let from_name = model.clips[from.index()].display_name(from.index());
+    let from_name = model[from].display_name(from.index());
     let root_motion = match profile.root_motion.iter().find(|r| r.clip == from_name) {
         Some(r) => r.mode.parse().map_err(|e: String| anyhow::anyhow!("{}: {e}", parse("root motion", &r.mode)))?,
         None => defaults.root_motion,
@@ -360,14 +360,14 @@ impl TransitionExport {
         let clips = clips
             .into_iter()
             .map(|clip| {
-                let name = model.clips[clip.index()].display_name(clip.index());
+                let name = model[clip].display_name(clip.index());
                 let root_motion = profile
                     .root_motion
                     .iter()
                     .find(|r| r.clip == name)
                     .map_or_else(|| RootMotion::Authored.name().to_owned(), |r| r.mode.clone());
                 ExportClip {
-                    duration_secs: model.clips[clip.index()].end_secs(),
+                    duration_secs: model[clip].end_secs(),
                     root_motion,
                     markers: rig.named(&profile_contacts(rig, model, clip, profile)),
                     name,
@@ -405,7 +405,7 @@ impl TransitionExport {
 /// When the model has no such clip.
 fn clip_named(model: &Model, name: &str) -> anyhow::Result<ClipId> {
     model
-        .clips
+        .clips()
         .iter()
         .enumerate()
         .position(|(i, c)| c.display_name(i) == name)
@@ -417,10 +417,10 @@ fn clip_named(model: &Model, name: &str) -> anyhow::Result<ClipId> {
 /// The automatically found markers of every clip of `model`, as a profile stores them.
 pub fn found_markers(model: &Model) -> Vec<ClipMarkers> {
     let rig = Rig::new(model);
-    (0..model.clips.len())
+    (0..model.clips().len())
         .map(ClipId::from_index)
         .map(|clip| ClipMarkers {
-            clip: model.clips[clip.index()].display_name(clip.index()),
+            clip: model[clip].display_name(clip.index()),
             contacts: rig
                 .contacts(model, clip)
                 .iter()
@@ -432,7 +432,7 @@ pub fn found_markers(model: &Model) -> Vec<ClipMarkers> {
 
 /// Markers of `clip`: the profile's when it has them, else found automatically.
 fn profile_contacts(rig: &Rig, model: &Model, clip: ClipId, profile: &TuningProfile) -> Vec<anim::FootContact> {
-    let name = model.clips[clip.index()].display_name(clip.index());
+    let name = model[clip].display_name(clip.index());
     match profile.markers.iter().find(|m| m.clip == name) {
         Some(m) => rig.stored_contacts(m.contacts.iter().map(|c| (c.foot.as_str(), c.time_secs))),
         None => rig.contacts(model, clip),

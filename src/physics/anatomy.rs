@@ -453,11 +453,11 @@ impl JointLimits {
 /// give no sides, or the two sides do not lie apart horizontally. Allocates (once per model).
 pub fn facing_direction(model: &anim::Model) -> Option<glam::Vec3> {
     let rest = model.rest_pose();
-    let mut locals = anim::LocalMatrices::new(model.nodes.len());
-    let mut model_from_node = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = anim::LocalMatrices::new(model.nodes().len());
+    let mut model_from_node = vec![glam::Affine3A::IDENTITY; model.nodes().len()];
     model.hierarchy.local_to_model(&rest, &mut locals, &mut model_from_node);
     let (mut left, mut right) = ((glam::Vec3::ZERO, 0u32), (glam::Vec3::ZERO, 0u32));
-    for (node, world) in model.nodes.iter().zip(&model_from_node) {
+    for (node, world) in model.nodes().iter().zip(&model_from_node) {
         let Some(name) = node.name.as_deref() else { continue };
         let position = glam::Vec3::from(world.translation);
         match recognise(name).side {

@@ -136,7 +136,7 @@ impl RagdollController {
     pub fn new(model: &Model, settings: RagdollSettings, ramp: RagdollRamp) -> Result<Self, RagdollError> {
         let spec = RagdollSpec::from_model(model)?;
         let rest = model.rest_pose();
-        let n = model.nodes.len();
+        let n = model.nodes().len();
         Ok(Self {
             spec,
             settings,

@@ -114,7 +114,7 @@ impl GetUpPlan {
     /// clip's first pose, as authored) turned about the vertical so that the character faces
     /// [`Self::heading`], and moved so that its root stands over [`Self::lying_root`].
     pub fn placement(&self, spec: &RagdollSpec, model: &Model, clip_start: &SoaPose) -> Placement {
-        let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+        let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
         model.hierarchy.local_to_model(clip_start, &mut LocalMatrices::new(world.len()), &mut world);
         let facing = facing_direction(spec, &world);
         let yaw = facing.cross(self.heading).y.atan2(facing.dot(self.heading));

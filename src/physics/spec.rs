@@ -182,9 +182,9 @@ impl RagdollSpec {
     /// enough.
     pub fn from_model(model: &Model) -> Result<Self, RagdollError> {
         let skin_index =
-            (0..model.skins.len()).max_by_key(|&s| model.skins[s].joints.len()).ok_or(RagdollError::NoSkin)?;
-        let skin = &model.skins[skin_index];
-        let node_count = model.nodes.len();
+            (0..model.skins().len()).max_by_key(|&s| model.skins()[s].joints.len()).ok_or(RagdollError::NoSkin)?;
+        let skin = &model.skins()[skin_index];
+        let node_count = model.nodes().len();
         let rest = model.rest_pose();
         let mut world = vec![Affine3A::IDENTITY; node_count];
         model.hierarchy.local_to_model(&rest, &mut LocalMatrices::new(node_count), &mut world);
@@ -222,7 +222,7 @@ impl RagdollSpec {
                 node_draft[node] = parent_draft;
                 continue;
             };
-            let name = model.nodes[node].name.clone().unwrap_or_else(|| format!("node_{node}"));
+            let name = model.nodes()[node].name.clone().unwrap_or_else(|| format!("node_{node}"));
             node_draft[node] = Some(drafts.len());
             drafts.push(Draft {
                 node,
@@ -418,7 +418,7 @@ impl RagdollSpec {
 
     /// [`Self::body_for_node`] of the node with this exact name.
     pub fn body_for_node_named(&self, model: &Model, name: &str) -> Option<BodyId> {
-        let node = model.nodes.iter().position(|n| n.name.as_deref() == Some(name))?;
+        let node = model.nodes().iter().position(|n| n.name.as_deref() == Some(name))?;
         self.body_for_node(NodeId::from_index(node))
     }
 
@@ -853,10 +853,10 @@ fn order(model: &Model) -> impl DoubleEndedIterator<Item = usize> + '_ {
 /// dominant joint node (exporters often give each mesh its own skin over the same joints). Rigid
 /// meshes hanging under a joint (robot parts) count for their nearest joint ancestor.
 fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Vec<Vec<Vec3>> {
-    let mut out = vec![Vec::new(); model.nodes.len()];
-    for (index, node) in model.nodes.iter().enumerate() {
+    let mut out = vec![Vec::new(); model.nodes().len()];
+    for (index, node) in model.nodes().iter().enumerate() {
         if node.skin.is_none()
-            && let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m))
+            && let Some(mesh) = node.mesh.and_then(|m| model.meshes().get(m))
         {
             let mut joint = Some(index);
             while let Some(j) = joint.filter(|&j| !is_joint[j]) {
@@ -871,7 +871,7 @@ fn dominant_vertices(model: &Model, world: &[Affine3A], is_joint: &[bool]) -> Ve
             continue;
         }
         let (Some(skin), Some(mesh)) =
-            (node.skin.and_then(|s| model.skins.get(s)), node.mesh.and_then(|m| model.meshes.get(m)))
+            (node.skin.and_then(|s| model.skins().get(s)), node.mesh.and_then(|m| model.meshes().get(m)))
         else {
             continue;
         };

@@ -157,7 +157,7 @@ pub struct TransitionProfile {
 }
 
 fn clip_name(model: &Model, clip: ClipId) -> String {
-    model.clips.get(clip.index()).map(|c| c.display_name(clip.index())).unwrap_or_default()
+    model.clips().get(clip.index()).map(|c| c.display_name(clip.index())).unwrap_or_default()
 }
 
 impl MachineProfile {
@@ -251,7 +251,7 @@ impl MachineProfile {
     pub fn to_machine(&self, model: &Model) -> Result<StateMachine, String> {
         let clip = |name: &str| {
             model
-                .clips
+                .clips()
                 .iter()
                 .enumerate()
                 .position(|(i, c)| c.display_name(i) == name)

@@ -10,7 +10,7 @@ use crate::render::gpu_data::UV_IDENTITY;
 
 /// Each node's authored `KHR_node_visibility` (true when the file says nothing).
 fn authored_visibility(model: &Model) -> Vec<bool> {
-    (0..model.nodes.len()).map(|n| model.node_visible.get(n).copied().unwrap_or(true)).collect()
+    (0..model.nodes().len()).map(|n| model.node_visible.get(n).copied().unwrap_or(true)).collect()
 }
 
 /// Per-frame material and node values (indexed like the model's materials and nodes).
@@ -39,7 +39,7 @@ impl AnimatedProperties {
 
     /// The model's authored values, visibility not yet inherited.
     fn authored(model: &Model) -> Self {
-        let materials = &model.materials;
+        let materials = &model.materials();
         Self {
             base_color: materials.iter().map(|m| m.base_color_factor).collect(),
             uv_transform: materials

@@ -14,7 +14,7 @@ pub fn drawn_nodes(model: &Model) -> Vec<NodeId> {
     let mut stack: Vec<NodeId> = model.scene_roots();
     stack.reverse();
     let mut out = Vec::new();
-    let mut seen = vec![false; model.nodes.len()];
+    let mut seen = vec![false; model.nodes().len()];
     while let Some(node) = stack.pop() {
         let Some(seen_node) = seen.get_mut(node.index()) else { continue };
         if std::mem::replace(seen_node, true) {
@@ -53,12 +53,12 @@ impl CpuPoser {
         nodes: &[NodeId],
         mut visit: impl FnMut(&Primitive, &[Vec3]),
     ) {
-        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        self.model_from_node.resize(model.nodes().len(), Affine3A::IDENTITY);
         model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.model_from_node);
         for &node_id in nodes {
             let Some(node) = model.node(node_id) else { continue };
-            let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
-            let skin = node.skin.and_then(|s| model.skins.get(s)).map(PreparedSkin::new);
+            let Some(mesh) = node.mesh.and_then(|m| model.meshes().get(m)) else { continue };
+            let skin = node.skin.and_then(|s| model.skins().get(s)).map(PreparedSkin::new);
             if let Some(skin) = &skin {
                 self.palette.resize(skin.len(), Mat4::IDENTITY);
                 skin.skinning_matrices(&self.model_from_node, &mut self.palette);
@@ -126,8 +126,8 @@ pub fn animated_bounds(model: &Model, clip: Option<ClipId>, settings: &SampleSet
 /// the floor) does not leave the character floating above the ground in all the others — the
 /// same rule as the feet's ground in the transition report (`anim::foot_ground_heights`).
 pub fn ground_height(model: &Model) -> f32 {
-    let samples = (256 / model.clips.len().max(1)).clamp(2, 16);
-    let mut lows: Vec<f32> = (0..model.clips.len())
+    let samples = (256 / model.clips().len().max(1)).clamp(2, 16);
+    let mut lows: Vec<f32> = (0..model.clips().len())
         .map(|clip| animated_bounds(model, Some(ClipId::from_index(clip)), &SampleSettings::default(), samples).min.y)
         .filter(|low| low.is_finite())
         .collect();
@@ -145,7 +145,7 @@ pub fn ground_height(model: &Model) -> f32 {
 /// in its first steps where the clip's own motion goes on downwards. `None`: the drawn ground.
 pub fn ragdoll_ground_height(model: &Model, clip: Option<ClipId>) -> f32 {
     let drawn = ground_height(model);
-    let Some(clip) = clip.filter(|c| c.index() < model.clips.len()) else { return drawn };
+    let Some(clip) = clip.filter(|c| c.index() < model.clips().len()) else { return drawn };
     let samples = 32;
     let low = animated_bounds(model, Some(clip), &SampleSettings::default(), samples).min.y;
     if low.is_finite() { drawn.min(low) } else { drawn }
@@ -207,11 +207,11 @@ mod tests {
 
     /// The built-in character with one more clip: its Jump with the hips `drop_m` lower.
     fn with_dropped_jump(mut model: Model, drop_m: f32) -> Model {
-        let jump = model.clips.iter().position(|c| c.name() == Some("Jump")).expect("Jump");
-        let mut raw = model.clips[jump].raw().clone();
+        let jump = model.find_clip("Jump").expect("Jump");
+        let mut raw = model[jump].raw().clone();
         lift_root(&model, &mut raw, -drop_m);
         raw.name = Some("Fall through".into());
-        model.clips.push(raw.build().expect("a valid clip"));
+        model.push_clip(raw.build().expect("a valid clip"));
         model
     }
 
@@ -224,7 +224,7 @@ mod tests {
         let dropped = with_dropped_jump(model.clone(), 1.0);
         let lowest = animated_bounds(
             &dropped,
-            Some(ClipId::from_index(dropped.clips.len() - 1)),
+            Some(ClipId::from_index(dropped.clips().len() - 1)),
             &SampleSettings::default(),
             16,
         )
@@ -237,15 +237,17 @@ mod tests {
         assert!((ground - standing).abs() < 0.01, "{ground} against {standing}");
         // A ragdoll handed off from that clip lands where the clip's feet go; from Walk, on the
         // drawn ground.
-        let fall = ClipId::from_index(dropped.clips.len() - 1);
+        let fall = ClipId::from_index(dropped.clips().len() - 1);
         assert!((ragdoll_ground_height(&dropped, Some(fall)) - lowest).abs() < 0.02);
         let walk = dropped.find_clip("Walk");
         assert!((ragdoll_ground_height(&dropped, walk) - ground).abs() < 0.01);
         // A model authored around the origin (every clip below y = 0) gets its ground below.
         let mut sunk = model;
-        let roots: Vec<anim::NodeId> = sunk.scenes.iter().flat_map(|s| s.roots.iter().copied()).collect();
+        let roots: Vec<anim::NodeId> = sunk.scenes().iter().flat_map(|s| s.roots.iter().copied()).collect();
         for root in roots {
-            sunk.nodes[root.index()].rest.translation.y -= 0.5;
+            let mut rest = sunk[root].rest;
+            rest.translation.y -= 0.5;
+            sunk.set_node_rest(root, rest);
         }
         let ground = ground_height(&sunk);
         assert!((ground + 0.5).abs() < 0.02, "{ground}");

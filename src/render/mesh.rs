@@ -119,7 +119,7 @@ impl GpuModel {
     ) -> Result<Self, RenderError> {
         let mut deltas: Vec<[f32; 4]> = Vec::new();
         let meshes = model
-            .meshes
+            .meshes()
             .iter()
             .map(|mesh| GpuMesh {
                 primitives: mesh.primitives.iter().map(|p| upload_primitive(device, model, p, &mut deltas)).collect(),
@@ -144,9 +144,9 @@ impl GpuModel {
         });
         let mut textures: Vec<Option<wgpu::TextureView>> = vec![None; model.images.len()];
         let white = upload_texture(device, queue, &image::RgbaImage::from_pixel(1, 1, image::Rgba([255; 4])));
-        let mut materials = Vec::with_capacity(model.materials.len() + 1);
+        let mut materials = Vec::with_capacity(model.materials().len() + 1);
         // Decoded and uploaded once per image, whichever materials and slots use it.
-        let used = model.materials.iter().flat_map(|m| [m.base_color_texture, m.emissive_texture]).flatten();
+        let used = model.materials().iter().flat_map(|m| [m.base_color_texture, m.emissive_texture]).flatten();
         for texture in used {
             if texture.image < model.images.len() && textures[texture.image].is_none() {
                 textures[texture.image] = Some(decode_and_upload(device, queue, model, texture.image)?);
@@ -160,7 +160,7 @@ impl GpuModel {
                 [[r0[0], r0[1], r0[2], 0.0], [r1[0], r1[1], r1[2], 0.0]]
             })
         };
-        for material in &model.materials {
+        for material in model.materials() {
             let (base_color_view, emissive_view) = (view(material.base_color_texture), view(material.emissive_texture));
             materials.push(GpuMaterial {
                 base_color: material.base_color_factor,
@@ -186,9 +186,9 @@ impl GpuModel {
             bind_group: material_bind_group(device, material_layout, &white, &white, &sampler),
         });
 
-        let mut skin_palette_offsets = Vec::with_capacity(model.skins.len());
+        let mut skin_palette_offsets = Vec::with_capacity(model.skins().len());
         let mut joints_per_instance = 0u32;
-        for skin in &model.skins {
+        for skin in model.skins() {
             skin_palette_offsets.push(joints_per_instance);
             joints_per_instance += skin.joints.len() as u32;
         }
@@ -197,7 +197,7 @@ impl GpuModel {
         let mut draws = Vec::new();
         for &node in &nodes {
             let Some(mesh_index) = model.node(node).and_then(|n| n.mesh) else { continue };
-            let Some(mesh) = model.meshes.get(mesh_index) else { continue };
+            let Some(mesh) = model.meshes().get(mesh_index) else { continue };
             for primitive in 0..mesh.primitives.len() {
                 draws.push(DrawItem { node, mesh: mesh_index, primitive });
             }
@@ -214,7 +214,7 @@ impl GpuModel {
             drawn_nodes: nodes,
             joint_nodes: crate::render::overlay::joint_nodes(model),
             rest_bounds,
-            skins: model.skins.iter().map(anim::PreparedSkin::new).collect(),
+            skins: model.skins().iter().map(anim::PreparedSkin::new).collect(),
             ground_height: ground_height(model),
             node_visible: crate::render::animated::AnimatedProperties::rest(model).node_visible,
         })
@@ -269,7 +269,7 @@ fn upload_primitive(
         (1, _) | (_, 1) => 4,
         _ => 8,
     };
-    let material = primitive.material.filter(|&m| m < model.materials.len()).unwrap_or(model.materials.len());
+    let material = primitive.material.filter(|&m| m < model.materials().len()).unwrap_or(model.materials().len());
     Some(GpuPrimitive {
         vertex_buffer: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("vertices"),

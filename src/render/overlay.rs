@@ -47,7 +47,7 @@ impl Default for SkeletonStyle {
 
 /// Every joint node of every skin, ascending and without repeats.
 pub fn joint_nodes(model: &Model) -> Vec<NodeId> {
-    let mut joints: Vec<NodeId> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+    let mut joints: Vec<NodeId> = model.skins().iter().flat_map(|s| s.joints.iter().copied()).collect();
     joints.sort_unstable();
     joints.dedup();
     joints

@@ -82,8 +82,9 @@ pub struct CrowdView<'a> {
     /// Model-space (placed) transforms of the nodes that carry a mesh, instance-major (the
     /// number of such nodes per instance, at least 1), for unskinned meshes and face culling.
     pub node_worlds: &'a [Affine3A],
-    /// Per node of the model: its index among an instance's `node_worlds` (`u32::MAX`: none).
-    pub node_slots: &'a [u32],
+    /// Per node of the model: its index among an instance's `node_worlds` (`None`: a node
+    /// without a mesh, whose transform the crowd does not keep).
+    pub node_slots: &'a [Option<u32>],
     /// Morph weights, instance-major (the model's weight count per instance).
     pub weights: &'a [f32],
     /// Draw the ground grid.
@@ -796,7 +797,7 @@ impl Renderer {
     /// CPU work of a frame: palettes, weights, uniforms, overlay vertices.
     fn prepare(&mut self, model: &Model, gpu: &GpuModel, views: &[ViewDesc<'_>]) {
         self.clear_frame();
-        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        self.model_from_node.resize(model.nodes().len(), Affine3A::IDENTITY);
         let rest_radius = gpu.rest_bounds.radius().max(1e-3);
 
         for view in views {
@@ -805,15 +806,15 @@ impl Renderer {
             let overlay_start = self.overlay_data.len() as u32;
             let mut blob = [0.0; 4];
             for (instance_index, instance) in view.instances.iter().enumerate() {
-                if instance.pose.len() != model.nodes.len() {
+                if instance.pose.len() != model.nodes().len() {
                     continue;
                 }
-                match instance.model_from_node.filter(|m| m.len() == model.nodes.len()) {
+                match instance.model_from_node.filter(|m| m.len() == model.nodes().len()) {
                     Some(computed) => self.model_from_node.copy_from_slice(computed),
                     None => model.hierarchy.local_to_model(instance.pose, &mut self.locals, &mut self.model_from_node),
                 }
                 let palette_base = self.palette_data.len() as u32;
-                for (skin, model_skin) in gpu.skins.iter().zip(&model.skins) {
+                for (skin, model_skin) in gpu.skins.iter().zip(model.skins()) {
                     let start = self.palette_data.len();
                     self.palette_data.resize(start + model_skin.joints.len(), Mat4::IDENTITY);
                     // Entries past the skin's inverse binds (the prepared skin drops them) stay identity.
@@ -853,13 +854,13 @@ impl Renderer {
                     if visible.get(item.node.index()) == Some(&false) {
                         continue;
                     }
-                    let node = &model.nodes[item.node.index()];
+                    let node = &model[item.node];
                     let world_from_mesh = Mat4::from(self.model_from_node[item.node.index()]);
-                    let skin = node.skin.filter(|&s| s < model.skins.len());
+                    let skin = node.skin.filter(|&s| s < model.skins().len());
                     let influences = if skin.is_some() { primitive.influences } else { 0 };
                     let material = gpu.materials.get(primitive.material);
                     // This frame's animated values of a model material (not of the default one).
-                    let animated = instance.properties.filter(|_| primitive.material < model.materials.len());
+                    let animated = instance.properties.filter(|_| primitive.material < model.materials().len());
                     let uniforms = DrawUniforms {
                         world_from_mesh: world_from_mesh.to_cols_array_2d(),
                         normal_from_mesh: world_from_mesh.inverse().transpose().to_cols_array_2d(),
@@ -878,7 +879,7 @@ impl Renderer {
                             None => material.map_or([0.0; 4], |m| m.emissive),
                         },
                         palette_offset: palette_base + skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
-                        joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
+                        joint_count: skin.map_or(0, |s| model.skins()[s].joints.len() as u32),
                         influences,
                         morph_target_count: primitive.target_count.min(node.rest_weights.len() as u32),
                         morph_offset: primitive.morph_offset,
@@ -926,14 +927,13 @@ impl Renderer {
     /// skinned primitive, one draw per instance for unskinned ones.
     fn prepare_crowd(&mut self, model: &Model, gpu: &GpuModel, crowd: &CrowdView<'_>) {
         self.clear_frame();
-        let world_stride = crowd.node_slots.iter().filter(|&&s| s != u32::MAX).count().max(1);
+        let world_stride = crowd.node_slots.iter().flatten().count().max(1);
         let instances = (crowd.instances as usize)
             .min(crowd.palettes.len() / (crowd.palette_stride as usize).max(1))
             .min(crowd.node_worlds.len() / world_stride);
         let node_world = |instance: usize, node: anim::NodeId| {
-            let slot = crowd.node_slots.get(node.index()).copied().unwrap_or(u32::MAX);
-            let index = instance * world_stride + slot as usize;
-            if slot == u32::MAX { None } else { crowd.node_worlds.get(index).copied() }
+            let slot = crowd.node_slots.get(node.index()).copied().flatten()?;
+            crowd.node_worlds.get(instance * world_stride + slot as usize).copied()
         };
         let stride = crowd.palette_stride as usize;
         self.palette_data.extend_from_slice(&crowd.palettes[..instances * stride]);
@@ -941,8 +941,8 @@ impl Renderer {
         self.weight_data.extend_from_slice(&crowd.weights[..(instances * weights_stride).min(crowd.weights.len())]);
         for &item in &gpu.draws {
             let Some(primitive) = gpu.primitive(item) else { continue };
-            let node = &model.nodes[item.node.index()];
-            let skin = node.skin.filter(|&s| s < model.skins.len());
+            let node = &model[item.node];
+            let skin = node.skin.filter(|&s| s < model.skins().len());
             let material = gpu.materials.get(primitive.material);
             let uniforms = |world_from_mesh: Mat4, skinned: bool, instance: usize| DrawUniforms {
                 world_from_mesh: world_from_mesh.to_cols_array_2d(),
@@ -953,7 +953,7 @@ impl Renderer {
                 tint: [0.0; 4],
                 emissive: material.map_or([0.0; 4], |m| m.emissive),
                 palette_offset: skin.map_or(0, |s| gpu.skin_palette_offsets[s]),
-                joint_count: skin.map_or(0, |s| model.skins[s].joints.len() as u32),
+                joint_count: skin.map_or(0, |s| model.skins()[s].joints.len() as u32),
                 influences: if skinned { primitive.influences } else { 0 },
                 morph_target_count: primitive.target_count.min(node.rest_weights.len() as u32),
                 morph_offset: primitive.morph_offset,
@@ -1030,7 +1030,7 @@ impl Renderer {
 /// mesh; for a skinned one (glTF ignores the node's transform) its first joint's skinning
 /// matrix (the joint's world transform times its inverse bind matrix).
 fn mirror_of(model: &Model, item: DrawItem, skin: Option<usize>, model_from_node: &[Affine3A]) -> Mat4 {
-    let skinned = skin.and_then(|s| model.skins.get(s)).and_then(|skin| {
+    let skinned = skin.and_then(|s| model.skins().get(s)).and_then(|skin| {
         let joint = skin.joints.first()?;
         let world = model_from_node.get(joint.index())?;
         let bind = skin.inverse_bind_matrices.first().copied().unwrap_or(Mat4::IDENTITY);

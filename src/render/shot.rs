@@ -119,7 +119,7 @@ pub fn deviation_heat(
     scratch: &mut HeatScratch,
     heat: &mut Vec<f32>,
 ) {
-    let n = model.nodes.len();
+    let n = model.nodes().len();
     scratch.a.resize(n, Affine3A::IDENTITY);
     scratch.b.resize(n, Affine3A::IDENTITY);
     model.hierarchy.local_to_model(a, &mut scratch.locals, &mut scratch.a);
@@ -275,7 +275,7 @@ impl Shot {
             deviation_heat(model, a, b, self.spec.heat_full_scale, &mut self.heat_scratch, &mut self.heat);
         } else if let (true, Some(stack)) = (self.spec.mask_heat, &self.layers) {
             self.heat.clear();
-            self.heat.resize(model.nodes.len(), 0.0);
+            self.heat.resize(model.nodes().len(), 0.0);
             for layer in 0..stack.len() {
                 for (h, &w) in self.heat.iter_mut().zip(stack.node_weights(layer).unwrap_or(&[])) {
                     *h = h.max(w);

@@ -125,10 +125,10 @@ impl<'a> Sampler<'a> {
             retargeter,
             source_pose: source.rest_pose(),
             source_rest: source.rest_pose(),
-            source_locals: LocalMatrices::new(source.nodes.len()),
-            source_model: vec![Affine3A::IDENTITY; source.nodes.len()],
+            source_locals: LocalMatrices::new(source.nodes().len()),
+            source_model: vec![Affine3A::IDENTITY; source.nodes().len()],
             target_pose: target.rest_pose(),
-            target_model: vec![Affine3A::IDENTITY; target.nodes.len()],
+            target_model: vec![Affine3A::IDENTITY; target.nodes().len()],
             cursor: ClipCursor::new(clip),
         }
     }
@@ -435,7 +435,7 @@ pub fn retarget_clip(
     let stance_velocity = if count > 0 { ratio * (frame * (sum / count as f32)) } else { Vec3::ZERO };
 
     // Pass 2: the held feet solved, the keys and the figures recorded.
-    let n = target.nodes.len();
+    let n = target.nodes().len();
     let mut keys: Vec<Vec<Transform>> = vec![Vec::with_capacity(times.len()); n];
     let effectors: Vec<(usize, Option<(NodeId, NodeId)>)> = [
         (BoneKind::Foot, Side::Left),
@@ -655,7 +655,7 @@ pub struct Written {
 /// The name a retargeted clip gets in `target`: the source's, with ` (retargeted)` added when
 /// `target` (or an earlier clip of this retarget) already has it.
 pub fn output_name(target: &Model, taken: &[String], name: &str) -> String {
-    let clash = |n: &str| target.clips.iter().any(|c| c.name() == Some(n)) || taken.iter().any(|t| t == n);
+    let clash = |n: &str| target.clips().iter().any(|c| c.name() == Some(n)) || taken.iter().any(|t| t == n);
     let mut out = name.to_owned();
     while clash(&out) {
         out.push_str(" (retargeted)");
@@ -693,7 +693,7 @@ pub fn retarget_to_file(
     let model = decode::load_slice(&glb, None, limits).context("the written file does not read back")?;
     let source_rig = crate::transitions::Rig::new(source.0);
     let target_rig = crate::transitions::Rig::new(&model);
-    let first_new = target.0.clips.len();
+    let first_new = target.0.clips().len();
     let mut reports = Vec::with_capacity(done.len());
     for (i, (r, &clip)) in done.iter().zip(clips).enumerate() {
         let written = ClipId::from_index(first_new + i);
@@ -737,7 +737,7 @@ pub struct RoundTrip {
 fn world_at(model: &Model, clip: &anim::Clip, time_secs: f32, world: &mut [Affine3A]) {
     let mut pose = model.rest_pose();
     clip.sample(time_secs, &mut ClipCursor::new(clip), &SampleSettings::default(), &mut pose);
-    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::new(model.nodes.len()), world);
+    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::new(model.nodes().len()), world);
 }
 
 /// Retarget `clip` of `a` onto `b` and back (automatic mappings both ways, without foot IK) and
@@ -753,9 +753,7 @@ pub fn round_trip(a: (&Model, &Skeleton), clip: ClipId, b: (&Model, &Skeleton)) 
     let original = a.0.clip(clip).context("the source clip does not exist")?;
     let on_b = retarget_clip(a, clip, b, &there, no_ik, "there")?;
     let mut b_model = b.0.clone();
-    b_model.clips.push(on_b.clip.build().context("the clip on the target does not build")?);
-    b_model.pointer_tracks.resize(b_model.clips.len(), Vec::new());
-    let b_clip = ClipId::from_index(b_model.clips.len() - 1);
+    let b_clip = b_model.push_clip(on_b.clip.build().context("the clip on the target does not build")?);
     let on_a = retarget_clip((&b_model, b.1), b_clip, a, &back, no_ik, "back")?;
     let times = on_a.clip.timelines.first().map(|t| t.times_secs.clone()).unwrap_or_default();
     let returned = on_a.clip.build().context("the clip brought back does not build")?;
@@ -766,7 +764,7 @@ pub fn round_trip(a: (&Model, &Skeleton), clip: ClipId, b: (&Model, &Skeleton)) 
         .map(|p| p.source)
         .collect();
     let start = original.start_secs();
-    let n = a.0.nodes.len();
+    let n = a.0.nodes().len();
     let (mut before, mut after) = (vec![Affine3A::IDENTITY; n], vec![Affine3A::IDENTITY; n]);
     let mut max_deg = 0.0f32;
     for &t in &times {

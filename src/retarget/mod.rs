@@ -126,7 +126,7 @@ impl Skeleton {
     /// When the model has no skin the ragdoll can lay out.
     pub fn new(model: &Model) -> anyhow::Result<Self> {
         let spec = RagdollSpec::from_model(model).map_err(|e| anyhow::anyhow!("no skeleton to retarget: {e}"))?;
-        let n = model.nodes.len();
+        let n = model.nodes().len();
         let mut rest_model = vec![Affine3A::IDENTITY; n];
         model.hierarchy.local_to_model(&model.rest_pose(), &mut LocalMatrices::new(n), &mut rest_model);
         let mut joints: Vec<Joint> = Vec::new();
@@ -135,7 +135,7 @@ impl Skeleton {
             joints.push(Joint { node, name: node_name(model, node), kind, side, ordinal });
         };
         // A Rigify armature exported with all its bones: only its deform bones are joints.
-        let skin_nodes: &[NodeId] = model.skins.get(spec.skin).map_or(&[][..], |s| s.joints.as_slice());
+        let skin_nodes: &[NodeId] = model.skins().get(spec.skin).map_or(&[][..], |s| s.joints.as_slice());
         let rigify = skin_nodes.iter().any(|&j| is_rigify_deform(&node_name(model, j)));
         let candidate = |node: NodeId| !rigify || is_rigify_deform(&node_name(model, node));
         for body in &spec.bodies {
@@ -189,20 +189,21 @@ impl Skeleton {
             }
         }
         // Parents first, then the ordinals along each run of a kind.
-        let rank: Vec<usize> = {
-            let mut rank = vec![usize::MAX; n];
+        let rank: Vec<Option<usize>> = {
+            let mut rank = vec![None; n];
             for (i, node) in model.hierarchy.order().iter().enumerate() {
-                rank[node.index()] = i;
+                rank[node.index()] = Some(i);
             }
             rank
         };
-        joints.sort_by_key(|j| rank.get(j.node.index()).copied().unwrap_or(usize::MAX));
+        // Every node is in the order; one that were not would come first.
+        joints.sort_by_key(|j| rank.get(j.node.index()).copied().flatten());
         for i in 0..joints.len() {
             let (kind, side) = (joints[i].kind, joints[i].side);
             joints[i].ordinal = joints[..i].iter().filter(|j| j.kind == kind && j.side == side).count();
         }
         let skin_joints = model
-            .skins
+            .skins()
             .get(spec.skin)
             .map(|s| s.joints.iter().map(|&j| (j, node_name(model, j))).collect())
             .unwrap_or_default();
@@ -352,7 +353,7 @@ impl Mapping {
         edits: &[(String, Option<String>)],
     ) -> Vec<String> {
         let find = |model: &Model, name: &str| {
-            (0..model.nodes.len()).map(NodeId::from_index).find(|&n| node_name(model, n) == name)
+            (0..model.nodes().len()).map(NodeId::from_index).find(|&n| node_name(model, n) == name)
         };
         let mut unknown = Vec::new();
         for (target_name, source_name) in edits {

@@ -71,8 +71,8 @@ fn clip_root_path(model: &Model, clip: ClipId, root: anim::NodeId, tuning: &Tuni
     let rest = model.rest_pose();
     let mut pose = rest.clone();
     let mut cursor = anim::ClipCursor::new(c);
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
     (0..=PATH_SAMPLES)
         .filter_map(|i| {
             pose.copy_from(&rest);
@@ -87,7 +87,7 @@ impl FrameOutput {
     /// The rest pose of `model`, nothing computed yet.
     pub fn new(model: &Model) -> Self {
         let rest = model.rest_pose();
-        let nodes = model.nodes.len();
+        let nodes = model.nodes().len();
         Self {
             animated: rest.clone(),
             shown: rest.clone(),
@@ -189,12 +189,12 @@ impl FrameOutput {
             ragdoll.apply_to_other(pose);
         }
 
-        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        self.model_from_node.resize(model.nodes().len(), Affine3A::IDENTITY);
         model.hierarchy.local_to_model(&self.shown, &mut self.locals, &mut self.model_from_node);
         self.deviation = None;
         self.joint_heat.clear();
         if let Some(pose) = &self.compare {
-            self.compare_model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+            self.compare_model_from_node.resize(model.nodes().len(), Affine3A::IDENTITY);
             model.hierarchy.local_to_model(pose, &mut self.locals, &mut self.compare_model_from_node);
             self.deviation = Some(deviation(&self.model_from_node, &self.compare_model_from_node));
             if let Some(modes) = compare.active().filter(|m| m.heatmap) {
@@ -231,7 +231,7 @@ impl FrameOutput {
         self.compare = None;
         self.deviation = None;
         self.joint_heat.clear();
-        self.model_from_node.resize(model.nodes.len(), Affine3A::IDENTITY);
+        self.model_from_node.resize(model.nodes().len(), Affine3A::IDENTITY);
         model.hierarchy.local_to_model(&self.shown, &mut self.locals, &mut self.model_from_node);
         true
     }

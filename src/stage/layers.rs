@@ -145,7 +145,7 @@ impl LayerSpec {
     /// What [`Self::resolve`] refuses.
     pub fn mask_weights(&self, model: &Model) -> Result<Vec<f32>, LayerSpecError> {
         let mask = self.resolve(model)?.mask;
-        if mask.is_empty() { Ok(vec![1.0; model.nodes.len()]) } else { Ok(mask.weights().to_vec()) }
+        if mask.is_empty() { Ok(vec![1.0; model.nodes().len()]) } else { Ok(mask.weights().to_vec()) }
     }
 
     /// The core's layer for `model`.
@@ -157,14 +157,14 @@ impl LayerSpec {
         let mask = if self.mask.is_empty() {
             NodeMask::default()
         } else {
-            let mut mask = NodeMask::none(model.nodes.len());
+            let mut mask = NodeMask::none(model.nodes().len());
             for joint in &self.mask {
-                match find_node(model, joint) {
+                match model.find_node(joint) {
                     Some(node) => mask.set_subtree(&model.hierarchy, node, 1.0),
                     None => {
                         let region = AnatomyRegion::from_name(joint).ok_or_else(|| LayerSpecError::UnknownJoint {
                             joint: joint.clone(),
-                            nodes: model.nodes.len(),
+                            nodes: model.nodes().len(),
                         })?;
                         for root in region_roots(model, region) {
                             mask.set_subtree(&model.hierarchy, root, 1.0);
@@ -176,12 +176,12 @@ impl LayerSpec {
         };
         let mut mask = mask;
         if !self.joint_weights.is_empty() && mask.is_empty() {
-            mask = NodeMask::all(model.nodes.len());
+            mask = NodeMask::all(model.nodes().len());
         }
         for painted in &self.joint_weights {
-            let node = find_node(model, &painted.joint).ok_or_else(|| LayerSpecError::UnknownJoint {
+            let node = model.find_node(&painted.joint).ok_or_else(|| LayerSpecError::UnknownJoint {
                 joint: painted.joint.clone(),
-                nodes: model.nodes.len(),
+                nodes: model.nodes().len(),
             })?;
             if painted.subtree {
                 mask.set_subtree(&model.hierarchy, node, painted.weight);
@@ -242,18 +242,8 @@ pub enum LayerSpecError {
 fn find_clip(model: &Model, name: &str) -> Result<ClipId, LayerSpecError> {
     model.find_clip(name).ok_or_else(|| LayerSpecError::UnknownClip {
         clip: name.to_owned(),
-        available: model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect::<Vec<_>>().join(", "),
+        available: model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect::<Vec<_>>().join(", "),
     })
-}
-
-/// A node by name, else by index.
-fn find_node(model: &Model, name: &str) -> Option<NodeId> {
-    model
-        .nodes
-        .iter()
-        .position(|n| n.name.as_deref() == Some(name))
-        .or_else(|| name.parse::<usize>().ok().filter(|&i| i < model.nodes.len()))
-        .map(NodeId::from_index)
 }
 
 /// Body regions a mask can name.
@@ -302,7 +292,7 @@ impl AnatomyRegion {
 /// The mask of `region` on `model`: the roots of the region's subtrees (or, for the spine, its
 /// bones alone) painted at 1. Empty when the anatomy finds no such bones.
 pub fn region_mask(model: &Model, region: AnatomyRegion) -> NodeMask {
-    let mut mask = NodeMask::none(model.nodes.len());
+    let mut mask = NodeMask::none(model.nodes().len());
     if region == AnatomyRegion::Spine {
         if let Ok(spec) = RagdollSpec::from_model(model) {
             for b in spec.bodies.iter().filter(|b| matches!(b.kind, BoneKind::Spine | BoneKind::Neck)) {
@@ -465,7 +455,7 @@ impl BlendSpaceSpec {
             anim::BlendSpace::new_1d(&points)
         };
         result.map_err(|e| {
-            let name = |c: ClipId| model.clips.get(c.index()).map_or_else(String::new, |k| k.display_name(c.index()));
+            let name = |c: ClipId| model.clips().get(c.index()).map_or_else(String::new, |k| k.display_name(c.index()));
             match e {
                 anim::BlendSpaceError::Duplicate(a, b) => {
                     format!("clips \"{}\" and \"{}\" are at the same position", name(a), name(b))

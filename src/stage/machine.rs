@@ -79,7 +79,7 @@ impl std::fmt::Debug for StageMachine {
 
 /// The state names of `model`'s clips: the clip's shown name, made unique with `_INDEX`.
 pub fn state_names(model: &Model) -> Vec<String> {
-    let shown: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    let shown: Vec<String> = model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
     shown
         .iter()
         .enumerate()
@@ -101,7 +101,7 @@ impl StageMachine {
             table: None,
             installed: None,
             extra_events: Vec::new(),
-            clip_secs: model.clips.iter().map(anim::Clip::end_secs).collect(),
+            clip_secs: model.clips().iter().map(anim::Clip::end_secs).collect(),
             events: Vec::new(),
             problem: None,
             rig: None,
@@ -126,7 +126,7 @@ impl StageMachine {
             table: None,
             installed: None,
             extra_events: Vec::new(),
-            clip_secs: model.clips.iter().map(anim::Clip::end_secs).collect(),
+            clip_secs: model.clips().iter().map(anim::Clip::end_secs).collect(),
             events,
             problem: None,
             rig: None,
@@ -150,7 +150,7 @@ impl StageMachine {
             half_life_secs: fade.half_life_secs,
             sync: fade.phase_sync,
         });
-        let built = if model.clips.is_empty() {
+        let built = if model.clips().is_empty() {
             Err("the model has no clips".to_owned())
         } else {
             StateMachine::from_transition_table(clips, edges).map_err(|e| e.to_string())
@@ -260,7 +260,7 @@ impl StageMachine {
     /// installed, else built from its table — again only when that changed (no allocation
     /// otherwise).
     pub fn refresh(&mut self, model: &Model, tuning: &Tuning) {
-        let same_clips = self.clip_secs.len() == model.clips.len();
+        let same_clips = self.clip_secs.len() == model.clips().len();
         match &tuning.machine {
             Some(edited) => {
                 if same_clips && self.installed.as_ref().is_some_and(|installed| only_moved(installed, edited)) {
@@ -271,7 +271,7 @@ impl StageMachine {
                     }
                     self.installed = Some(edited.clone());
                 } else if !same_clips || self.installed.as_ref() != Some(edited) {
-                    self.clip_secs = model.clips.iter().map(anim::Clip::end_secs).collect();
+                    self.clip_secs = model.clips().iter().map(anim::Clip::end_secs).collect();
                     self.install(model, tuning, edited);
                 }
             }
@@ -281,7 +281,7 @@ impl StageMachine {
                         && table.iter().zip(tuning.transitions()).all(|(a, b)| *a == b)
                 });
                 if !same || !same_clips {
-                    self.clip_secs = model.clips.iter().map(anim::Clip::end_secs).collect();
+                    self.clip_secs = model.clips().iter().map(anim::Clip::end_secs).collect();
                     self.rebuild(model, tuning);
                 }
             }
@@ -558,7 +558,7 @@ pub fn check(model: &Model, machine: &StateMachine) -> Result<(), StateMachineEr
                 std::iter::once(l.base).chain(l.layers.iter().map(|l| l.clip)).collect()
             }
         };
-        clips.into_iter().find(|c| c.index() >= model.clips.len()).map(|c| (s.name.clone(), c))
+        clips.into_iter().find(|c| c.index() >= model.clips().len()).map(|c| (s.name.clone(), c))
     });
     if let Some((state, clip)) = missing {
         return Err(StateMachineError::BadState {

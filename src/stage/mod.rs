@@ -225,7 +225,7 @@ impl Stage {
 
     /// Display names of the model's clips.
     pub fn clip_names(&self) -> Vec<String> {
-        self.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
+        self.model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
     }
 
     /// Another model on stage with its own `tuning`: everything model-specific starts over
@@ -434,6 +434,14 @@ impl Stage {
             self.selection.joint = joint;
         }
         known
+    }
+
+    /// Edit the tuning as a panel does (a layer, the blend space, a key binding): `edit` changes
+    /// it in place and the change becomes one undo step, as the viewer commits a panel's edit at
+    /// the end of its frame.
+    pub fn edit_tuning(&mut self, edit: impl FnOnce(&mut Tuning)) {
+        edit(&mut self.tuning);
+        self.history.commit(&self.tuning, true);
     }
 
     /// Tune the ragdoll handoff (one change of the tuning, undone as one step).
@@ -757,7 +765,7 @@ fn heaviest_clip_time(player: &anim::BlendSpacePlayer) -> Option<f32> {
 
 /// The clip the next transition goes to on a fresh `model`: its second clip, else its first.
 fn default_fade_target(model: &Model) -> ClipId {
-    ClipId::from_index(usize::from(model.clips.len() > 1))
+    ClipId::from_index(usize::from(model.clips().len() > 1))
 }
 
 #[cfg(test)]

@@ -339,7 +339,7 @@ mod tests {
         let held = stage.rewind().held_secs();
         assert!((held - 5.0).abs() < 1e-3, "held {held}");
         let kib = stage.rewind().memory_kib();
-        eprintln!("rewind: {held:.3} s held, {kib:.1} KiB, {} nodes", stage.model().nodes.len());
+        eprintln!("rewind: {held:.3} s held, {kib:.1} KiB, {} nodes", stage.model().nodes().len());
         // 30 s at 60 Hz of 22 nodes, its layers and parameters: 1380.7 KiB measured.
         assert!(kib > 1000.0 && kib < 2000.0, "memory {kib} KiB");
 

@@ -93,7 +93,7 @@ pub fn clip_deviation(
     let rest = model.rest_pose();
     let (mut a, mut b) = (rest.clone(), rest.clone());
     let (mut cursor_a, mut cursor_b) = (None, None);
-    let nodes = model.nodes.len();
+    let nodes = model.nodes().len();
     let (mut ma, mut mb) = (vec![Affine3A::IDENTITY; nodes], vec![Affine3A::IDENTITY; nodes]);
     let mut locals = LocalMatrices::new(nodes);
     let end = data.duration_secs();

@@ -98,7 +98,7 @@ pub struct Transport {
 impl Transport {
     /// Playing `model`'s first clip from 0 (the rest pose without clips).
     pub fn new(model: &Model) -> Self {
-        let clip = (!model.clips.is_empty()).then_some(ClipId::new(0));
+        let clip = (!model.clips().is_empty()).then_some(ClipId::new(0));
         Self {
             clip,
             time_secs: 0.0,
@@ -106,9 +106,9 @@ impl Transport {
             speed: 1.0,
             looping: true,
             fader: CrossFader::new(model, ClipId::from_index(0)),
-            durations: model.clips.iter().map(Clip::duration_secs).collect(),
-            frame_rates: model.clips.iter().map(frame_rate).collect(),
-            names: model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect(),
+            durations: model.clips().iter().map(Clip::duration_secs).collect(),
+            frame_rates: model.clips().iter().map(frame_rate).collect(),
+            names: model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect(),
             fade_history: VecDeque::new(),
             clock_secs: 0.0,
             pending_dt_secs: 0.0,
@@ -534,7 +534,7 @@ mod tests {
     #[test]
     fn frame_rates_follow_the_keys() {
         let model = model();
-        for clip in &model.clips {
+        for clip in model.clips() {
             let fps = frame_rate(clip);
             assert!(FRAME_RATES.contains(&fps) || fps == DEFAULT_FRAME_RATE);
         }

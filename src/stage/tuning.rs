@@ -267,7 +267,7 @@ pub struct ClipRootMotion {
 impl Tuning {
     /// Authored settings for `model`: no override, no tuned pair, the default ramp.
     pub fn authored(model: &Model) -> Self {
-        Self::authored_for_clips(model.clips.len())
+        Self::authored_for_clips(model.clips().len())
     }
 
     /// Authored settings for a model with `clips` clips.

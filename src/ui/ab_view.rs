@@ -153,7 +153,7 @@ impl AbView {
         let clip_b = clip_a.and_then(|c| same_clip(a, c, &file.model));
         let deviations = file.compare.evaluate((a, clip_a), (&file.model, clip_b), time_secs, settings);
         if self.heatmap {
-            self.heat.resize(a.nodes.len(), 0.0);
+            self.heat.resize(a.nodes().len(), 0.0);
             for d in deviations {
                 if let Some(h) = self.heat.get_mut(d.node_a.index()) {
                     *h = crate::render::shot::heat_of(d.model_distance, self.heat_full_scale);
@@ -209,7 +209,7 @@ impl AbView {
         let clip_b = clip_a.and_then(|c| same_clip(a, c, &file.model));
         let samples = clip.and_then(|c| a.clip(c)).map_or(2, |c| ((c.duration_secs() * 60.0) as usize).clamp(30, 600));
         let worst = file.compare.worst_over_clip((a, clip_a), (&file.model, clip_b), settings, samples);
-        let mut moved = vec![0.0_f32; a.nodes.len()];
+        let mut moved = vec![0.0_f32; a.nodes().len()];
         for d in &worst {
             if let Some(m) = moved.get_mut(d.node_a.index()) {
                 *m = d.model_distance;

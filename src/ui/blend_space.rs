@@ -35,7 +35,7 @@ impl BlendSpacePanel {
     /// Returns true when "Fade to blend space" was clicked (the caller starts the transition:
     /// `Stage::fade_to_blend_space`).
     pub fn blend_space_ui(&mut self, ui: &mut egui::Ui, model: &Model, tuning: &mut Tuning, play: &LayerPlay) -> bool {
-        let names: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+        let names: Vec<String> = model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
         let Some(space) = &mut tuning.clip_extras.blend_space else {
             if ui
                 .button("Set up a blend space")

@@ -369,7 +369,7 @@ fn nearest_animated(model: &Model, node: NodeId, animated: &[NodeId]) -> Option<
     let mut steps = 0;
     while let Some(n) = stack.pop() {
         steps += 1;
-        if animated.contains(&n) || steps > model.nodes.len() {
+        if animated.contains(&n) || steps > model.nodes().len() {
             return animated.contains(&n).then_some(n);
         }
         stack.extend(hierarchy.children(n).iter().rev());

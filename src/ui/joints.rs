@@ -64,9 +64,9 @@ impl JointsPanel {
                 let stale = self
                     .mask_cache
                     .as_ref()
-                    .is_none_or(|(cached, weights)| cached != spec || weights.len() != model.nodes.len());
+                    .is_none_or(|(cached, weights)| cached != spec || weights.len() != model.nodes().len());
                 if stale {
-                    let weights = spec.mask_weights(model).unwrap_or_else(|_| vec![0.0; model.nodes.len()]);
+                    let weights = spec.mask_weights(model).unwrap_or_else(|_| vec![0.0; model.nodes().len()]);
                     self.mask_cache = Some((spec.clone(), weights));
                 }
             }
@@ -74,7 +74,7 @@ impl JointsPanel {
         }
         let cache = self.mask_cache.take();
         let mask = cache.as_ref().map(|(_, weights)| weights.as_slice());
-        let joints: HashSet<NodeId> = model.skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
+        let joints: HashSet<NodeId> = model.skins().iter().flat_map(|s| s.joints.iter().copied()).collect();
         let animated: HashSet<NodeId> = clip
             .and_then(|c| model.clip(c))
             .map(|clip| clip.tracks().iter().map(|t| t.node).collect())

@@ -22,7 +22,7 @@ pub fn layers_ui(
     selected: Option<anim::NodeId>,
     (weights_shown, rewound_secs): (&[f32], Option<f64>),
 ) -> bool {
-    let names: Vec<String> = model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    let names: Vec<String> = model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
     let mut changed = false;
     let layers = &mut tuning.clip_extras.layers;
     let mut remove = None;

@@ -9,7 +9,7 @@ use crate::stage::transport::Transport;
 /// The clip list: name, duration, frame rate, channel count and authored interpolation
 /// modes; clicking a name plays that clip.
 pub fn clips_ui(ui: &mut egui::Ui, transport: &mut Transport, model: &Model) {
-    if model.clips.is_empty() {
+    if model.clips().is_empty() {
         ui.label("This model has no animations: showing the rest pose.");
         return;
     }

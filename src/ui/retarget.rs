@@ -90,7 +90,7 @@ impl Default for RetargetPanel {
 
 /// Every node's name (what identifies a rig for the cached skeleton).
 fn names(model: &Model) -> Vec<String> {
-    (0..model.nodes.len()).map(|n| node_name(model, anim::NodeId::from_index(n))).collect()
+    (0..model.nodes().len()).map(|n| node_name(model, anim::NodeId::from_index(n))).collect()
 }
 
 impl RetargetPanel {
@@ -223,19 +223,12 @@ impl RetargetPanel {
         self.chain_error_m = done.chain_error_m.clone();
         self.last = Some(clip);
         let mut shown = target.clone();
-        shown.clips.push(done.clip.build()?);
-        shown.pointer_tracks.resize(shown.clips.len(), Vec::new());
+        let shown_clip = shown.push_clip(done.clip.build()?);
         let mut source_model = source.model.clone();
         let mut copy = c.raw().clone();
         copy.name = Some(name);
-        source_model.clips.push(copy.build()?);
-        source_model.pointer_tracks.resize(source_model.clips.len(), Vec::new());
-        Ok(ShowRetarget {
-            clip: ClipId::from_index(shown.clips.len() - 1),
-            target: shown,
-            source: source_model,
-            source_path: source.path.clone(),
-        })
+        source_model.push_clip(copy.build()?);
+        Ok(ShowRetarget { clip: shown_clip, target: shown, source: source_model, source_path: source.path.clone() })
     }
 
     /// Write the target's file (`target_file`, the model `target` as read from it) with the
@@ -319,7 +312,7 @@ impl RetargetPanel {
             });
         }
         if let Some(source) = &self.source {
-            let clips: Vec<String> = source.model.clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+            let clips: Vec<String> = source.model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
             egui::ComboBox::from_label("Source clip")
                 .selected_text(clips.get(self.clip.index()).cloned().unwrap_or_default())
                 .show_ui(ui, |ui| {
@@ -452,7 +445,7 @@ mod tests {
         harness.get_by_label_contains("Save retargeted clips");
         drop(harness);
         let show = shown.into_inner().expect("Retarget shows the result");
-        assert_eq!(show.target.clips.len(), target.clips.len() + 1);
+        assert_eq!(show.target.clips().len(), target.clips().len() + 1);
         let name = show.target.clip(show.clip).and_then(anim::Clip::name).unwrap_or_default().to_owned();
         assert_eq!(name, "Idle (retargeted)");
         assert!(show.source.find_clip(&name).is_some(), "B carries the source clip under the same name");

@@ -18,13 +18,13 @@ const PLAYBACK_FRAMES: usize = 600;
 /// The six operations of `animtune bench`, plus LINEAR playback under an interpolation override
 /// (the per-track path the viewer runs while an override is on).
 fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cubic: Option<usize>, second: usize) {
-    let joints = model.skins.first().map_or(model.nodes.len(), |s| s.joints.len()).max(1);
+    let joints = model.skins().first().map_or(model.nodes().len(), |s| s.joints.len()).max(1);
     let authored = SampleSettings::AUTHORED;
     let overridden = SampleSettings::with_mode(anim::InterpolationOverride::Cubic);
     let rest = model.rest_pose();
     let mut group = c.benchmark_group(label);
-    let clip = &model.clips[linear];
-    let clip_b = &model.clips[second];
+    let clip = &model.clips()[linear];
+    let clip_b = &model.clips()[second];
 
     for (name, clip, settings) in [
         ("sample_linear_playback", Some(linear), &authored),
@@ -32,7 +32,7 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
         ("sample_cubic_override_playback", Some(linear), &overridden),
     ] {
         let Some(clip) = clip else { continue };
-        let clip = &model.clips[clip];
+        let clip = &model.clips()[clip];
         let duration = clip.end_secs().max(1e-3);
         group.throughput(Throughput::Elements((PLAYBACK_FRAMES * joints) as u64));
         let (mut pose, mut cursor) = (rest.clone(), ClipCursor::new(clip));
@@ -62,15 +62,15 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
     let (mut a, mut other, mut out) = (rest.clone(), rest.clone(), rest.clone());
     clip.sample(1.0, &mut ClipCursor::new(clip), &authored, &mut a);
     clip_b.sample(1.0, &mut ClipCursor::new(clip_b), &authored, &mut other);
-    group.throughput(Throughput::Elements(model.nodes.len() as u64));
+    group.throughput(Throughput::Elements(model.nodes().len() as u64));
     group.bench_function("blend", |b| {
         b.iter(|| blend_poses(black_box(&a), black_box(&other), 0.37, ScaleSpace::Linear, &mut out));
     });
 
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let prepared: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
+    let mut palettes: Vec<Vec<Mat4>> = model.skins().iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let prepared: Vec<PreparedSkin> = model.skins().iter().map(PreparedSkin::new).collect();
     group.throughput(Throughput::Elements(joints as u64));
     group.bench_function("local_to_model_skinning", |b| {
         b.iter(|| {
@@ -109,15 +109,15 @@ fn bench_model(c: &mut Criterion, label: &str, model: &Model, linear: usize, cub
 /// ratio. Then the ratio once more from runs of the two taken in turn (medians of 101 each), so
 /// that a machine busy with other work slows both alike.
 fn bench_layered(c: &mut Criterion, label: &str, model: &Model) {
-    let joints = model.skins.first().map_or(model.nodes.len(), |s| s.joints.len()).max(1);
+    let joints = model.skins().first().map_or(model.nodes().len(), |s| s.joints.len()).max(1);
     let authored = SampleSettings::AUTHORED;
-    let clip = model.clips[0].clone();
+    let clip = model.clips()[0].clone();
     let duration = clip.end_secs().max(1e-3);
-    let prepared: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let prepared: Vec<PreparedSkin> = model.skins().iter().map(PreparedSkin::new).collect();
     let outputs = || {
-        let world = vec![Affine3A::IDENTITY; model.nodes.len()];
-        let palettes: Vec<Vec<Mat4>> = model.skins.iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
-        (LocalMatrices::new(model.nodes.len()), world, palettes)
+        let world = vec![Affine3A::IDENTITY; model.nodes().len()];
+        let palettes: Vec<Vec<Mat4>> = model.skins().iter().map(|s| vec![Mat4::IDENTITY; s.joints.len()]).collect();
+        (LocalMatrices::new(model.nodes().len()), world, palettes)
     };
 
     let (mut locals, mut world, mut palettes) = outputs();
@@ -134,10 +134,10 @@ fn bench_layered(c: &mut Criterion, label: &str, model: &Model) {
     };
 
     let mut owned = model.clone();
-    owned.clips = vec![clip.clone(), clip.clone()];
+    owned.replace_clips([clip.clone(), clip.clone()]);
     let owned = owned;
     let (base, other) = (ClipId::from_index(0), ClipId::from_index(1));
-    let root = model.skins.first().and_then(|s| s.joints.first().copied()).unwrap_or(NodeId::from_index(0));
+    let root = model.skins().first().and_then(|s| s.joints.first().copied()).unwrap_or(NodeId::from_index(0));
     let branch = model.hierarchy.children(root).first().copied().unwrap_or(root);
     let layers = vec![
         LayerDesc { mask: NodeMask::from_subtrees(&model.hierarchy, &[branch]), ..LayerDesc::new(other) },
@@ -207,7 +207,7 @@ fn bench_layered(c: &mut Criterion, label: &str, model: &Model) {
     let mask = NodeMask::from_subtrees(&model.hierarchy, &[branch]);
     group.throughput(Throughput::Elements(joints as u64));
     for (name, weight) in [("layer_additive_half", 0.5), ("layer_additive_full", 1.0)] {
-        let weights = vec![weight; model.nodes.len()];
+        let weights = vec![weight; model.nodes().len()];
         group.bench_function(name, |b| {
             b.iter(|| {
                 out.copy_from(&base_pose);
@@ -246,10 +246,10 @@ fn bench_layered(c: &mut Criterion, label: &str, model: &Model) {
 /// wrapped) and `rewind_scrub` (`frame_at` between two stored frames), per joint.
 fn bench_rewind(c: &mut Criterion, model: &Model) {
     let mut group = c.benchmark_group("W64");
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut pose = model.rest_pose();
     clip.sample(1.0, &mut ClipCursor::new(clip), &SampleSettings::AUTHORED, &mut pose);
-    let layout = RewindLayout::new(model.nodes.len(), 30.0, 2, 4);
+    let layout = RewindLayout::new(model.nodes().len(), 30.0, 2, 4);
     let mut rewind = RewindBuffer::with_layout(layout).unwrap_or_else(|e| panic!("{e}"));
     let params = [anim::state_machine::ParamValue::Float(0.5); 4];
     let facts = FrameFacts {
@@ -259,7 +259,7 @@ fn bench_rewind(c: &mut Criterion, model: &Model) {
         ..FrameFacts::EMPTY
     };
     let mut frame = 0u64;
-    group.throughput(Throughput::Elements((PLAYBACK_FRAMES * model.nodes.len()) as u64));
+    group.throughput(Throughput::Elements((PLAYBACK_FRAMES * model.nodes().len()) as u64));
     group.bench_function("rewind_record", |b| {
         b.iter(|| {
             for _ in 0..PLAYBACK_FRAMES {
@@ -271,7 +271,7 @@ fn bench_rewind(c: &mut Criterion, model: &Model) {
     });
     let mut out = model.rest_pose();
     let mut facts_out = FrameFactsOut::for_layout(&layout);
-    group.throughput(Throughput::Elements(model.nodes.len() as u64));
+    group.throughput(Throughput::Elements(model.nodes().len() as u64));
     group.bench_function("rewind_scrub", |b| {
         b.iter(|| rewind.frame_at(black_box(10.005), &mut out, &mut facts_out).unwrap_or_else(|e| panic!("{e}")));
     });
@@ -281,7 +281,7 @@ fn bench_rewind(c: &mut Criterion, model: &Model) {
 
 fn w64(c: &mut Criterion) {
     let model = w64_model();
-    assert_eq!(model.clips[0].end_secs(), W64_DURATION_SECS);
+    assert_eq!(model.clips()[0].end_secs(), W64_DURATION_SECS);
     bench_model(c, "W64", &model, 0, Some(1), 2);
     bench_layered(c, "W64", &model);
     bench_rewind(c, &model);
@@ -295,7 +295,7 @@ fn shared_models(c: &mut Criterion) {
     ] {
         let Some(path) = devtools::ci::shared_model_path(file) else { continue };
         let model = anim::import::load_path(&path).unwrap_or_else(|e| panic!("{label}: {e}"));
-        let second = if model.clips.len() > 1 { 1 } else { 0 };
+        let second = if model.clips().len() > 1 { 1 } else { 0 };
         bench_model(c, label, &model, 0, None, second);
     }
 }

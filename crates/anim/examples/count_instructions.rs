@@ -23,7 +23,7 @@ const RUNS: usize = 1000;
 
 #[inline(never)]
 fn run_linear_playback(model: &Model, pose: &mut SoaPose) {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut cursor = ClipCursor::new(clip);
     for n in 0..RUNS {
         clip.sample((n as f32 / 60.0) % 10.0, &mut cursor, &SampleSettings::AUTHORED, pose);
@@ -32,7 +32,7 @@ fn run_linear_playback(model: &Model, pose: &mut SoaPose) {
 
 #[inline(never)]
 fn run_cubic_playback(model: &Model, pose: &mut SoaPose) {
-    let clip = &model.clips[1];
+    let clip = &model.clips()[1];
     let mut cursor = ClipCursor::new(clip);
     for n in 0..RUNS {
         clip.sample((n as f32 / 60.0) % 10.0, &mut cursor, &SampleSettings::AUTHORED, pose);
@@ -41,7 +41,7 @@ fn run_cubic_playback(model: &Model, pose: &mut SoaPose) {
 
 #[inline(never)]
 fn run_random(model: &Model, times: &[f32], pose: &mut SoaPose) {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut cursor = ClipCursor::new(clip);
     for &t in times {
         clip.sample(t, &mut cursor, &SampleSettings::AUTHORED, pose);
@@ -72,7 +72,7 @@ fn run_local_to_model_skinning(
 
 #[inline(never)]
 fn run_full_frame(model: &Model, buffers: &mut FrameBuffers, skin: &PreparedSkin) {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip));
     for n in 0..RUNS {
         let t = n as f32 / 60.0;
@@ -86,7 +86,7 @@ fn run_full_frame(model: &Model, buffers: &mut FrameBuffers, skin: &PreparedSkin
 
 #[inline(never)]
 fn run_single_clip_frame(model: &Model, buffers: &mut FrameBuffers, skin: &PreparedSkin) {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut cursor = ClipCursor::new(clip);
     for n in 0..RUNS {
         clip.sample((n as f32 / 60.0) % 10.0, &mut cursor, &SampleSettings::AUTHORED, &mut buffers.a);
@@ -98,20 +98,20 @@ fn run_single_clip_frame(model: &Model, buffers: &mut FrameBuffers, skin: &Prepa
 /// The bench's layered model: W64 with its first clip twice (the fader's two clips, the layers').
 fn layered_model(model: &Model) -> Model {
     let mut owned = model.clone();
-    owned.clips = vec![model.clips[0].clone(), model.clips[0].clone()];
+    owned.replace_clips([model.clips()[0].clone(), model.clips()[0].clone()]);
     owned
 }
 
 /// The bench's two layers: an override on the first skin joint's first child's subtree, a
 /// whole-body additive at half weight measured from a quarter of the clip.
 fn bench_layers(model: &Model) -> LayerStack {
-    let root = model.skins[0].joints[0];
+    let root = model.skins()[0].joints[0];
     let branch = model.hierarchy.children(root).first().copied().unwrap_or(root);
     let other = ClipId::from_index(1);
     let layers = vec![
         LayerDesc { mask: NodeMask::from_subtrees(&model.hierarchy, &[branch]), ..LayerDesc::new(other) },
         LayerDesc {
-            blend: LayerBlend::Additive(AdditiveReference::AtSecs(0.25 * model.clips[0].end_secs())),
+            blend: LayerBlend::Additive(AdditiveReference::AtSecs(0.25 * model.clips()[0].end_secs())),
             weight: 0.5,
             ..LayerDesc::new(other)
         },
@@ -194,12 +194,12 @@ fn main() {
     run_cubic_playback(&model, &mut pose);
     run_random(&model, &random_times(10.0, RUNS), &mut pose);
     let mut other = model.rest_pose();
-    model.clips[2].sample(3.3, &mut ClipCursor::new(&model.clips[2]), &SampleSettings::AUTHORED, &mut other);
+    model.clips()[2].sample(3.3, &mut ClipCursor::new(&model.clips()[2]), &SampleSettings::AUTHORED, &mut other);
     let mut out = pose.clone();
     run_blend(&pose, &other, &mut out);
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let skin = PreparedSkin::new(&model.skins[0]);
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let skin = PreparedSkin::new(&model.skins()[0]);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
     let mut palette = vec![Mat4::IDENTITY; skin.len()];
     run_local_to_model_skinning(&model, &out, &mut locals, &skin, &mut world, &mut palette);
     black_box((&pose, &out, &palette));
@@ -216,7 +216,7 @@ fn main() {
     run_layered_frame(&layered, &mut fader, &mut stack, &mut buffers, &skin);
     black_box(&buffers.palette);
 
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let sample = |t: f32| {
         let mut pose = model.rest_pose();
         clip.sample(t * clip.end_secs(), &mut ClipCursor::new(clip), &SampleSettings::AUTHORED, &mut pose);
@@ -224,7 +224,7 @@ fn main() {
     };
     let (base, layer, reference) = (sample(0.3), sample(0.7), sample(0.25));
     run_layer_additive_half(&base, &layer, &reference, &mut buffers.out);
-    let root = model.skins[0].joints[0];
+    let root = model.skins()[0].joints[0];
     let branch = model.hierarchy.children(root).first().copied().unwrap_or(root);
     let mask = NodeMask::from_subtrees(&model.hierarchy, &[branch]);
     run_layer_override_masked(&base, &layer, &mask, &mut buffers.out);

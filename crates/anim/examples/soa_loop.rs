@@ -12,9 +12,9 @@ fn main() {
     let mut pose = model.rest_pose();
     let mut other = model.rest_pose();
     let mut out = model.rest_pose();
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let skin = PreparedSkin::new(&model.skins[0]);
-    let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let skin = PreparedSkin::new(&model.skins()[0]);
+    let mut world = vec![glam::Affine3A::IDENTITY; model.nodes().len()];
     let mut palette = vec![glam::Mat4::IDENTITY; skin.len()];
     let start = std::time::Instant::now();
     let mut frames = 0u64;
@@ -22,7 +22,7 @@ fn main() {
     for _ in 0..200 {
         match op.as_str() {
             "linear" | "cubic" | "cubic1s" => {
-                let clip = &model.clips[usize::from(op != "linear")];
+                let clip = &model.clips()[usize::from(op != "linear")];
                 let wrap = if op == "cubic1s" { 1.0 } else { 10.0 };
                 let mut cursor = ClipCursor::new(clip);
                 for n in 0..600 {
@@ -31,7 +31,7 @@ fn main() {
                 frames += 600;
             }
             "random" => {
-                let clip = &model.clips[0];
+                let clip = &model.clips()[0];
                 let mut cursor = ClipCursor::new(clip);
                 for &t in &times {
                     clip.sample(t, &mut cursor, &SampleSettings::AUTHORED, &mut pose);
@@ -39,7 +39,7 @@ fn main() {
                 frames += 4096;
             }
             "frame" => {
-                let clip = &model.clips[0];
+                let clip = &model.clips()[0];
                 let (mut cursor_a, mut cursor_b) = (ClipCursor::new(clip), ClipCursor::new(clip));
                 for n in 0..600 {
                     let t = n as f32 / 60.0;
@@ -59,9 +59,9 @@ fn main() {
                 frames += 1000;
             }
             _ => {
-                model.clips[0].sample(
+                model.clips()[0].sample(
                     3.3,
-                    &mut ClipCursor::new(&model.clips[0]),
+                    &mut ClipCursor::new(&model.clips()[0]),
                     &SampleSettings::AUTHORED,
                     &mut other,
                 );

@@ -15,7 +15,6 @@ use crate::pose::{SoaPose, SoaTransforms, Transform};
 use crate::simd8::{F8, Isa, Kernel, V, affine_columns, dispatch, lanes, vec3a};
 
 /// Marks a root in the parent table.
-const NO_PARENT: u32 = u32::MAX;
 
 /// Why a node tree cannot be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -50,8 +49,8 @@ pub enum HierarchyError {
 /// children (in authored order) and every node once, parents before children.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Hierarchy {
-    /// Parent of each node, [`NO_PARENT`] for roots.
-    parents: Vec<u32>,
+    /// Parent of each node, `None` for roots.
+    parents: Vec<Option<NodeId>>,
     /// Node `n`'s children are `children[children_start[n]..children_start[n + 1]]`.
     children_start: Vec<u32>,
     children: Vec<NodeId>,
@@ -67,7 +66,7 @@ impl Hierarchy {
     /// A child index out of range, a node with two parents, or a cycle.
     pub fn from_children<C: AsRef<[usize]>>(children: &[C]) -> Result<Self, HierarchyError> {
         let n = children.len();
-        let mut parents = vec![NO_PARENT; n];
+        let mut parents: Vec<Option<NodeId>> = vec![None; n];
         let mut children_start = Vec::with_capacity(n + 1);
         let mut flat = Vec::new();
         for (p, list) in children.iter().enumerate() {
@@ -80,16 +79,15 @@ impl Hierarchy {
                 if c == p {
                     return Err(HierarchyError::Cycle { node: parent });
                 }
-                if parents[c] != NO_PARENT {
-                    let first = NodeId::from_index(parents[c] as usize);
+                if let Some(first) = parents[c] {
                     return Err(HierarchyError::TwoParents { child: NodeId::from_index(c), first, second: parent });
                 }
-                parents[c] = p as u32;
+                parents[c] = Some(parent);
                 flat.push(NodeId::from_index(c));
             }
         }
         children_start.push(flat.len() as u32);
-        let mut order: Vec<NodeId> = (0..n).filter(|&i| parents[i] == NO_PARENT).map(NodeId::from_index).collect();
+        let mut order: Vec<NodeId> = (0..n).filter(|&i| parents[i].is_none()).map(NodeId::from_index).collect();
         let mut head = 0;
         while head < order.len() {
             let node = order[head].index();
@@ -101,8 +99,10 @@ impl Hierarchy {
             // from each node until a walk is longer than the tree: it is then on the cycle.
             for start in 0..n {
                 let (mut at, mut steps) = (start, 0);
-                while parents[at] != NO_PARENT && steps <= n {
-                    at = parents[at] as usize;
+                while let Some(up) = parents[at]
+                    && steps <= n
+                {
+                    at = up.index();
                     steps += 1;
                 }
                 if steps > n {
@@ -144,7 +144,7 @@ impl Hierarchy {
 
     /// Parent of `node`, if it has one (and exists).
     pub fn parent(&self, node: NodeId) -> Option<NodeId> {
-        self.parents.get(node.index()).copied().filter(|&p| p != NO_PARENT).map(|p| NodeId::from_index(p as usize))
+        self.parents.get(node.index()).copied().flatten()
     }
 
     /// Children of `node` in authored order (empty for a leaf or a node that does not exist).
@@ -158,12 +158,12 @@ impl Hierarchy {
 
     /// True for a node without a parent.
     pub fn is_root(&self, node: NodeId) -> bool {
-        self.parents.get(node.index()) == Some(&NO_PARENT)
+        self.parents.get(node.index()).is_some_and(Option::is_none)
     }
 
     /// The root nodes, ascending.
     pub fn roots(&self) -> impl Iterator<Item = NodeId> + '_ {
-        (0..self.parents.len()).filter(|&n| self.parents[n] == NO_PARENT).map(NodeId::from_index)
+        (0..self.parents.len()).filter(|&n| self.parents[n].is_none()).map(NodeId::from_index)
     }
 
     /// Every node once, each parent before its children.
@@ -261,12 +261,12 @@ impl Kernel for LocalToModel<'_> {
         let locals = &*locals;
         for &node in &hierarchy.order {
             let node = node.index();
-            let parent = hierarchy.parents[node];
-            let model_from_parent = if parent == NO_PARENT {
-                root
-            } else {
-                let m = &model_from_node[parent as usize];
-                [lanes(m.matrix3.x_axis), lanes(m.matrix3.y_axis), lanes(m.matrix3.z_axis), lanes(m.translation)]
+            let model_from_parent = match hierarchy.parents[node] {
+                None => root,
+                Some(parent) => {
+                    let m = &model_from_node[parent.index()];
+                    [lanes(m.matrix3.x_axis), lanes(m.matrix3.y_axis), lanes(m.matrix3.z_axis), lanes(m.translation)]
+                }
             };
             let [x, y, z, t] = compose(isa, &model_from_parent, locals, node);
             model_from_node[node] = Affine3A::from_cols(vec3a(x), vec3a(y), vec3a(z), vec3a(t));

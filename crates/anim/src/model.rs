@@ -254,27 +254,34 @@ pub struct ExtensionUse {
 }
 
 /// An imported glTF model: everything animtune uses, owned, validated.
+///
+/// Its collections (nodes, scenes, meshes, skins, materials, clips) are private: read them with
+/// the typed accessors ([`Model::node`], [`Model::clip`] and `model[id]` by id; [`Model::nodes`],
+/// [`Model::clips`], … as slices). The importer builds a model; after that only the few
+/// documented editors change it ([`Model::push_clip`], [`Model::replace_clip`],
+/// [`Model::replace_clips`], [`Model::set_node_name`], [`Model::set_node_rest`],
+/// [`Model::set_skin_name`], [`Model::primitives_mut`]), each keeping the model consistent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {
     /// Nodes in file order (a node's position is its [`NodeId`], its glTF node index).
-    pub nodes: Vec<Node>,
+    pub(crate) nodes: Vec<Node>,
     /// The node tree: parents, children and the parents-first order (the one owner of
     /// parentage).
     pub hierarchy: Hierarchy,
     /// Scenes.
-    pub scenes: Vec<Scene>,
+    pub(crate) scenes: Vec<Scene>,
     /// The default scene (`scene`), when given.
     pub default_scene: Option<usize>,
     /// Meshes.
-    pub meshes: Vec<Mesh>,
+    pub(crate) meshes: Vec<Mesh>,
     /// Skins.
-    pub skins: Vec<Skin>,
+    pub(crate) skins: Vec<Skin>,
     /// Materials.
-    pub materials: Vec<Material>,
+    pub(crate) materials: Vec<Material>,
     /// Images (encoded).
     pub images: Vec<Image>,
     /// Animation clips, one per glTF animation, in file order.
-    pub clips: Vec<Clip>,
+    pub(crate) clips: Vec<Clip>,
     /// Total number of morph weights over all nodes (length of [`SoaPose::weights`]).
     pub weight_count: usize,
     /// Every extension the file uses, with what was done with it.
@@ -288,7 +295,131 @@ pub struct Model {
     pub pointer_tracks: Vec<Vec<crate::pointer::PointerTrack>>,
 }
 
+impl std::ops::Index<NodeId> for Model {
+    type Output = Node;
+
+    /// The node `id`.
+    ///
+    /// # Panics
+    /// When the model has no node `id` (ids this model handed out are always in range; use
+    /// [`Model::node`] for ids from elsewhere).
+    fn index(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+}
+
+impl std::ops::Index<ClipId> for Model {
+    type Output = Clip;
+
+    /// The clip `id`.
+    ///
+    /// # Panics
+    /// When the model has no clip `id` (ids this model handed out are always in range; use
+    /// [`Model::clip`] for ids from elsewhere).
+    fn index(&self, id: ClipId) -> &Clip {
+        &self.clips[id.index()]
+    }
+}
+
 impl Model {
+    /// Every node, in file order (a node's position is its [`NodeId`]).
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    /// Every scene, in file order.
+    pub fn scenes(&self) -> &[Scene] {
+        &self.scenes
+    }
+
+    /// Every mesh, in file order ([`Node::mesh`] is a position in it).
+    pub fn meshes(&self) -> &[Mesh] {
+        &self.meshes
+    }
+
+    /// Every skin, in file order ([`Node::skin`] is a position in it).
+    pub fn skins(&self) -> &[Skin] {
+        &self.skins
+    }
+
+    /// Every material, in file order ([`Primitive::material`] is a position in it).
+    pub fn materials(&self) -> &[Material] {
+        &self.materials
+    }
+
+    /// Every clip, in file order (a clip's position is its [`ClipId`]).
+    pub fn clips(&self) -> &[Clip] {
+        &self.clips
+    }
+
+    /// The mesh at `index` ([`Node::mesh`]), if the model has it.
+    pub fn mesh(&self, index: usize) -> Option<&Mesh> {
+        self.meshes.get(index)
+    }
+
+    /// The skin at `index` ([`Node::skin`]), if the model has it.
+    pub fn skin(&self, index: usize) -> Option<&Skin> {
+        self.skins.get(index)
+    }
+
+    /// The material at `index` ([`Primitive::material`]), if the model has it.
+    pub fn material(&self, index: usize) -> Option<&Material> {
+        self.materials.get(index)
+    }
+
+    /// Adds `clip` after the others (a retargeted or re-imported clip) and returns its id. The
+    /// clip has no property tracks.
+    pub fn push_clip(&mut self, clip: Clip) -> ClipId {
+        let id = ClipId::from_index(self.clips.len());
+        self.clips.push(clip);
+        self.pointer_tracks.resize_with(self.clips.len(), Vec::new);
+        id
+    }
+
+    /// Puts `clip` in the place of clip `id` (its property tracks stay); returns the clip it
+    /// replaced, or gives `clip` back when the model has no clip `id`.
+    pub fn replace_clip(&mut self, id: ClipId, clip: Clip) -> Result<Clip, Clip> {
+        match self.clips.get_mut(id.index()) {
+            Some(slot) => Ok(std::mem::replace(slot, clip)),
+            None => Err(clip),
+        }
+    }
+
+    /// Replaces every clip by `clips` (ids from 0 in the given order); the property tracks go.
+    pub fn replace_clips(&mut self, clips: impl IntoIterator<Item = Clip>) {
+        self.clips = clips.into_iter().collect();
+        self.pointer_tracks.clear();
+    }
+
+    /// Renames node `id` (nothing when the model has no such node).
+    pub fn set_node_name(&mut self, id: NodeId, name: Option<String>) {
+        if let Some(node) = self.nodes.get_mut(id.index()) {
+            node.name = name;
+        }
+    }
+
+    /// Sets the rest (authored) local transform of node `id` (nothing when the model has no such
+    /// node); poses made from [`Model::rest_pose`] afterwards start from it.
+    pub fn set_node_rest(&mut self, id: NodeId, rest: Transform) {
+        if let Some(node) = self.nodes.get_mut(id.index()) {
+            node.rest = rest;
+        }
+    }
+
+    /// Renames the skin at `index` (nothing when the model has no such skin).
+    pub fn set_skin_name(&mut self, index: usize, name: Option<String>) {
+        if let Some(skin) = self.skins.get_mut(index) {
+            skin.name = name;
+        }
+    }
+
+    /// Every primitive of every mesh, to edit vertex data in place (tools and tests that reshape
+    /// geometry). The caller keeps each primitive's attribute lengths equal and its joint
+    /// indices inside its skin.
+    pub fn primitives_mut(&mut self) -> impl Iterator<Item = &mut Primitive> {
+        self.meshes.iter_mut().flat_map(|m| m.primitives.iter_mut())
+    }
+
     /// The node `id`, if the model has it.
     pub fn node(&self, id: NodeId) -> Option<&Node> {
         self.nodes.get(id.index())
@@ -321,6 +452,15 @@ impl Model {
             .position(|c| c.name() == Some(name_or_index))
             .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < self.clips.len()))
             .map(ClipId::from_index)
+    }
+
+    /// Find a node by name, or else by decimal index.
+    pub fn find_node(&self, name_or_index: &str) -> Option<NodeId> {
+        self.nodes
+            .iter()
+            .position(|n| n.name.as_deref() == Some(name_or_index))
+            .or_else(|| name_or_index.parse::<usize>().ok().filter(|&i| i < self.nodes.len()))
+            .map(NodeId::from_index)
     }
 
     /// The property tracks of clip `clip` (empty for none).

@@ -180,14 +180,11 @@ impl SoaGroup {
         self.values.get(start..start + nb * C).map_or(&[], |s| s.as_chunks::<C>().0)
     }
 
-    /// Pose block and lane mask of the group's `i`-th block (`DENSE`: block `i`, all lanes).
+    /// Pose block and lane mask of the group's `i`-th block (`DENSE`: block `i`, all lanes;
+    /// `None` past the group's blocks).
     #[inline(always)]
-    fn block<const DENSE: bool>(&self, i: usize) -> (usize, u8) {
-        if DENSE {
-            (i, 0xff)
-        } else {
-            self.blocks.get(i).map_or((usize::MAX, 0), |&(block, mask)| (block as usize, mask))
-        }
+    fn block<const DENSE: bool>(&self, i: usize) -> Option<(usize, u8)> {
+        if DENSE { Some((i, 0xff)) } else { self.blocks.get(i).map(|&(block, mask)| (block as usize, mask)) }
     }
 
     #[inline(always)]
@@ -212,7 +209,7 @@ impl SoaGroup {
         };
         if let Some(key) = hold {
             for (i, v) in self.part::<C>(key, 0).iter().enumerate() {
-                let (block, mask) = self.block::<DENSE>(i);
+                let Some((block, mask)) = self.block::<DENSE>(i) else { continue };
                 pose.write_planes(plane, block, mask, v);
             }
             return;
@@ -224,7 +221,7 @@ impl SoaGroup {
                 let arcs = self.arcs.get(k * self.blocks.len()..).unwrap_or(&[]);
                 let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
                 for (i, ((a, b), arc)) in pairs.zip(arcs).enumerate() {
-                    let (block, mask) = self.block::<DENSE>(i);
+                    let Some((block, mask)) = self.block::<DENSE>(i) else { continue };
                     let (omega, k, k_signed) = (load(&arc[0]), load(&arc[1]), load(&arc[2]));
                     let wa = keep * k * sinc_quarter_turn(keep * omega);
                     let wb = take * k_signed * sinc_quarter_turn(take * omega);
@@ -239,7 +236,7 @@ impl SoaGroup {
                 let u = V::splat(isa, u);
                 let pairs = self.part::<C>(k, 0).iter().zip(self.part::<C>(next, 0));
                 for (i, (a, b)) in pairs.enumerate() {
-                    let (block, mask) = self.block::<DENSE>(i);
+                    let Some((block, mask)) = self.block::<DENSE>(i) else { continue };
                     let mut out = [F8::ZERO; C];
                     for c in 0..C {
                         let a = load(&a[c]);
@@ -259,7 +256,7 @@ impl SoaGroup {
                 let starts = self.part::<C>(k, value).iter().zip(self.part::<C>(k, tangent_out));
                 let ends = self.part::<C>(next, value).iter().zip(self.part::<C>(next, tangent_in));
                 for (i, ((v0, m0), (v1, m1))) in starts.zip(ends).enumerate() {
-                    let (block, mask) = self.block::<DENSE>(i);
+                    let Some((block, mask)) = self.block::<DENSE>(i) else { continue };
                     let mut out = [splat(0.0); C];
                     for c in 0..C {
                         let p = load(&v0[c]) * wv0;

@@ -41,10 +41,10 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
     let settings = SampleSettings::default();
     let rest = model.rest_pose();
     let (mut a, mut b, mut out) = (rest.clone(), rest.clone(), rest.clone());
-    let mut cursors: Vec<ClipCursor> = model.clips.iter().map(ClipCursor::new).collect();
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let prepared = PreparedSkin::new(&model.skins[0]);
+    let mut cursors: Vec<ClipCursor> = model.clips().iter().map(ClipCursor::new).collect();
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let prepared = PreparedSkin::new(&model.skins()[0]);
     let mut palette = vec![Mat4::IDENTITY; prepared.len()];
     let mut fader = CrossFader::new(&model, ClipId::from_index(0));
     let mut teaching_fader = CrossFader::new(&model, ClipId::from_index(1));
@@ -62,7 +62,7 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
     // Layers whose clips leave nodes unanimated (each layer pose reset to the base or the rest
     // pose every frame), two of one clip (sampled once), an additive on another clip's pose.
     let b_clip = ClipId::from_index(1);
-    let mut mask = anim::NodeMask::none(model.nodes.len());
+    let mut mask = anim::NodeMask::none(model.nodes().len());
     mask.set(anim::NodeId::from_index(1), 0.7);
     let layers = vec![
         anim::LayerDesc { mask, ..anim::LayerDesc::new(b_clip) },
@@ -83,8 +83,8 @@ fn per_frame_sampling_blending_skinning_and_fading_allocate_nothing() {
             let t = frame as f32 / 60.0;
             a.copy_from(&rest);
             b.copy_from(&rest);
-            model.clips[0].sample(t % 1.0, &mut cursors[0], &settings, &mut a);
-            model.clips[1].sample((t * 1.3) % 1.0, &mut cursors[1], &teaching, &mut b);
+            model.clips()[0].sample(t % 1.0, &mut cursors[0], &settings, &mut a);
+            model.clips()[1].sample((t * 1.3) % 1.0, &mut cursors[1], &teaching, &mut b);
             blend_poses(&a, &b, 0.4, anim::ScaleSpace::Log, &mut out);
             blend_into(&mut out, &a, 0.6, anim::ScaleSpace::Linear);
             stack.advance(1.0 / 60.0);
@@ -171,10 +171,10 @@ fn rewind_record_and_scrub_allocate_nothing() {
     use anim::state_machine::{EventId, FiredEvent, ParamValue, StateId, TransitionId};
     let model = anim::workload::w64_model();
     let settings = SampleSettings::default();
-    let mut cursor = ClipCursor::new(&model.clips[0]);
+    let mut cursor = ClipCursor::new(&model.clips()[0]);
     let mut pose = model.rest_pose();
     let mut scrubbed = model.rest_pose();
-    let layout = anim::RewindLayout::new(model.nodes.len(), 2.0, 2, 2);
+    let layout = anim::RewindLayout::new(model.nodes().len(), 2.0, 2, 2);
     // 2 s at 60 Hz: 123 slots, so 600 frames at 100 Hz wrap the ring and merge frames.
     let mut rewind = anim::RewindBuffer::with_layout(layout).unwrap();
     let mut facts_out = anim::FrameFactsOut::for_layout(&layout);
@@ -183,7 +183,7 @@ fn rewind_record_and_scrub_allocate_nothing() {
     let allocations = allocations_on_this_thread(|| {
         for frame in 0..600u32 {
             let time_secs = f64::from(frame) / 100.0;
-            model.clips[0].sample(time_secs as f32 % 10.0, &mut cursor, &settings, &mut pose);
+            model.clips()[0].sample(time_secs as f32 % 10.0, &mut cursor, &settings, &mut pose);
             let params = [ParamValue::Float(time_secs as f32), ParamValue::Trigger(frame % 2 == 0)];
             let facts = anim::FrameFacts {
                 clip: Some(ClipId::from_index(0)),

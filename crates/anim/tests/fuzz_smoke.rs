@@ -216,11 +216,11 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
     let mut pose = rest.clone();
     let mut previous = rest.clone();
     let mut blended = rest.clone();
-    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut locals = LocalMatrices::new(model.nodes.len());
-    let skins: Vec<PreparedSkin> = model.skins.iter().map(PreparedSkin::new).collect();
+    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes().len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
+    let skins: Vec<PreparedSkin> = model.skins().iter().map(PreparedSkin::new).collect();
     let mut palette = Vec::new();
-    for (c, clip) in model.clips.iter().enumerate() {
+    for (c, clip) in model.clips().iter().enumerate() {
         let mut cursor = ClipCursor::new(clip);
         let end = clip.end_secs();
         let times = [
@@ -272,8 +272,8 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
             }
         }
         // CPU morphing and skinning of every mesh node's primitives, with its skin's palette.
-        for (n, node) in model.nodes.iter().enumerate() {
-            let Some(mesh) = node.mesh.and_then(|m| model.meshes.get(m)) else { continue };
+        for (n, node) in model.nodes().iter().enumerate() {
+            let Some(mesh) = node.mesh.and_then(|m| model.meshes().get(m)) else { continue };
             let skin = node.skin.and_then(|s| skins.get(s));
             if let Some(skin) = skin {
                 palette.clear();
@@ -298,7 +298,7 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
     };
     skin_all(&rest, "rest pose")?;
     skin_all(&blended, "blended pose")?;
-    if !model.clips.is_empty() {
+    if !model.clips().is_empty() {
         let mut fader = CrossFader::new(model, ClipId::from_index(0));
         let settings = SampleSettings::default();
         for step in 0..8 {
@@ -306,7 +306,7 @@ fn exercise(model: &Model, rng: &mut Rng) -> Result<(), String> {
             let dt = rng.pick(&[0.0, 0.016, 0.25, u, f32::NAN, -1.0, f32::INFINITY, 1e9]);
             fader.advance(dt);
             if step % 3 == 0 {
-                let to = ClipId::from_index(rng.below(model.clips.len()));
+                let to = ClipId::from_index(rng.below(model.clips().len()));
                 let duration = rng.pick(&[0.0, 0.2, f32::NAN, -1.0, f32::INFINITY]);
                 fader.trigger(to, duration, rng.pick(&[Easing::Linear, Easing::Smoothstep, Easing::EaseOutQuad]));
             }

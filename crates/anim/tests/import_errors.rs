@@ -134,8 +134,8 @@ fn expect_uri_error(result: Result<Model, ImportError>, expected_uri: &str, reas
 fn the_valid_base_document_loads_in_both_forms() {
     let doc = base();
     let model = doc.load().unwrap();
-    assert_eq!(model.nodes.len(), 2);
-    assert_eq!(model.clips.len(), 1);
+    assert_eq!(model.nodes().len(), 2);
+    assert_eq!(model.clips().len(), 1);
     assert_eq!(model.hierarchy.parent(anim::NodeId::from_index(1)), Some(anim::NodeId::from_index(0)));
     load_slice(&doc.to_glb(), None).unwrap();
 }
@@ -639,8 +639,8 @@ fn pointer_channels_become_tracks_or_are_ignored() {
         }));
     }
     let model = doc.load().unwrap();
-    assert_eq!(model.clips[0].tracks().len(), 2);
-    assert_eq!(model.clips[0].tracks()[1].node, anim::NodeId::from_index(0), "the pointer's node");
+    assert_eq!(model.clips()[0].tracks().len(), 2);
+    assert_eq!(model.clips()[0].tracks()[1].node, anim::NodeId::from_index(0), "the pointer's node");
     assert!(model.clip_pointer_tracks(anim::ClipId::from_index(0)).is_empty(), "the camera pointer is not read");
     // A pointer past the nodes names the channel.
     doc.json["animations"][0]["channels"][1]["target"]["extensions"]["KHR_animation_pointer"]["pointer"] =
@@ -918,7 +918,7 @@ fn huge_node_transforms_are_refused() {
     let mut doc = base();
     doc.json["nodes"][1]["translation"] = json!([0.0, 1e9, -1e9]);
     let model = doc.load().unwrap();
-    assert_eq!(model.nodes[1].rest.translation, glam::Vec3::new(0.0, 1e9, -1e9));
+    assert_eq!(model.nodes()[1].rest.translation, glam::Vec3::new(0.0, 1e9, -1e9));
 }
 
 #[test]
@@ -985,7 +985,7 @@ fn max_abs_value_is_a_limit_the_caller_sets() {
     let bytes = doc.to_gltf();
     let generous = anim::import::Limits { max_abs_value: 1e31, ..Default::default() };
     let model = anim::import::load_slice_with_limits(&bytes, None, &generous).unwrap();
-    assert_eq!(model.nodes[1].rest.translation.y, 1e30);
+    assert_eq!(model.nodes()[1].rest.translation.y, 1e30);
 
     // A strict limit refuses the base document's 1 m translation key.
     let strict = anim::import::Limits { max_abs_value: 0.5, ..Default::default() };
@@ -1070,7 +1070,7 @@ fn import_and_use(bytes: &[u8], what: &str) -> bool {
         let Ok(model) = load_slice(bytes, None) else { return false };
         let rest = model.rest_pose();
         let mut pose = rest.clone();
-        for clip in &model.clips {
+        for clip in model.clips() {
             let mut cursor = ClipCursor::new(clip);
             for mode in InterpolationOverride::ALL {
                 let settings = SampleSettings::with_mode(mode);
@@ -1080,9 +1080,9 @@ fn import_and_use(bytes: &[u8], what: &str) -> bool {
                 }
             }
         }
-        let mut model_from_node = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
+        let mut model_from_node = vec![glam::Affine3A::IDENTITY; model.nodes().len()];
         model.hierarchy.local_to_model(&pose, &mut anim::LocalMatrices::default(), &mut model_from_node);
-        for skin in model.skins.iter().map(anim::PreparedSkin::new) {
+        for skin in model.skins().iter().map(anim::PreparedSkin::new) {
             let mut palette = vec![glam::Mat4::IDENTITY; skin.len()];
             skin.skinning_matrices(&model_from_node, &mut palette);
         }
@@ -1146,7 +1146,7 @@ fn emissive_and_alpha_fields_are_read_and_checked() {
         {}
     ]);
     let model = doc.load().unwrap();
-    let [glow, blend, plain] = &model.materials[..] else { panic!("three materials") };
+    let [glow, blend, plain] = &model.materials()[..] else { panic!("three materials") };
     assert_eq!(glow.emissive_factor, glam::Vec3::new(1.0, 0.5, 0.0));
     assert_eq!((glow.emissive_strength, glow.alpha_mode, glow.alpha_cutoff), (4.0, anim::AlphaMode::Mask, 0.25));
     assert_eq!(blend.alpha_mode, anim::AlphaMode::Blend);

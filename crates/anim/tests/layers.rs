@@ -43,7 +43,7 @@ fn a_masked_layer_at_weight_one_is_the_layer_on_the_mask_and_the_base_elsewhere_
     let root = NodeId::from_index(5);
     let mask = NodeMask::from_subtrees(&model.hierarchy, &[root]);
     let masked = mask.count_on();
-    assert!(masked > 1 && masked < model.nodes.len(), "{masked} of {}", model.nodes.len());
+    assert!(masked > 1 && masked < model.nodes().len(), "{masked} of {}", model.nodes().len());
     let settings = SampleSettings::default();
     let mut stack =
         LayerStack::new(&model, &settings, vec![LayerDesc { mask: mask.clone(), ..LayerDesc::new(layer_clip) }])
@@ -66,7 +66,7 @@ fn a_masked_layer_at_weight_one_is_the_layer_on_the_mask_and_the_base_elsewhere_
         }
         assert!(moved > 0, "the layer changes nothing at {t} s: the test would not see a wrong mask");
     }
-    assert_eq!(checked, 7 * model.nodes.len());
+    assert_eq!(checked, 7 * model.nodes().len());
     // Half weight lies between the two.
     stack.set_weight(0, 0.5);
     let base = sampled(&model, base_clip, 0.4);

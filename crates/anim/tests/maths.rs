@@ -100,9 +100,9 @@ fn local_to_model_composes_the_chain_and_bind_pose_skinning_is_identity() {
     let model = doc.load().unwrap();
 
     let mut pose = model.rest_pose();
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
     let mut locals = LocalMatrices::default();
-    let skin = PreparedSkin::new(&model.skins[0]);
+    let skin = PreparedSkin::new(&model.skins()[0]);
     let mut palette = vec![Mat4::ZERO; 3];
     model.hierarchy.local_to_model(&pose, &mut locals, &mut world);
     assert!((world[0].translation - glam::Vec3A::new(0.0, 2.0, 0.0)).length() < 1e-6);

@@ -18,7 +18,7 @@ use serde_json::json;
 /// Times worth checking in a clip: every key, just before and after it, midpoints, outside the
 /// range, and pseudo-random times (`dense`), or a sparser set.
 fn probe_times(model: &Model, clip: usize, dense: bool) -> Vec<f32> {
-    let clip = &model.clips[clip];
+    let clip = &model.clips()[clip];
     let mut times = vec![clip.start_secs() - 1.0, clip.end_secs() + 1.0, f32::NAN];
     for timeline in clip.timelines() {
         let step = if dense { 1 } else { timeline.times_secs.len().div_ceil(6).max(1) };
@@ -65,7 +65,7 @@ fn compare_paths(name: &str, model: &Model, dense: bool) -> (usize, f32) {
     let rest = model.rest_pose();
     let mut pose = rest.clone();
     let mut weights = vec![0.0; model.weight_count];
-    for (c, clip) in model.clips.iter().enumerate() {
+    for (c, clip) in model.clips().iter().enumerate() {
         let mut cursor = ClipCursor::new(clip);
         // Only the channel that wins for its target (the last one) shows in the pose.
         let shown: Vec<_> =
@@ -210,7 +210,7 @@ fn both_paths_agree_on_sparse_targets_mixed_modes_and_duplicate_channels() {
     assert!(compared > 1000);
 
     // Untouched nodes keep the rest pose; animated ones move; the later duplicate wins.
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut pose = model.rest_pose();
     clip.sample(0.7, &mut ClipCursor::new(clip), &SampleSettings::AUTHORED, &mut pose);
     let node = anim::NodeId::from_index;
@@ -242,8 +242,8 @@ fn exact_slerp(a: Quat, b: Quat, w: f64) -> Vec4 {
 fn pose_blends_match_the_per_node_reference() {
     let model = w64_model();
     let (mut a, mut b) = (model.rest_pose(), model.rest_pose());
-    model.clips[0].sample(0.3, &mut ClipCursor::new(&model.clips[0]), &SampleSettings::AUTHORED, &mut a);
-    model.clips[2].sample(4.7, &mut ClipCursor::new(&model.clips[2]), &SampleSettings::AUTHORED, &mut b);
+    model.clips()[0].sample(0.3, &mut ClipCursor::new(&model.clips()[0]), &SampleSettings::AUTHORED, &mut a);
+    model.clips()[2].sample(4.7, &mut ClipCursor::new(&model.clips()[2]), &SampleSettings::AUTHORED, &mut b);
     // Opposite hemispheres on some nodes: the shortest path must still be taken.
     for (node, t) in b.clone().nodes().step_by(3) {
         b.set_rotation(node, -t.rotation);

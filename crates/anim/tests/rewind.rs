@@ -62,7 +62,7 @@ struct Recorded {
 /// 40 s of W64's LINEAR clip, looped, at a frame rate varying between 30 and 144 Hz; one
 /// event (id = the second) fired at the first frame of every whole second.
 fn record_forty_seconds(model: &Model, rewind: &mut RewindBuffer) -> Vec<Recorded> {
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let mut cursor = ClipCursor::new(clip);
     let mut pose = model.rest_pose();
     let settings = SampleSettings::default();
@@ -163,7 +163,7 @@ fn forty_seconds_at_a_varying_rate_hold_thirty_in_fixed_memory() {
 #[test]
 fn scrubbing_reproduces_the_clip_within_stated_bounds() {
     let model = w64_model();
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let layout = RewindLayout::new(W64_JOINTS, 30.0, 1, 2);
     let mut rewind = RewindBuffer::with_layout(layout).unwrap();
     let log = record_forty_seconds(&model, &mut rewind);
@@ -220,7 +220,7 @@ fn between_frames_the_pose_is_slerp_and_lerp_of_the_two_stored_frames() {
     // Against the clip sampled at the two stored frames' times and interpolated here in f32:
     // what is left is the storage's quantization only.
     let model = w64_model();
-    let clip = &model.clips[0];
+    let clip = &model.clips()[0];
     let layout = RewindLayout::new(W64_JOINTS, 30.0, 1, 2);
     let mut rewind = RewindBuffer::with_layout(layout).unwrap();
     let log = record_forty_seconds(&model, &mut rewind);
@@ -272,8 +272,8 @@ fn the_built_in_walk_scrubs_back_within_stated_bounds() {
     // The built-in character (22 nodes, one morph weight) walking for 40 s at 30–144 Hz.
     let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/mannequin.glb"));
     let model = anim::import::load_path(path).unwrap();
-    let walk = model.clips.iter().position(|c| c.name() == Some("Walk")).unwrap();
-    let clip = &model.clips[walk];
+    let walk = model.clips().iter().position(|c| c.name() == Some("Walk")).unwrap();
+    let clip = &model.clips()[walk];
     let length = f64::from(clip.end_secs());
     let rest = model.rest_pose();
     let layout = RewindLayout { morph_weight_count: rest.weights().len(), ..RewindLayout::new(rest.len(), 30.0, 0, 0) };
@@ -295,8 +295,8 @@ fn the_built_in_walk_scrubs_back_within_stated_bounds() {
     println!("mannequin at 30 s: {:.1} KiB", rewind.memory_kib());
 
     // The rig's size: the rest pose's height in model space.
-    let mut locals = anim::LocalMatrices::new(model.nodes.len());
-    let mut world = vec![glam::Affine3A::IDENTITY; model.nodes.len()];
+    let mut locals = anim::LocalMatrices::new(model.nodes().len());
+    let mut world = vec![glam::Affine3A::IDENTITY; model.nodes().len()];
     model.hierarchy.local_to_model(&rest, &mut locals, &mut world);
     let ys = world.iter().map(|m| m.translation.y);
     let height_m = ys.clone().fold(f32::MIN, f32::max) - ys.fold(f32::MAX, f32::min);

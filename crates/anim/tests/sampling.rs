@@ -16,8 +16,8 @@ const EPS: f32 = 1e-5;
 /// Sample through the runtime pose and read it back through the node-indexed view.
 fn sample(model: &Model, clip: usize, t: f32, settings: &SampleSettings) -> NodePose {
     let mut pose = model.rest_pose();
-    let mut cursor = ClipCursor::new(&model.clips[clip]);
-    model.clips[clip].sample(t, &mut cursor, settings, &mut pose);
+    let mut cursor = ClipCursor::new(&model.clips()[clip]);
+    model.clips()[clip].sample(t, &mut cursor, settings, &mut pose);
     NodePose::from(&pose)
 }
 
@@ -231,8 +231,8 @@ fn channels_sharing_an_input_share_one_timeline_and_cursor_lookups_match_binary_
         ]
     }]);
     let m = doc.load().unwrap();
-    assert_eq!(m.clips[0].timelines().len(), 1);
-    let clip = &m.clips[0];
+    assert_eq!(m.clips()[0].timelines().len(), 1);
+    let clip = &m.clips()[0];
     let settings = SampleSettings::default();
     let mut playback = m.rest_pose();
     let mut cursor = ClipCursor::new(clip);
@@ -254,7 +254,7 @@ fn weights_are_sampled_per_target() {
     let m = doc.load().unwrap();
     let p = authored(&m, 0, 0.25);
     assert!((p.weights[0] - 0.25).abs() < EPS && (p.weights[1] - 0.875).abs() < EPS, "{:?}", p.weights);
-    assert_eq!(m.clips[0].display_name(0), "animation_0");
+    assert_eq!(m.clips()[0].display_name(0), "animation_0");
 }
 
 #[test]
@@ -268,7 +268,7 @@ fn teaching_modes_show_the_wrong_space() {
     assert!((p.scales[0].x - 2.0 * 0.5f32.sqrt()).abs() < 1e-4, "{}", p.scales[0]);
     assert!((p.scales[0].z - 2.0).abs() < 1e-5, "the rotation axis keeps its length");
     assert!(p.rotations[0].dot(Quat::from_rotation_z(45f32.to_radians())).abs() > 1.0 - 1e-5);
-    match m.clips[0].evaluate_track(TrackId::from_index(0), 0.5, &settings, &mut []) {
+    match m.clips()[0].evaluate_track(TrackId::from_index(0), 0.5, &settings, &mut []) {
         Some(TrackSample::Rotation { shrink, .. }) => assert!((shrink.x - 0.70710677).abs() < 1e-5),
         other => panic!("{other:?}"),
     }
@@ -384,8 +384,8 @@ fn asset_generator_animation_node_sets_match_hand_values() {
 
     // Channels with different start and end times (translation 2..6 s, rotation 1..5 s).
     let m = load_shared("glTF-Asset-Generator/Animation_NodeMisc/Animation_NodeMisc_02.gltf").unwrap();
-    assert_eq!(m.clips[0].start_secs(), 1.0);
-    assert_eq!(m.clips[0].end_secs(), 6.0);
+    assert_eq!(m.clips()[0].start_secs(), 1.0);
+    assert_eq!(m.clips()[0].end_secs(), 6.0);
     let p = authored(&m, 0, 1.5);
     assert_vec3(p.translations[0], Vec3::new(0.0, -0.1, 0.0), "translation holds its first key before 2 s");
     assert_quat(p.rotations[0], half45, "rotation 1.5 s");
@@ -396,14 +396,14 @@ fn asset_generator_animation_node_sets_match_hand_values() {
 
     // A channel without a target node is ignored; the other one still plays.
     let m = load_shared("glTF-Asset-Generator/Animation_NodeMisc/Animation_NodeMisc_08.gltf").unwrap();
-    assert_eq!(m.clips[0].tracks().len(), 1);
+    assert_eq!(m.clips()[0].tracks().len(), 1);
 }
 
 #[test]
 fn interpolation_test_model_matches_hand_values() {
     let Some(m) = load_shared("InterpolationTest/InterpolationTest.glb") else { return };
-    assert_eq!(m.clips.len(), 9);
-    for clip in &m.clips {
+    assert_eq!(m.clips().len(), 9);
+    for clip in m.clips() {
         let track = &clip.tracks()[0];
         let times = &clip.timelines()[track.timeline].times_secs;
         assert_eq!(times.len(), 5);
@@ -413,12 +413,12 @@ fn interpolation_test_model_matches_hand_values() {
         let mid = 0.5 * (times[1] + times[2]);
         let at_key = sample(
             &m,
-            m.clips.iter().position(|c| std::ptr::eq(c, clip)).unwrap(),
+            m.clips().iter().position(|c| std::ptr::eq(c, clip)).unwrap(),
             times[1],
             &SampleSettings::default(),
         );
         let at_mid =
-            sample(&m, m.clips.iter().position(|c| std::ptr::eq(c, clip)).unwrap(), mid, &SampleSettings::default());
+            sample(&m, m.clips().iter().position(|c| std::ptr::eq(c, clip)).unwrap(), mid, &SampleSettings::default());
         match &track.values {
             anim::TrackValues::Translation(v) => {
                 assert_vec3(at_key.translations[node], v[k], "key");
@@ -488,7 +488,7 @@ fn every_shared_model_imports_and_samples_finite_values() {
     assert!(files.len() >= 50, "only {} model files found", files.len());
     for file in &files {
         let m = anim::import::load_path(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        for (c, clip) in m.clips.iter().enumerate() {
+        for (c, clip) in m.clips().iter().enumerate() {
             for o in InterpolationOverride::ALL {
                 let settings = SampleSettings::with_mode(o);
                 for i in 0..=20 {
@@ -505,21 +505,21 @@ fn every_shared_model_imports_and_samples_finite_values() {
         }
     }
     let recursive = load_shared("RecursiveSkeletons/RecursiveSkeletons.glb").unwrap();
-    assert_eq!(recursive.skins.len(), 84);
-    assert_eq!(recursive.skins.iter().map(|s| s.joints.len()).sum::<usize>(), 840);
-    assert_eq!(recursive.clips[0].tracks().len(), 840);
+    assert_eq!(recursive.skins().len(), 84);
+    assert_eq!(recursive.skins().iter().map(|s| s.joints.len()).sum::<usize>(), 840);
+    assert_eq!(recursive.clips()[0].tracks().len(), 840);
     let fox = load_shared("Fox/Fox.glb").unwrap();
-    assert_eq!(fox.clips.len(), 3);
-    assert_eq!(fox.skins[0].joints.len(), 24);
+    assert_eq!(fox.clips().len(), 3);
+    assert_eq!(fox.skins()[0].joints.len(), 24);
     let robot = load_shared("RobotExpressive/RobotExpressive.glb").unwrap();
-    assert_eq!(robot.clips.len(), 14);
+    assert_eq!(robot.clips().len(), 14);
     let morph = load_shared("AnimatedMorphCube/AnimatedMorphCube.glb").unwrap();
-    assert_eq!(morph.meshes[0].target_count(), 2);
+    assert_eq!(morph.meshes()[0].target_count(), 2);
     // The embedded (data: URI) copy of SimpleSkin imports the same model as the .bin one.
     let a = load_shared("SimpleSkin/SimpleSkin.gltf").unwrap();
     let b = load_shared("SimpleSkin/embedded/SimpleSkin.gltf").unwrap();
-    assert_eq!(a.meshes, b.meshes);
-    assert_eq!(a.clips, b.clips);
+    assert_eq!(a.meshes(), b.meshes());
+    assert_eq!(a.clips(), b.clips());
 }
 
 #[test]
@@ -541,7 +541,8 @@ fn converted_clips_match_the_override_they_bake() {
         (anim::Interpolation::CubicSpline, InterpolationOverride::Cubic),
     ] {
         let mut baked_model = m.clone();
-        baked_model.clips[0] = m.clips[0].with_interpolation(mode);
+        let first = anim::ClipId::from_index(0);
+        baked_model.replace_clip(first, m[first].with_interpolation(mode)).expect("clip 0");
         for i in 0..=60 {
             let t = i as f32 * 0.02;
             let a = authored(&baked_model, 0, t);
@@ -576,7 +577,7 @@ fn asset_generator_skin_scale_and_misc_sets_match_hand_values() {
             assert_quat(authored(&m, 0, t).rotations[2], Quat::from_rotation_x(45f32.to_radians()), "SkinType");
         }
         // Joints and weights decode from every legal component type into the same skin.
-        let prim = &m.meshes[0].primitives[0];
+        let prim = &m.meshes()[0].primitives[0];
         assert!(prim.weights[0].iter().all(|w| (w.element_sum() - 1.0).abs() < 1e-2));
     }
     // A constant channel overrides the node's own rotation; a translation channel leaves it.

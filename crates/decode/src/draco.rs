@@ -588,7 +588,7 @@ mod tests {
             }));
             let model = crate::load_slice(&doc.to_glb(), None, &anim::import::Limits::default())
                 .unwrap_or_else(|e| panic!("{label}: {e}"));
-            let primitive = &model.meshes[0].primitives[0];
+            let primitive = &model.meshes()[0].primitives[0];
             assert_eq!(primitive.mode, anim::model::PrimitiveMode::Points, "{label}");
             let points: Vec<[f32; 3]> = primitive.positions.iter().map(|p| [p.x, p.y, p.z]).collect();
             assert_same_points(&points, label);

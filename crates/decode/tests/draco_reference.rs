@@ -157,7 +157,7 @@ fn draco_decodes_like_googles_decoder_at_every_setting() {
         let source = variants::source(relative).unwrap_or_else(|| panic!("{relative} is missing"));
         let original = devtools::load(&source);
         let vertex_count =
-            |m: &anim::Model| m.meshes.iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum::<usize>();
+            |m: &anim::Model| m.meshes().iter().flat_map(|m| &m.primitives).map(|p| p.positions.len()).sum::<usize>();
         if vertex_count(&original) == 0 {
             continue;
         }

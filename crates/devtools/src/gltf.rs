@@ -9,7 +9,7 @@
 //! doc.add_node(json!({"name": "root", "translation": [0.0, 1.0, 0.0]}));
 //! doc.add_animation(Some("bob"), &[(0, "translation", &[0.0, 1.0], &[0.0, 0.0, 0.0, 0.0, 1.0, 0.0], "LINEAR")]);
 //! let model = anim::import::load_slice(&doc.to_glb(), None).expect("loads");
-//! assert_eq!(model.clips.len(), 1);
+//! assert_eq!(model.clips().len(), 1);
 //! ```
 //!
 //! Anything the helpers do not cover is plain JSON: `doc.json` is public, [`Doc::push`] appends
@@ -400,10 +400,10 @@ mod tests {
         assert_eq!(back.bin, doc.bin);
         let scaled = back.wrap_in_scaled_root(0.01);
         let model = anim::import::load_slice(&back.to_glb(), None).expect("loads");
-        assert_eq!(model.nodes.len(), 3);
+        assert_eq!(model.nodes().len(), 3);
         assert_eq!(model.scene_roots(), vec![anim::NodeId::from_index(scaled)]);
         assert_eq!(model.hierarchy.parent(anim::NodeId::from_index(root)), Some(anim::NodeId::from_index(scaled)));
-        assert_eq!(model.clips[0].tracks()[0].node, anim::NodeId::from_index(child));
+        assert_eq!(model.clips()[0].tracks()[0].node, anim::NodeId::from_index(child));
         assert!(unpack_glb(b"nope").is_err());
     }
 }

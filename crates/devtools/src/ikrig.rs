@@ -9,7 +9,7 @@
 //! let bytes = std::fs::read("assets/mannequin.glb").unwrap();
 //! let variant = devtools::ikrig::detach_extremities(&bytes).unwrap();
 //! let model = anim::import::load_slice(&variant, None).unwrap();
-//! assert!(model.nodes.iter().any(|n| n.name.as_deref() == Some("Foot.L.ik")));
+//! assert!(model.nodes().iter().any(|n| n.name.as_deref() == Some("Foot.L.ik")));
 //! ```
 
 use anim::{ClipCursor, LocalMatrices, Model, NodeId, SampleSettings};
@@ -26,10 +26,10 @@ pub const BAKE_HZ: f32 = 60.0;
 /// joint not so named.
 pub fn extremities(model: &Model) -> Vec<usize> {
     let named = |node: usize| {
-        let name = model.nodes[node].name.as_deref().unwrap_or("").to_lowercase();
+        let name = model.nodes()[node].name.as_deref().unwrap_or("").to_lowercase();
         ["foot", "hand", "palm", "wrist", "ankle"].iter().any(|w| name.contains(w))
     };
-    let joints: Vec<usize> = model.skins.iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
+    let joints: Vec<usize> = model.skins().iter().flat_map(|s| s.joints.iter().map(|j| j.index())).collect();
     let mut out: Vec<usize> = joints
         .iter()
         .copied()
@@ -54,8 +54,8 @@ pub fn detach_extremities(glb: &[u8]) -> Result<Vec<u8>, String> {
     if moved.is_empty() {
         return Err("no foot or hand joint to detach".to_owned());
     }
-    let skin_index = (0..model.skins.len()).max_by_key(|&s| model.skins[s].joints.len()).ok_or("no skin")?;
-    let skin = &model.skins[skin_index];
+    let skin_index = (0..model.skins().len()).max_by_key(|&s| model.skins()[s].joints.len()).ok_or("no skin")?;
+    let skin = &model.skins()[skin_index];
     // The armature root: the parent of the topmost joint (none: the control bones become scene
     // roots).
     let depth = |mut n: NodeId| {
@@ -69,7 +69,7 @@ pub fn detach_extremities(glb: &[u8]) -> Result<Vec<u8>, String> {
     let top = skin.joints.iter().copied().min_by_key(|&j| (depth(j), j.index())).ok_or("empty skin")?;
     let armature = model.hierarchy.parent(top).map(NodeId::index);
 
-    let n = model.nodes.len();
+    let n = model.nodes().len();
     let rest = model.rest_pose();
     let mut locals = LocalMatrices::new(n);
     let mut world = vec![Affine3A::IDENTITY; n];
@@ -92,7 +92,7 @@ pub fn detach_extremities(glb: &[u8]) -> Result<Vec<u8>, String> {
     // the extremity itself keeps only its scale.
     let mut controls = Vec::new();
     for &node in &moved {
-        let name = model.nodes[node].name.clone().unwrap_or_else(|| format!("node_{node}"));
+        let name = model.nodes()[node].name.clone().unwrap_or_else(|| format!("node_{node}"));
         let (s, r, t) = (parent_world(&world).inverse() * world[node]).to_scale_rotation_translation();
         let control = doc.add_node(json!({
             "name": format!("{name}.ik"),
@@ -156,8 +156,8 @@ pub fn detach_extremities(glb: &[u8]) -> Result<Vec<u8>, String> {
     // Each clip: the extremities' channels go; their animated world transforms are baked into
     // the control bones' keys.
     let animations = doc.json["animations"].as_array().map_or(0, Vec::len);
-    for a in 0..animations.min(model.clips.len()) {
-        let clip = &model.clips[a];
+    for a in 0..animations.min(model.clips().len()) {
+        let clip = &model.clips()[a];
         if let Some(channels) = doc.json["animations"][a]["channels"].as_array_mut() {
             channels.retain(|c| c["target"]["node"].as_u64().is_none_or(|t| !moved.contains(&(t as usize))));
         }

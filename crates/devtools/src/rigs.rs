@@ -161,7 +161,7 @@ pub fn make_from(bytes: &[u8], feet: &[&str], humanoid: bool, variant: RigVarian
 pub fn find_clip(model: &Model, name: &str) -> Option<ClipId> {
     model.find_clip(name).or_else(|| {
         let index: usize = name.strip_prefix("animation_")?.parse().ok()?;
-        (index < model.clips.len() && model.clips[index].name().is_none()).then(|| ClipId::from_index(index))
+        (index < model.clips().len() && model.clips()[index].name().is_none()).then(|| ClipId::from_index(index))
     })
 }
 
@@ -407,8 +407,8 @@ fn world_at(model: &Model, clip: Option<ClipId>, time_secs: f32) -> Vec<Affine3A
     if let Some(c) = clip.and_then(|c| model.clip(c)) {
         c.sample(time_secs, &mut ClipCursor::new(c), &SampleSettings::default(), &mut pose);
     }
-    let mut world = vec![Affine3A::IDENTITY; model.nodes.len()];
-    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::new(model.nodes.len()), &mut world);
+    let mut world = vec![Affine3A::IDENTITY; model.nodes().len()];
+    model.hierarchy.local_to_model(&pose, &mut LocalMatrices::new(model.nodes().len()), &mut world);
     world
 }
 
@@ -420,7 +420,7 @@ const BAKE_HZ: f32 = 60.0;
 
 /// The IK-control variant (see [`RigVariant::IkControls`]).
 fn ik_controls(doc: &mut Doc, model: &Model, feet: &[&str]) -> Result<(), String> {
-    let skin = model.skins.first().ok_or("no skin")?;
+    let skin = model.skins().first().ok_or("no skin")?;
     let depth = |node: NodeId| std::iter::successors(Some(node), |&n| model.hierarchy.parent(n)).count();
     let top = skin.joints.iter().copied().min_by_key(|&j| (depth(j), j.index())).ok_or("the skin has no joints")?;
     let holder = model.hierarchy.parent(top);
@@ -428,9 +428,9 @@ fn ik_controls(doc: &mut Doc, model: &Model, feet: &[&str]) -> Result<(), String
     let holder_world = |world: &[Affine3A]| holder.map_or(Affine3A::IDENTITY, |h| world[h.index()]);
     // Per clip: STEP when its tracks step, and the worlds at its key times (kinks and steps
     // exactly) and at BAKE_HZ between them.
-    let clip_worlds: Vec<(bool, Vec<TimedWorld>)> = (0..model.clips.len())
+    let clip_worlds: Vec<(bool, Vec<TimedWorld>)> = (0..model.clips().len())
         .map(|c| {
-            let clip = &model.clips[c];
+            let clip = &model.clips()[c];
             let step = clip.tracks().iter().all(|t| t.interpolation == anim::track::Interpolation::Step);
             let (start, end) = (clip.start_secs(), clip.end_secs());
             let frames = (((end - start) * BAKE_HZ).ceil() as usize).max(1);
@@ -445,7 +445,7 @@ fn ik_controls(doc: &mut Doc, model: &Model, feet: &[&str]) -> Result<(), String
         .collect();
     for (i, foot_name) in feet.iter().enumerate() {
         let foot = model
-            .nodes
+            .nodes()
             .iter()
             .position(|n| n.name.as_deref() == Some(*foot_name))
             .ok_or_else(|| format!("no node named {foot_name}"))?;
@@ -534,14 +534,14 @@ pub fn with_hover_clip(bytes: &[u8], walk: &str) -> Result<Vec<u8>, String> {
     let clip = find_clip(&model, walk).ok_or_else(|| format!("no clip {walk}"))?;
     // The skeleton's top joint: everything the skin moves hangs below it (feet under IK
     // controls too, which the hips do not carry).
-    let skin = model.skins.first().ok_or("no skin")?;
+    let skin = model.skins().first().ok_or("no skin")?;
     let depth = |node: NodeId| std::iter::successors(Some(node), |&n| model.hierarchy.parent(n)).count();
     let root = skin.joints.iter().copied().min_by_key(|&j| (depth(j), j.index())).ok_or("the skin has no joints")?;
     let rest = world_at(&model, None, 0.0);
     let joints: Vec<usize> = model
-        .skins
+        .skins()
         .first()
-        .map_or_else(|| (0..model.nodes.len()).collect(), |s| s.joints.iter().map(|j| j.index()).collect());
+        .map_or_else(|| (0..model.nodes().len()).collect(), |s| s.joints.iter().map(|j| j.index()).collect());
     let (lo, hi) = joints.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &j| {
         let y = rest[j].translation.y;
         (lo.min(y), hi.max(y))
@@ -583,7 +583,7 @@ pub fn with_hover_clip(bytes: &[u8], walk: &str) -> Result<Vec<u8>, String> {
     }
     if !lifted {
         let at = model.rest_pose().get(root).map_or(Vec3::ZERO, |t| t.translation) + lift;
-        let (start, end) = (model.clips[clip.index()].start_secs(), model.clips[clip.index()].end_secs());
+        let (start, end) = (model[clip].start_secs(), model[clip].end_secs());
         let sampler = doc.sampler(&[start, end], &[at.to_array(), at.to_array()].concat(), "VEC3", "LINEAR");
         let index = hover["samplers"].as_array().map_or(0, Vec::len);
         if let Some(list) = hover["samplers"].as_array_mut() {

@@ -18,7 +18,7 @@ pub fn build_w64_glb() -> Vec<u8> {
     let model = anim::workload::w64_model();
     let mut bin = BinBuilder::default();
     let nodes = model
-        .nodes
+        .nodes()
         .iter()
         .enumerate()
         .map(|(index, node)| Node {
@@ -31,7 +31,7 @@ pub fn build_w64_glb() -> Vec<u8> {
         })
         .collect();
     let skins = model
-        .skins
+        .skins()
         .iter()
         .map(|skin| {
             let matrices: Vec<f32> = skin.inverse_bind_matrices.iter().flat_map(glam::Mat4::to_cols_array).collect();
@@ -64,7 +64,7 @@ pub fn build_w64_glb() -> Vec<u8> {
 
 fn animations(model: &Model, bin: &mut BinBuilder) -> Vec<Animation> {
     model
-        .clips
+        .clips()
         .iter()
         .map(|clip| {
             let times = &clip.timelines()[0].times_secs;
@@ -119,13 +119,13 @@ mod tests {
         let bytes = super::build_w64_glb();
         let loaded = anim::import::load_slice(&bytes, None).expect("W64 .glb imports");
         let memory = w64_model();
-        assert_eq!(loaded.nodes.len(), 64);
+        assert_eq!(loaded.nodes().len(), 64);
         assert_eq!(loaded.hierarchy, memory.hierarchy);
-        assert_eq!(loaded.skins[0].joints, memory.skins[0].joints);
-        assert_eq!(loaded.skins[0].inverse_bind_matrices, memory.skins[0].inverse_bind_matrices);
-        assert_eq!(loaded.clips.len(), 4);
+        assert_eq!(loaded.skins()[0].joints, memory.skins()[0].joints);
+        assert_eq!(loaded.skins()[0].inverse_bind_matrices, memory.skins()[0].inverse_bind_matrices);
+        assert_eq!(loaded.clips().len(), 4);
         let settings = SampleSettings::default();
-        for (a, b) in loaded.clips.iter().zip(&memory.clips) {
+        for (a, b) in loaded.clips().iter().zip(memory.clips()) {
             assert_eq!(a.name(), b.name());
             assert_eq!(a.timelines().len(), 1, "every channel shares one timeline");
             assert_eq!(a.timelines()[0].times_secs.len(), 301);

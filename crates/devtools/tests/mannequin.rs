@@ -462,16 +462,16 @@ fn anim_core_imports_and_samples_every_clip() {
     use glam::{Affine3A, Mat4};
 
     let model = anim::import::load_slice(glb(), None).expect("the anim core imports the mannequin");
-    assert!(model.clips.len() >= 8);
-    let mesh_index = model.nodes.iter().position(|n| n.mesh.is_some()).expect("mesh node");
-    let skin = PreparedSkin::new(&model.skins[model.nodes[mesh_index].skin.expect("skinned")]);
-    let primitive = &model.meshes[0].primitives[0];
-    assert_eq!(model.meshes[0].target_names, ["Blink"]);
+    assert!(model.clips().len() >= 8);
+    let mesh_index = model.nodes().iter().position(|n| n.mesh.is_some()).expect("mesh node");
+    let skin = PreparedSkin::new(&model.skins()[model.nodes()[mesh_index].skin.expect("skinned")]);
+    let primitive = &model.meshes()[0].primitives[0];
+    assert_eq!(model.meshes()[0].target_names, ["Blink"]);
     assert_eq!(primitive.targets.len(), 1);
     assert!(primitive.targets[0].positions.iter().any(|d| d.length() > 0.002), "blink moves vertices");
 
-    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes.len()];
-    let mut locals = LocalMatrices::new(model.nodes.len());
+    let mut model_from_node = vec![Affine3A::IDENTITY; model.nodes().len()];
+    let mut locals = LocalMatrices::new(model.nodes().len());
     let mut palette = vec![Mat4::IDENTITY; skin.len()];
     // The rest pose's skinning palette is the identity: bind pose and IBMs agree.
     let rest = model.rest_pose();
@@ -482,7 +482,7 @@ fn anim_core_imports_and_samples_every_clip() {
     }
 
     let mut pose = rest.clone();
-    for (index, clip) in model.clips.iter().enumerate() {
+    for (index, clip) in model.clips().iter().enumerate() {
         let name = clip.display_name(index);
         let mut cursor = ClipCursor::new(clip);
         for mode in InterpolationOverride::ALL {
@@ -503,7 +503,7 @@ fn anim_core_imports_and_samples_every_clip() {
     // Walking keeps the feet on the floor: skin the mesh through the cycle and check the lowest
     // point stays near y = 0.
     let walk = model.find_clip("Walk").expect("Walk");
-    let clip = &model.clips[walk.index()];
+    let clip = &model[walk];
     let mut cursor = ClipCursor::new(clip);
     for step in 0..11_u8 {
         let t = clip.duration_secs() * f32::from(step) / 11.0;

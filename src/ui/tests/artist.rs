@@ -81,8 +81,8 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     run_until(&mut harness, "the reload", |v| v.hot_reload.reloads == 1);
     let v = harness.state();
     assert_eq!(v.stage.generation(), generation + 1, "swapped in");
-    assert_ne!(v.stage.model().clips[wave.index()], before.clips[wave.index()], "the new Wave is on screen");
-    assert_eq!(v.stage.model().clips[0], before.clips[0], "the other clips as they were");
+    assert_ne!(v.stage.model()[wave], before[wave], "the new Wave is on screen");
+    assert_eq!(v.stage.model().clips()[0], before.clips()[0], "the other clips as they were");
     assert_eq!(v.stage.transport.clip(), Some(wave), "clip kept");
     assert!((v.stage.transport.time_secs() - 1.2).abs() < 1e-6, "time kept: {}", v.stage.transport.time_secs());
     assert_eq!(v.stage.selection.joint, Some(hand), "joint kept");
@@ -110,7 +110,7 @@ fn hot_reload_swaps_a_new_export_in_keeping_the_state_and_keeps_the_model_on_a_b
     write(&path, crate::mannequin::DEFAULT_MODEL_GLB);
     run_until(&mut harness, "the second reload", |v| v.hot_reload.reloads == 2);
     let v = harness.state();
-    assert_eq!(v.stage.model().clips[wave.index()], before.clips[wave.index()]);
+    assert_eq!(v.stage.model()[wave], before[wave]);
     assert!(v.error.is_none(), "a good reload clears the error");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -150,8 +150,8 @@ fn bake_to_file_writes_the_clip_as_the_viewer_shows_it() {
     let settings = anim::SampleSettings::with_mode(InterpolationOverride::Linear);
     let times: Vec<f32> = (0..=100).map(|i| i as f32 * 0.011).collect();
     let d = anim::bake::compare_clips(
-        (&shown.clips[walk.index()], &settings),
-        (&baked.clips[walk.index()], &anim::SampleSettings::AUTHORED),
+        (&shown[walk], &settings),
+        (&baked[walk], &anim::SampleSettings::AUTHORED),
         &shown.rest_pose(),
         &times,
     );
@@ -270,7 +270,7 @@ fn a_click_in_b_half_picks_the_joint_b_shows_there() {
     let camera = viewer.viewport.camera;
     let hand = node(&viewer, "Hand.L");
     let (b_model, b_matrices) = viewer.ab.b_model_from_node().expect("B is posed");
-    let b_hand = b_model.nodes.iter().position(|n| n.name.as_deref() == Some("Hand.L")).expect("B's Hand.L");
+    let b_hand = b_model.nodes().iter().position(|n| n.name.as_deref() == Some("Hand.L")).expect("B's Hand.L");
     let at = |m: &glam::Affine3A| {
         crate::stage::frame::screen_position(&camera, half, glam::Vec3::from(m.translation)).expect("in view").0
     };

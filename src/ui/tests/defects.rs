@@ -150,8 +150,9 @@ fn the_built_in_character_and_its_file_share_one_profile() {
 /// A model of another identity (another rig): the built-in character with its joints renamed.
 fn other_rig() -> Model {
     let mut model = built_in_model();
-    for node in &mut model.nodes {
-        node.name = node.name.take().map(|n| format!("other:{n}"));
+    for id in model.node_ids() {
+        let name = model[id].name.as_ref().map(|n| format!("other:{n}"));
+        model.set_node_name(id, name);
     }
     model
 }
@@ -351,12 +352,12 @@ fn the_side_panel_keeps_its_width_and_nothing_moves_under_the_pointer() {
     let mut model = built_in_model();
     let long = "mixamorig:A_very_long_joint_name_as_some_exporters_write_it_LeftUpperArm_end";
     let arm = model
-        .nodes
+        .nodes()
         .iter()
         .position(|n| n.name.as_deref() == Some("UpperArm.L"))
         .map(anim::NodeId::from_index)
         .expect("arm");
-    model.nodes[arm.index()].name = Some(long.to_owned());
+    model.set_node_name(arm, Some(long.to_owned()));
     let mut viewer = Viewer::new(model, ModelSource::built_in());
     viewer.stage.select_joint(Some(arm));
     // Tall enough that the whole side panel, Ragdoll included, is on screen.
@@ -460,7 +461,7 @@ fn labels_tell_the_truth() {
         .state()
         .stage
         .model()
-        .nodes
+        .nodes()
         .iter()
         .position(|n| n.mesh.is_some())
         .map(anim::NodeId::from_index)
@@ -469,7 +470,7 @@ fn labels_tell_the_truth() {
     harness.run();
     harness.get_by_label_contains("is not animated by this clip: showing");
     let plotted = harness.state().curves.last.as_ref().expect("still plotting").node;
-    assert!(harness.state().stage.model().clips[walk.index()].animated_nodes().contains(&plotted));
+    assert!(harness.state().stage.model()[walk].animated_nodes().contains(&plotted));
 
     // Untuned pairs show the defaults, and T adds nothing to the table.
     harness.state_mut().stage.tuning.set_transition(walk, idle, FadeTuning::cross_fade(1.5, Easing::Linear));
@@ -550,12 +551,16 @@ fn f_frames_the_fallen_ragdoll() {
 fn transport_restarts_jumps_steps_whole_frames_and_labels_the_timeline() {
     let mut viewer = viewer();
     viewer.stage.transport.select_clip(clip(&viewer, "Walk"));
-    viewer.stage.transport.looping = false;
+    let mut harness = whole(viewer, [1280.0, 900.0]);
+    harness.run();
+    harness.get_by_label("loop").click();
+    harness.run();
+    let viewer = harness.state_mut();
+    assert!(!viewer.stage.transport.looping, "the loop box turned looping off");
     let duration = viewer.stage.transport.duration_secs();
     viewer.stage.transport.seek(duration - 0.01);
     viewer.step(0.1);
     assert!(!viewer.stage.transport.playing, "stopped at the end");
-    let mut harness = whole(viewer, [1280.0, 900.0]);
     harness.run();
     harness.get_by_label("Play").click();
     harness.run();

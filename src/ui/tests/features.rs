@@ -221,8 +221,8 @@ fn the_retarget_source_loads_in_the_background_with_progress_and_an_error_naming
     harness.step();
     harness.get_by_label("Retarget from file…").click();
     harness.run();
-    let nodes = harness.state().stage.model().nodes.len();
-    let clips = harness.state().stage.model().clips.len();
+    let nodes = harness.state().stage.model().nodes().len();
+    let clips = harness.state().stage.model().clips().len();
 
     // A file that cannot finish reading yet (a FIFO nobody writes): the window keeps drawing,
     // the status bar shows the load, the model on screen stays.
@@ -243,7 +243,7 @@ fn the_retarget_source_loads_in_the_background_with_progress_and_an_error_naming
             harness.state().error
         );
         harness.get_by_label_contains("retarget source slow-source.glb");
-        assert_eq!(harness.state().stage.model().nodes.len(), nodes);
+        assert_eq!(harness.state().stage.model().nodes().len(), nodes);
         // The writer comes and goes without a byte: the load fails, naming the file.
         drop(std::fs::OpenOptions::new().write(true).open(&fifo).expect("the FIFO opens"));
         assert!(harness.state_mut().wait_for_retarget_source());
@@ -279,8 +279,8 @@ fn the_retarget_source_loads_in_the_background_with_progress_and_an_error_naming
     harness.get_by_label_contains("Retarget from file: cannot load");
     assert_eq!(harness.state().retarget.source_file(), Some(asset.as_path()));
     assert_eq!(harness.state().retarget.mapping.as_ref().map(|m| m.pairs.len()), Some(21));
-    assert_eq!(harness.state().stage.model().nodes.len(), nodes);
-    assert_eq!(harness.state().stage.model().clips.len(), clips);
+    assert_eq!(harness.state().stage.model().nodes().len(), nodes);
+    assert_eq!(harness.state().stage.model().clips().len(), clips);
     harness.get_by_label("Source clip");
     let _ = std::fs::remove_dir_all(&dir);
 }

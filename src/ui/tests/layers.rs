@@ -48,7 +48,7 @@ fn a_layer_added_in_the_section_plays_over_the_clip_shows_its_mask_and_undoes() 
     let heat = v.stage.frame().joint_heat();
     let mut checked = 0;
     for name in ["UpperArm.L", "Head", "UpperLeg.R", "LowerLeg.L"] {
-        let Some(n) = v.stage.model().nodes.iter().position(|x| x.name.as_deref() == Some(name)) else { continue };
+        let Some(n) = v.stage.model().nodes().iter().position(|x| x.name.as_deref() == Some(name)) else { continue };
         let id = NodeId::from_index(n);
         let upper = !name.contains("Leg");
         let expected = if upper { wave_pose.transform(id) } else { walk_pose.transform(id) };
@@ -110,12 +110,13 @@ fn the_blend_space_plays_in_place_of_the_clip_and_its_corner_is_the_clip() {
 #[test]
 fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by_name() {
     let mut viewer = viewer();
-    viewer.stage.tuning.clip_extras.layers = vec![LayerSpec::parse("Wave:mask=left-arm").expect("spec")];
+    let layer = LayerSpec::parse("Wave:mask=left-arm").expect("spec");
+    viewer.stage.edit_tuning(|t| t.clip_extras.layers = vec![layer]);
     let model = viewer.stage.model();
     let arm = crate::stage::layers::region_mask(model, crate::stage::layers::AnatomyRegion::LeftArm);
     let in_arm = |n: usize| arm.get(NodeId::from_index(n)) > 0.0;
     // The region's root: in the arm, its parent not.
-    let root = (0..model.nodes.len())
+    let root = (0..model.nodes().len())
         .find(|&n| in_arm(n) && model.hierarchy.parent(NodeId::from_index(n)).is_none_or(|p| !in_arm(p.index())))
         .map(NodeId::from_index)
         .expect("the built-in character has a left arm");
@@ -156,7 +157,7 @@ fn a_mask_weight_set_in_the_joint_tree_paints_the_subtree_undoes_and_is_saved_by
     let profile = v.profile.profile_of(&v.stage.tuning, v.stage.model());
     let painted = &profile.layers[0].joint_weights;
     assert_eq!(painted.len(), 1);
-    assert_eq!(Some(painted[0].joint.as_str()), v.stage.model().nodes[root.index()].name.as_deref());
+    assert_eq!(Some(painted[0].joint.as_str()), v.stage.model()[root].name.as_deref());
     assert!(painted[0].subtree);
     // Undo: back to the region at 1; redo: 0.5 again.
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);

@@ -257,12 +257,10 @@ fn states_and_parameters_renamed_in_the_forms_take_their_references_along() {
     let mut viewer = viewer();
     let walk = state(&viewer, "Walk");
     viewer.stage.edit_machine(|m| _ = m.add_param("speed", ParamKind::Float(0.0))).expect("valid");
-    viewer.stage.tuning.machine_keys.drive.walk = Some("Walk".to_owned());
-    viewer.stage.tuning.machine_keys.bindings.push(ParamBinding::new(
-        "speed",
-        "E",
-        BindingEffect::SetFloat { value: 2.5 },
-    ));
+    viewer.stage.edit_tuning(|t| {
+        t.machine_keys.drive.walk = Some("Walk".to_owned());
+        t.machine_keys.bindings.push(ParamBinding::new("speed", "E", BindingEffect::SetFloat { value: 2.5 }));
+    });
     let before = viewer.stage.machine().machine().transitions().iter().filter(|t| t.to == walk).count();
     viewer.focus_panel = Some(Panel::StateMachine);
     viewer.machine_panel.forms.rename_state = (walk, "Stroll".to_owned());

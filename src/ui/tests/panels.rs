@@ -43,7 +43,7 @@ fn changing_the_override_changes_the_pose() {
 #[test]
 fn a_failed_load_keeps_the_model_and_shows_the_error() {
     let viewer = viewer();
-    let nodes = viewer.stage.model().nodes.len();
+    let nodes = viewer.stage.model().nodes().len();
     let mut harness = whole(viewer, [1200.0, 800.0]);
     harness.run();
     harness.state_mut().file.path = "/no/such/model.glb".to_owned();
@@ -53,7 +53,7 @@ fn a_failed_load_keeps_the_model_and_shows_the_error() {
     harness.state_mut().wait_for_loading();
     harness.run();
     let viewer = harness.state();
-    assert_eq!(viewer.stage.model().nodes.len(), nodes);
+    assert_eq!(viewer.stage.model().nodes().len(), nodes);
     assert_eq!(viewer.stage.generation(), 0, "the model must not be replaced");
     let error = viewer.error.clone().expect("an error is recorded");
     assert!(error.contains("/no/such/model.glb"), "{error}");
@@ -66,7 +66,7 @@ fn the_curve_panel_plots_key_markers_for_the_selected_channel() {
     harness.run();
     let viewer = harness.state();
     let data = viewer.curves.last.as_ref().expect("curve data");
-    let clip = &viewer.stage.model().clips[viewer.stage.transport.clip().expect("clip").index()];
+    let clip = &viewer.stage.model()[viewer.stage.transport.clip().expect("clip")];
     let track = clip.track(data.track).expect("track");
     assert_eq!(Some(track.node), viewer.stage.selection.joint);
     assert_eq!(track.property(), viewer.stage.selection.property);
@@ -171,10 +171,14 @@ fn ragdoll_tuning_and_channel_overrides_round_trip_through_the_profile() {
         limp_rate_per_sec: 1.5,
         pin_pelvis: true,
         region: Some(node(&tuned, "UpperArm.R")),
+        gains: {
+            let mut gains = tuned.stage.tuning.ragdoll.gains;
+            gains.stiffness[2] = 321.0;
+            gains
+        },
         ..tuned.stage.tuning.ragdoll
     };
     tuned.stage.set_ragdoll_tuning(ragdoll);
-    tuned.stage.tuning.ragdoll.gains.stiffness[2] = 321.0;
     let clip = tuned.stage.transport.clip().expect("clip");
     let track = tuned.stage.selection.track(tuned.stage.model(), Some(clip)).expect("a selected channel");
     tuned.stage.tuning.set_channel_mode(clip, track, Some(InterpolationOverride::Step));
@@ -228,7 +232,7 @@ fn clicking_near_a_joint_on_screen_selects_it() {
     let world = viewer.stage.frame().model_from_node().to_vec();
     let clip_from_world = camera.clip_from_world(view.x / view.y);
     let mut hits = 0;
-    let joints: Vec<anim::NodeId> = viewer.stage.model().skins[0].joints.clone();
+    let joints: Vec<anim::NodeId> = viewer.stage.model().skins()[0].joints.clone();
     for &joint in &joints {
         let clip = clip_from_world * glam::Vec3::from(world[joint.index()].translation).extend(1.0);
         let ndc = glam::Vec2::new(clip.x, clip.y) / clip.w;
@@ -256,7 +260,7 @@ fn clicking_near_a_joint_on_screen_selects_it() {
 fn the_joint_tree_selects_a_node() {
     let mut viewer = viewer();
     // A deep joint selected elsewhere (a click in the 3D view) opens its ancestors in the tree.
-    let deep = viewer.stage.model().skins[0].joints[3];
+    let deep = viewer.stage.model().skins()[0].joints[3];
     let parent = viewer.stage.model().hierarchy.parent(deep).expect("parent");
 
     viewer.stage.select_joint(Some(deep));
@@ -303,7 +307,7 @@ fn dropping_a_file_loads_it_in_the_background_and_remembers_it() {
     harness.run();
     let viewer = harness.state();
     assert!(viewer.stage.source().label.ends_with("Fox.glb"), "{}", viewer.stage.source().label);
-    assert!(viewer.stage.model().clips.len() >= 3);
+    assert!(viewer.stage.model().clips().len() >= 3);
     let absolute = std::path::absolute(&fox).expect("absolute");
     assert_eq!(viewer.file.recent.paths.first(), Some(&absolute));
     let saved = crate::profile::RecentFiles::load(&crate::profile::recent_files_path(&profiles));
@@ -315,9 +319,9 @@ fn dropping_a_file_loads_it_in_the_background_and_remembers_it() {
 fn background_loading_reports_progress_and_keeps_the_model_until_ready() {
     let Some(robot) = shared_model("RobotExpressive/RobotExpressive.glb") else { return };
     let mut viewer = viewer();
-    let nodes = viewer.stage.model().nodes.len();
+    let nodes = viewer.stage.model().nodes().len();
     viewer.load(&robot);
-    assert_eq!(viewer.stage.model().nodes.len(), nodes, "the old model stays while loading");
+    assert_eq!(viewer.stage.model().nodes().len(), nodes, "the old model stays while loading");
     let stage = viewer.loading.as_ref().expect("loading").stage();
     assert!(
         matches!(stage, crate::stage::loading::LoadStage::Reading(f) if (0.0..=1.0).contains(&f))
@@ -326,7 +330,7 @@ fn background_loading_reports_progress_and_keeps_the_model_until_ready() {
     assert!(viewer.loading.as_ref().expect("loading").total_bytes() > 100_000);
     assert!(viewer.wait_for_loading());
     assert!(viewer.loading.is_none());
-    assert_ne!(viewer.stage.model().nodes.len(), nodes);
+    assert_ne!(viewer.stage.model().nodes().len(), nodes);
 }
 
 #[test]
@@ -336,12 +340,12 @@ fn curves_show_tangent_handles_for_cubic_channels_and_angles_in_degrees() {
         t.interpolation == anim::Interpolation::CubicSpline && t.property() == anim::Property::Rotation
     };
     let cubic_clip = model
-        .clips
+        .clips()
         .iter()
         .position(|c| c.tracks().iter().any(is_cubic_rotation))
         .map(anim::ClipId::from_index)
         .expect("the mannequin has a CUBICSPLINE clip");
-    let clip = &model.clips[cubic_clip.index()];
+    let clip = &model[cubic_clip];
     let track = clip.tracks().iter().find(|t| is_cubic_rotation(t)).expect("track");
     let keys = clip.timelines()[track.timeline].times_secs.len();
     let settings = anim::SampleSettings::default();
@@ -393,7 +397,7 @@ fn the_deviation_heatmap_is_hot_where_the_modes_differ() {
     viewer.stage.transport.seek(viewer.stage.transport.duration_secs() * 0.41);
     viewer.compute_frame();
     let heat = viewer.stage.frame().joint_heat();
-    assert_eq!(heat.len(), viewer.stage.model().nodes.len());
+    assert_eq!(heat.len(), viewer.stage.model().nodes().len());
     assert!(heat.iter().all(|h| (0.0..=1.0).contains(h)));
     let deviation = viewer.stage.frame().deviation().expect("compare");
     let hottest = heat.iter().copied().fold(0.0f32, f32::max);
@@ -487,7 +491,7 @@ fn getting_up_starts_the_clip_where_the_body_lies() {
     assert!(lying.length() > 0.3, "the push moved the body: {lying}");
     assert!(viewer.get_up());
     viewer.compute_frame();
-    let mut m = vec![glam::Affine3A::IDENTITY; viewer.stage.model().nodes.len()];
+    let mut m = vec![glam::Affine3A::IDENTITY; viewer.stage.model().nodes().len()];
     viewer.stage.model().hierarchy.local_to_model(
         viewer.stage.frame().animated(),
         &mut anim::LocalMatrices::default(),
@@ -528,8 +532,8 @@ fn opening_the_model_on_screen_again_keeps_clip_time_and_tuning() {
 fn curves_panel_plots_pointer_property_tracks() {
     let mut model = built_in_model();
     let clip = anim::ClipId::new(0);
-    let end = model.clips[clip.index()].end_secs();
-    model.pointer_tracks.resize(model.clips.len(), Vec::new());
+    let end = model[clip].end_secs();
+    model.pointer_tracks.resize(model.clips().len(), Vec::new());
     model.pointer_tracks[clip.index()].push(anim::PointerTrack {
         pointer: "/materials/0/pbrMetallicRoughness/baseColorFactor".to_owned(),
         target: anim::PointerTarget::BaseColorFactor { material: 0 },

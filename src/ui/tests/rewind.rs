@@ -97,7 +97,7 @@ fn a_rewind_into_a_finished_walk_to_run_fade_shows_its_recorded_progress_and_cli
     harness.get_by_label(&transition);
     harness.get_by_label(&format!("{:.2} / 0.80 s", seen.elapsed_secs));
     // Timeline: the recorded clip time.
-    let run_secs = harness.state().stage.model().clips[run.index()].duration_secs();
+    let run_secs = harness.state().stage.model()[run].duration_secs();
     harness.get_by_label(&format!("{rewound}: {:6.3} s / {run_secs:.3} s", seen.clip_secs));
     // Curves: the cursor marked as the recorded time.
     harness.get_by_label(&format!("{rewound}: the cursor at the recorded clip time (Esc: live)"));

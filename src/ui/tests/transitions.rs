@@ -161,9 +161,20 @@ fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
     let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
     viewer.stage.transport.select_clip(walk);
     viewer.stage.set_fade_target(run);
-    viewer.stage.compare.kinds.enabled = true;
-    viewer.stage.compare.kinds.left = TransitionKind::CrossFade;
-    viewer.stage.compare.kinds.right = TransitionKind::Inertialize;
+    // The user ticks the box in the section; the kinds it shows: crossfade left, inertialize
+    // right.
+    let mut harness = whole(viewer, [1280.0, 2600.0]);
+    harness.run();
+    harness.get_by_label("Compare transition kinds").click();
+    harness.run();
+    harness.get_by_label("compare two transition kinds").click();
+    harness.run();
+    let viewer = harness.state_mut();
+    assert!(viewer.stage.compare.kinds.enabled);
+    assert_eq!(
+        (viewer.stage.compare.kinds.left, viewer.stage.compare.kinds.right),
+        (TransitionKind::CrossFade, TransitionKind::Inertialize)
+    );
     // 0.15 s after the trigger (the source plays 0.5 s first): mid-transition.
     for _ in 0..39 {
         viewer.step(1.0 / 60.0);
@@ -185,9 +196,6 @@ fn two_kinds_replay_side_by_side_with_their_joint_speeds() {
     // After it they part.
     assert!(speeds.iter().filter(|s| s[0] > 0.02).any(|s| (s[1] - s[2]).abs() > 1e-3));
     // The panel shows the plot and the kinds.
-    let mut harness = whole(viewer, [1280.0, 2600.0]);
-    harness.run();
-    harness.get_by_label("Compare transition kinds").click();
     harness.run();
     harness.get_by_label("compare two transition kinds");
     harness.get_by_label("left kind");

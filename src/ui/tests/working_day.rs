@@ -223,7 +223,7 @@ fn a_hot_reload_that_brings_another_rig_switches_profile_and_frames_it() {
         harness.run();
     }
     let v = harness.state_mut();
-    assert_eq!(v.stage.model().nodes.len(), 26, "Fox is on screen");
+    assert_eq!(v.stage.model().nodes().len(), 26, "Fox is on screen");
     let new_profile = v.profile.path().expect("Fox's profile");
     assert_ne!(new_profile, old_profile, "the Profile section names Fox's profile, not the character's");
     let authored = crate::stage::tuning::Tuning::authored(v.stage.model());
@@ -357,7 +357,7 @@ fn the_path_field_shows_the_model_on_screen() {
     harness.step();
     harness.state_mut().wait_for_loading();
     harness.run();
-    assert_eq!(harness.state().stage.model().nodes.len(), 26, "Fox opened");
+    assert_eq!(harness.state().stage.model().nodes().len(), 26, "Fox opened");
     assert_eq!(harness.state().file.path, fox.display().to_string(), "the field shows Fox's file");
     // Export the profile through the field: the suggested file while it waits, Fox's after.
     harness.state_mut().file.request(crate::ui::file_menu::PathPurpose::ExportProfile);
@@ -504,7 +504,7 @@ fn the_record_panel_shows_the_playing_clips_range_for_whole_clip() {
         harness.run();
         harness.run();
         let v = harness.state();
-        let end = v.stage.model().clips[clip.index()].end_secs();
+        let end = v.stage.model()[clip].end_secs();
         assert_eq!((v.recorder.from_secs, v.recorder.to_secs), (0.0, end), "clip {clip}");
         let shown = format!("{end:.2} s");
         assert!(harness.query_all(by().value(&shown)).next().is_some(), "the panel shows the clip's end {shown}");
@@ -555,9 +555,10 @@ fn views_follow_the_way_the_character_faces() {
     let mut turned = model.clone();
     let roots: Vec<_> = turned.hierarchy.roots().collect();
     for root in roots {
-        let rest = &mut turned.nodes[root.index()].rest;
+        let mut rest = turned[root].rest;
         rest.rotation = glam::Quat::from_rotation_y(std::f32::consts::PI) * rest.rotation;
         rest.translation = glam::Quat::from_rotation_y(std::f32::consts::PI) * rest.translation;
+        turned.set_node_rest(root, rest);
     }
     let turned_facing = facing_direction(&turned).expect("sides");
     assert!(turned_facing.dot(-glam::Vec3::Z) > 0.99, "{turned_facing:?}");

@@ -155,7 +155,7 @@ impl Viewer {
 
     /// Display names of the model's clips.
     pub fn clip_names(&self) -> Vec<String> {
-        self.stage.model().clips.iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
+        self.stage.model().clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
     }
 
     /// True once File ▸ Quit or Ctrl+Q asked to close (the shell saves and exits).
