@@ -392,7 +392,7 @@ impl StageMachine {
     /// A fade the stage started without the machine (T: clip `from_clip` to clip `to_clip`
     /// with `fade`): until it ends or the machine starts a transition of its own,
     /// [`Self::running_transition`] reports it as a transition between the clips' states — the
-    /// machine's edge between them if it has one (else id `u32::MAX`), `weight` eased by `fade`.
+    /// machine's edge between them if it has one (else no id), `weight` eased by `fade`.
     /// Nothing when either clip has no state or the fade is a cut.
     pub fn note_outside_fade(&mut self, from_clip: ClipId, to_clip: ClipId, fade: &FadeTuning) {
         let (Some(from), Some(to)) = (self.state_of_clip(from_clip), self.state_of_clip(to_clip)) else {
@@ -405,7 +405,7 @@ impl StageMachine {
             .iter()
             .position(|t| t.to == to && t.from == TransitionFrom::State(from))
             .or_else(|| self.machine.transitions().iter().position(|t| t.to == to && t.from == TransitionFrom::Any));
-        let transition = TransitionId::new(edge.and_then(|i| u32::try_from(i).ok()).unwrap_or(u32::MAX));
+        let transition = edge.and_then(|i| u32::try_from(i).ok()).map(TransitionId::new);
         self.outside = (fade.duration_secs > 0.0 && from != to).then_some(ActiveTransition {
             transition,
             from,
@@ -763,7 +763,9 @@ mod tests {
 
     #[test]
     fn a_blend_space_state_plays_what_the_blend_space_section_plays_at_its_parameter() {
-        let cases: [(&[(&str, f32, f32)], glam::Vec2); 4] = [
+        /// Clip name, x, y of each point.
+        type Points<'a> = &'a [(&'a str, f32, f32)];
+        let cases: [(Points, glam::Vec2); 4] = [
             (&POINTS_1D, glam::Vec2::new(2.4, 0.0)),
             (&POINTS_1D, glam::Vec2::new(3.0, 0.0)),
             (&POINTS_2D, glam::Vec2::new(0.9, 0.3)),
@@ -865,7 +867,7 @@ mod tests {
         assert!(moved > 1e-2, "and left Idle's pose: {moved}");
         // And out again: Locomotion -> Idle fades from the blend to Idle's clip.
         machine.request_state(state(&machine, "Idle")).expect("the any-state edge into Idle");
-        assert!(machine.transport.is_fading() && machine.transport.fader().plays_blend_space() == false);
+        assert!(machine.transport.is_fading() && !machine.transport.fader().plays_blend_space());
         for _ in 0..40 {
             machine.step(1.0 / 60.0);
         }

@@ -14,8 +14,6 @@ use crate::ids::NodeId;
 use crate::pose::{SoaPose, SoaTransforms, Transform};
 use crate::simd8::{F8, Isa, Kernel, V, affine_columns, dispatch, lanes, vec3a};
 
-/// Marks a root in the parent table.
-
 /// Why a node tree cannot be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum HierarchyError {

@@ -376,13 +376,10 @@ impl Model {
         id
     }
 
-    /// Puts `clip` in the place of clip `id` (its property tracks stay); returns the clip it
-    /// replaced, or gives `clip` back when the model has no clip `id`.
-    pub fn replace_clip(&mut self, id: ClipId, clip: Clip) -> Result<Clip, Clip> {
-        match self.clips.get_mut(id.index()) {
-            Some(slot) => Ok(std::mem::replace(slot, clip)),
-            None => Err(clip),
-        }
+    /// Puts `clip` in the place of clip `id` (its property tracks stay) and returns the clip it
+    /// replaced; `None` (and `clip` dropped) when the model has no clip `id`.
+    pub fn replace_clip(&mut self, id: ClipId, clip: Clip) -> Option<Clip> {
+        self.clips.get_mut(id.index()).map(|slot| std::mem::replace(slot, clip))
     }
 
     /// Replaces every clip by `clips` (ids from 0 in the given order); the property tracks go.

@@ -61,8 +61,8 @@ const COMPONENT_MAX: f32 = 32766.0;
 /// The running transition of a recorded frame.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RewindTransition {
-    /// Which transition of the machine.
-    pub transition: TransitionId,
+    /// Which transition of the machine (`None`: a fade started without one, e.g. T).
+    pub transition: Option<TransitionId>,
     /// The state left.
     pub from: StateId,
     /// The state entered.

@@ -191,7 +191,7 @@ fn rewind_record_and_scrub_allocate_nothing() {
                 clip_secs: time_secs as f32,
                 state_secs: time_secs as f32,
                 transition: Some(anim::RewindTransition {
-                    transition: TransitionId::new(0),
+                    transition: Some(TransitionId::new(0)),
                     from: StateId::new(0),
                     to: StateId::new(1),
                     weight: 0.5,

@@ -1146,7 +1146,7 @@ fn emissive_and_alpha_fields_are_read_and_checked() {
         {}
     ]);
     let model = doc.load().unwrap();
-    let [glow, blend, plain] = &model.materials()[..] else { panic!("three materials") };
+    let [glow, blend, plain] = model.materials() else { panic!("three materials") };
     assert_eq!(glow.emissive_factor, glam::Vec3::new(1.0, 0.5, 0.0));
     assert_eq!((glow.emissive_strength, glow.alpha_mode, glow.alpha_cutoff), (4.0, anim::AlphaMode::Mask, 0.25));
     assert_eq!(blend.alpha_mode, anim::AlphaMode::Blend);

@@ -86,7 +86,7 @@ fn record_forty_seconds(model: &Model, rewind: &mut RewindBuffer) -> Vec<Recorde
             clip_secs,
             state_secs: clip_secs,
             transition: (second % 2 == 1).then_some(RewindTransition {
-                transition: TransitionId::new(second),
+                transition: Some(TransitionId::new(second)),
                 from: StateId::new(0),
                 to: StateId::new(second % 3),
                 weight: (time_secs.fract()) as f32,

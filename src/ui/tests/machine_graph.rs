@@ -62,7 +62,7 @@ fn a_wire_connected_in_the_graph_is_a_transition_the_machine_takes_and_ctrl_z_re
     // The machine takes the new edge (a state's own edge before the any-state one).
     harness.state_mut().request_state(walk);
     let t = harness.state().stage.machine().output().transition.expect("Idle -> Walk running");
-    assert_eq!((t.transition, t.from, t.to), (TransitionId::new(8), idle, walk));
+    assert_eq!((t.transition, t.from, t.to), (Some(TransitionId::new(8)), idle, walk));
     harness.state_mut().step(0.1);
     harness.run();
     assert_eq!(harness.state().machine_panel.graph.highlighted(), Some(walk), "Walk is active now");

@@ -176,7 +176,6 @@ fn ragdoll_tuning_and_channel_overrides_round_trip_through_the_profile() {
             gains.stiffness[2] = 321.0;
             gains
         },
-        ..tuned.stage.tuning.ragdoll
     };
     tuned.stage.set_ragdoll_tuning(ragdoll);
     let clip = tuned.stage.transport.clip().expect("clip");

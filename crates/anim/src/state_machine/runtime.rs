@@ -46,8 +46,9 @@ pub struct FiredEvent {
 /// The running transition, as the stage feeds it to its `CrossFader`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ActiveTransition {
-    /// Which transition of the machine.
-    pub transition: TransitionId,
+    /// Which transition of the machine; `None` for a fade the stage started without one (a T
+    /// fade between two states the machine has no edge for).
+    pub transition: Option<TransitionId>,
     /// The state left (still playing underneath).
     pub from: StateId,
     /// The state entered (the active state).
@@ -210,7 +211,7 @@ impl MachineRuntime {
             let t = machine.transition(run.id)?;
             let progress = if t.duration_secs > 0.0 { run.elapsed_secs / t.duration_secs } else { 1.0 };
             Some(ActiveTransition {
-                transition: run.id,
+                transition: Some(run.id),
                 from: run.from,
                 to: self.current,
                 weight: t.easing.apply(progress),
