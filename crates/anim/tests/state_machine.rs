@@ -336,7 +336,7 @@ fn request_goes_through_the_machines_own_edge() {
     );
     assert_eq!(out.started, Some(idle_run));
     assert_eq!(rt.request(m, run, &DURATIONS), Ok(None), "already heading there: the fade goes on");
-    assert_eq!(rt.output(m).transition.map(|t| t.transition), Some(idle_run));
+    assert_eq!(rt.output(m).transition.and_then(|t| t.transition), Some(idle_run));
 
     // From Walk there is no Walk→Run edge: the any-state one.
     let mut rt = MachineRuntime::new(m);
