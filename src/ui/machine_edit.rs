@@ -103,7 +103,7 @@ pub fn edit_ui(
         states_ui(ui, machine, forms, clip_names, &mut edit);
         ui.separator();
         ui.strong("Transitions");
-        transitions_ui(ui, machine, forms, &mut edit);
+        transitions_ui(ui, machine, forms, clip_names, &mut edit);
         ui.separator();
         ui.strong("Clip events");
         events_ui(ui, machine, forms, clip_names, &mut edit);
@@ -459,7 +459,13 @@ fn events_ui(
     }
 }
 
-fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditForms, edit: &mut Option<MachineEdit>) {
+fn transitions_ui(
+    ui: &mut egui::Ui,
+    machine: &StateMachine,
+    forms: &mut EditForms,
+    clip_names: &[String],
+    edit: &mut Option<MachineEdit>,
+) {
     for (i, t) in machine.transitions().iter().enumerate() {
         let Some(id) = id_of(i, TransitionId::new) else { continue };
         let title = machine.transition_name(t);
@@ -469,7 +475,7 @@ fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditFor
             .open(open)
             .show(ui, |ui| {
                 let mut draft = t.clone();
-                transition_form(ui, machine, &mut draft);
+                transition_form(ui, machine, clip_names, &mut draft);
                 if draft != *t {
                     *edit = Some(MachineEdit::SetTransition(id, Box::new(draft)));
                 }
@@ -503,7 +509,7 @@ fn transitions_ui(ui: &mut egui::Ui, machine: &StateMachine, forms: &mut EditFor
 }
 
 /// One transition's settings and conditions, edited in `draft`.
-fn transition_form(ui: &mut egui::Ui, machine: &StateMachine, draft: &mut StateTransition) {
+fn transition_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String], draft: &mut StateTransition) {
     egui::Grid::new("transition form").num_columns(2).show(ui, |ui| {
         egui::ComboBox::new("kind", "kind").selected_text(draft.kind.name()).show_ui(ui, |ui| {
             for kind in TransitionKind::ALL {
@@ -541,7 +547,7 @@ fn transition_form(ui: &mut egui::Ui, machine: &StateMachine, draft: &mut StateT
     for (i, condition) in draft.conditions.iter_mut().enumerate() {
         ui.push_id(("condition", i), |ui| {
             ui.horizontal(|ui| {
-                condition_form(ui, machine, condition);
+                condition_form(ui, machine, clip_names, condition);
                 if ui.small_button("Remove condition").clicked() {
                     remove = Some(i);
                 }
@@ -551,11 +557,42 @@ fn transition_form(ui: &mut egui::Ui, machine: &StateMachine, draft: &mut StateT
     if let Some(i) = remove {
         draft.conditions.remove(i);
     }
-    if let Some(first) = machine.params().first()
+    // A new condition is on the first parameter, else on the first clip event.
+    let first = match machine.params().first() {
+        Some(p) => Some(default_condition(ParamId::new(0), p.kind)),
+        None => (!machine.events().is_empty()).then_some(Condition::Event(EventId::new(0))),
+    };
+    if let Some(first) = first
         && ui.button("Add condition").clicked()
     {
-        let param = ParamId::new(0);
-        draft.conditions.push(default_condition(param, first.kind));
+        draft.conditions.push(first);
+    }
+}
+
+/// What a condition is on: a parameter or a clip event.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Subject {
+    Param(ParamId),
+    Event(EventId),
+}
+
+impl Subject {
+    fn of(condition: &Condition) -> Option<Self> {
+        match condition {
+            Condition::Event(event) => Some(Self::Event(*event)),
+            other => other.param().map(Self::Param),
+        }
+    }
+
+    /// As the subject combo shows it: a parameter's name, `event NAME (CLIP)` for an event.
+    fn label(self, machine: &StateMachine, clip_names: &[String]) -> String {
+        match self {
+            Self::Param(p) => machine.param(p).map_or_else(|| "?".to_owned(), |p| p.name.clone()),
+            Self::Event(e) => machine.event(e).map_or_else(
+                || "?".to_owned(),
+                |e| format!("event {} ({})", e.name, clip_names.get(e.clip.index()).map_or("?", String::as_str)),
+            ),
+        }
     }
 }
 
@@ -567,27 +604,37 @@ fn default_condition(param: ParamId, kind: ParamKind) -> Condition {
     }
 }
 
-/// A condition: the parameter (changing it resets the condition to fit its kind), then the
-/// comparison and value of a float, the value of a bool.
-fn condition_form(ui: &mut egui::Ui, machine: &StateMachine, condition: &mut Condition) {
-    let Some(param) = condition.param() else {
-        ui.label("on a clip event");
-        return;
-    };
-    let mut picked = param;
-    egui::ComboBox::new("param", "parameter")
-        .selected_text(machine.param(param).map_or("?", |p| p.name.as_str()))
-        .show_ui(ui, |ui| {
-            for (i, p) in machine.params().iter().enumerate() {
+/// A condition: what it is on — a parameter or a clip event (changing it resets the condition
+/// to fit) — then the comparison and value of a float, the value of a bool.
+fn condition_form(ui: &mut egui::Ui, machine: &StateMachine, clip_names: &[String], condition: &mut Condition) {
+    let Some(subject) = Subject::of(condition) else { return };
+    let mut picked = subject;
+    egui::ComboBox::new("subject", "condition on").selected_text(subject.label(machine, clip_names)).show_ui(
+        ui,
+        |ui| {
+            for (i, _) in machine.params().iter().enumerate() {
                 if let Some(id) = id_of(i, ParamId::new) {
-                    ui.selectable_value(&mut picked, id, p.name.as_str());
+                    let choice = Subject::Param(id);
+                    ui.selectable_value(&mut picked, choice, choice.label(machine, clip_names));
                 }
             }
-        });
-    if picked != param
-        && let Some(p) = machine.param(picked)
-    {
-        *condition = default_condition(picked, p.kind);
+            for (i, _) in machine.events().iter().enumerate() {
+                if let Some(id) = id_of(i, EventId::new) {
+                    let choice = Subject::Event(id);
+                    ui.selectable_value(&mut picked, choice, choice.label(machine, clip_names));
+                }
+            }
+        },
+    );
+    if picked != subject {
+        match picked {
+            Subject::Param(id) => {
+                if let Some(p) = machine.param(id) {
+                    *condition = default_condition(id, p.kind);
+                }
+            }
+            Subject::Event(id) => *condition = Condition::Event(id),
+        }
         return;
     }
     match condition {
@@ -603,8 +650,7 @@ fn condition_form(ui: &mut egui::Ui, machine: &StateMachine, condition: &mut Con
             ui.add(egui::DragValue::new(value).speed(0.05));
         }
         Condition::Bool { value, .. } => _ = ui.checkbox(value, "is true"),
-        Condition::Trigger(_) => _ = ui.label("fired"),
-        Condition::Event(_) => {}
+        Condition::Trigger(_) | Condition::Event(_) => _ = ui.label("fired"),
     }
 }
 

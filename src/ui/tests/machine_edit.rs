@@ -442,3 +442,47 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
     assert_eq!(harness.state().stage.history.undo_steps(), steps + 2, "two edits, two undo steps");
     assert_eq!(harness.state().stage.machine().play_problem(), None, "both states build on stage");
 }
+
+#[test]
+fn a_condition_on_a_clip_event_is_added_and_switched_in_the_transition_form() {
+    use anim::state_machine::{Compare, EventId, TransitionId};
+    let mut viewer = viewer();
+    let walk = viewer.stage.model().find_clip("Walk").expect("Walk");
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, 3600.0]);
+    harness.run();
+    harness.get_by_label("Edit the machine").click();
+    harness.run();
+    harness.state_mut().machine_panel.forms.new_event = (walk.index(), "step".to_owned(), 0.5);
+    harness.run();
+    harness.get_by_label("Add event").click();
+    harness.run();
+    let conditions =
+        |h: &egui_kittest::Harness<'_, Viewer>| h.state().stage.machine().machine().transitions()[0].conditions.clone();
+    assert!(conditions(&harness).is_empty());
+    // With no parameter, a new condition is on the clip event.
+    harness.state_mut().machine_panel.forms.select_transition(TransitionId::new(0));
+    harness.run();
+    harness.get_by_label("Add condition").click();
+    harness.run();
+    assert_eq!(conditions(&harness), vec![Condition::Event(EventId::new(0))]);
+    harness.get_by_label("fired");
+    // A parameter added, the condition switched to it and back to the event in its combo box.
+    type_name(&mut harness, "speed");
+    harness.get_by_label("Add parameter").click();
+    harness.run();
+    harness.state_mut().machine_panel.forms.select_transition(TransitionId::new(0));
+    harness.run();
+    harness.get_by_label("condition on").click();
+    harness.run();
+    harness.get_all_by_label("speed").last().expect("speed in the list").click();
+    harness.run();
+    let speed = anim::state_machine::ParamId::new(0);
+    assert_eq!(conditions(&harness), vec![Condition::Float { param: speed, compare: Compare::Greater, value: 0.5 }]);
+    harness.get_by_label("condition on").click();
+    harness.run();
+    harness.get_by_label("event step (Walk)").click();
+    harness.run();
+    assert_eq!(conditions(&harness), vec![Condition::Event(EventId::new(0))]);
+    assert_eq!(harness.state().stage.history.undo_steps(), 5, "event, condition, parameter, two switches");
+}
