@@ -23,10 +23,8 @@ fn robot() -> Option<Viewer> {
 
 #[test]
 fn on_robot_expressive_w_walks_shift_w_runs_and_release_idles() {
-    let Some(mut viewer) = robot() else { return };
-    viewer.focus_panel = Some(Panel::StateMachine);
-    let mut harness = whole(viewer, [1280.0, 2600.0]);
-    harness.run();
+    let Some(viewer) = robot() else { return };
+    let mut harness = machine_section(viewer, 2600.0);
     assert_eq!(active(harness.state()), "Dance", "the first clip is the entry");
     harness.get_by_label("Keys (3D view, not while typing): hold W: Walking, Shift+W: Running, release: Idle.");
     harness.key_down(Key::W);
@@ -45,14 +43,9 @@ fn on_robot_expressive_w_walks_shift_w_runs_and_release_idles() {
 
 #[test]
 fn a_drive_key_rebound_in_its_combo_box_requests_the_chosen_state() {
-    let mut viewer = viewer();
-    viewer.focus_panel = Some(Panel::StateMachine);
-    let mut harness = whole(viewer, [1280.0, 2600.0]);
-    harness.run();
-    harness.get_by_label("W drives").click();
-    harness.run();
-    harness.get_all_by_label("Jump").last().expect("Jump in the list").click();
-    harness.run();
+    let viewer = viewer();
+    let mut harness = machine_section(viewer, 2600.0);
+    pick(&mut harness, "W drives", "Jump");
     assert_eq!(harness.state().stage.tuning.machine_keys.drive.walk.as_deref(), Some("Jump"));
     harness.get_by_label("Keys (3D view, not while typing): hold W: Jump, Shift+W: Run, release: Idle.");
     harness.key_down(Key::W);
@@ -78,9 +71,7 @@ fn a_bool_bound_to_a_key_holds_it_true_and_its_transition_runs() {
             });
         })
         .expect("valid");
-    viewer.focus_panel = Some(Panel::StateMachine);
-    let mut harness = whole(viewer, [1280.0, 2600.0]);
-    harness.run();
+    let mut harness = machine_section(viewer, 2600.0);
     harness.get_by_label("key").click();
     harness.run();
     harness.get_by_label("M").click();
@@ -108,12 +99,8 @@ fn state(viewer: &Viewer, name: &str) -> anim::state_machine::StateId {
 #[test]
 fn form_edits_are_undo_steps_saved_in_the_profile_and_restored() {
     let profiles = config_dir("machine-edit");
-    let mut viewer = viewer().with_config_dir(Some(profiles.clone()));
-    viewer.focus_panel = Some(Panel::StateMachine);
-    let mut harness = whole(viewer, [1280.0, 3600.0]);
-    harness.run();
-    harness.get_by_label("Edit the machine").click();
-    harness.run();
+    let viewer = viewer().with_config_dir(Some(profiles.clone()));
+    let mut harness = machine_forms(viewer, 3600.0);
     harness.get_by_label("Remove state Jump").click();
     harness.run();
     assert_eq!(harness.state().stage.machine().machine().states().len(), 7, "Jump removed");
@@ -214,13 +201,8 @@ fn drive_picks_and_key_bindings_are_undo_steps_saved_in_the_profile_and_restored
     let profiles = config_dir("machine-keys");
     let mut viewer = viewer().with_config_dir(Some(profiles.clone()));
     viewer.stage.edit_machine(|m| _ = m.add_param("crouch", ParamKind::Bool(false))).expect("valid");
-    viewer.focus_panel = Some(Panel::StateMachine);
-    let mut harness = whole(viewer, [1280.0, 2600.0]);
-    harness.run();
-    harness.get_by_label("W drives").click();
-    harness.run();
-    harness.get_all_by_label("Jump").last().expect("Jump in the list").click();
-    harness.run();
+    let mut harness = machine_section(viewer, 2600.0);
+    pick(&mut harness, "W drives", "Jump");
     harness.get_by_label("key").click();
     harness.run();
     harness.get_by_label("M").click();
@@ -232,11 +214,9 @@ fn drive_picks_and_key_bindings_are_undo_steps_saved_in_the_profile_and_restored
     let text = std::fs::read_to_string(harness.state().profile.path().expect("a profile")).expect("saved");
     assert!(text.contains("\"walk\": \"Jump\"") && text.contains("\"param\": \"crouch\""), "{text}");
     // Reopened: the same picks and bindings, and W requests Jump there too.
-    let mut again = viewer_again(&profiles);
+    let again = viewer_again(&profiles);
     assert_eq!(again.stage.tuning.machine_keys, keys, "restored from the profile");
-    again.focus_panel = Some(Panel::StateMachine);
-    let mut reopened = whole(again, [1280.0, 2600.0]);
-    reopened.run();
+    let mut reopened = machine_section(again, 2600.0);
     reopened.key_down(Key::W);
     reopened.step();
     assert_eq!(active(reopened.state()), "Jump", "W requests the saved pick");
@@ -262,13 +242,9 @@ fn states_and_parameters_renamed_in_the_forms_take_their_references_along() {
         t.machine_keys.bindings.push(ParamBinding::new("speed", "E", BindingEffect::SetFloat { value: 2.5 }));
     });
     let before = viewer.stage.machine().machine().transitions().iter().filter(|t| t.to == walk).count();
-    viewer.focus_panel = Some(Panel::StateMachine);
     viewer.machine_panel.forms.rename_state = (walk, "Stroll".to_owned());
     viewer.machine_panel.forms.rename_param = (anim::state_machine::ParamId::new(0), "pace".to_owned());
-    let mut harness = whole(viewer, [1280.0, 6000.0]);
-    harness.run();
-    harness.get_by_label("Edit the machine").click();
-    harness.run();
+    let mut harness = machine_forms(viewer, 6000.0);
     harness.get_by_label("Rename state").click();
     harness.run();
     let machine = harness.state().stage.machine().machine().clone();
@@ -302,7 +278,6 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
         (clip(&viewer, "Idle"), clip(&viewer, "Walk"), clip(&viewer, "Run"), clip(&viewer, "Wave"));
     viewer.stage.edit_machine(|m| _ = m.add_param("speed", ParamKind::Float(1.4))).expect("valid");
     let speed = anim::state_machine::ParamId::new(0);
-    viewer.focus_panel = Some(Panel::StateMachine);
     viewer.machine_panel.forms.new_motion_name = "Locomotion".to_owned();
     viewer.machine_panel.forms.new_motion = Some(StateMotion::BlendSpace(BlendSpaceMotion {
         name: String::new(),
@@ -314,10 +289,7 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
         x_param: Some(speed),
         y_param: None,
     }));
-    let mut harness = whole(viewer, [1280.0, 7000.0]);
-    harness.run();
-    harness.get_by_label("Edit the machine").click();
-    harness.run();
+    let mut harness = machine_forms(viewer, 7000.0);
     harness.get_by_label("Add blend-space state").click();
     harness.run();
     let machine = harness.state().stage.machine().machine().clone();
@@ -403,9 +375,7 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
             m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
         })
         .expect("valid");
-    viewer.focus_panel = Some(Panel::StateMachine);
-    let mut harness = whole(viewer, [1280.0, 7000.0]);
-    harness.run();
+    let mut harness = machine_section(viewer, 7000.0);
     let steps = harness.state().stage.history.undo_steps();
     harness.get_by_label("Edit the machine").click();
     harness.run();
@@ -415,10 +385,7 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
         )
         .click();
     harness.run();
-    harness.get_by_label("y driven by").click();
-    harness.run();
-    harness.get_all_by_label("y").last().expect("y in the list").click();
-    harness.run();
+    pick(&mut harness, "y driven by", "y");
     let machine = harness.state().stage.machine().machine().clone();
     let steer = machine.find_state("Steer").expect("Steer");
     let StateMotion::BlendSpace(space) = &machine.state(steer).expect("state").motion else { panic!("a blend space") };
@@ -446,13 +413,9 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
 #[test]
 fn a_condition_on_a_clip_event_is_added_and_switched_in_the_transition_form() {
     use anim::state_machine::{Compare, EventId, TransitionId};
-    let mut viewer = viewer();
+    let viewer = viewer();
     let walk = viewer.stage.model().find_clip("Walk").expect("Walk");
-    viewer.focus_panel = Some(Panel::StateMachine);
-    let mut harness = whole(viewer, [1280.0, 3600.0]);
-    harness.run();
-    harness.get_by_label("Edit the machine").click();
-    harness.run();
+    let mut harness = machine_forms(viewer, 3600.0);
     harness.state_mut().machine_panel.forms.new_event = (walk.index(), "step".to_owned(), 0.5);
     harness.run();
     harness.get_by_label("Add event").click();
@@ -473,10 +436,7 @@ fn a_condition_on_a_clip_event_is_added_and_switched_in_the_transition_form() {
     harness.run();
     harness.state_mut().machine_panel.forms.select_transition(TransitionId::new(0));
     harness.run();
-    harness.get_by_label("condition on").click();
-    harness.run();
-    harness.get_all_by_label("speed").last().expect("speed in the list").click();
-    harness.run();
+    pick(&mut harness, "condition on", "speed");
     let speed = anim::state_machine::ParamId::new(0);
     assert_eq!(conditions(&harness), vec![Condition::Float { param: speed, compare: Compare::Greater, value: 0.5 }]);
     harness.get_by_label("condition on").click();
@@ -485,4 +445,28 @@ fn a_condition_on_a_clip_event_is_added_and_switched_in_the_transition_form() {
     harness.run();
     assert_eq!(conditions(&harness), vec![Condition::Event(EventId::new(0))]);
     assert_eq!(harness.state().stage.history.undo_steps(), 5, "event, condition, parameter, two switches");
+}
+
+/// The whole window `height` tall with the State machine section in front, one frame run.
+fn machine_section(mut viewer: Viewer, height: f32) -> egui_kittest::Harness<'static, Viewer> {
+    viewer.focus_panel = Some(Panel::StateMachine);
+    let mut harness = whole(viewer, [1280.0, height]);
+    harness.run();
+    harness
+}
+
+/// [`machine_section`] with its edit forms open.
+fn machine_forms(viewer: Viewer, height: f32) -> egui_kittest::Harness<'static, Viewer> {
+    let mut harness = machine_section(viewer, height);
+    harness.get_by_label("Edit the machine").click();
+    harness.run();
+    harness
+}
+
+/// Open the combo box labelled `combo` and choose `item` in it.
+fn pick(harness: &mut egui_kittest::Harness<'_, Viewer>, combo: &str, item: &str) {
+    harness.get_by_label(combo).click();
+    harness.run();
+    harness.get_all_by_label(item).last().expect("the item in the list").click();
+    harness.run();
 }
