@@ -378,7 +378,7 @@ fn dead_blending_stays_within_playback_steps_on_the_fetched_rigs() {
 /// space's pose, its end the target's.
 mod blend_space {
     use anim::{
-        BlendSpace, BlendSpacePlayer, CrossFader, Model, PhaseSync, SampleSettings, SoaPose, Transition, TransitionKind,
+        BlendSpace, BlendSpacePlayer, CrossFader, Model, PhaseSync, SampleSettings, Transition, TransitionKind,
     };
 
     use super::{refused, transition};
@@ -483,20 +483,7 @@ mod blend_space {
         player
     }
 
-    /// Largest difference of any translation, rotation or scale component.
-    fn max_difference(a: &SoaPose, b: &SoaPose) -> f32 {
-        a.nodes()
-            .map(|(node, x)| {
-                let y = b.transform(node);
-                let rotation = if x.rotation.dot(y.rotation) < 0.0 { -y.rotation } else { y.rotation };
-                (x.translation - y.translation)
-                    .abs()
-                    .max_element()
-                    .max((glam::Vec4::from(x.rotation) - glam::Vec4::from(rotation)).abs().max_element())
-                    .max((x.scale - y.scale).abs().max_element())
-            })
-            .fold(0.0, f32::max)
-    }
+    use devtools::fader::max_component_difference as max_difference;
 
     #[test]
     fn the_transition_starts_at_the_blend_spaces_pose_and_ends_at_the_targets() {

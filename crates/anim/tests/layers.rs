@@ -21,20 +21,7 @@ fn sampled(model: &Model, clip: ClipId, time_secs: f32) -> SoaPose {
     pose
 }
 
-/// Largest difference of any component between two poses' transforms.
-fn max_difference(a: &SoaPose, b: &SoaPose) -> f32 {
-    a.nodes()
-        .zip(b.nodes())
-        .map(|((_, x), (_, y))| {
-            let r = if x.rotation.dot(y.rotation) < 0.0 { -y.rotation } else { y.rotation };
-            (x.translation - y.translation)
-                .abs()
-                .max_element()
-                .max((glam::Vec4::from(x.rotation) - glam::Vec4::from(r)).abs().max_element())
-                .max((x.scale - y.scale).abs().max_element())
-        })
-        .fold(0.0, f32::max)
-}
+use devtools::fader::max_component_difference as max_difference;
 
 #[test]
 fn a_masked_layer_at_weight_one_is_the_layer_on_the_mask_and_the_base_elsewhere_exactly() {

@@ -1,4 +1,5 @@
-//! What the cross-fader tests measure: how far a pose moved, and a fader played frame by frame.
+//! What the cross-fader and layer tests measure: how far a pose moved, how far two poses differ,
+//! and a fader played frame by frame.
 
 use anim::{CrossFader, Model, SampleSettings, SoaPose};
 
@@ -11,6 +12,23 @@ pub fn max_pose_change(a: &SoaPose, b: &SoaPose) -> f32 {
         .map(|((_, x), (_, y))| {
             let (p, q) = (glam::Vec4::from(x.rotation), glam::Vec4::from(y.rotation));
             (x.translation - y.translation).length().max((p - q).length().min((p + q).length()))
+        })
+        .fold(0.0, f32::max)
+}
+
+/// The largest difference of any translation, rotation or scale component between two poses
+/// (rotations compared on the same hemisphere): 0 for poses that are equal to the bit, where
+/// [`max_pose_change`] measures motion.
+pub fn max_component_difference(a: &SoaPose, b: &SoaPose) -> f32 {
+    a.nodes()
+        .zip(b.nodes())
+        .map(|((_, x), (_, y))| {
+            let r = if x.rotation.dot(y.rotation) < 0.0 { -y.rotation } else { y.rotation };
+            (x.translation - y.translation)
+                .abs()
+                .max_element()
+                .max((glam::Vec4::from(x.rotation) - glam::Vec4::from(r)).abs().max_element())
+                .max((x.scale - y.scale).abs().max_element())
         })
         .fold(0.0, f32::max)
 }

@@ -5,7 +5,8 @@
 //!   buffers), opens a `.glb` to edit it (e.g. [`gltf::Doc::wrap_in_scaled_root`] for rigs at
 //!   x0.01 or x100), and the one GLB container writer and base64 encoder.
 //! * [`ci`]: the one "skip unless `CI=true`" rule, the shared models folder, the glTF validator.
-//! * [`fader`]: how far a pose moved, and a cross-fader played frame by frame (the fader tests).
+//! * [`fader`]: how far a pose moved, how far two poses differ, and a cross-fader played frame by
+//!   frame (the fader and layer tests).
 //! * [`alloc`]: the counting allocator of the "allocates nothing per frame" tests.
 //! * [`badfiles`]: the corpus of malformed files in `tests/bad` and the errors they must give.
 //! * [`mannequin`]: the generator of the built-in character (`assets/mannequin.glb`; the shipped
