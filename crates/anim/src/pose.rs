@@ -578,7 +578,7 @@ impl Kernel for Blend<'_> {
         let Self { a, b, w, scale_space, out } = self;
         let lanes = F8::splat(w);
         for ((o, x), y) in out.blocks.iter_mut().zip(&a.blocks).zip(&b.blocks) {
-            blend_block(isa, x, y, &lanes, scale_space, o);
+            blend_block(isa, Some(x), y, &lanes, scale_space, o);
         }
         let keep = 1.0 - w;
         for ((o, &x), &y) in out.weights.iter_mut().zip(&a.weights).zip(&b.weights) {
@@ -603,8 +603,7 @@ impl Kernel for BlendInto<'_> {
         let Self { acc, b, w, scale_space } = self;
         let lanes = F8::splat(w);
         for (o, y) in acc.blocks.iter_mut().zip(&b.blocks) {
-            let x = *o;
-            blend_block(isa, &x, y, &lanes, scale_space, o);
+            blend_block(isa, None, y, &lanes, scale_space, o);
         }
         let keep = 1.0 - w;
         for (o, &y) in acc.weights.iter_mut().zip(&b.weights) {
@@ -638,7 +637,7 @@ impl Kernel for BlendPerNode<'_> {
     fn run<I: Isa>(self, isa: I) {
         let Self { a, b, node_weights, out } = self;
         for (block, ((o, x), y)) in out.blocks.iter_mut().zip(&a.blocks).zip(&b.blocks).enumerate() {
-            blend_block_per_node(isa, x, y, node_weights, block, o);
+            blend_block_per_node(isa, Some(x), y, node_weights, block, o);
         }
         let m = out.weights.len().min(a.weights.len());
         out.weights[..m].copy_from_slice(&a.weights[..m]);
@@ -666,28 +665,19 @@ impl Kernel for BlendIntoPerNode<'_> {
     #[inline(always)]
     fn run<I: Isa>(self, isa: I) {
         let Self { acc, b, node_weights } = self;
+        // Blocks the mask leaves out (most of them, for a mask of a limb) are not touched.
         for (block, (o, y)) in acc.blocks.iter_mut().zip(&b.blocks).enumerate() {
-            // Blocks the mask leaves out (most of them, for a mask of a limb) are not touched.
-            let start = (8 * block).min(node_weights.len());
-            let end = (start + 8).min(node_weights.len());
-            let mut any = false;
-            for &w in &node_weights[start..end] {
-                any |= w > 0.0;
-            }
-            if !any {
-                continue;
-            }
-            let x = *o;
-            blend_block_per_node(isa, &x, y, node_weights, block, o);
+            blend_block_per_node(isa, None, y, node_weights, block, o);
         }
     }
 }
 
-/// Block `block` of the per-node blends: `o = blend(x, y, wᵢ)`, the ends exact lane by lane.
+/// Block `block` of the per-node blends: `o = blend(x, y, wᵢ)`, the ends exact lane by lane
+/// (`x`: `None` blends `o` in place, leaving the lanes at weight 0 untouched).
 #[inline(always)]
 fn blend_block_per_node<I: Isa>(
     isa: I,
-    x: &SoaTransforms,
+    x: Option<&SoaTransforms>,
     y: &SoaTransforms,
     node_weights: &[f32],
     block: usize,
@@ -695,7 +685,9 @@ fn blend_block_per_node<I: Isa>(
 ) {
     let (w, none, all) = block_weights(isa, node_weights, block);
     if none == 0xff {
-        *o = *x;
+        if let Some(x) = x {
+            *o = *x;
+        }
         return;
     }
     if all == 0xff {
@@ -704,24 +696,36 @@ fn blend_block_per_node<I: Isa>(
     }
     if none | all == 0xff {
         // Only the ends (a mask of whole joints): each lane exactly one pose's, nothing to blend.
-        for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(x.planes()).zip(y.planes()) {
-            *plane = from_b.select_bits(*from_a, all);
+        match x {
+            Some(x) => {
+                for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(x.planes()).zip(y.planes()) {
+                    *plane = from_b.select_bits(*from_a, all);
+                }
+            }
+            None => {
+                for (plane, from_b) in o.planes_mut().iter_mut().zip(y.planes()) {
+                    *plane = from_b.select_bits(*plane, all);
+                }
+            }
         }
         return;
     }
+    // (Weights strictly between the ends: the lanes at 0 need the block as it was.)
+    let from_a = x.map_or(*o.planes(), |x| *x.planes());
     blend_block(isa, x, y, &w, ScaleSpace::Linear, o);
     // The ends exactly, lane by lane.
-    for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(x.planes()).zip(y.planes()) {
+    for ((plane, from_a), from_b) in o.planes_mut().iter_mut().zip(from_a).zip(y.planes()) {
         *plane = from_b.select_bits(from_a.select_bits(*plane, none), all);
     }
 }
 
-/// One block of [`blend_poses`]: `keep = 1 − w` and `take = w` per lane (`w` also as
-/// [`F8`] for the log-scale path).
+/// One block of [`blend_poses`]: `o = blend(x, y, w)` with `keep = 1 − w` and `take = w` per
+/// lane (`w` also as [`F8`] for the log-scale path); `x`: `None` blends `o` in place (each
+/// plane is read before it is written, so nothing is copied).
 #[inline(always)]
 fn blend_block<I: Isa>(
     isa: I,
-    x: &SoaTransforms,
+    x: Option<&SoaTransforms>,
     y: &SoaTransforms,
     w: &F8,
     scale_space: ScaleSpace,
@@ -730,19 +734,23 @@ fn blend_block<I: Isa>(
     let take = V::load(isa, w);
     let keep = V::splat(isa, 1.0) - take;
     for c in 0..3 {
-        o.translation[c] = lerp_plane(isa, &x.translation[c], &y.translation[c], keep, take);
+        let from = x.map_or(o.translation[c], |x| x.translation[c]);
+        o.translation[c] = lerp_plane(isa, &from, &y.translation[c], keep, take);
     }
-    o.rotation = slerp_block(isa, &x.rotation, &y.rotation, keep, take);
+    let from = x.map_or(o.rotation, |x| x.rotation);
+    o.rotation = slerp_block(isa, &from, &y.rotation, keep, take);
     match scale_space {
         ScaleSpace::Linear => {
             for c in 0..3 {
-                o.scale[c] = lerp_plane(isa, &x.scale[c], &y.scale[c], keep, take);
+                let from = x.map_or(o.scale[c], |x| x.scale[c]);
+                o.scale[c] = lerp_plane(isa, &from, &y.scale[c], keep, take);
             }
         }
         ScaleSpace::Log => {
             for c in 0..3 {
                 for lane in 0..8 {
-                    let (p, q) = (x.scale[c].0[lane], y.scale[c].0[lane]);
+                    let p = x.map_or(o.scale[c].0[lane], |x| x.scale[c].0[lane]);
+                    let q = y.scale[c].0[lane];
                     o.scale[c].0[lane] = crate::interp::log_lerp_vec3(Vec3::splat(p), Vec3::splat(q), w.0[lane]).x;
                 }
             }
