@@ -228,8 +228,15 @@ fn machine_blend_space_and_layered_state_frames_allocate_nothing() {
                 points: vec![point(walk, 1.4), point(run, 3.4)],
                 x_param: Some(speed),
                 y_param: None,
+                phase_sync: true,
             });
-            let layer = LayerMotion { clip: wave, weight: 0.8, additive: false, mask: vec!["upper-body".to_owned()] };
+            let layer = LayerMotion {
+                clip: wave,
+                weight: 0.8,
+                additive: false,
+                mask: vec!["upper-body".to_owned()],
+                joint_weights: Vec::new(),
+            };
             let layered = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![layer] });
             for (name, motion) in [("Locomotion", space), ("Waving", layered)] {
                 let to = m.add_state(State { name: name.to_owned(), motion, position: glam::Vec2::ZERO });

@@ -109,12 +109,7 @@ fn invalid_machines_are_rejected_naming_the_fault() {
     let mut m = l.machine.clone();
     let layered = anim::state_machine::LayeredMotion {
         base: IDLE,
-        layers: vec![anim::state_machine::LayerMotion {
-            clip: WALK,
-            weight: f32::NAN,
-            additive: false,
-            mask: Vec::new(),
-        }],
+        layers: vec![anim::state_machine::LayerMotion::new(WALK, f32::NAN)],
     };
     m.add_state(State { name: "Wave".into(), motion: StateMotion::Layered(layered), position: Vec2::ZERO });
     let err = m.validate().unwrap_err();
@@ -384,6 +379,7 @@ fn full_machine() -> StateMachine {
             ],
             x_param: Some(l.speed),
             y_param: None,
+            phase_sync: true,
         }),
         position: Vec2::new(400.0, 240.0),
     });
@@ -399,6 +395,7 @@ fn full_machine() -> StateMachine {
             ],
             x_param: Some(l.speed),
             y_param: Some(l.speed),
+            phase_sync: true,
         }),
         position: Vec2::new(600.0, 240.0),
     });
@@ -406,10 +403,7 @@ fn full_machine() -> StateMachine {
         name: "Wave".into(),
         motion: StateMotion::Layered(LayeredMotion {
             base: IDLE,
-            layers: vec![
-                LayerMotion { clip: JUMP, weight: 0.5, additive: false, mask: Vec::new() },
-                LayerMotion { clip: RUN, weight: 0.25, additive: true, mask: Vec::new() },
-            ],
+            layers: vec![LayerMotion::new(JUMP, 0.5), LayerMotion { additive: true, ..LayerMotion::new(RUN, 0.25) }],
         }),
         position: Vec2::new(-200.0, 120.5),
     });

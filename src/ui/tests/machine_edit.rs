@@ -288,6 +288,7 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
         ],
         x_param: Some(speed),
         y_param: None,
+        phase_sync: true,
     }));
     let mut harness = machine_forms(viewer, 7000.0);
     harness.get_by_label("Add blend-space state").click();
@@ -302,7 +303,13 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
     harness.state_mut().machine_panel.forms.new_motion_name = "Wave layered".to_owned();
     let layered = LayeredMotion {
         base: idle,
-        layers: vec![LayerMotion { clip: wave, weight: 0.5, additive: false, mask: vec!["upper-body".to_owned()] }],
+        layers: vec![LayerMotion {
+            clip: wave,
+            weight: 0.5,
+            additive: false,
+            mask: vec!["upper-body".to_owned()],
+            joint_weights: Vec::new(),
+        }],
     };
     harness.state_mut().machine_panel.forms.new_motion = Some(StateMotion::Layered(layered.clone()));
     harness.run();
@@ -368,9 +375,11 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
                 points: vec![point(idle, 0.0, 0.0), point(walk, 1.4, 0.0), point(run, 1.4, 1.0)],
                 x_param: Some(x),
                 y_param: None,
+                phase_sync: true,
             });
             m.add_state(State { name: "Steer".to_owned(), motion, position: glam::Vec2::ZERO });
-            let layer = LayerMotion { clip: wave, weight: 0.5, additive: false, mask: Vec::new() };
+            let layer =
+                LayerMotion { clip: wave, weight: 0.5, additive: false, mask: Vec::new(), joint_weights: Vec::new() };
             let motion = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![layer] });
             m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
         })
