@@ -422,10 +422,7 @@ fn mask_list_ui(ui: &mut egui::Ui, mask: &mut Vec<String>, joints: &[String]) {
     };
     let mut remove = None;
     ui.horizontal_wrapped(|ui| {
-        ui.label("mask:");
-        if mask.is_empty() {
-            ui.label("whole body");
-        }
+        ui.label(if mask.is_empty() { "mask: whole body" } else { "mask:" });
         for (i, entry) in mask.iter().enumerate() {
             let entry = shown(entry);
             ui.label(entry.as_str());
