@@ -434,6 +434,53 @@ mod tests {
     }
 
     #[test]
+    fn a_blend_spaces_phase_sync_and_a_layers_mask_list_and_painted_weights_round_trip_and_old_profiles_read() {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let clip = |name: &str| model.find_clip(name).expect("clip");
+        let mut machine = StateMachine::new();
+        let speed = machine.add_param("speed", ParamKind::Float(2.0));
+        let point = |c, x| BlendSpacePoint { clip: c, position: glam::Vec2::new(x, 0.0) };
+        let space = StateMotion::BlendSpace(BlendSpaceMotion {
+            name: "move".to_owned(),
+            two_d: false,
+            points: vec![point(clip("Walk"), 1.4), point(clip("Run"), 3.4)],
+            x_param: Some(speed),
+            y_param: None,
+            phase_sync: false,
+        });
+        machine.add_state(State { name: "Move".to_owned(), motion: space, position: glam::Vec2::ZERO });
+        let layer = LayerMotion {
+            mask: vec!["upper-body".to_owned(), "UpperLeg.L".to_owned()],
+            joint_weights: vec![
+                PaintedJoint { joint: "UpperArm.L".to_owned(), weight: 0.3, subtree: true },
+                PaintedJoint { joint: "Hand.L".to_owned(), weight: 0.0, subtree: false },
+            ],
+            ..LayerMotion::new(clip("Wave"), 0.8)
+        };
+        let layered = StateMotion::Layered(LayeredMotion { base: clip("Idle"), layers: vec![layer] });
+        machine.add_state(State { name: "Waving".to_owned(), motion: layered, position: glam::Vec2::ZERO });
+        let text = serde_json::to_string(&MachineProfile::of(&machine, &model)).expect("json");
+        assert!(text.contains(r#""phase_sync":false"#) && text.contains(r#""joint":"UpperArm.L""#), "{text}");
+        let read: MachineProfile = serde_json::from_str(&text).expect("read back");
+        assert_eq!(read.to_machine(&model), Ok(machine), "the same machine");
+        // Written before the switch and the paint: phase synced, nothing painted.
+        let old = r#"{"entry": "Move", "params": [{"name": "speed", "kind": "float", "value": 2}], "states": [
+            {"name": "Move", "motion": {"kind": "blend-space", "name": "move", "two_d": false,
+              "points": [["Walk", [1.4, 0]], ["Run", [3.4, 0]]], "x_param": "speed", "y_param": null}},
+            {"name": "Waving", "motion": {"kind": "layered", "base": "Idle", "layers": [["Wave", 0.8, false]],
+              "masks": [["upper-body"]]}}]}"#;
+        let old = serde_json::from_str::<MachineProfile>(old).expect("an older profile").to_machine(&model);
+        let old = old.expect("fits the model");
+        let StateMotion::BlendSpace(space) = &old.states()[0].motion else { panic!("a blend space") };
+        let StateMotion::Layered(layered) = &old.states()[1].motion else { panic!("layered") };
+        assert!(space.phase_sync, "phase synced, as it played then");
+        assert_eq!(
+            (layered.layers[0].mask.as_slice(), layered.layers[0].joint_weights.len()),
+            (&["upper-body".to_owned()][..], 0)
+        );
+    }
+
+    #[test]
     fn profiles_saved_before_the_shared_fade_still_read_sync_as_a_bool_or_a_name() {
         let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
         // A machine transition as machine profiles wrote it (sync a bool) and a table row (a name).
