@@ -586,7 +586,7 @@ fn bevy_export_writes_a_serialized_animation_graph_and_its_transitions() {
         .iter()
         .enumerate()
         .find_map(|(i, s)| match &s.motion {
-            StateMotion::Layered(l) => Some((anim::state_machine::StateId::new(i as u32), l.clone())),
+            StateMotion::Layered(l) => Some((anim::state_machine::StateId::new(u32::try_from(i).unwrap()), l.clone())),
             _ => None,
         })
         .unwrap();
