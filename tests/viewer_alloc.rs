@@ -207,8 +207,8 @@ fn scrubbing_the_rewind_allocates_nothing_per_frame() {
 #[test]
 fn machine_blend_space_and_layered_state_frames_allocate_nothing() {
     use anim::state_machine::{
-        BlendSpaceMotion, BlendSpacePoint, LayerMotion, LayeredMotion, ParamKind, State, StateMotion, StateTransition,
-        TransitionFrom,
+        BlendSpaceMotion, BlendSpacePoint, LayerMotion, LayeredMotion, PaintedJoint, ParamKind, State, StateMotion,
+        StateTransition, TransitionFrom,
     };
     let model = anim::import::load_slice(animtune::mannequin::DEFAULT_MODEL_GLB, None).unwrap();
     let mut viewer = Viewer::new(model, ModelSource::built_in());
@@ -228,8 +228,15 @@ fn machine_blend_space_and_layered_state_frames_allocate_nothing() {
                 points: vec![point(walk, 1.4), point(run, 3.4)],
                 x_param: Some(speed),
                 y_param: None,
+                phase_sync: true,
             });
-            let layer = LayerMotion { clip: wave, weight: 0.8, additive: false, mask: vec!["upper-body".to_owned()] };
+            let layer = LayerMotion {
+                clip: wave,
+                weight: 0.8,
+                additive: false,
+                mask: vec!["upper-body".to_owned()],
+                joint_weights: vec![PaintedJoint { joint: "UpperArm.L".to_owned(), weight: 0.5, subtree: true }],
+            };
             let layered = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![layer] });
             for (name, motion) in [("Locomotion", space), ("Waving", layered)] {
                 let to = m.add_state(State { name: name.to_owned(), motion, position: glam::Vec2::ZERO });

@@ -3,13 +3,14 @@
 //! ones), kinds, easings, comparisons and interruption rules by their names.
 
 use anim::state_machine::{
-    BlendSpaceMotion, BlendSpacePoint, Compare, Condition, Interruption, LayerMotion, LayeredMotion, ParamKind, State,
-    StateId, StateMachine, StateMotion, StateTransition, TransitionFrom,
+    BlendSpaceMotion, BlendSpacePoint, Compare, Condition, Interruption, LayerMotion, LayeredMotion, PaintedJoint,
+    ParamKind, State, StateId, StateMachine, StateMotion, StateTransition, TransitionFrom,
 };
 use anim::{ClipId, Model};
 use serde::{Deserialize, Serialize};
 
 use super::FadeProfile;
+use crate::stage::layers::JointWeight;
 use crate::stage::tuning::FadeTuning;
 
 /// The edited state machine, by name.
@@ -63,6 +64,9 @@ pub enum MotionProfile {
         x_param: Option<String>,
         /// The parameter driving y.
         y_param: Option<String>,
+        /// Phase sync (else every clip on the clock); true in profiles saved before it.
+        #[serde(default = "yes")]
+        phase_sync: bool,
     },
     /// A base clip with layers.
     Layered {
@@ -74,6 +78,10 @@ pub enum MotionProfile {
         /// absent when no layer has one.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         masks: Vec<Vec<String>>,
+        /// Each layer's weights painted per joint, in the layers' order; absent when no layer
+        /// has any.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        joint_weights: Vec<Vec<JointWeight>>,
     },
 }
 
@@ -156,6 +164,10 @@ pub struct TransitionProfile {
     pub interruption: String,
 }
 
+fn yes() -> bool {
+    true
+}
+
 fn clip_name(model: &Model, clip: ClipId) -> String {
     model.clips().get(clip.index()).map(|c| c.display_name(clip.index())).unwrap_or_default()
 }
@@ -179,6 +191,7 @@ impl MachineProfile {
                         points: b.points.iter().map(|p| (clip_name(model, p.clip), p.position.to_array())).collect(),
                         x_param: b.x_param.map(param_name),
                         y_param: b.y_param.map(param_name),
+                        phase_sync: b.phase_sync,
                     },
                     StateMotion::Layered(l) => MotionProfile::Layered {
                         base: clip_name(model, l.base),
@@ -187,6 +200,11 @@ impl MachineProfile {
                             Vec::new()
                         } else {
                             l.layers.iter().map(|x| x.mask.clone()).collect()
+                        },
+                        joint_weights: if l.layers.iter().all(|x| x.joint_weights.is_empty()) {
+                            Vec::new()
+                        } else {
+                            l.layers.iter().map(|x| x.joint_weights.iter().map(JointWeight::from).collect()).collect()
                         },
                     },
                 },
@@ -277,7 +295,7 @@ impl MachineProfile {
         for s in &self.states {
             let motion = match &s.motion {
                 MotionProfile::Clip { clip: c } => StateMotion::Clip(clip(c)?),
-                MotionProfile::BlendSpace { name, two_d, points, x_param, y_param } => {
+                MotionProfile::BlendSpace { name, two_d, points, x_param, y_param, phase_sync } => {
                     StateMotion::BlendSpace(BlendSpaceMotion {
                         name: name.clone(),
                         two_d: *two_d,
@@ -287,16 +305,27 @@ impl MachineProfile {
                             .collect::<Result<_, String>>()?,
                         x_param: x_param.as_deref().map(|n| param(&machine, n)).transpose()?,
                         y_param: y_param.as_deref().map(|n| param(&machine, n)).transpose()?,
+                        phase_sync: *phase_sync,
                     })
                 }
-                MotionProfile::Layered { base, layers, masks } => StateMotion::Layered(LayeredMotion {
+                MotionProfile::Layered { base, layers, masks, joint_weights } => StateMotion::Layered(LayeredMotion {
                     base: clip(base)?,
                     layers: layers
                         .iter()
                         .enumerate()
                         .map(|(i, (c, weight, additive))| {
                             let mask = masks.get(i).cloned().unwrap_or_default();
-                            Ok(LayerMotion { clip: clip(c)?, weight: *weight, additive: *additive, mask })
+                            let joint_weights = joint_weights
+                                .get(i)
+                                .map(|painted| painted.iter().map(PaintedJoint::from).collect())
+                                .unwrap_or_default();
+                            Ok(LayerMotion {
+                                clip: clip(c)?,
+                                weight: *weight,
+                                additive: *additive,
+                                mask,
+                                joint_weights,
+                            })
                         })
                         .collect::<Result<_, String>>()?,
                 }),
@@ -402,6 +431,53 @@ mod tests {
         let mut renamed = read;
         renamed.states[1].motion = MotionProfile::Clip { clip: "Swim".to_owned() };
         assert_eq!(renamed.to_machine(&model), Err("clip Swim is not in this model".to_owned()));
+    }
+
+    #[test]
+    fn a_blend_spaces_phase_sync_and_a_layers_mask_list_and_painted_weights_round_trip_and_old_profiles_read() {
+        let model = anim::import::load_slice(crate::mannequin::DEFAULT_MODEL_GLB, None).expect("built-in model");
+        let clip = |name: &str| model.find_clip(name).expect("clip");
+        let mut machine = StateMachine::new();
+        let speed = machine.add_param("speed", ParamKind::Float(2.0));
+        let point = |c, x| BlendSpacePoint { clip: c, position: glam::Vec2::new(x, 0.0) };
+        let space = StateMotion::BlendSpace(BlendSpaceMotion {
+            name: "move".to_owned(),
+            two_d: false,
+            points: vec![point(clip("Walk"), 1.4), point(clip("Run"), 3.4)],
+            x_param: Some(speed),
+            y_param: None,
+            phase_sync: false,
+        });
+        machine.add_state(State { name: "Move".to_owned(), motion: space, position: glam::Vec2::ZERO });
+        let layer = LayerMotion {
+            mask: vec!["upper-body".to_owned(), "UpperLeg.L".to_owned()],
+            joint_weights: vec![
+                PaintedJoint { joint: "UpperArm.L".to_owned(), weight: 0.3, subtree: true },
+                PaintedJoint { joint: "Hand.L".to_owned(), weight: 0.0, subtree: false },
+            ],
+            ..LayerMotion::new(clip("Wave"), 0.8)
+        };
+        let layered = StateMotion::Layered(LayeredMotion { base: clip("Idle"), layers: vec![layer] });
+        machine.add_state(State { name: "Waving".to_owned(), motion: layered, position: glam::Vec2::ZERO });
+        let text = serde_json::to_string(&MachineProfile::of(&machine, &model)).expect("json");
+        assert!(text.contains(r#""phase_sync":false"#) && text.contains(r#""joint":"UpperArm.L""#), "{text}");
+        let read: MachineProfile = serde_json::from_str(&text).expect("read back");
+        assert_eq!(read.to_machine(&model), Ok(machine), "the same machine");
+        // Written before the switch and the paint: phase synced, nothing painted.
+        let old = r#"{"entry": "Move", "params": [{"name": "speed", "kind": "float", "value": 2}], "states": [
+            {"name": "Move", "motion": {"kind": "blend-space", "name": "move", "two_d": false,
+              "points": [["Walk", [1.4, 0]], ["Run", [3.4, 0]]], "x_param": "speed", "y_param": null}},
+            {"name": "Waving", "motion": {"kind": "layered", "base": "Idle", "layers": [["Wave", 0.8, false]],
+              "masks": [["upper-body"]]}}]}"#;
+        let old = serde_json::from_str::<MachineProfile>(old).expect("an older profile").to_machine(&model);
+        let old = old.expect("fits the model");
+        let StateMotion::BlendSpace(space) = &old.states()[0].motion else { panic!("a blend space") };
+        let StateMotion::Layered(layered) = &old.states()[1].motion else { panic!("layered") };
+        assert!(space.phase_sync, "phase synced, as it played then");
+        assert_eq!(
+            (layered.layers[0].mask.as_slice(), layered.layers[0].joint_weights.len()),
+            (&["upper-body".to_owned()][..], 0)
+        );
     }
 
     #[test]

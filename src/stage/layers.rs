@@ -49,6 +49,18 @@ pub struct JointWeight {
     pub subtree: bool,
 }
 
+impl From<&anim::state_machine::PaintedJoint> for JointWeight {
+    fn from(p: &anim::state_machine::PaintedJoint) -> Self {
+        Self { joint: p.joint.clone(), weight: p.weight, subtree: p.subtree }
+    }
+}
+
+impl From<&JointWeight> for anim::state_machine::PaintedJoint {
+    fn from(j: &JointWeight) -> Self {
+        Self { joint: j.joint.clone(), weight: j.weight, subtree: j.subtree }
+    }
+}
+
 fn one() -> f32 {
     1.0
 }

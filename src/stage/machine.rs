@@ -569,7 +569,7 @@ pub fn check(model: &Model, machine: &StateMachine) -> Result<(), StateMachineEr
     // Layer masks name joints or regions as the Layers section's do: resolved the same way.
     for state in machine.states() {
         let anim::state_machine::StateMotion::Layered(layered) = &state.motion else { continue };
-        for layer in layered.layers.iter().filter(|l| !l.mask.is_empty()) {
+        for layer in layered.layers.iter().filter(|l| !l.mask.is_empty() || !l.joint_weights.is_empty()) {
             if let Err(e) = layer_spec(layer).resolve(model) {
                 return Err(StateMachineError::BadState { state: state.name.clone(), problem: format!("mask: {e}") });
             }
@@ -733,6 +733,7 @@ mod tests {
                     points,
                     x_param: Some(x),
                     y_param: two_d.then_some(y),
+                    phase_sync: true,
                 });
                 let to = m.add_state(State { name: "Locomotion".to_owned(), motion, position: glam::Vec2::ZERO });
                 m.add_transition(StateTransition {
@@ -798,6 +799,45 @@ mod tests {
             }
             let off = pose_difference(&machine, &walk);
             assert!(off > 1e-2, "{at}: the blend is not its first clip: {off}");
+        }
+    }
+
+    #[test]
+    fn a_blend_space_state_with_phase_sync_off_plays_the_sections_unsynced_blend() {
+        use crate::stage::machine_edit::MachineEdit;
+        use anim::state_machine::StateMotion;
+        for x in [2.4, 3.0] {
+            let at = glam::Vec2::new(x, 0.0);
+            let mut synced = stage();
+            let locomotion = add_locomotion(&mut synced, &POINTS_1D, at);
+            let mut machine = stage();
+            add_locomotion(&mut machine, &POINTS_1D, at);
+            // Sync off through the forms' edit.
+            let mut motion = machine.machine().machine().state(locomotion).expect("state").motion.clone();
+            let StateMotion::BlendSpace(space) = &mut motion else { panic!("a blend space") };
+            assert!(space.phase_sync, "on by default");
+            space.phase_sync = false;
+            machine.apply_machine_edit(&MachineEdit::SetMotion(locomotion, motion)).expect("a valid edit");
+            for stage in [&mut machine, &mut synced] {
+                stage.transport.select_clip(clip(stage, "Walk"));
+                stage.request_state(locomotion).expect("the cut from any state");
+            }
+            let mut section = stage();
+            let mut tuning = section_space(&POINTS_1D, at, true);
+            tuning.phase_sync = false;
+            section.tuning.clip_extras.blend_space = Some(tuning);
+            section.step(1.0 / 60.0);
+            let (mut largest, mut apart) = (0.0_f32, 0.0_f32);
+            for frame in 0..90 {
+                machine.step(1.0 / 60.0);
+                synced.step(1.0 / 60.0);
+                section.step(1.0 / 60.0);
+                assert_eq!(machine.machine().output().state, locomotion, "{x}: frame {frame} stays");
+                largest = largest.max(pose_difference(&machine, &section));
+                apart = apart.max(pose_difference(&machine, &synced));
+            }
+            assert!(largest <= 1e-6, "{x}: sync off is the section's unsynced blend: {largest}");
+            assert!(apart > 1e-2, "{x}: and not the synced one: {apart}");
         }
     }
 
@@ -884,8 +924,20 @@ mod tests {
         machine
             .edit_machine(|m| {
                 let layers = vec![
-                    LayerMotion { clip: wave, weight: 0.7, additive: false, mask: vec!["upper-body".to_owned()] },
-                    LayerMotion { clip: walk, weight: 0.5, additive: true, mask: Vec::new() },
+                    LayerMotion {
+                        clip: wave,
+                        weight: 0.7,
+                        additive: false,
+                        mask: vec!["upper-body".to_owned()],
+                        joint_weights: Vec::new(),
+                    },
+                    LayerMotion {
+                        clip: walk,
+                        weight: 0.5,
+                        additive: true,
+                        mask: Vec::new(),
+                        joint_weights: Vec::new(),
+                    },
                 ];
                 let motion = StateMotion::Layered(LayeredMotion { base: idle, layers });
                 let to = m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
@@ -914,6 +966,57 @@ mod tests {
     }
 
     #[test]
+    fn a_layered_state_with_painted_joint_weights_plays_what_the_layers_section_plays() {
+        use crate::stage::layers::LayerSpec;
+        use crate::stage::machine_play::paint_layer;
+        use anim::state_machine::{LayerMotion, LayeredMotion, State, StateMotion};
+        let mut machine = stage();
+        let (idle, wave, walk) = (clip(&machine, "Idle"), clip(&machine, "Wave"), clip(&machine, "Walk"));
+        // Wave on the upper body and the left leg, its left arm at 0.3 and its left hand off;
+        // Walk additive over the whole body with the right leg at 0.5.
+        let mut wave_layer =
+            LayerMotion { mask: vec!["upper-body".to_owned(), "UpperLeg.L".to_owned()], ..LayerMotion::new(wave, 0.8) };
+        paint_layer(&mut wave_layer, "UpperArm.L".to_owned(), 0.3, true);
+        paint_layer(&mut wave_layer, "Hand.L".to_owned(), 0.0, false);
+        let mut walk_layer = LayerMotion { additive: true, ..LayerMotion::new(walk, 0.5) };
+        paint_layer(&mut walk_layer, "UpperLeg.R".to_owned(), 0.5, true);
+        machine
+            .edit_machine(|m| {
+                let motion = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![wave_layer, walk_layer] });
+                let to = m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
+                m.add_transition(StateTransition::new(TransitionFrom::Any, to, 0.0));
+            })
+            .expect("a valid machine");
+        let waving = state(&machine, "Waving");
+        machine.request_state(waving).expect("the cut into Waving");
+        let specs = |painted: bool| {
+            let mut wave = LayerSpec::parse("Wave:mask=upper-body+UpperLeg.L:weight=0.8").expect("spec");
+            let mut walk = LayerSpec::parse("Walk:additive:weight=0.5").expect("spec");
+            if painted {
+                wave.paint("UpperArm.L".to_owned(), 0.3, true);
+                wave.paint("Hand.L".to_owned(), 0.0, false);
+                walk.paint("UpperLeg.R".to_owned(), 0.5, true);
+            }
+            vec![wave, walk]
+        };
+        let mut section = stage();
+        section.tuning.clip_extras.layers = specs(true);
+        let mut unpainted = stage();
+        unpainted.tuning.clip_extras.layers = specs(false);
+        let (mut largest, mut off) = (0.0_f32, 0.0_f32);
+        for _ in 0..90 {
+            machine.step(1.0 / 60.0);
+            section.step(1.0 / 60.0);
+            unpainted.step(1.0 / 60.0);
+            assert_eq!(machine.machine().output().state, waving);
+            largest = largest.max(pose_difference(&machine, &section));
+            off = off.max(pose_difference(&machine, &unpainted));
+        }
+        assert!(largest <= 1e-6, "the painted layered state is the Layers section's frame: {largest}");
+        assert!(off > 1e-2, "and the painted weights change it: {off}");
+    }
+
+    #[test]
     fn a_transition_into_a_layered_state_weighs_its_layers_in_and_ends_on_the_layers_sections_frame() {
         use crate::stage::layers::LayerSpec;
         use anim::state_machine::{LayerMotion, LayeredMotion, State, StateMotion};
@@ -922,8 +1025,13 @@ mod tests {
         let idle = state(&machine, "Idle");
         machine
             .edit_machine(|m| {
-                let layer =
-                    LayerMotion { clip: wave, weight: 0.7, additive: false, mask: vec!["upper-body".to_owned()] };
+                let layer = LayerMotion {
+                    clip: wave,
+                    weight: 0.7,
+                    additive: false,
+                    mask: vec!["upper-body".to_owned()],
+                    joint_weights: Vec::new(),
+                };
                 let motion = StateMotion::Layered(LayeredMotion { base: idle_clip, layers: vec![layer] });
                 let to = m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
                 m.add_transition(StateTransition {

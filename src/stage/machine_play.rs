@@ -1,17 +1,19 @@
 //! [`MachinePlay`]: what the state machine's blend-space and layered states play, through the
 //! same core jobs as the Blend space and Layers sections ([`anim::BlendSpacePlayer`] phase
-//! synced by the feet's markers, [`anim::LayerStack`] with the layers' weights, additive
-//! references and masks resolved as [`LayerSpec`] resolves them). One player per state, built
+//! synced by the feet's markers or, with the state's sync off, on the clock;
+//! [`anim::LayerStack`] with the layers' weights, additive references, masks and painted joint
+//! weights resolved as [`LayerSpec`] resolves them). One player per state, built
 //! when the machine's states change (allocates then); choosing, advancing and evaluating them
 //! allocates nothing.
 
 use anim::state_machine::{
-    BlendSpaceMotion, LayerMotion, MachineRuntime, ParamId, ParamValue, StateId, StateMachine, StateMotion,
+    BlendSpaceMotion, LayerMotion, MachineRuntime, PaintedJoint, ParamId, ParamValue, StateId, StateMachine,
+    StateMotion,
 };
 use anim::{BlendSpace, BlendSpacePlayer, ClipId, LayerStack, Model, PhaseSync, SampleSettings, SoaPose};
 use glam::Vec2;
 
-use super::layers::LayerSpec;
+use super::layers::{JointWeight, LayerSpec};
 use crate::transitions::Rig;
 
 /// What one state plays beyond its primary clip.
@@ -38,14 +40,25 @@ pub struct MachinePlay {
     error: Option<String>,
 }
 
-/// The layer spec of a layered state's layer: how the Layers section names the same layer.
+/// The layer spec of a layered state's layer: how the Layers section names the same layer
+/// (mask and painted joint weights included, so [`LayerSpec::resolve`] weighs it).
 pub fn layer_spec(layer: &LayerMotion) -> LayerSpec {
     LayerSpec {
         mask: layer.mask.clone(),
         additive: layer.additive.then_some(None),
         weight: layer.weight,
+        joint_weights: layer.joint_weights.iter().map(JointWeight::from).collect(),
         ..LayerSpec::new(layer.clip.index().to_string())
     }
+}
+
+/// Paint `weight` on `joint` (alone or with its subtree) in a layered state's layer, as the
+/// Layers section paints a [`LayerSpec`] ([`LayerSpec::paint`]: clamped, the newest paint of a
+/// joint and reach replaces the older one).
+pub fn paint_layer(layer: &mut LayerMotion, joint: String, weight: f32, subtree: bool) {
+    let mut spec = layer_spec(layer);
+    spec.paint(joint, weight, subtree);
+    layer.joint_weights = spec.joint_weights.iter().map(PaintedJoint::from).collect();
 }
 
 /// The core's blend space of a blend-space state (1-D on x, or 2-D).
@@ -188,12 +201,13 @@ fn parameter(runtime: &MachineRuntime, x: Option<ParamId>, y: Option<ParamId>, k
     Vec2::new(value(x, keep.x), value(y, keep.y))
 }
 
-/// A blend-space state's player, phase synced by the feet's markers as the Blend space section
-/// plays one.
+/// A blend-space state's player as the Blend space section plays one: phase synced by the
+/// feet's markers, or (sync off) every clip on the clock.
 fn build_blend_space(model: &Model, motion: &BlendSpaceMotion, rig: &Rig) -> Result<StatePlayer, String> {
     let space = blend_space_of(motion).map_err(|e| e.to_string())?;
     let contacts: Vec<_> = space.points().iter().map(|p| rig.phase_markers(model, p.clip)).collect();
-    let player = BlendSpacePlayer::new(model, space, PhaseSync::Phase, &contacts).map_err(|e| e.to_string())?;
+    let sync = if motion.phase_sync { PhaseSync::Phase } else { PhaseSync::None };
+    let player = BlendSpacePlayer::new(model, space, sync, &contacts).map_err(|e| e.to_string())?;
     Ok(StatePlayer::BlendSpace { player: Box::new(player), x_param: motion.x_param, y_param: motion.y_param })
 }
 

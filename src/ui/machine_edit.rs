@@ -1,7 +1,8 @@
 //! The State machine section's edit forms (the graph window, `machine_graph.rs`, makes the
 //! same edits and selects what these forms show): the states (entry, a
 //! remove button each, a form each for a blend space's points and parameter or a layered
-//! state's base and layers — clip, weight, additive, mask —, a rename, a new one from a clip
+//! state's base and layers — clip, weight, additive, a mask of regions and joints, weights
+//! painted per joint —, a rename, a new one from a clip
 //! picker or as a blend space or a layered state), the transitions (a collapsible form each:
 //! kind, duration, easing, priority, interruption, at end, conditions on parameters; a remove
 //! button; a new one from a state or Any to a state), the clip events (clip, name, time; add,
@@ -17,6 +18,7 @@ use anim::{ClipId, Easing, TransitionKind};
 
 use crate::stage::layers::AnatomyRegion;
 use crate::stage::machine_edit::MachineEdit;
+use crate::stage::machine_play::paint_layer;
 
 /// The forms' drafts, kept between frames.
 #[derive(Debug, Clone, Default)]
@@ -50,6 +52,23 @@ pub struct EditForms {
     /// The joints a layer's mask can name (node names, an index for an unnamed node), and the
     /// model generation they were read from.
     joints: (Vec<String>, Option<u64>),
+    /// The joint (index into the joints) and weight the layers' **Paint joint** buttons paint.
+    pub paint: PaintDraft,
+}
+
+/// What a layer's paint buttons paint: a joint of the model and its weight.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PaintDraft {
+    /// The joint, an index into the model's joints (node order).
+    pub joint: usize,
+    /// The weight painted, 0–1.
+    pub weight: f32,
+}
+
+impl Default for PaintDraft {
+    fn default() -> Self {
+        Self { joint: 0, weight: 1.0 }
+    }
 }
 
 impl EditForms {
@@ -140,7 +159,7 @@ fn states_ui(
             let title = format!("{}: {}", state.name, motion_summary(machine, &state.motion, clip_names));
             egui::CollapsingHeader::new(title).id_salt(("motion", i)).show(ui, |ui| {
                 let mut draft = state.motion.clone();
-                motion_form(ui, machine, (clip_names, &forms.joints.0), &mut draft);
+                motion_form(ui, machine, (clip_names, &forms.joints.0), &mut forms.paint, &mut draft);
                 if draft != state.motion {
                     *edit = Some(MachineEdit::SetMotion(id, draft));
                 }
@@ -182,6 +201,7 @@ fn states_ui(
                 points: Vec::new(),
                 x_param: None,
                 y_param: None,
+                phase_sync: true,
             }));
         }
         if ui.button("New layered state").clicked() {
@@ -209,7 +229,7 @@ fn new_motion_ui(
                 ui.add(egui::TextEdit::singleline(&mut forms.new_motion_name).desired_width(90.0))
                     .labelled_by(label.id);
             });
-            motion_form(ui, machine, (clip_names, &forms.joints.0), motion);
+            motion_form(ui, machine, (clip_names, &forms.joints.0), &mut forms.paint, motion);
             ui.horizontal(|ui| {
                 let what = if matches!(motion, StateMotion::BlendSpace(_)) { "blend-space" } else { "layered" };
                 let name = forms.new_motion_name.trim();
@@ -251,10 +271,12 @@ fn motion_summary(machine: &StateMachine, motion: &StateMotion, clip_names: &[St
                     }
                 })
                 .collect();
+            let sync = if space.phase_sync { "" } else { ", no phase sync" };
             if space.two_d {
-                format!("2-D blend space on {}, {}: {}", name(space.x_param), name(space.y_param), points.join(", "))
+                let (x, y) = (name(space.x_param), name(space.y_param));
+                format!("2-D blend space on {x}, {y}: {}{sync}", points.join(", "))
             } else {
-                format!("blend space on {}: {}", name(space.x_param), points.join(", "))
+                format!("blend space on {}: {}{sync}", name(space.x_param), points.join(", "))
             }
         }
         StateMotion::Layered(layered) => {
@@ -264,7 +286,11 @@ fn motion_summary(machine: &StateMachine, motion: &StateMotion, clip_names: &[St
                 .map(|l| {
                     let mask = if l.mask.is_empty() { "whole body".to_owned() } else { l.mask.join("+") };
                     let mode = if l.additive { ", additive" } else { "" };
-                    format!("{} ({:.2}, {mask}{mode})", clip(l.clip), l.weight)
+                    let painted = match l.joint_weights.len() {
+                        0 => String::new(),
+                        n => format!(", {n} painted"),
+                    };
+                    format!("{} ({:.2}, {mask}{mode}{painted})", clip(l.clip), l.weight)
                 })
                 .collect();
             format!(
@@ -293,10 +319,17 @@ fn clip_combo(
 }
 
 /// What a blend-space or layered state plays, edited in `draft`: a blend space's parameters
-/// (x, and y in 2-D) and its clips at their positions; a layered state's base and its layers
-/// (clip, weight, additive, mask: the whole body, an anatomy region or a joint and its subtree).
-/// `names`: the model's state names per clip and the joints a mask can name.
-fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, names: (&[String], &[String]), draft: &mut StateMotion) {
+/// (x, and y in 2-D), its phase sync and its clips at their positions; a layered state's base
+/// and its layers (clip, weight, additive, a mask of anatomy regions and joints with their
+/// subtrees, weights painted per joint). `names`: the model's state names per clip and the
+/// joints a mask can name; `paint`: what the paint buttons paint.
+fn motion_form(
+    ui: &mut egui::Ui,
+    machine: &StateMachine,
+    names: (&[String], &[String]),
+    paint: &mut PaintDraft,
+    draft: &mut StateMotion,
+) {
     let (clip_names, joints) = names;
     match draft {
         StateMotion::Clip(clip) => clip_combo(ui, "clip", "clip", clip, clip_names),
@@ -305,6 +338,9 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, names: (&[String], &[S
                 param_combo(ui, machine, "axis", "driven by", &mut space.x_param);
                 ui.checkbox(&mut space.two_d, "2-D").on_hover_text("A second axis (y), its own parameter");
             });
+            ui.checkbox(&mut space.phase_sync, "phase sync").on_hover_text(
+                "One shared phase, by the feet's contacts (else every clip on the clock, feet drifting out of step)",
+            );
             if space.two_d {
                 param_combo(ui, machine, "y axis", "y driven by", &mut space.y_param);
             }
@@ -345,11 +381,12 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, names: (&[String], &[S
                         ui.add(egui::DragValue::new(&mut layer.weight).range(0.0..=1.0).speed(0.01))
                             .labelled_by(label.id);
                         ui.checkbox(&mut layer.additive, "additive");
-                        mask_combo(ui, &mut layer.mask, joints);
                         if ui.small_button("Remove layer").clicked() {
                             remove = Some(i);
                         }
                     });
+                    mask_list_ui(ui, &mut layer.mask, joints);
+                    painted_ui(ui, layer, joints, paint);
                 });
             }
             if let Some(i) = remove {
@@ -357,7 +394,7 @@ fn motion_form(ui: &mut egui::Ui, machine: &StateMachine, names: (&[String], &[S
             }
             if ui.button("Add layer").clicked() {
                 let clip = layered.base;
-                layered.layers.push(LayerMotion { clip, weight: 1.0, additive: false, mask: Vec::new() });
+                layered.layers.push(LayerMotion::new(clip, 1.0));
             }
         }
     }
@@ -376,17 +413,31 @@ fn param_combo(ui: &mut egui::Ui, machine: &StateMachine, id: &str, label: &str,
     });
 }
 
-/// A layer's mask: the whole body, one anatomy region, or one joint and its subtree (`joints`:
-/// the model's joints by name), as the Layers section names them.
-fn mask_combo(ui: &mut egui::Ui, mask: &mut Vec<String>, joints: &[String]) {
-    let shown = if mask.is_empty() { "whole body".to_owned() } else { mask.join("+") };
-    let mut picked: Option<&str> = None;
-    egui::ComboBox::new("mask", "mask").selected_text(shown).show_ui(ui, |ui| {
-        if ui.selectable_label(mask.is_empty(), "whole body").clicked() {
-            picked = Some("");
+/// A layer's mask as a list: each entry an anatomy region or a joint and its subtree
+/// (`JOINT and below`), a **Remove** button each, and an **add to mask** combo (the regions,
+/// then `joints`); an empty list is the whole body. Names as the Layers section's.
+fn mask_list_ui(ui: &mut egui::Ui, mask: &mut Vec<String>, joints: &[String]) {
+    let shown = |entry: &str| {
+        if AnatomyRegion::from_name(entry).is_some() { entry.to_owned() } else { format!("{entry} and below") }
+    };
+    let mut remove = None;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(if mask.is_empty() { "mask: whole body" } else { "mask:" });
+        for (i, entry) in mask.iter().enumerate() {
+            let entry = shown(entry);
+            ui.label(entry.as_str());
+            if ui.small_button(format!("Remove {entry} from mask")).clicked() {
+                remove = Some(i);
+            }
         }
+    });
+    if let Some(i) = remove {
+        mask.remove(i);
+    }
+    let mut picked: Option<&str> = None;
+    egui::ComboBox::new("add to mask", "add to mask").selected_text("region or joint…").show_ui(ui, |ui| {
         for region in AnatomyRegion::ALL {
-            if ui.selectable_label(mask.len() == 1 && mask[0] == region.name(), region.name()).clicked() {
+            if ui.selectable_label(false, region.name()).clicked() {
                 picked = Some(region.name());
             }
         }
@@ -394,17 +445,59 @@ fn mask_combo(ui: &mut egui::Ui, mask: &mut Vec<String>, joints: &[String]) {
             ui.separator();
         }
         for joint in joints {
-            let on = mask.len() == 1 && mask[0] == *joint;
-            if ui.selectable_label(on, format!("{joint} and below")).clicked() {
+            if ui.selectable_label(false, format!("{joint} and below")).clicked() {
                 picked = Some(joint.as_str());
             }
         }
     });
-    match picked {
-        Some("") => mask.clear(),
-        Some(name) => *mask = vec![name.to_owned()],
-        None => {}
+    if let Some(name) = picked
+        && !mask.iter().any(|m| m == name)
+    {
+        mask.push(name.to_owned());
     }
+}
+
+/// A layer's weights painted per joint (applied after the mask, in order; over an empty mask
+/// the body starts at 1): one row each with a **Remove** button, then a joint, a weight and
+/// **Paint joint** / **Paint with subtree**, painted as the Layers section paints.
+fn painted_ui(ui: &mut egui::Ui, layer: &mut LayerMotion, joints: &[String], paint: &mut PaintDraft) {
+    let mut remove = None;
+    for (i, painted) in layer.joint_weights.iter().enumerate() {
+        ui.horizontal(|ui| {
+            let reach = if painted.subtree { " and below" } else { "" };
+            ui.label(format!("painted: {}{reach} at {:.2}", painted.joint, painted.weight));
+            if ui.small_button(format!("Remove painted {}{reach}", painted.joint)).clicked() {
+                remove = Some(i);
+            }
+        });
+    }
+    if let Some(i) = remove {
+        layer.joint_weights.remove(i);
+    }
+    if joints.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        let shown = joints.get(paint.joint).map_or("?", String::as_str);
+        egui::ComboBox::new("paint joint", "paint joint").selected_text(shown).show_ui(ui, |ui| {
+            for (i, joint) in joints.iter().enumerate() {
+                ui.selectable_value(&mut paint.joint, i, joint.as_str());
+            }
+        });
+        let label = ui.label("at");
+        ui.add(egui::DragValue::new(&mut paint.weight).range(0.0..=1.0).speed(0.01)).labelled_by(label.id);
+        let joint = joints.get(paint.joint);
+        if let Some(joint) = joint
+            && ui.small_button("Paint joint").on_hover_text("This joint alone").clicked()
+        {
+            paint_layer(layer, joint.clone(), paint.weight, false);
+        }
+        if let Some(joint) = joint
+            && ui.small_button("Paint with subtree").on_hover_text("This joint and every joint below it").clicked()
+        {
+            paint_layer(layer, joint.clone(), paint.weight, true);
+        }
+    });
 }
 
 /// The clip events: a row each (clip, name, time, remove), a new one from a clip, a name and

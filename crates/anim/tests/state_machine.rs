@@ -109,16 +109,19 @@ fn invalid_machines_are_rejected_naming_the_fault() {
     let mut m = l.machine.clone();
     let layered = anim::state_machine::LayeredMotion {
         base: IDLE,
-        layers: vec![anim::state_machine::LayerMotion {
-            clip: WALK,
-            weight: f32::NAN,
-            additive: false,
-            mask: Vec::new(),
-        }],
+        layers: vec![anim::state_machine::LayerMotion::new(WALK, f32::NAN)],
     };
     m.add_state(State { name: "Wave".into(), motion: StateMotion::Layered(layered), position: Vec2::ZERO });
     let err = m.validate().unwrap_err();
     assert_eq!(err.to_string(), "state \"Wave\": layer of clip 1 weighs NaN (must be 0-1)");
+
+    let mut m = l.machine.clone();
+    let mut layer = anim::state_machine::LayerMotion::new(WALK, 0.5);
+    layer.joint_weights =
+        vec![anim::state_machine::PaintedJoint { joint: "Hand.L".into(), weight: 1.5, subtree: false }];
+    let layered = anim::state_machine::LayeredMotion { base: IDLE, layers: vec![layer] };
+    m.add_state(State { name: "Wave".into(), motion: StateMotion::Layered(layered), position: Vec2::ZERO });
+    assert_eq!(m.validate().unwrap_err().to_string(), "state \"Wave\": joint Hand.L is painted at 1.5 (must be 0-1)");
 
     let mut m = l.machine.clone();
     m.add_param("speed", ParamKind::Bool(false));
@@ -384,6 +387,7 @@ fn full_machine() -> StateMachine {
             ],
             x_param: Some(l.speed),
             y_param: None,
+            phase_sync: true,
         }),
         position: Vec2::new(400.0, 240.0),
     });
@@ -399,6 +403,7 @@ fn full_machine() -> StateMachine {
             ],
             x_param: Some(l.speed),
             y_param: Some(l.speed),
+            phase_sync: true,
         }),
         position: Vec2::new(600.0, 240.0),
     });
@@ -406,10 +411,7 @@ fn full_machine() -> StateMachine {
         name: "Wave".into(),
         motion: StateMotion::Layered(LayeredMotion {
             base: IDLE,
-            layers: vec![
-                LayerMotion { clip: JUMP, weight: 0.5, additive: false, mask: Vec::new() },
-                LayerMotion { clip: RUN, weight: 0.25, additive: true, mask: Vec::new() },
-            ],
+            layers: vec![LayerMotion::new(JUMP, 0.5), LayerMotion { additive: true, ..LayerMotion::new(RUN, 0.25) }],
         }),
         position: Vec2::new(-200.0, 120.5),
     });
@@ -575,6 +577,29 @@ fn bevy_export_writes_a_serialized_animation_graph_and_its_transitions() {
     assert!(s.contains("// Walk -> Run: Bevy has no phase sync; the target starts at its beginning."));
     assert!(engine_limitations(Engine::Godot).iter().any(|(what, _)| *what == "dead blending"));
     assert!(engine_limitations(Engine::Bevy).iter().any(|(what, _)| *what == "phase sync"));
+    assert!(g.contains("// Node 5: Bevy has no phase sync; its clips play on the clock"), "{g}");
+    // A layer's mask and painted weights: Bevy's mask groups have no weight between 0 and 1, so
+    // the layer plays over the whole body and the comment keeps what it had.
+    let mut masked = m.clone();
+    let (id, mut layered) = masked
+        .states()
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| match &s.motion {
+            StateMotion::Layered(l) => Some((anim::state_machine::StateId::new(u32::try_from(i).unwrap()), l.clone())),
+            _ => None,
+        })
+        .unwrap();
+    layered.layers[0].mask = vec!["upper-body".into(), "UpperLeg.L".into()];
+    layered.layers[0].joint_weights =
+        vec![anim::state_machine::PaintedJoint { joint: "UpperArm.L".into(), weight: 0.3, subtree: true }];
+    masked.set_motion(id, StateMotion::Layered(layered));
+    let g = export_bevy(&masked, "models/hero.glb").unwrap().graph_ron;
+    assert!(
+        g.contains(": mask upper-body+UpperLeg.L, painted UpperArm.L and below 0.3; played over the whole body"),
+        "{g}"
+    );
+    assert!(g.contains("root: 0,\n    mask_groups: {},\n)"));
 }
 
 #[test]

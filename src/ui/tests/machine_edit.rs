@@ -288,6 +288,7 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
         ],
         x_param: Some(speed),
         y_param: None,
+        phase_sync: true,
     }));
     let mut harness = machine_forms(viewer, 7000.0);
     harness.get_by_label("Add blend-space state").click();
@@ -302,7 +303,13 @@ fn blend_space_and_layered_states_and_clip_events_are_added_and_edited_in_the_fo
     harness.state_mut().machine_panel.forms.new_motion_name = "Wave layered".to_owned();
     let layered = LayeredMotion {
         base: idle,
-        layers: vec![LayerMotion { clip: wave, weight: 0.5, additive: false, mask: vec!["upper-body".to_owned()] }],
+        layers: vec![LayerMotion {
+            clip: wave,
+            weight: 0.5,
+            additive: false,
+            mask: vec!["upper-body".to_owned()],
+            joint_weights: Vec::new(),
+        }],
     };
     harness.state_mut().machine_panel.forms.new_motion = Some(StateMotion::Layered(layered.clone()));
     harness.run();
@@ -368,9 +375,11 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
                 points: vec![point(idle, 0.0, 0.0), point(walk, 1.4, 0.0), point(run, 1.4, 1.0)],
                 x_param: Some(x),
                 y_param: None,
+                phase_sync: true,
             });
             m.add_state(State { name: "Steer".to_owned(), motion, position: glam::Vec2::ZERO });
-            let layer = LayerMotion { clip: wave, weight: 0.5, additive: false, mask: Vec::new() };
+            let layer =
+                LayerMotion { clip: wave, weight: 0.5, additive: false, mask: Vec::new(), joint_weights: Vec::new() };
             let motion = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![layer] });
             m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
         })
@@ -397,7 +406,7 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
     harness.run();
     // The mask's combo sits at the end of a row wider than the panel: clicked through
     // accessibility.
-    harness.get_by_label("mask").click_accesskit();
+    harness.get_by_label("add to mask").click_accesskit();
     harness.run();
     harness.get_by_label(&format!("{joint} and below")).click_accesskit();
     harness.run();
@@ -408,6 +417,135 @@ fn a_two_d_blend_space_and_a_joint_mask_are_edited_in_the_forms() {
     harness.get_by_label(&format!("Waving: Idle + Wave (0.50, {joint})"));
     assert_eq!(harness.state().stage.history.undo_steps(), steps + 2, "two edits, two undo steps");
     assert_eq!(harness.state().stage.machine().play_problem(), None, "both states build on stage");
+}
+
+/// A viewer whose machine has a layered state "Waving": Idle under Wave at 0.5, whole body.
+fn waving_viewer() -> Viewer {
+    use anim::state_machine::{LayerMotion, LayeredMotion, State, StateMotion};
+    let mut viewer = viewer();
+    let clip = |v: &Viewer, name: &str| v.stage.model().find_clip(name).expect("clip");
+    let (idle, wave) = (clip(&viewer, "Idle"), clip(&viewer, "Wave"));
+    viewer
+        .stage
+        .edit_machine(|m| {
+            let motion = StateMotion::Layered(LayeredMotion { base: idle, layers: vec![LayerMotion::new(wave, 0.5)] });
+            m.add_state(State { name: "Waving".to_owned(), motion, position: glam::Vec2::ZERO });
+        })
+        .expect("valid");
+    viewer
+}
+
+/// The first layer of state "Waving".
+fn waving_layer(viewer: &Viewer) -> anim::state_machine::LayerMotion {
+    use anim::state_machine::StateMotion;
+    let machine = viewer.stage.machine().machine();
+    let waving = machine.find_state("Waving").expect("Waving");
+    let StateMotion::Layered(layered) = &machine.state(waving).expect("state").motion else { panic!("layered") };
+    layered.layers[0].clone()
+}
+
+#[test]
+fn a_layers_mask_is_a_list_of_regions_and_joints_added_removed_and_undone_in_the_form() {
+    let mut harness = machine_forms(waving_viewer(), 7000.0);
+    let steps = harness.state().stage.history.undo_steps();
+    harness.get_by_label("Waving: Idle + Wave (0.50, whole body)").click();
+    harness.run();
+    harness.get_by_label("mask: whole body");
+    // Two entries: a region, then a joint and everything below it.
+    for item in ["upper-body", "UpperArm.L and below"] {
+        // A pick through accessibility leaves the list open: open it only when it is closed.
+        if harness.query_by_label(item).is_none() {
+            harness.get_by_label("add to mask").click_accesskit();
+            harness.run();
+        }
+        harness.get_by_label(item).click_accesskit();
+        harness.run();
+    }
+    assert_eq!(waving_layer(harness.state()).mask, ["upper-body", "UpperArm.L"]);
+    harness.get_by_label("Waving: Idle + Wave (0.50, upper-body+UpperArm.L)");
+    assert_eq!(harness.state().stage.machine().play_problem(), None, "the mask resolves on stage");
+    // Remove the region: the joint stays.
+    harness.get_by_label("Remove upper-body from mask").click_accesskit();
+    harness.run();
+    assert_eq!(waving_layer(harness.state()).mask, ["UpperArm.L"]);
+    assert_eq!(harness.state().stage.history.undo_steps(), steps + 3, "three edits, three undo steps");
+    // Ctrl+Z: the region is back.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    assert_eq!(waving_layer(harness.state()).mask, ["upper-body", "UpperArm.L"]);
+    harness.get_by_label("Remove UpperArm.L and below from mask");
+}
+
+#[test]
+fn a_joint_weight_painted_in_a_layered_states_form_weighs_its_subtree_on_stage() {
+    use anim::state_machine::PaintedJoint;
+    let mut harness = machine_forms(waving_viewer(), 7000.0);
+    let steps = harness.state().stage.history.undo_steps();
+    harness.get_by_label("Waving: Idle + Wave (0.50, whole body)").click();
+    harness.run();
+    harness.get_by_label("paint joint").click_accesskit();
+    harness.run();
+    harness.get_all_by_label("UpperArm.L").last().expect("the joint in the list").click_accesskit();
+    harness.run();
+    harness.state_mut().machine_panel.forms.paint.weight = 0.3;
+    harness.run();
+    harness.get_by_label("Paint with subtree").click_accesskit();
+    harness.run();
+    let layer = waving_layer(harness.state());
+    assert_eq!(layer.joint_weights, [PaintedJoint { joint: "UpperArm.L".to_owned(), weight: 0.3, subtree: true }]);
+    harness.get_by_label("painted: UpperArm.L and below at 0.30");
+    harness.get_by_label("Waving: Idle + Wave (0.50, whole body, 1 painted)");
+    // What the stage plays: the whole body at 1, the left arm down to the hand at 0.3.
+    let model = harness.state().stage.model();
+    let weights = crate::stage::machine_play::layer_spec(&layer).mask_weights(model).expect("resolves");
+    let node = |name: &str| model.find_node(name).expect("joint").index();
+    assert_eq!((weights[node("Hand.L")], weights[node("UpperArm.L")], weights[node("Hand.R")]), (0.3, 0.3, 1.0));
+    assert_eq!(harness.state().stage.machine().play_problem(), None);
+    assert_eq!(harness.state().stage.history.undo_steps(), steps + 1, "one edit, one undo step");
+    // Ctrl+Z takes the paint back.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    assert!(waving_layer(harness.state()).joint_weights.is_empty());
+}
+
+#[test]
+fn a_blend_space_states_phase_sync_is_switched_off_in_its_form_and_undone() {
+    use anim::state_machine::{BlendSpaceMotion, BlendSpacePoint, State, StateMotion};
+    let mut viewer = viewer();
+    let clip = |v: &Viewer, name: &str| v.stage.model().find_clip(name).expect("clip");
+    let (walk, run) = (clip(&viewer, "Walk"), clip(&viewer, "Run"));
+    viewer
+        .stage
+        .edit_machine(|m| {
+            let speed = m.add_param("speed", ParamKind::Float(2.4));
+            let point = |clip, x| BlendSpacePoint { clip, position: glam::Vec2::new(x, 0.0) };
+            let motion = StateMotion::BlendSpace(BlendSpaceMotion {
+                name: "Locomotion".to_owned(),
+                two_d: false,
+                points: vec![point(walk, 1.4), point(run, 3.4)],
+                x_param: Some(speed),
+                y_param: None,
+                phase_sync: true,
+            });
+            m.add_state(State { name: "Locomotion".to_owned(), motion, position: glam::Vec2::ZERO });
+        })
+        .expect("valid");
+    let sync = |viewer: &Viewer| {
+        let machine = viewer.stage.machine().machine();
+        let id = machine.find_state("Locomotion").expect("Locomotion");
+        let StateMotion::BlendSpace(space) = &machine.state(id).expect("state").motion else { panic!("blend space") };
+        space.phase_sync
+    };
+    let mut harness = machine_forms(viewer, 7000.0);
+    harness.get_by_label("Locomotion: blend space on speed: Walk @ 1.40, Run @ 3.40").click();
+    harness.run();
+    harness.get_by_label("phase sync").click();
+    harness.run();
+    assert!(!sync(harness.state()), "the checkbox turned it off");
+    harness.get_by_label("Locomotion: blend space on speed: Walk @ 1.40, Run @ 3.40, no phase sync");
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    harness.run();
+    assert!(sync(harness.state()), "Ctrl+Z turns it back on");
 }
 
 #[test]

@@ -49,7 +49,10 @@ const BEVY_LIMITS: &[(&str, &str)] = &[
     ("phase sync", "the target starts at its beginning"),
     ("easing", "linear: `AnimationTransitions` fades weights linearly"),
     ("conditions, priorities, interruption, at end", "listed in the sidecar for the game's own system"),
-    ("layer masks", "layers are plain children of the state's node (no mask groups written)"),
+    (
+        "layer masks and painted joint weights",
+        "layers are plain children of the state's node, over the whole body (masks and painted weights in a comment)",
+    ),
 ];
 
 /// What `engine` cannot express and what the export writes instead: (feature, written as).
@@ -88,6 +91,12 @@ pub fn export_bevy(machine: &StateMachine, gltf_path: &str) -> Result<BevyExport
                     "// Node {node} is blend space \"{}\": the game sets its children's weights from the parameters.",
                     space.name
                 );
+                if space.phase_sync {
+                    let _ = writeln!(
+                        notes,
+                        "// Node {node}: Bevy has no phase sync; its clips play on the clock (animtune's phase sync off)."
+                    );
+                }
             }
             StateMotion::Layered(layered) => {
                 let additive = layered.layers.iter().any(|l| l.additive);
@@ -103,6 +112,25 @@ pub fn export_bevy(machine: &StateMachine, gltf_path: &str) -> Result<BevyExport
                     "// Node {node} is layered state \"{}\": its base, then its layers (no masks).",
                     state.name
                 );
+                for (i, layer) in layered.layers.iter().enumerate() {
+                    if layer.mask.is_empty() && layer.joint_weights.is_empty() {
+                        continue;
+                    }
+                    let mask = if layer.mask.is_empty() { "whole body".to_owned() } else { layer.mask.join("+") };
+                    let painted: Vec<String> = layer
+                        .joint_weights
+                        .iter()
+                        .map(|p| format!("{}{} {}", p.joint, if p.subtree { " and below" } else { "" }, fnum(p.weight)))
+                        .collect();
+                    let painted =
+                        if painted.is_empty() { String::new() } else { format!(", painted {}", painted.join(", ")) };
+                    let _ = writeln!(
+                        notes,
+                        "// Node {}: mask {mask}{painted}; played over the whole body at the layer's weight (Bevy's \
+                         mask groups switch targets off, with no weight between 0 and 1).",
+                        node + 2 + i
+                    );
+                }
             }
         }
         edges.push((0, node));

@@ -127,6 +127,7 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
                     points,
                     x_param: param("x"),
                     y_param: param("y"),
+                    phase_sync: true,
                 })
             }
             other => return Err(parse_error(0, format!("state \"{name}\" is a {other}, which is not read"))),
@@ -257,7 +258,7 @@ fn layers(meta: &Meta, clip: &impl Fn(&str) -> Result<ClipId, GodotError>) -> Re
             return Err(parse_error(0, format!("bad layer \"{layer}\"")));
         };
         let weight = weight.parse().map_err(|_| parse_error(0, format!("bad layer weight \"{weight}\"")))?;
-        out.push(LayerMotion { clip: clip(name)?, weight, additive: mode == "add", mask: Vec::new() });
+        out.push(LayerMotion { additive: mode == "add", ..LayerMotion::new(clip(name)?, weight) });
     }
     Ok(out)
 }

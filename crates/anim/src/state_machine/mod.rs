@@ -109,6 +109,10 @@ pub struct BlendSpaceMotion {
     pub x_param: Option<ParamId>,
     /// The float parameter driving y (2D), if any.
     pub y_param: Option<ParamId>,
+    /// One shared phase (by the feet's contact markers, else normalized time), as the stage's
+    /// Blend space section plays with phase sync on; false: every clip on the same clock,
+    /// looped to its length (the section's phase sync off).
+    pub phase_sync: bool,
 }
 
 /// One clip of a blend space at its position.
@@ -141,6 +145,27 @@ pub struct LayerMotion {
     /// Joints (by name) whose subtrees the layer covers, or anatomy regions (`upper-body`…), as
     /// the stage's layers name them; empty: the whole body.
     pub mask: Vec<String>,
+    /// Weights painted per joint over the mask, applied in order after it (an empty mask
+    /// starts from the whole body at 1): the stage's `LayerSpec::joint_weights`.
+    pub joint_weights: Vec<PaintedJoint>,
+}
+
+impl LayerMotion {
+    /// A whole-body override layer of `clip` at `weight`, nothing painted.
+    pub fn new(clip: ClipId, weight: f32) -> Self {
+        Self { clip, weight, additive: false, mask: Vec::new(), joint_weights: Vec::new() }
+    }
+}
+
+/// One joint's weight painted into a layer's mask.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaintedJoint {
+    /// The joint, by node name (its index when unnamed).
+    pub joint: String,
+    /// Its weight, 0–1.
+    pub weight: f32,
+    /// The joint and every node below it (else the joint alone).
+    pub subtree: bool,
 }
 
 /// A state: a name, what it plays and where an editor draws it.

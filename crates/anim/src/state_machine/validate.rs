@@ -147,6 +147,10 @@ impl StateMachine {
                 if let Some(layer) = layered.layers.iter().find(|l| !(0.0..=1.0).contains(&l.weight)) {
                     return Err(bad(format!("layer of clip {} weighs {} (must be 0-1)", layer.clip, layer.weight)));
                 }
+                let painted = layered.layers.iter().flat_map(|l| &l.joint_weights);
+                if let Some(p) = painted.clone().find(|p| !(0.0..=1.0).contains(&p.weight)) {
+                    return Err(bad(format!("joint {} is painted at {} (must be 0-1)", p.joint, p.weight)));
+                }
                 return Ok(());
             }
             StateMotion::BlendSpace(space) => space,
