@@ -161,3 +161,7 @@ if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; 
         echo "== apt-get not found: install ffmpeg for the MP4 recording test" >&2
     fi
 fi
+
+# Godot 4 (Debian sid's `godot` and the libraries it links, unpacked into .tools/godot/ with a
+# launcher; no root, no apt sources) for tests/godot.rs: scripts/install-godot.sh.
+source scripts/install-godot.sh || { return 1 2>/dev/null || exit 1; }

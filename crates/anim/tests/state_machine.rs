@@ -470,6 +470,7 @@ fn godot_export_writes_the_resource_godot_reads() {
         "animation = &\"Walk\"",
         "[sub_resource type=\"AnimationNodeBlendSpace1D\" id=\"AnimationNodeBlendSpace1D_s4\"]",
         "blend_point_1/pos = 1.5",
+        "sync = true",
         "blend_point_2/pos = Vector2(0.0, 1.5)",
         "advance_expression = \"speed > 0.1\"",
         "advance_expression = \"speed <= 0.1 and event_plant\"",

@@ -41,6 +41,11 @@ const GODOT_LIMITS: &[(&str, &str)] = &[
     ("clip events as conditions", "`event_NAME` in `advance_expression`: a property the game sets from a method track"),
     ("layered states", "the base clip; the layers in a comment"),
     ("at end and sync together", "at end (`switch_mode = 2`)"),
+    ("at end", "`switch_mode = 2`: Godot starts the fade `xfade_time` before the clip ends, animtune when it ends"),
+    (
+        "blend-space phase sync",
+        "`sync = true`: every point's clip keeps playing at its own length, not matched in phase",
+    ),
 ];
 
 const BEVY_LIMITS: &[(&str, &str)] = &[

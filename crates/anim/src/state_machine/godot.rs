@@ -156,6 +156,9 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
                 let kind = if space.two_d { "AnimationNodeBlendSpace2D" } else { "AnimationNodeBlendSpace1D" };
                 let id = format!("{kind}_s{s}");
                 let _ = writeln!(body, "[sub_resource type=\"{kind}\" id=\"{id}\"]");
+                // animtune plays a blend space's clips together; Godot's default (`sync = false`)
+                // stops a clip while its weight is 0, so it comes back out of step.
+                body.push_str("sync = true\n");
                 let (mut lo, mut hi) = (space.points[0].position, space.points[0].position);
                 for (p, (point, node)) in space.points.iter().zip(&points).enumerate() {
                     lo = lo.min(point.position);
