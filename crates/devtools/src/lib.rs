@@ -30,6 +30,7 @@ pub mod badfiles;
 pub mod ci;
 pub mod fader;
 pub mod gltf;
+pub mod godot;
 pub mod ikrig;
 pub mod mannequin;
 #[cfg(feature = "puffin-probe")]

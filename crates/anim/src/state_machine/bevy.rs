@@ -43,6 +43,10 @@ const GODOT_LIMITS: &[(&str, &str)] = &[
     ("at end and sync together", "at end (`switch_mode = 2`)"),
     ("at end", "`switch_mode = 2`: Godot starts the fade `xfade_time` before the clip ends, animtune when it ends"),
     (
+        "two transitions between one pair of states",
+        "the one animtune prefers (lower priority, then the earlier); the other in a comment",
+    ),
+    (
         "blend-space phase sync",
         "`sync = true`: every point's clip keeps playing at its own length, not matched in phase",
     ),

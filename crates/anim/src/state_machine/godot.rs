@@ -188,21 +188,13 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
     body.push_str("[sub_resource type=\"AnimationNodeStateMachineTransition\" id=\"AnimationNodeStateMachineTransition_start\"]\nadvance_mode = 2\n\n");
     sub_resources += 1;
     list.push(format!("\"Start\", {}, SubResource(\"AnimationNodeStateMachineTransition_start\")", quote(entry)));
+    let entries = pair_entries(machine);
     for (t, transition) in machine.transitions().iter().enumerate() {
-        sub_resources += transition_resource(&mut body, machine, t, transition);
-        let to = machine.state(transition.to).map_or("", |s| s.name.as_str());
-        let reference = format!("SubResource(\"AnimationNodeStateMachineTransition_t{t}\")");
-        match transition.from {
-            TransitionFrom::State(from) => {
-                let from = machine.state(from).map_or("", |s| s.name.as_str());
-                list.push(format!("{}, {}, {reference}", quote(from), quote(to)));
-            }
-            TransitionFrom::Any => {
-                for state in machine.states().iter().filter(|s| s.name != to) {
-                    list.push(format!("{}, {}, {reference}", quote(&state.name), quote(to)));
-                }
-            }
-        }
+        sub_resources += transition_resource(&mut body, machine, t, transition, &entries);
+    }
+    for entry in entries.iter().filter(|e| e.kept) {
+        let reference = format!("SubResource(\"AnimationNodeStateMachineTransition_t{}\")", entry.transition);
+        list.push(format!("{}, {}, {reference}", quote(entry.from), quote(entry.to)));
     }
     let mut out = String::new();
     let _ =
@@ -217,13 +209,56 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
     Ok(out)
 }
 
+/// One `from, to` pair a transition puts in Godot's `transitions` list (an any-state transition
+/// one per other state).
+struct PairEntry<'a> {
+    from: &'a str,
+    to: &'a str,
+    transition: usize,
+    /// False when another transition has the same pair and wins it: Godot holds one transition
+    /// per pair (a second is refused with an error), so the pair goes to the one animtune's
+    /// runtime prefers — the lower priority, then the earlier in the list.
+    kept: bool,
+}
+
+/// Every transition's pairs, in the machine's order, each marked kept or not.
+fn pair_entries(machine: &StateMachine) -> Vec<PairEntry<'_>> {
+    let name = |id| machine.state(id).map_or("", |s: &super::State| s.name.as_str());
+    let mut entries = Vec::new();
+    for (t, transition) in machine.transitions().iter().enumerate() {
+        let to = name(transition.to);
+        match transition.from {
+            TransitionFrom::State(from) => entries.push(PairEntry { from: name(from), to, transition: t, kept: true }),
+            TransitionFrom::Any => {
+                for state in machine.states().iter().filter(|s| s.name != to) {
+                    entries.push(PairEntry { from: &state.name, to, transition: t, kept: true });
+                }
+            }
+        }
+    }
+    let rank = |t: usize| (machine.transitions()[t].priority, t);
+    for i in 0..entries.len() {
+        let rival = entries.iter().any(|e| {
+            e.from == entries[i].from && e.to == entries[i].to && rank(e.transition) < rank(entries[i].transition)
+        });
+        entries[i].kept = !rival;
+    }
+    entries
+}
+
 fn animation_node(out: &mut String, id: &str, clip: &str) {
     let _ = writeln!(out, "[sub_resource type=\"AnimationNodeAnimation\" id=\"{id}\"]\nanimation = &{}\n", quote(clip));
 }
 
-/// Write transition `t`'s `Curve` (when not linear) and its transition sub-resource; returns
-/// the number of sub-resources written.
-fn transition_resource(out: &mut String, machine: &StateMachine, t: usize, transition: &StateTransition) -> usize {
+/// Write transition `t`'s `Curve` (when not linear) and its transition sub-resource, noting the
+/// pairs (of `entries`) another transition wins; returns the number of sub-resources written.
+fn transition_resource(
+    out: &mut String,
+    machine: &StateMachine,
+    t: usize,
+    transition: &StateTransition,
+    entries: &[PairEntry<'_>],
+) -> usize {
     let mut count = 1;
     if transition.easing != Easing::Linear {
         let _ = writeln!(out, "[sub_resource type=\"Curve\" id=\"Curve_t{t}\"]");
@@ -249,9 +284,26 @@ fn transition_resource(out: &mut String, machine: &StateMachine, t: usize, trans
     if matches!(transition.from, TransitionFrom::Any) {
         let _ = writeln!(out, "; {name}: Godot has no any-state; one entry per state in `transitions`.");
     }
+    for lost in entries.iter().filter(|e| e.transition == t && !e.kept) {
+        let winner = entries.iter().find(|e| e.kept && e.from == lost.from && e.to == lost.to);
+        let winner = winner.map_or_else(String::new, |w| machine.transition_name(&machine.transitions()[w.transition]));
+        let _ = writeln!(
+            out,
+            "; {name}: Godot holds one transition per pair of states; {} -> {} is {winner}'s there.",
+            lost.from, lost.to
+        );
+    }
+    // `from` and `to` let the importer restore a transition that lost every pair it had.
+    let from = match transition.from {
+        TransitionFrom::State(s) => machine.state(s).map_or("", |s| s.name.as_str()),
+        TransitionFrom::Any => "",
+    };
+    let to = machine.state(transition.to).map_or("", |s| s.name.as_str());
     let _ = writeln!(
         out,
-        "; animtune transition index={t} from_any={} kind={} decay={} half_life={} sync={} interruption={}",
+        "; animtune transition index={t} from={} to={} from_any={} kind={} decay={} half_life={} sync={} interruption={}",
+        quote(from),
+        quote(to),
         matches!(transition.from, TransitionFrom::Any),
         transition.kind.name(),
         transition.decay.name(),

@@ -137,6 +137,10 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
     let list = resource.get("transitions").ok_or_else(|| parse_error(0, "no transitions list"))?;
     let items = split_list(list).ok_or_else(|| parse_error(0, "the transitions list is not an array"))?;
     let mut collapsed: Vec<String> = Vec::new();
+    // (order, transition): animtune's index where its comment gives one (a pair a transition lost
+    // to another moves its first entry in the list), else after those, in list order.
+    let mut read: Vec<(usize, StateTransition)> = Vec::new();
+    let mut listed: Vec<String> = Vec::new();
     for triple in items.chunks(3) {
         let [from, to, reference] = triple else { return Err(parse_error(0, "transitions: not a multiple of 3")) };
         let (Some(from), Some(to), Some(id)) = (string(from), string(to), sub_resource(reference)) else {
@@ -151,6 +155,7 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
         if to == "End" || collapsed.contains(&id) {
             continue;
         }
+        listed.push(id.clone());
         let section = find(&id).ok_or_else(|| parse_error(0, format!("no sub-resource \"{id}\"")))?;
         let meta = section.metas.iter().find(|m| m.kind == "transition");
         let from = if meta.and_then(|m| m.get("from_any")) == Some("true") {
@@ -163,10 +168,35 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
             TransitionFrom::State(state)
         };
         let transition = read_transition(&mut machine, section, meta, from, to_state, &find)?;
+        read.push((order(meta, read.len()), transition));
+    }
+    // Transitions in no entry of the list (each of their pairs went to another transition): from
+    // and to are in animtune's comment.
+    for section in
+        sections.iter().filter(|s| s.kind == "AnimationNodeStateMachineTransition" && !listed.contains(&s.id))
+    {
+        let Some(meta) = section.metas.iter().find(|m| m.kind == "transition") else { continue };
+        let state = |key: &str| meta.get(key).and_then(|n| machine.find_state(n));
+        let Some(to) = state("to") else { continue };
+        let from = match (meta.get("from_any"), state("from")) {
+            (Some("true"), _) => TransitionFrom::Any,
+            (_, Some(from)) => TransitionFrom::State(from),
+            _ => continue,
+        };
+        let transition = read_transition(&mut machine, section, Some(meta), from, to, &find)?;
+        read.push((order(Some(meta), read.len()), transition));
+    }
+    read.sort_by_key(|(order, _)| *order);
+    for (_, transition) in read {
         machine.add_transition(transition);
     }
     machine.validate()?;
     Ok(machine)
+}
+
+/// Where a transition goes in the machine: animtune's `index`, else after every indexed one.
+fn order(meta: Option<&Meta>, position: usize) -> usize {
+    meta.and_then(|m| m.get("index")).and_then(|i| i.parse().ok()).unwrap_or(usize::MAX / 2 + position)
 }
 
 fn read_transition<'a>(
