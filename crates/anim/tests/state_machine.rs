@@ -403,7 +403,7 @@ fn full_machine() -> StateMachine {
             ],
             x_param: Some(l.speed),
             y_param: Some(l.speed),
-            phase_sync: true,
+            phase_sync: false,
         }),
         position: Vec2::new(600.0, 240.0),
     });

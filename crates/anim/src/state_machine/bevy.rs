@@ -48,7 +48,7 @@ const GODOT_LIMITS: &[(&str, &str)] = &[
     ),
     (
         "blend-space phase sync",
-        "`sync = true`: every point's clip keeps playing at its own length, not matched in phase",
+        "`sync = true`: the clips on one clock, each looped to its length (animtune's phase sync off)",
     ),
 ];
 

@@ -145,19 +145,24 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
                 let param_name = |p: Option<super::ParamId>| {
                     p.and_then(|p| machine.param(p)).map_or_else(String::new, |p| p.name.clone())
                 };
+                if space.phase_sync {
+                    body.push_str("; Phase sync: Godot plays the clips on one clock, each looped to its length.\n");
+                }
                 let _ = writeln!(
                     body,
-                    "; animtune blend_space state={} name={} x={} y={}",
+                    "; animtune blend_space state={} name={} x={} y={} phase_sync={}",
                     quote(&state.name),
                     quote(&space.name),
                     quote(&param_name(space.x_param)),
-                    quote(&param_name(space.y_param))
+                    quote(&param_name(space.y_param)),
+                    space.phase_sync
                 );
                 let kind = if space.two_d { "AnimationNodeBlendSpace2D" } else { "AnimationNodeBlendSpace1D" };
                 let id = format!("{kind}_s{s}");
                 let _ = writeln!(body, "[sub_resource type=\"{kind}\" id=\"{id}\"]");
-                // animtune plays a blend space's clips together; Godot's default (`sync = false`)
-                // stops a clip while its weight is 0, so it comes back out of step.
+                // animtune plays every clip of a blend space all the time (in phase, or on the clock
+                // with phase sync off); Godot's default (`sync = false`) stops a clip while its
+                // weight is 0, so it comes back out of step.
                 body.push_str("sync = true\n");
                 let (mut lo, mut hi) = (space.points[0].position, space.points[0].position);
                 for (p, (point, node)) in space.points.iter().zip(&points).enumerate() {

@@ -127,7 +127,8 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
                     points,
                     x_param: param("x"),
                     y_param: param("y"),
-                    phase_sync: true,
+                    // Phase sync unless animtune's comment says otherwise (Godot has none).
+                    phase_sync: meta.and_then(|m| m.get("phase_sync")) != Some("false"),
                 })
             }
             other => return Err(parse_error(0, format!("state \"{name}\" is a {other}, which is not read"))),
