@@ -71,9 +71,7 @@ fn gltf_name_paths(glb: &str) -> Vec<(usize, Vec<Name>)> {
     let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len])
         .unwrap_or_else(|e| fail(format!("{glb}: its JSON chunk: {e}")));
     let nodes = json["nodes"].as_array().cloned().unwrap_or_default();
-    let name_of = |i: usize| {
-        Name::new(nodes[i]["name"].as_str().map_or_else(|| format!("GltfNode{i}"), str::to_owned))
-    };
+    let name_of = |i: usize| Name::new(nodes[i]["name"].as_str().map_or_else(|| format!("GltfNode{i}"), str::to_owned));
     let mut paths: HashMap<usize, Vec<Name>> = HashMap::new();
     for scene in json["scenes"].as_array().cloned().unwrap_or_default() {
         for root in scene["nodes"].as_array().cloned().unwrap_or_default() {
@@ -108,7 +106,9 @@ fn check_masks(graph: &AnimationGraph, glb: &str, masked: &[(usize, Vec<String>)
     let paths = gltf_name_paths(glb);
     let ids: Vec<(AnimationTargetId, String)> = paths
         .iter()
-        .map(|(_, path)| (AnimationTargetId::from_names(path.iter()), path.last().map(|n| n.to_string()).unwrap_or_default()))
+        .map(|(_, path)| {
+            (AnimationTargetId::from_names(path.iter()), path.last().map(|n| n.to_string()).unwrap_or_default())
+        })
         .collect();
     let joint_of = |id: &AnimationTargetId| ids.iter().find(|(i, _)| i == id).map(|(_, joint)| joint.clone());
     for id in graph.mask_groups.keys() {
@@ -126,7 +126,13 @@ fn check_masks(graph: &AnimationGraph, glb: &str, masked: &[(usize, Vec<String>)
         println!("  glTF node {index} {}: {}", shown.join("/"), AnimationTargetId::from_names(path.iter()).0);
     }
     let masked_joints = |node: usize| -> Vec<String> {
-        let mask = graph.get(AnimationNodeIndex::new(node)).map_or(0, |n| n.mask);
+        // Bevy's computed mask (`ThreadedAnimationGraph::computed_masks`): the node's and its
+        // ancestors' masks together.
+        let (mut mask, mut at) = (0, Some(AnimationNodeIndex::new(node)));
+        while let Some(index) = at {
+            mask |= graph.get(index).map_or(0, |n| n.mask);
+            at = graph.graph.neighbors_directed(index, petgraph::Direction::Incoming).next();
+        }
         let mut out: Vec<String> = ids
             .iter()
             .filter(|(id, _)| graph.mask_groups.get(id).is_some_and(|g| g & mask != 0))
@@ -139,7 +145,13 @@ fn check_masks(graph: &AnimationGraph, glb: &str, masked: &[(usize, Vec<String>)
         let node = graph.get(index).expect("a node of the graph");
         if node.mask != 0 {
             let off = masked_joints(index.index());
-            println!("  node {} mask {:#b}: does not animate {} nodes: {}", index.index(), node.mask, off.len(), off.join(", "));
+            println!(
+                "  node {} mask {:#b}: does not animate {} nodes: {}",
+                index.index(),
+                node.mask,
+                off.len(),
+                off.join(", ")
+            );
         }
     }
     for (node, joints) in masked {
@@ -176,7 +188,9 @@ fn main() {
             _ => args.push(arg.clone()),
         }
     }
-    let [dir, name] = args.as_slice() else { fail("give ASSET_DIR NAME [--glb FILE] [--masked NODE=JOINT,…] [--animated NODE=JOINT,…]".into()) };
+    let [dir, name] = args.as_slice() else {
+        fail("give ASSET_DIR NAME [--glb FILE] [--masked NODE=JOINT,…] [--animated NODE=JOINT,…]".into())
+    };
     let (dir, name) = (dir.clone(), name.clone());
     let graph_file = format!("{name}.animgraph.ron");
     let mut app = App::new();
@@ -229,7 +243,9 @@ fn main() {
 
     match &glb {
         Some(glb) => check_masks(&graph, glb, &masked, &animated),
-        None if !graph.mask_groups.is_empty() => println!("  {} mask group targets (give --glb to check them)", graph.mask_groups.len()),
+        None if !graph.mask_groups.is_empty() => {
+            println!("  {} mask group targets (give --glb to check them)", graph.mask_groups.len())
+        }
         None => {}
     }
 
