@@ -110,6 +110,53 @@ fn the_godot_export_reads_back_and_the_bevy_export_writes_its_sidecar() {
     assert!(sidecar.contains("to: \"Run\""), "{sidecar}");
 }
 
+/// Bevy's `AnimationTargetId` of nodes of `assets/mannequin.glb`: Bevy 0.18.1's own
+/// `AnimationTargetId::from_names` of each node's name path from the scene's root, as printed by
+/// `tools/bevy-check --glb assets/mannequin.glb` on 7 December 2026 (docs/state-machine.md).
+const BEVY_IDS: [(&str, &str); 10] = [
+    ("Hips", "81325d78-8f92-57d5-9ac5-1acf037005f3"),
+    ("UpperLeg.L", "3ef2fc63-9f38-5bb7-a582-622576678687"),
+    ("LowerLeg.L", "e2fdedbf-88f5-5f90-9067-15466638a7ba"),
+    ("Foot.R", "0442b1d7-40a3-5984-bf73-d3088d5e973d"),
+    ("Mannequin", "6bd8af9d-75ed-5edc-9e44-eabc6c40bbdb"),
+    ("Spine", "a2ab7dea-fa51-5f8f-8154-05b5de2559f0"),
+    ("Chest", "ef82f597-ad6f-5926-9ac2-73f53fcc7ee3"),
+    ("Head", "5f40a39d-9707-5509-a25e-0c6f4bbdc8fc"),
+    ("UpperArm.L", "7ed70d34-9716-5503-b2fa-a6ff21de906c"),
+    ("Hand.R", "9f434f4b-f043-57a8-9821-dfed357381bc"),
+];
+
+#[test]
+fn the_bevy_export_masks_a_layer_out_of_the_joints_it_does_not_cover() {
+    // docs/examples/locomotion.json: the Waving state is Wave over Walk on `upper-body`; node 7
+    // is Wave's clip node (root, Idle, the blend space and its 2 clips, the layered blend, Walk).
+    let config = TempDir::new("graph-bevy-mask");
+    let out = TempDir::new("graph-bevy-mask-out");
+    let ron = out.path().join("loco.animgraph.ron");
+    let profile = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/examples/locomotion.json");
+    json(&["graph", "--profile", profile, "--export-bevy", ron.to_str().unwrap(), "--format", "json"], &config);
+    let graph = std::fs::read_to_string(&ron).unwrap();
+    let masks: Vec<u64> =
+        graph.lines().filter_map(|l| l.trim().strip_prefix("mask: ")?.strip_suffix(',')?.parse().ok()).collect();
+    assert_eq!(masks, [0, 0, 0, 0, 0, 0, 0, 1, 0], "only Wave's node masks group 0:\n{graph}");
+    let groups: Vec<(&str, u64)> = graph
+        .lines()
+        .filter_map(|l| {
+            let (id, bits) = l.trim().strip_prefix("AnimationTargetId(\"")?.split_once("\"): ")?;
+            Some((id, bits.strip_suffix(',')?.parse().ok()?))
+        })
+        .collect();
+    // Hips, both legs down to the toes (10 nodes with the mesh node) are in group 0.
+    assert_eq!(groups.len(), 10, "{graph}");
+    for (joint, id) in &BEVY_IDS[..5] {
+        assert!(groups.contains(&(*id, 1)), "{joint} ({id}) is left out by Wave:\n{graph}");
+    }
+    for (joint, id) in &BEVY_IDS[5..] {
+        assert!(!groups.iter().any(|(g, _)| g == id), "{joint} ({id}) is Wave's:\n{graph}");
+    }
+    assert!(graph.contains("// Node 7: mask group 0, the 10 targets its layer leaves out."), "{graph}");
+}
+
 #[test]
 fn bad_play_entries_and_unwritable_files_fail_naming_them() {
     let config = TempDir::new("graph-errors");

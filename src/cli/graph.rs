@@ -9,13 +9,14 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anim::state_machine::{StateId, TransitionId, export_bevy, export_godot};
+use anim::state_machine::{StateId, TransitionId, export_godot};
 use anim::{ClipId, Model};
 use anyhow::Context as _;
 use serde::Serialize;
 
 use super::{Format, LimitArgs};
 use crate::profile::TuningProfile;
+use crate::stage::bevy_export::export_bevy_masked;
 use crate::stage::tuning::Tuning;
 use crate::stage::{ModelSource, Stage};
 use crate::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
@@ -219,7 +220,8 @@ pub fn run(args: &GraphArgs) -> anyhow::Result<String> {
             .as_deref()
             .and_then(Path::file_name)
             .map_or_else(|| "mannequin.glb".to_owned(), |n| n.to_string_lossy().into_owned());
-        let export = export_bevy(stage.machine().machine(), &gltf).context("cannot export to Bevy")?;
+        let export =
+            export_bevy_masked(stage.model(), stage.machine().machine(), &gltf).context("cannot export to Bevy")?;
         let sidecar = bevy_sidecar(path);
         write(path, &export.graph_ron, "the Bevy animation graph")?;
         write(&sidecar, &export.transitions_ron, "the Bevy transitions sidecar")?;

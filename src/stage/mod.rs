@@ -6,6 +6,7 @@
 //! It sits above the renderer and the physics and below the UI and the command line:
 //! `crate::profile` and `crate::cli` take their types from here, never from `crate::ui`.
 
+pub mod bevy_export;
 pub mod compare;
 pub mod crowd;
 pub mod frame;

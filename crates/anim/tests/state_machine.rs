@@ -592,9 +592,9 @@ fn godot_import_rejects_what_it_cannot_read_naming_it() {
 
 #[test]
 fn bevy_export_writes_a_serialized_animation_graph_and_its_transitions() {
-    use anim::state_machine::{Engine, engine_limitations, export_bevy};
+    use anim::state_machine::{BevyLayerMask, BevyMasks, Engine, engine_limitations, export_bevy};
     let m = full_machine();
-    let out = export_bevy(&m, "models/hero.glb").unwrap();
+    let out = export_bevy(&m, "models/hero.glb", &BevyMasks::default()).unwrap();
     let g = &out.graph_ron;
     // Root + 4 clips + (blend + 3) + (blend + 3) + (add + base + 2 layers).
     assert_eq!(g.matches("node_type:").count(), 1 + 4 + 4 + 4 + 4);
@@ -630,12 +630,49 @@ fn bevy_export_writes_a_serialized_animation_graph_and_its_transitions() {
     layered.layers[0].joint_weights =
         vec![anim::state_machine::PaintedJoint { joint: "UpperArm.L".into(), weight: 0.3, subtree: true }];
     masked.set_motion(id, StateMotion::Layered(layered));
-    let g = export_bevy(&masked, "models/hero.glb").unwrap().graph_ron;
+    let g = export_bevy(&masked, "models/hero.glb", &BevyMasks::default()).unwrap().graph_ron;
     assert!(
         g.contains(": mask upper-body+UpperLeg.L, painted UpperArm.L and below 0.3; played over the whole body"),
         "{g}"
     );
     assert!(g.contains("root: 0,\n    mask_groups: {},\n)"));
+    // Resolved masks become mask groups: nodes 2 and 3 (0.3 and 0) are left out by both layers,
+    // which share group 0; node 1 (0.6) is animated; node 4 has no Bevy id.
+    let ids: Vec<Option<String>> =
+        (0..4).map(|i| Some(format!("00000000-0000-5000-8000-00000000000{i}"))).chain([None]).collect();
+    let weights = vec![1.0, 0.6, 0.3, 0.0, 0.0];
+    let layers = (0..2).map(|layer| BevyLayerMask { state: id, layer, node_weights: weights.clone() }).collect();
+    let g = export_bevy(&masked, "models/hero.glb", &BevyMasks { target_ids: ids, layers }).unwrap().graph_ron;
+    assert_eq!(g.matches("mask: 1,").count(), 2, "{g}");
+    assert_eq!(g.matches("mask: 0,").count(), 1 + 4 + 4 + 4 + 2);
+    assert!(
+        g.contains(
+            "    mask_groups: {\n        AnimationTargetId(\"00000000-0000-5000-8000-000000000002\"): 1,\n        \
+             AnimationTargetId(\"00000000-0000-5000-8000-000000000003\"): 1,\n    },\n)"
+        ),
+        "{g}"
+    );
+    assert!(g.contains(": mask group 0, the 2 targets its layer leaves out."), "{g}");
+    assert!(g.contains(": 2 targets painted between 0 and 1, written on at 0.5 and above, off below"), "{g}");
+    // Past 64 distinct left-out sets the layer plays over the whole body, with a comment.
+    let many: Vec<Option<String>> = (0..70).map(|i| Some(format!("id{i}"))).collect();
+    let mut machine = StateMachine::new();
+    let mut layers = Vec::new();
+    let mut layer_list = Vec::new();
+    for layer in 0..65 {
+        let mut w = vec![1.0; 70];
+        w[layer] = 0.0;
+        layers.push(BevyLayerMask { state: StateId::new(0), layer, node_weights: w });
+        layer_list.push(anim::state_machine::LayerMotion::new(WALK, 1.0));
+    }
+    machine.add_state(State {
+        name: "Layered".to_owned(),
+        motion: StateMotion::Layered(anim::state_machine::LayeredMotion { base: IDLE, layers: layer_list }),
+        position: Vec2::ZERO,
+    });
+    let g = export_bevy(&machine, "hero.glb", &BevyMasks { target_ids: many, layers }).unwrap().graph_ron;
+    assert!(g.contains("mask: 9223372036854775808,"), "group 63 used");
+    assert!(g.contains("no mask group left (Bevy has 64); played over the whole body."), "{g}");
 }
 
 #[test]

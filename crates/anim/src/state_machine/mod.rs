@@ -20,7 +20,10 @@ use crate::crossfade::{DEFAULT_HALF_LIFE_SECS, TransitionKind};
 use crate::ids::ClipId;
 use crate::interp::{Easing, OffsetDecay};
 
-pub use bevy::{BevyExport, Engine, engine_limitations, export_bevy};
+pub use bevy::{
+    BEVY_MASK_GROUPS, BEVY_MASK_ON_WEIGHT, BevyExport, BevyLayerMask, BevyMasks, Engine, engine_limitations,
+    export_bevy,
+};
 pub use godot::{GodotError, export_godot};
 pub use godot_import::import_godot;
 pub use runtime::{ActiveTransition, FiredEvent, MachineRuntime, ParamValue, RuntimeError, StepOutput};
