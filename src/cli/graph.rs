@@ -9,13 +9,16 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anim::state_machine::{StateId, TransitionId, export_bevy, export_godot};
+use anim::state_machine::{
+    GodotBone, StateId, StateMachine, StateMotion, TransitionId, export_bevy, export_godot_with_bones, godot_bone_paths,
+};
 use anim::{ClipId, Model};
 use anyhow::Context as _;
 use serde::Serialize;
 
 use super::{Format, LimitArgs};
 use crate::profile::TuningProfile;
+use crate::stage::machine_play;
 use crate::stage::tuning::Tuning;
 use crate::stage::{ModelSource, Stage};
 use crate::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
@@ -209,7 +212,9 @@ pub fn run(args: &GraphArgs) -> anyhow::Result<String> {
     if let Some(path) = &args.export_godot {
         let names = clip_names(stage.model());
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let text = export_godot(stage.machine().machine(), &names).context("cannot export to Godot")?;
+        let bones = |state, layer| godot_layer_bones(stage.model(), stage.machine().machine(), state, layer);
+        let text =
+            export_godot_with_bones(stage.machine().machine(), &names, &bones).context("cannot export to Godot")?;
         write(path, &text, "the Godot export")?;
         written.push(path.display().to_string());
     }
@@ -261,6 +266,28 @@ fn tuning_of(model: &Model, args: &GraphArgs) -> anyhow::Result<(Tuning, Option<
 }
 
 /// The name Godot's glTF importer gives each clip: the animation's name.
+/// The bones layer `layer` of layered state `state` covers, for the Godot export: its mask and
+/// painted weights resolved as the stage resolves them ([`LayerSpec::resolve`]), each skeleton
+/// bone with its weight; `None` for a layer over the whole body or a mask that does not resolve.
+///
+/// [`LayerSpec::resolve`]: crate::stage::layers::LayerSpec::resolve
+fn godot_layer_bones(model: &Model, machine: &StateMachine, state: StateId, layer: usize) -> Option<Vec<GodotBone>> {
+    let StateMotion::Layered(layered) = &machine.state(state)?.motion else { return None };
+    let desc = machine_play::layer_spec(layered.layers.get(layer)?).resolve(model).ok()?;
+    if desc.mask.is_empty() {
+        return None;
+    }
+    let paths = godot_bone_paths(model);
+    let bones = model
+        .node_ids()
+        .filter_map(|node| {
+            let path = paths.get(node.index())?.clone()?;
+            Some(GodotBone { path, weight: desc.mask.get(node) })
+        })
+        .collect();
+    Some(bones)
+}
+
 fn clip_names(model: &Model) -> Vec<String> {
     model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
 }

@@ -21,7 +21,7 @@ use crate::ids::ClipId;
 use crate::interp::{Easing, OffsetDecay};
 
 pub use bevy::{BevyExport, Engine, engine_limitations, export_bevy};
-pub use godot::{GodotError, export_godot};
+pub use godot::{FILTER_THRESHOLD, GodotBone, GodotError, export_godot, export_godot_with_bones, godot_bone_paths};
 pub use godot_import::import_godot;
 pub use runtime::{ActiveTransition, FiredEvent, MachineRuntime, ParamValue, RuntimeError, StepOutput};
 pub use validate::StateMachineError;
