@@ -101,7 +101,7 @@ fn expected_transitions(machine: &StateMachine) -> Vec<(String, String, Option<&
 }
 
 /// Godot read `machine` (exported with `clip_names`): its states by name with their clips, blend
-/// points and sync; its transitions in order with their fade times, curves, switch and advance
+/// points and sync, layered states' blend trees ([`tree_node`]: nodes, connections, filters); its transitions in order with their fade times, curves, switch and advance
 /// modes, conditions (expressions that Godot's `Expression` parses) and priorities.
 ///
 /// # Panics
