@@ -175,3 +175,31 @@ fn godot_plays_a_layered_state_as_a_blend_tree_filtered_to_the_layers_bones() {
         assert!(to_base < 2e-3 && to_layer > 0.02, "{bone}: {to_base} rad from Walk, {to_layer} rad from Wave");
     }
 }
+
+#[test]
+fn godot_filters_name_the_bones_of_a_skeleton_under_an_armature_with_mixamo_names() {
+    // The character as Blender writes a Mixamo rig: its skeleton under an `Armature` node, joints
+    // named `mixamorig:…` (Godot makes the `:` of a bone name `_`).
+    let dir = TempDir::new("godot-mixamo");
+    let bytes = std::fs::read(repo_root().join("assets/mannequin.glb")).unwrap();
+    let rig = devtools::rigs::make_from(&bytes, &["Foot.L", "Foot.R"], true, devtools::rigs::RigVariant::Mixamo);
+    let glb = dir.write("mixamo.glb", &rig.unwrap());
+    let profile = repo_root().join("docs/examples/locomotion.json");
+    let text = export(&dir, "mixamo", &[glb.to_str().unwrap(), "--profile", profile.to_str().unwrap()]);
+    let args = ["--glb", glb.to_str().unwrap(), "--layered", "Waving"];
+    let Some(report) = check(&dir.path().join("mixamo.tres"), &args, &dir.path().join("godot-home")) else { return };
+    let model = devtools::load(&glb);
+    let names: Vec<String> = model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let machine = import_godot(&text, &refs).unwrap();
+    // Every filter path a bone of Godot's skeleton (in assert_reads), here under the armature.
+    assert_reads(&report, &machine, &refs);
+    let waving = states(&report).into_iter().find(|s| s["name"] == "Waving").unwrap();
+    let filters: Vec<&str> =
+        tree_node(waving, "mix1")["filters"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(filters.contains(&"Armature/Skeleton3D:mixamorig_UpperArm.L"), "{filters:?}");
+    assert_eq!(filters.len(), 12, "{filters:?}");
+    let bones = &report["glb"]["layered"]["Waving"]["bones"];
+    assert!(bones["mixamorig_UpperArm.R"]["to_layer"].as_f64().unwrap() < 2e-3, "{bones}");
+    assert!(bones["mixamorig_LowerLeg.R"]["to_base"].as_f64().unwrap() < 2e-3, "{bones}");
+}
