@@ -162,6 +162,9 @@ fn godot_plays_a_layered_state_as_a_blend_tree_filtered_to_the_layers_bones() {
     }
     // Played 20 frames in an AnimationTree: a covered bone has the layer's (Wave's) rotation, a
     // masked-out one the base's (Walk's), each differing from the other clip.
+    // The weight a game sets, where the docs say: the tree's parameter of the state's mix node.
+    let parameters = &report["glb"]["layered"]["Waving"]["machine_parameters"];
+    assert_eq!(parameters, &serde_json::json!({"parameters/Waving/mix1/blend_amount": true}));
     let bones = &report["glb"]["layered"]["Waving"]["bones"];
     let angles = |bone: &str| (bones[bone]["to_base"].as_f64().unwrap(), bones[bone]["to_layer"].as_f64().unwrap());
     // (Godot's own blending leaves up to 0.7 mrad on a bone one clip alone sets; the clips differ

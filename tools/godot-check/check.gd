@@ -21,7 +21,8 @@
 # GLTFDocument built (-1: none). Each --layered STATE plays that state's blend tree alone in an
 # AnimationTree (each mix node's blend_amount set from its metadata, as a game does) for 20 frames,
 # and the base clip alone and the last layer's clip alone the same way: per bone, the angle in
-# radians between the blend tree's rotation and each of the two. Run by tests/godot.rs (.tools/godot/godot,
+# radians between the blend tree's rotation and each of the two; and whether each blend_amount
+# is a parameter of a tree playing the whole machine at parameters/STATE/mixN/blend_amount. Run by tests/godot.rs (.tools/godot/godot,
 # installed by scripts/install-godot.sh).
 extends SceneTree
 
@@ -408,12 +409,20 @@ func layered_play(machine: AnimationNodeStateMachine, player: AnimationPlayer, n
 	over.animation = blend.get_node(layer).animation
 	var base_pose := pose_after(base, player, skeleton, {})
 	var layer_pose := pose_after(over, player, skeleton, {})
+	# The same parameters as a game sets them on the tree playing the whole machine.
+	var machine_tree := animation_tree(machine, player)
+	var machine_parameters := {}
+	for key in amounts:
+		var path: String = key.replace("parameters/", "parameters/%s/" % name)
+		machine_parameters[path] = machine_tree.get(path) != null
+	machine_tree.get_parent().remove_child(machine_tree)
+	machine_tree.free()
 	var bones := {}
 	for b in skeleton.get_bone_count():
 		bones[skeleton.get_bone_name(b)] = {"to_base": mixed[b].angle_to(base_pose[b]),
 			"to_layer": mixed[b].angle_to(layer_pose[b])}
 	return {"layer": layer, "base_clip": String(base.animation), "layer_clip": String(over.animation),
-		"frames": 20, "bones": bones}
+		"frames": 20, "bones": bones, "machine_parameters": machine_parameters}
 
 
 # Every bone's rotation after `node` has played 20 frames at 60 Hz on `player`'s animations from
