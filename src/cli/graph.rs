@@ -212,7 +212,8 @@ pub fn run(args: &GraphArgs) -> anyhow::Result<String> {
     if let Some(path) = &args.export_godot {
         let names = clip_names(stage.model());
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let bones = |state, layer| godot_layer_bones(stage.model(), stage.machine().machine(), state, layer);
+        let paths = godot_bone_paths(stage.model());
+        let bones = |state, layer| godot_layer_bones(stage.model(), &paths, stage.machine().machine(), state, layer);
         let text =
             export_godot_with_bones(stage.machine().machine(), &names, &bones).context("cannot export to Godot")?;
         write(path, &text, "the Godot export")?;
@@ -271,13 +272,19 @@ fn tuning_of(model: &Model, args: &GraphArgs) -> anyhow::Result<(Tuning, Option<
 /// bone with its weight; `None` for a layer over the whole body or a mask that does not resolve.
 ///
 /// [`LayerSpec::resolve`]: crate::stage::layers::LayerSpec::resolve
-fn godot_layer_bones(model: &Model, machine: &StateMachine, state: StateId, layer: usize) -> Option<Vec<GodotBone>> {
+/// `paths` is [`godot_bone_paths`] of `model`.
+fn godot_layer_bones(
+    model: &Model,
+    paths: &[Option<String>],
+    machine: &StateMachine,
+    state: StateId,
+    layer: usize,
+) -> Option<Vec<GodotBone>> {
     let StateMotion::Layered(layered) = &machine.state(state)?.motion else { return None };
     let desc = machine_play::layer_spec(layered.layers.get(layer)?).resolve(model).ok()?;
     if desc.mask.is_empty() {
         return None;
     }
-    let paths = godot_bone_paths(model);
     let bones = model
         .node_ids()
         .filter_map(|node| {

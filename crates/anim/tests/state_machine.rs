@@ -560,7 +560,7 @@ fn a_layered_states_masks_and_painted_weights_survive_the_godot_round_trip() {
         "{text}"
     );
     // Without the model the masks are not resolved to bones: no filter, and a comment saying so.
-    assert!(text.contains("; Layer 1: its mask was not resolved to bones (no model); over the whole body here."));
+    assert!(text.contains("; Layer 1: its mask was not resolved to bones; over the whole body here."));
     assert_eq!(anim::state_machine::import_godot(&text, &CLIP_NAMES).unwrap(), m);
 }
 

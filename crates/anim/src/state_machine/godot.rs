@@ -328,8 +328,7 @@ fn blend_tree(
         let masked = !layer.mask.is_empty() || !layer.joint_weights.is_empty();
         let bones = if masked { layer_bones(l) } else { None };
         if masked && bones.is_none() {
-            let _ =
-                writeln!(out, "; Layer {n}: its mask was not resolved to bones (no model); over the whole body here.");
+            let _ = writeln!(out, "; Layer {n}: its mask was not resolved to bones; over the whole body here.");
         }
         if layer.additive {
             let _ = writeln!(
