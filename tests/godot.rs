@@ -12,7 +12,7 @@ use std::process::Command;
 use anim::state_machine::{StateMachine, import_godot};
 use devtools::TempDir;
 use devtools::ci::repo_root;
-use devtools::godot::{FRAME_SECS, assert_reads, check, states, transition};
+use devtools::godot::{FRAME_SECS, assert_reads, check, states, transition, tree_node};
 use serde_json::Value;
 
 const ANIMTUNE: &str = env!("CARGO_BIN_EXE_animtune");
@@ -91,7 +91,7 @@ fn godot_plays_a_blend_space_conditions_expressions_and_an_at_end_transition() {
         "Locomotion,Waving,wave=true",
         "Waving,Locomotion,wave=false",
     ];
-    let mut args = vec!["--travel", "Idle,Locomotion", "--condition", "jump"];
+    let mut args = vec!["--travel", "Idle,Locomotion", "--condition", "jump", "--layered", "Waving"];
     for auto in &autos {
         args.extend(["--auto", auto]);
     }
@@ -135,4 +135,74 @@ fn godot_plays_a_blend_space_conditions_expressions_and_an_at_end_transition() {
     let xfade = transition(&report, "Jump", "Idle")["xfade_time"].as_f64().unwrap();
     let in_jump = travel["that_state_secs"].as_f64().unwrap();
     assert!((in_jump - (jump_secs - xfade)).abs() <= 2.0 * FRAME_SECS, "Jump left after {in_jump} s of {jump_secs} s");
+}
+
+#[test]
+fn godot_plays_a_layered_state_as_a_blend_tree_filtered_to_the_layers_bones() {
+    let dir = TempDir::new("godot-layered");
+    let profile = repo_root().join("docs/examples/locomotion.json");
+    let text = export(&dir, "layered", &["--profile", profile.to_str().unwrap()]);
+    let Some(report) = godot(&dir, "layered", &["--layered", "Waving"]) else { return };
+    let (machine, clips) = machine(&text);
+    let refs: Vec<&str> = clips.iter().map(String::as_str).collect();
+    // Node classes, clips, connections, blend_amount, and every filter path a bone of Godot's skeleton.
+    assert_reads(&report, &machine, &refs);
+    let waving = states(&report).into_iter().find(|s| s["name"] == "Waving").unwrap();
+    let mix = tree_node(waving, "mix1");
+    assert_eq!((mix["class"].as_str(), mix["blend_amount"].as_f64()), (Some("AnimationNodeBlend2"), Some(1.0)));
+    let filters: Vec<&str> = mix["filters"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    // Wave over Walk on the upper body: the arms, spine and head, not the legs or hips.
+    for bone in
+        ["Skeleton3D:Spine", "Skeleton3D:Chest", "Skeleton3D:UpperArm.L", "Skeleton3D:Hand.R", "Skeleton3D:Head"]
+    {
+        assert!(filters.contains(&bone), "{bone} not in {filters:?}");
+    }
+    for bone in ["Skeleton3D:Hips", "Skeleton3D:UpperLeg.L", "Skeleton3D:Foot.R"] {
+        assert!(!filters.contains(&bone), "{bone} in {filters:?}");
+    }
+    // Played 20 frames in an AnimationTree: a covered bone has the layer's (Wave's) rotation, a
+    // masked-out one the base's (Walk's), each differing from the other clip.
+    // The weight a game sets, where the docs say: the tree's parameter of the state's mix node.
+    let parameters = &report["glb"]["layered"]["Waving"]["machine_parameters"];
+    assert_eq!(parameters, &serde_json::json!({"parameters/Waving/mix1/blend_amount": true}));
+    let bones = &report["glb"]["layered"]["Waving"]["bones"];
+    let angles = |bone: &str| (bones[bone]["to_base"].as_f64().unwrap(), bones[bone]["to_layer"].as_f64().unwrap());
+    // (Godot's own blending leaves up to 0.7 mrad on a bone one clip alone sets; the clips differ
+    // by 0.03 to 0.8 rad on these bones.)
+    for bone in ["UpperArm.R", "LowerArm.R", "Chest"] {
+        let (to_base, to_layer) = angles(bone);
+        assert!(to_layer < 2e-3 && to_base > 0.02, "{bone}: {to_base} rad from Walk, {to_layer} rad from Wave");
+    }
+    for bone in ["UpperLeg.R", "LowerLeg.R", "Foot.L"] {
+        let (to_base, to_layer) = angles(bone);
+        assert!(to_base < 2e-3 && to_layer > 0.02, "{bone}: {to_base} rad from Walk, {to_layer} rad from Wave");
+    }
+}
+
+#[test]
+fn godot_filters_name_the_bones_of_a_skeleton_under_an_armature_with_mixamo_names() {
+    // The character as Blender writes a Mixamo rig: its skeleton under an `Armature` node, joints
+    // named `mixamorig:…` (Godot makes the `:` of a bone name `_`).
+    let dir = TempDir::new("godot-mixamo");
+    let bytes = std::fs::read(repo_root().join("assets/mannequin.glb")).unwrap();
+    let rig = devtools::rigs::make_from(&bytes, &["Foot.L", "Foot.R"], true, devtools::rigs::RigVariant::Mixamo);
+    let glb = dir.write("mixamo.glb", &rig.unwrap());
+    let profile = repo_root().join("docs/examples/locomotion.json");
+    let text = export(&dir, "mixamo", &[glb.to_str().unwrap(), "--profile", profile.to_str().unwrap()]);
+    let args = ["--glb", glb.to_str().unwrap(), "--layered", "Waving"];
+    let Some(report) = check(&dir.path().join("mixamo.tres"), &args, &dir.path().join("godot-home")) else { return };
+    let model = devtools::load(&glb);
+    let names: Vec<String> = model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let machine = import_godot(&text, &refs).unwrap();
+    // Every filter path a bone of Godot's skeleton (in assert_reads), here under the armature.
+    assert_reads(&report, &machine, &refs);
+    let waving = states(&report).into_iter().find(|s| s["name"] == "Waving").unwrap();
+    let filters: Vec<&str> =
+        tree_node(waving, "mix1")["filters"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(filters.contains(&"Armature/Skeleton3D:mixamorig_UpperArm.L"), "{filters:?}");
+    assert_eq!(filters.len(), 12, "{filters:?}");
+    let bones = &report["glb"]["layered"]["Waving"]["bones"];
+    assert!(bones["mixamorig_UpperArm.R"]["to_layer"].as_f64().unwrap() < 2e-3, "{bones}");
+    assert!(bones["mixamorig_LowerLeg.R"]["to_base"].as_f64().unwrap() < 2e-3, "{bones}");
 }

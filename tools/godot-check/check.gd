@@ -1,7 +1,7 @@
 # Loads animtune's Godot export with Godot's own code and prints what Godot read, as JSON.
 #
 #   godot --headless --script tools/godot-check/check.gd -- FILE.tres [--glb MODEL.glb]
-#       [--travel FROM,TO] [--condition NAME] [--auto FROM,TO,NAME=VALUE ...]
+#       [--travel FROM,TO] [--condition NAME] [--auto FROM,TO,NAME=VALUE ...] [--layered STATE ...]
 #
 # FILE.tres goes through ResourceLoader.load (Godot's text resource parser). Every error Godot
 # logs while the check runs (parse errors included) is caught by a Logger and listed in
@@ -15,7 +15,14 @@
 # the tree in FROM with the expression input NAME (a property of the tree's
 # advance_expression_base_node) at VALUE and advances until it reaches TO (at most half a second),
 # reporting where it is: Godot evaluating the advance expressions as animtune meant them. Every
-# advance_expression is also parsed with Godot's Expression. Run by tests/godot.rs (.tools/godot/godot,
+# advance_expression is also parsed with Godot's Expression. A layered state (an
+# AnimationNodeBlendTree) reports its nodes (class, animation, filters, the blend_amount metadata),
+# its connections, and, with --glb, the bone each filter path names in the Skeleton3D the
+# GLTFDocument built (-1: none). Each --layered STATE plays that state's blend tree alone in an
+# AnimationTree (each mix node's blend_amount set from its metadata, as a game does) for 20 frames,
+# and the base clip alone and the last layer's clip alone the same way: per bone, the angle in
+# radians between the blend tree's rotation and each of the two; and whether each blend_amount
+# is a parameter of a tree playing the whole machine at parameters/STATE/mixN/blend_amount. Run by tests/godot.rs (.tools/godot/godot,
 # installed by scripts/install-godot.sh).
 extends SceneTree
 
@@ -48,6 +55,8 @@ class Catch:
 var catch := Catch.new()
 # The resource as ResourceLoader.load returned it (null when it could not).
 var machine: Resource = null
+# The character GLTFDocument built (with --glb), under the root: the AnimationTree's root node.
+var scene: Node = null
 
 
 # The file is loaded here and checked in the first frame: Godot finishes some of a loaded
@@ -77,6 +86,7 @@ func check(args: PackedStringArray) -> Dictionary:
 	var travel := PackedStringArray()
 	var condition := ""
 	var autos := []
+	var layered := []
 	var i := 1
 	while i < args.size():
 		if args[i] == "--glb" and i + 1 < args.size():
@@ -87,6 +97,8 @@ func check(args: PackedStringArray) -> Dictionary:
 			condition = args[i + 1]
 		elif args[i] == "--auto" and i + 1 < args.size():
 			autos.append(args[i + 1])
+		elif args[i] == "--layered" and i + 1 < args.size():
+			layered.append(args[i + 1])
 		else:
 			push_error("unknown argument %s" % args[i])
 		i += 2
@@ -96,10 +108,12 @@ func check(args: PackedStringArray) -> Dictionary:
 	report["class"] = machine.get_class()
 	if not machine is AnimationNodeStateMachine:
 		return report
+	if glb != "":
+		scene = load_scene(glb)
 	report["states"] = states(machine)
 	report["transitions"] = transitions(machine)
-	if glb != "":
-		report["glb"] = model(machine, glb, travel, condition, autos)
+	if scene != null:
+		report["glb"] = model(machine, travel, condition, autos, layered)
 	return report
 
 
@@ -128,8 +142,49 @@ func states(machine: AnimationNodeStateMachine) -> Array:
 			var hi = node.max_space
 			state["min_space"] = [lo.x, lo.y] if lo is Vector2 else [lo]
 			state["max_space"] = [hi.x, hi.y] if hi is Vector2 else [hi]
+		elif node is AnimationNodeBlendTree:
+			state["nodes"] = tree_nodes(node)
+			var connections := []
+			var list: Array = node.get("node_connections")
+			for c in range(0, list.size() - 2, 3):
+				connections.append("%s:%d:%s" % [list[c], list[c + 1], list[c + 2]])
+			state["connections"] = connections
 		out.append(state)
 	return out
+
+
+# A blend tree's nodes by name (Godot's `output` included): class, animation, filters with the
+# bone each names, and the blend_amount metadata.
+func tree_nodes(tree: AnimationNodeBlendTree) -> Array:
+	var out := []
+	for property in tree.get_property_list():
+		var key: String = property["name"]
+		if not (key.begins_with("nodes/") and key.ends_with("/node")):
+			continue
+		var name := key.trim_prefix("nodes/").trim_suffix("/node")
+		var node: AnimationNode = tree.get_node(name)
+		var entry := {"name": name, "class": node.get_class(), "filter_enabled": node.filter_enabled}
+		if node is AnimationNodeAnimation:
+			entry["animation"] = String(node.animation)
+		var filters := []
+		for path in node.get("filters"):
+			filters.append({"path": String(path), "bone": bone_of(path)})
+		entry["filters"] = filters
+		entry["blend_amount"] = node.get_meta("blend_amount") if node.has_meta("blend_amount") else null
+		out.append(entry)
+	return out
+
+
+# The index of the bone a filter path names in the character's Skeleton3D (-1: no such bone or
+# node, or no character loaded): the node part from the AnimationTree's root node, the bone the
+# subname.
+func bone_of(path: NodePath) -> int:
+	if scene == null:
+		return -1
+	var node := scene.get_node_or_null(NodePath(path.get_concatenated_names()))
+	if not node is Skeleton3D:
+		return -1
+	return node.find_bone(path.get_concatenated_subnames())
 
 
 func transitions(machine: AnimationNodeStateMachine) -> Array:
@@ -163,24 +218,21 @@ func transitions(machine: AnimationNodeStateMachine) -> Array:
 	return out
 
 
-# The model through the runtime GLTFDocument: its animations, the machine's clip names it lacks,
-# and (with `travel`) an AnimationTree playing the machine on its AnimationPlayer.
-func model(machine: AnimationNodeStateMachine, path: String, travel: PackedStringArray, condition: String,
-		autos: Array) -> Dictionary:
-	var out := {}
+# The model through the runtime GLTFDocument, added under the root (null when it cannot be loaded).
+func load_scene(path: String) -> Node:
 	var document := GLTFDocument.new()
 	var state := GLTFState.new()
 	var err := document.append_from_file(path, state)
 	if err != OK:
 		push_error("GLTFDocument.append_from_file(%s): %s" % [path, error_string(err)])
-		return out
-	var scene: Node = document.generate_scene(state)
-	if scene == null:
+		return null
+	var built: Node = document.generate_scene(state)
+	if built == null:
 		push_error("GLTFDocument.generate_scene returned null")
-		return out
+		return null
 	# The editor build's GLTFDocument makes ImporterMeshInstance3D nodes; Godot's scene importer
 	# turns them into MeshInstance3D, which the blend shape tracks need. Do the same.
-	for node in scene.find_children("*", "ImporterMeshInstance3D", true, false):
+	for node in built.find_children("*", "ImporterMeshInstance3D", true, false):
 		var mesh_instance := MeshInstance3D.new()
 		mesh_instance.name = node.name
 		mesh_instance.transform = node.transform
@@ -189,7 +241,16 @@ func model(machine: AnimationNodeStateMachine, path: String, travel: PackedStrin
 		mesh_instance.skeleton = node.skeleton_path
 		node.replace_by(mesh_instance)
 		node.free()
-	root.add_child(scene)
+	root.add_child(built)
+	return built
+
+
+# The model's animations, the machine's clip names it lacks, and (with `travel`) an AnimationTree
+# playing the machine on its AnimationPlayer.
+func model(machine: AnimationNodeStateMachine, travel: PackedStringArray, condition: String, autos: Array,
+		layered: Array) -> Dictionary:
+	var out := {}
+	var path := String(scene.name)
 	var players := scene.find_children("*", "AnimationPlayer", true, false)
 	if players.is_empty():
 		push_error("no AnimationPlayer in %s" % path)
@@ -213,7 +274,10 @@ func model(machine: AnimationNodeStateMachine, path: String, travel: PackedStrin
 	for auto in autos:
 		auto_runs.append(auto_run(machine, player, auto))
 	out["auto"] = auto_runs
-	scene.queue_free()
+	var layered_runs := {}
+	for name in layered:
+		layered_runs[name] = layered_play(machine, player, name)
+	out["layered"] = layered_runs
 	return out
 
 
@@ -228,6 +292,10 @@ func clip_names(machine: AnimationNodeStateMachine) -> Array:
 				var point = node.get_blend_point_node(p)
 				if point is AnimationNodeAnimation:
 					names.append(String(point.animation))
+		elif node is AnimationNodeBlendTree:
+			for entry in tree_nodes(node):
+				if entry.has("animation"):
+					names.append(entry["animation"])
 	return names
 
 
@@ -270,7 +338,7 @@ func play(machine: AnimationNodeStateMachine, player: AnimationPlayer, from: Str
 
 # An AnimationTree playing `machine` on `player`'s libraries, advanced by hand, its advance
 # expressions reading an Inputs node.
-func animation_tree(machine: AnimationNodeStateMachine, player: AnimationPlayer) -> AnimationTree:
+func animation_tree(machine: AnimationRootNode, player: AnimationPlayer) -> AnimationTree:
 	var tree := AnimationTree.new()
 	player.get_parent().add_child(tree)
 	tree.root_node = tree.get_path_to(player.get_node(player.root_node))
@@ -312,4 +380,63 @@ func auto_run(machine: AnimationNodeStateMachine, player: AnimationPlayer, spec:
 	var out := {"from": parts[0], "input": input[0], "value": value, "current": String(playback.get_current_node()),
 		"secs": frames * step}
 	tree.queue_free()
+	return out
+
+
+# Play layered state `name`'s blend tree, its base clip alone and its last layer's clip alone, each
+# in its own AnimationTree for 20 frames from the bones' rest pose; per bone, the angles (radians)
+# between the blend tree's rotation and the base's and the layer's.
+func layered_play(machine: AnimationNodeStateMachine, player: AnimationPlayer, name: String) -> Dictionary:
+	if not machine.has_node(name) or not machine.get_node(name) is AnimationNodeBlendTree:
+		push_error("--layered %s: not a blend-tree state" % name)
+		return {}
+	var blend: AnimationNodeBlendTree = machine.get_node(name)
+	var layer := ""
+	var last_mix := ""
+	for entry in tree_nodes(blend):
+		if entry["name"].begins_with("layer") and entry["name"] > layer:
+			layer = entry["name"]
+			last_mix = "mix" + layer.trim_prefix("layer")
+	var skeleton: Skeleton3D = scene.find_children("*", "Skeleton3D", true, false)[0]
+	var amounts := {}
+	for entry in tree_nodes(blend):
+		if entry["blend_amount"] != null:
+			amounts["parameters/%s/blend_amount" % entry["name"]] = entry["blend_amount"]
+	var mixed := pose_after(blend, player, skeleton, amounts)
+	var base := AnimationNodeAnimation.new()
+	base.animation = blend.get_node("base").animation
+	var over := AnimationNodeAnimation.new()
+	over.animation = blend.get_node(layer).animation
+	var base_pose := pose_after(base, player, skeleton, {})
+	var layer_pose := pose_after(over, player, skeleton, {})
+	# The same parameters as a game sets them on the tree playing the whole machine.
+	var machine_tree := animation_tree(machine, player)
+	var machine_parameters := {}
+	for key in amounts:
+		var path: String = key.replace("parameters/", "parameters/%s/" % name)
+		machine_parameters[path] = machine_tree.get(path) != null
+	machine_tree.get_parent().remove_child(machine_tree)
+	machine_tree.free()
+	var bones := {}
+	for b in skeleton.get_bone_count():
+		bones[skeleton.get_bone_name(b)] = {"to_base": mixed[b].angle_to(base_pose[b]),
+			"to_layer": mixed[b].angle_to(layer_pose[b])}
+	return {"layer": layer, "base_clip": String(base.animation), "layer_clip": String(over.animation),
+		"frames": 20, "bones": bones, "machine_parameters": machine_parameters}
+
+
+# Every bone's rotation after `node` has played 20 frames at 60 Hz on `player`'s animations from
+# the rest pose, with the tree parameters `parameters` set.
+func pose_after(node: AnimationRootNode, player: AnimationPlayer, skeleton: Skeleton3D, parameters: Dictionary) -> Array:
+	skeleton.reset_bone_poses()
+	var tree := animation_tree(node, player)
+	for key in parameters:
+		tree.set(key, parameters[key])
+	for frame in 20:
+		tree.advance(1.0 / 60.0)
+	var out := []
+	for b in skeleton.get_bone_count():
+		out.append(skeleton.get_bone_pose_rotation(b))
+	tree.get_parent().remove_child(tree)
+	tree.free()
 	return out

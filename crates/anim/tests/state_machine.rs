@@ -461,9 +461,9 @@ fn godot_export_writes_the_resource_godot_reads() {
     let m = full_machine();
     let text = anim::state_machine::export_godot(&m, &CLIP_NAMES).unwrap();
     let sub_resources = text.matches("[sub_resource ").count();
-    // 4 clip states + 1 layered + 3 + 3 blend points + 2 spaces + start + 7 transitions + 2 curves
+    // 4 clip states + a layered state's tree of 6 (the tree, base, 2 layer clips, 2 mixes) + 3 + 3 blend points + 2 spaces + start + 7 transitions + 2 curves
     // (the two transitions that are not linear).
-    assert_eq!(sub_resources, 4 + 1 + 6 + 2 + 1 + 7 + 2);
+    assert_eq!(sub_resources, 4 + 6 + 6 + 2 + 1 + 7 + 2);
     let header = format!("[gd_resource type=\"AnimationNodeStateMachine\" load_steps={} format=3]", sub_resources + 1);
     assert!(text.starts_with(&header), "{}", &text[..80]);
     for line in [
@@ -484,6 +484,11 @@ fn godot_export_writes_the_resource_godot_reads() {
         "advance_mode = 1",
         "priority = 0",
         "states/Wave/position = Vector2(-200.0, 120.5)",
+        "states/Wave/node = SubResource(\"AnimationNodeBlendTree_s6\")",
+        "[sub_resource type=\"AnimationNodeBlend2\" id=\"AnimationNodeBlend2_s6_1\"]",
+        "[sub_resource type=\"AnimationNodeAdd2\" id=\"AnimationNodeAdd2_s6_2\"]",
+        "metadata/blend_amount = 0.25",
+        "node_connections = [&\"mix1\", 0, &\"base\", &\"mix1\", 1, &\"layer1\", &\"mix2\", 0, &\"mix1\", &\"mix2\", 1, &\"layer2\", &\"output\", 0, &\"mix2\"]",
         "; Idle -> Jump: Godot has no dead blending; a cross-fade of the same length.",
     ] {
         assert!(text.lines().any(|l| l == line), "missing `{line}` in\n{text}");
@@ -537,6 +542,61 @@ fn a_godot_export_imports_back_to_the_same_machine() {
 }
 
 #[test]
+fn a_layered_states_masks_and_painted_weights_survive_the_godot_round_trip() {
+    let mut m = full_machine();
+    let mut layered = m.states()[6].clone();
+    let StateMotion::Layered(motion) = &mut layered.motion else { panic!("state 6 is layered") };
+    motion.layers[0].mask = vec!["upper-body".into(), "Neck".into()];
+    motion.layers[1].joint_weights = vec![
+        anim::state_machine::PaintedJoint { joint: "Spine".into(), weight: 0.25, subtree: true },
+        anim::state_machine::PaintedJoint { joint: "Head".into(), weight: 0.0, subtree: false },
+    ];
+    layered.name = "Masked".into();
+    m.add_state(layered);
+    m.validate().unwrap();
+    let text = anim::state_machine::export_godot(&m, &CLIP_NAMES).unwrap();
+    assert!(
+        text.contains("; animtune layer_paint state=\"Masked\" layer=1 joint=\"Spine\" weight=0.25 subtree=true"),
+        "{text}"
+    );
+    // Without the model the masks are not resolved to bones: no filter, and a comment saying so.
+    assert!(text.contains("; Layer 1: its mask was not resolved to bones; over the whole body here."));
+    assert_eq!(anim::state_machine::import_godot(&text, &CLIP_NAMES).unwrap(), m);
+}
+
+#[test]
+fn godot_filters_hold_the_bones_a_layer_weighs_half_or_more() {
+    let mut m = full_machine();
+    let StateMotion::Layered(mut motion) = m.states()[6].motion.clone() else { panic!("state 6 is layered") };
+    motion.layers[0].mask = vec!["Arm".into()];
+    m.add_state(State { name: "Masked".into(), motion: StateMotion::Layered(motion), position: Vec2::ZERO });
+    let masked = m.find_state("Masked").unwrap();
+    let bones = |state, layer| {
+        (state == masked && layer == 0).then(|| {
+            [
+                ("Skeleton3D:UpperArm.L", 1.0),
+                ("Skeleton3D:Hand.L", 0.5),
+                ("Skeleton3D:Hips", 0.25),
+                ("Skeleton3D:Head", 0.0),
+            ]
+            .map(|(path, weight)| anim::state_machine::GodotBone { path: path.into(), weight })
+            .to_vec()
+        })
+    };
+    let text = anim::state_machine::export_godot_with_bones(&m, &CLIP_NAMES, &bones).unwrap();
+    let blend = text.split("id=\"AnimationNodeBlend2_s7_1\"]\n").nth(1).unwrap();
+    assert!(
+        blend.starts_with("filter_enabled = true\nfilters = [NodePath(\"Skeleton3D:UpperArm.L\"), NodePath(\"Skeleton3D:Hand.L\")]\nmetadata/blend_amount = 0.5\n"),
+        "{blend}"
+    );
+    assert!(
+        text.contains("Weights between 0 and 1: Skeleton3D:Hand.L 0.5 (in), Skeleton3D:Hips 0.25 (out)."),
+        "{text}"
+    );
+    assert_eq!(anim::state_machine::import_godot(&text, &CLIP_NAMES).unwrap(), m);
+}
+
+#[test]
 fn a_godot_file_without_animtunes_comments_imports_what_godot_expresses() {
     let m = full_machine();
     let text = anim::state_machine::export_godot(&m, &CLIP_NAMES).unwrap();
@@ -556,7 +616,11 @@ fn a_godot_file_without_animtunes_comments_imports_what_godot_expresses() {
     assert!(back.find_param("jump").is_none(), "the trigger was on the Idle -> Jump edge Godot does not hold");
     assert!(matches!(back.param(back.find_param("grounded").unwrap()).unwrap().kind, ParamKind::Bool(_)));
     assert!(back.find_param("event_plant").is_some());
-    assert!(matches!(back.states()[6].motion, StateMotion::Clip(IDLE)), "a layered state reads as its base");
+    // The layered state from Godot's blend tree: the base, each mix node's kind and weight.
+    let StateMotion::Layered(wave) = &back.states()[6].motion else { panic!("{:?}", back.states()[6]) };
+    assert_eq!(wave.base, IDLE);
+    let layers: Vec<_> = wave.layers.iter().map(|l| (l.clip, l.weight, l.additive)).collect();
+    assert_eq!(layers, [(JUMP, 0.5, false), (RUN, 0.25, true)]);
 }
 
 #[test]

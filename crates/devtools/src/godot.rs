@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use anim::state_machine::{Condition, StateMachine, StateMotion, StateTransition, TransitionFrom};
+use anim::state_machine::{Condition, LayeredMotion, StateMachine, StateMotion, StateTransition, TransitionFrom};
 use serde_json::Value;
 
 use crate::ci::{repo_root, skip};
@@ -101,7 +101,7 @@ fn expected_transitions(machine: &StateMachine) -> Vec<(String, String, Option<&
 }
 
 /// Godot read `machine` (exported with `clip_names`): its states by name with their clips, blend
-/// points and sync; its transitions in order with their fade times, curves, switch and advance
+/// points and sync, layered states' blend trees ([`tree_node`]: nodes, connections, filters); its transitions in order with their fade times, curves, switch and advance
 /// modes, conditions (expressions that Godot's `Expression` parses) and priorities.
 ///
 /// # Panics
@@ -120,9 +120,7 @@ pub fn assert_reads(report: &Value, machine: &StateMachine, clip_names: &[&str])
                 assert_eq!(godot["class"], "AnimationNodeAnimation", "{}", state.name);
                 assert_eq!(godot["animation"].as_str(), clip(*c), "{}", state.name);
             }
-            StateMotion::Layered(layered) => {
-                assert_eq!(godot["animation"].as_str(), clip(layered.base), "{}: the base clip", state.name);
-            }
+            StateMotion::Layered(layered) => assert_layered(godot, layered, clip_names, &state.name),
             StateMotion::BlendSpace(space) => {
                 let class = if space.two_d { "AnimationNodeBlendSpace2D" } else { "AnimationNodeBlendSpace1D" };
                 assert_eq!(godot["class"], class, "{}", state.name);
@@ -164,6 +162,57 @@ pub fn assert_reads(report: &Value, machine: &StateMachine, clip_names: &[&str])
         };
         assert_transition(g, machine, t, &format!("{from} -> {to}"));
     }
+}
+
+/// Godot's node named `name` in a blend-tree state of the report.
+///
+/// # Panics
+/// When the state has no such node.
+pub fn tree_node<'a>(godot: &'a Value, name: &str) -> &'a Value {
+    godot["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["name"] == name))
+        .unwrap_or_else(|| panic!("{}: Godot has no node {name}", godot["name"]))
+}
+
+/// A layered state is an `AnimationNodeBlendTree` as `godot.rs` writes it: `base` plays the base
+/// clip, `layerN` each layer's clip into `mixN` (a `Blend2`, or `Add2` when additive, with the
+/// layer's weight as its `blend_amount` metadata), each mix on the one before and the last on
+/// `output`; every filter path names a bone of Godot's skeleton.
+fn assert_layered(godot: &Value, layered: &LayeredMotion, clip_names: &[&str], state: &str) {
+    assert_eq!(godot["class"], "AnimationNodeBlendTree", "{state}");
+    let clip = |c: anim::ClipId| clip_names.get(c.index()).copied();
+    let base = tree_node(godot, "base");
+    assert_eq!(
+        (base["class"].as_str(), base["animation"].as_str()),
+        (Some("AnimationNodeAnimation"), clip(layered.base))
+    );
+    let mut connections = Vec::new();
+    let mut previous = "base".to_owned();
+    for (l, layer) in layered.layers.iter().enumerate() {
+        let n = l + 1;
+        let node = tree_node(godot, &format!("layer{n}"));
+        assert_eq!(node["animation"].as_str(), clip(layer.clip), "{state}: layer{n}");
+        let mix = tree_node(godot, &format!("mix{n}"));
+        let class = if layer.additive { "AnimationNodeAdd2" } else { "AnimationNodeBlend2" };
+        assert_eq!(mix["class"], class, "{state}: mix{n}");
+        let amount = mix["blend_amount"].as_f64().unwrap_or(f64::NAN);
+        assert!((amount - f64::from(layer.weight)).abs() < 1e-6, "{state}: mix{n} blend_amount {amount}");
+        let masked = !layer.mask.is_empty() || !layer.joint_weights.is_empty();
+        assert_eq!(mix["filter_enabled"], masked, "{state}: mix{n} filters a masked layer only");
+        for filter in mix["filters"].as_array().map_or(&[][..], Vec::as_slice) {
+            assert_eq!(filter["bone"].as_i64().map(|b| b >= 0), Some(true), "{state}: mix{n}: {filter} is no bone");
+        }
+        connections.push(format!("mix{n}:0:{previous}"));
+        connections.push(format!("mix{n}:1:layer{n}"));
+        previous = format!("mix{n}");
+    }
+    connections.push(format!("output:0:{previous}"));
+    let mut got: Vec<&str> =
+        godot["connections"].as_array().map_or(&[][..], Vec::as_slice).iter().filter_map(Value::as_str).collect();
+    got.sort_unstable();
+    connections.sort_unstable();
+    assert_eq!(got, connections, "{state}: Godot's connections");
 }
 
 /// One of Godot's transitions is `t`.

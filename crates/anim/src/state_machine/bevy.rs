@@ -102,7 +102,20 @@ const GODOT_LIMITS: &[(&str, &str)] = &[
     ("any-state transitions", "one entry per state in `transitions`, sharing one transition sub-resource"),
     ("triggers", "an `advance_condition` the game sets and clears"),
     ("clip events as conditions", "`event_NAME` in `advance_expression`: a property the game sets from a method track"),
-    ("layered states", "the base clip; the layers in a comment"),
+    (
+        "layered states",
+        "an `AnimationNodeBlendTree`: per layer a `Blend2` (override) or `Add2` (additive) filtered to its mask's bones; \
+         the weight as each mix node's `metadata/blend_amount`, for the game to set as its `blend_amount` parameter \
+         (Godot starts it at 0)",
+    ),
+    (
+        "painted joint weights between 0 and 1",
+        "on or off per bone in the layer's `filters`: 0.5 or more in, under 0.5 out (the bones between listed in a comment)",
+    ),
+    (
+        "additive layers",
+        "`Add2` adds the clip's difference from the bones' rest pose, animtune its difference from the clip's first frame",
+    ),
     ("at end and sync together", "at end (`switch_mode = 2`)"),
     ("at end", "`switch_mode = 2`: Godot starts the fade `xfade_time` before the clip ends, animtune when it ends"),
     (

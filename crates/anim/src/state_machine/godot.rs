@@ -1,7 +1,9 @@
 //! Godot 4 export: an `AnimationNodeStateMachine` text resource (`.tres`, `format=3`) as
 //! Godot's editor writes it — one `AnimationNodeAnimation` per clip state (named as the
 //! glTF importer names the file's animations: the caller passes the names), blend spaces as
-//! `AnimationNodeBlendSpace1D/2D`, transitions as `AnimationNodeStateMachineTransition` with
+//! `AnimationNodeBlendSpace1D/2D`, layered states as an `AnimationNodeBlendTree` (the base clip,
+//! then each layer through an `AnimationNodeBlend2` or `AnimationNodeAdd2` filtered to the bones
+//! its mask covers: [`export_godot_with_bones`]), transitions as `AnimationNodeStateMachineTransition` with
 //! `xfade_time`, `xfade_curve` (the easing sampled into a `Curve`), `switch_mode`,
 //! `advance_mode`, `advance_condition` / `advance_expression` and `priority`, and the
 //! `transitions = [from, to, SubResource(…), …]` list.
@@ -15,7 +17,8 @@ use std::fmt::Write as _;
 use thiserror::Error;
 
 use super::{
-    Condition, Interruption, ParamKind, StateMachine, StateMachineError, StateMotion, StateTransition, TransitionFrom,
+    Condition, Interruption, LayerMotion, ParamKind, StateId, StateMachine, StateMachineError, StateMotion,
+    StateTransition, TransitionFrom,
 };
 use crate::crossfade::TransitionKind;
 use crate::interp::Easing;
@@ -66,6 +69,34 @@ pub enum GodotError {
 /// When the machine does not validate, a clip has no name, or a name holds characters a
 /// resource path cannot (`/`, `:`, quotes, `=`, brackets, newlines) or is `Start`/`End`.
 pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<String, GodotError> {
+    export_godot_with_bones(machine, clip_names, &|_, _| None)
+}
+
+/// One bone a layer of a layered state covers, as a Godot filter names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GodotBone {
+    /// The bone's track path from the `AnimationTree`'s root node, as Godot's glTF importer
+    /// makes it ([`godot_bone_paths`]): `Skeleton3D:UpperArm.L`.
+    pub path: String,
+    /// The layer's mask weight on the bone, 0–1 (its mask and painted weights resolved; the
+    /// layer's own weight not included).
+    pub weight: f32,
+}
+
+/// [`export_godot`] with each layer's mask resolved to bones: `layer_bones(state, layer)` is
+/// every skeleton bone with its mask weight for a masked or painted layer, `None` for a layer
+/// over the whole body (or when the mask cannot be resolved: the layer is then written
+/// unfiltered, with a comment). An override layer is an `AnimationNodeBlend2`, an additive one
+/// an `AnimationNodeAdd2`, filtered to the bones whose weight is 0.5 or more (Godot's filters
+/// are on or off per track).
+///
+/// # Errors
+/// As [`export_godot`].
+pub fn export_godot_with_bones(
+    machine: &StateMachine,
+    clip_names: &[&str],
+    layer_bones: &dyn Fn(StateId, usize) -> Option<Vec<GodotBone>>,
+) -> Result<String, GodotError> {
     machine.validate()?;
     check_names(machine)?;
     let clip_name = |state: &str, clip: crate::ClipId| {
@@ -115,24 +146,14 @@ pub fn export_godot(machine: &StateMachine, clip_names: &[&str]) -> Result<Strin
                 state_nodes.push(id);
             }
             StateMotion::Layered(layered) => {
-                let id = format!("AnimationNodeAnimation_s{s}");
-                body.push_str("; Layered state: written as its base clip (a BlendTree with Blend2/Add2 nodes would\n");
-                body.push_str("; hold the layers; not written yet). The layers, for animtune's importer:\n");
-                let mut layers = String::new();
+                let mut names = Vec::with_capacity(layered.layers.len());
                 for layer in &layered.layers {
-                    let _ = write!(
-                        layers,
-                        "{}{}:{}:{}",
-                        if layers.is_empty() { "" } else { "|" },
-                        clip_name(&state.name, layer.clip)?,
-                        fnum(layer.weight),
-                        if layer.additive { "add" } else { "override" }
-                    );
+                    names.push(clip_name(&state.name, layer.clip)?);
                 }
-                let _ = writeln!(body, "; animtune layered state={} layers={}", quote(&state.name), quote(&layers));
-                animation_node(&mut body, &id, clip_name(&state.name, layered.base)?);
-                sub_resources += 1;
-                state_nodes.push(id);
+                let base = clip_name(&state.name, layered.base)?;
+                let bones = |layer: usize| layer_bones(StateId::from_len(s), layer);
+                sub_resources += blend_tree(&mut body, s, &state.name, base, &layered.layers, &names, &bones);
+                state_nodes.push(format!("AnimationNodeBlendTree_s{s}"));
             }
             StateMotion::BlendSpace(space) => {
                 let mut points = Vec::with_capacity(space.points.len());
@@ -249,6 +270,165 @@ fn pair_entries(machine: &StateMachine) -> Vec<PairEntry<'_>> {
         entries[i].kept = !rival;
     }
     entries
+}
+
+/// Weight at or above which a bone is in a layer's Godot filter: the nearest of on and off to a
+/// painted weight between 0 and 1.
+pub const FILTER_THRESHOLD: f32 = 0.5;
+
+/// Write layered state `s` as an `AnimationNodeBlendTree` (its nodes first): `base` plays the
+/// base clip; layer `n` (1-based) is `layerN` playing its clip into `mixN`, a `Blend2` (override)
+/// or `Add2` (additive) whose input 0 is the previous mix (or `base`) and input 1 `layerN`,
+/// filtered to the layer's bones; the last mix goes to `output`. Returns the sub-resources written.
+fn blend_tree(
+    out: &mut String,
+    s: usize,
+    state: &str,
+    base: &str,
+    layers: &[LayerMotion],
+    clip_names: &[&str],
+    layer_bones: &dyn Fn(usize) -> Option<Vec<GodotBone>>,
+) -> usize {
+    out.push_str("; Layered state: a BlendTree. `base` plays the base clip; each layer's clip goes over it in\n");
+    out.push_str("; order through a Blend2 (override) or an Add2 (additive), filtered to the bones its mask covers.\n");
+    out.push_str("; A layer's weight is its mix node's blend_amount, a parameter of the AnimationTree (0 until\n");
+    out.push_str("; set): set parameters/STATE/mixN/blend_amount to the node's metadata/blend_amount.\n");
+    let mut layer_text = String::new();
+    for (layer, name) in layers.iter().zip(clip_names) {
+        let _ = write!(
+            layer_text,
+            "{}{name}:{}:{}",
+            if layer_text.is_empty() { "" } else { "|" },
+            fnum(layer.weight),
+            if layer.additive { "add" } else { "override" }
+        );
+    }
+    let _ = writeln!(out, "; animtune layered state={} layers={}", quote(state), quote(&layer_text));
+    for (l, layer) in layers.iter().enumerate() {
+        for joint in &layer.mask {
+            let _ = writeln!(out, "; animtune layer_mask state={} layer={l} joint={}", quote(state), quote(joint));
+        }
+        for painted in &layer.joint_weights {
+            let _ = writeln!(
+                out,
+                "; animtune layer_paint state={} layer={l} joint={} weight={} subtree={}",
+                quote(state),
+                quote(&painted.joint),
+                fnum(painted.weight),
+                painted.subtree
+            );
+        }
+    }
+    let mut count = 0;
+    animation_node(out, &format!("AnimationNodeAnimation_s{s}"), base);
+    count += 1;
+    for (l, (layer, name)) in layers.iter().zip(clip_names).enumerate() {
+        let n = l + 1;
+        animation_node(out, &format!("AnimationNodeAnimation_s{s}_{n}"), name);
+        let masked = !layer.mask.is_empty() || !layer.joint_weights.is_empty();
+        let bones = if masked { layer_bones(l) } else { None };
+        if masked && bones.is_none() {
+            let _ = writeln!(out, "; Layer {n}: its mask was not resolved to bones; over the whole body here.");
+        }
+        if layer.additive {
+            let _ = writeln!(
+                out,
+                "; Layer {n}: Godot's Add2 adds the clip's difference from the bones' rest pose; animtune adds its\n\
+                 ; difference from the clip's first frame (the same when the clip starts at the rest pose)."
+            );
+        }
+        if let Some(bones) = &bones {
+            let partial: Vec<String> = bones
+                .iter()
+                .filter(|b| b.weight > 0.0 && b.weight < 1.0)
+                .map(|b| {
+                    let side = if b.weight >= FILTER_THRESHOLD { "in" } else { "out" };
+                    format!("{} {} ({side})", b.path, fnum(b.weight))
+                })
+                .collect();
+            if !partial.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "; Layer {n}: Godot's filters are on or off per bone: a weight of 0.5 or more is in the filter,\n\
+                     ; under 0.5 out. Weights between 0 and 1: {}.",
+                    partial.join(", ")
+                );
+            }
+        }
+        let kind = if layer.additive { "AnimationNodeAdd2" } else { "AnimationNodeBlend2" };
+        let _ = writeln!(out, "[sub_resource type=\"{kind}\" id=\"{kind}_s{s}_{n}\"]");
+        if let Some(bones) = &bones {
+            let filters: Vec<String> = bones
+                .iter()
+                .filter(|b| b.weight >= FILTER_THRESHOLD)
+                .map(|b| format!("NodePath({})", quote(&b.path)))
+                .collect();
+            let _ = writeln!(out, "filter_enabled = true\nfilters = [{}]", filters.join(", "));
+        }
+        let _ = writeln!(out, "metadata/blend_amount = {}\n", fnum(layer.weight));
+        count += 2;
+    }
+    let _ = writeln!(out, "[sub_resource type=\"AnimationNodeBlendTree\" id=\"AnimationNodeBlendTree_s{s}\"]");
+    let _ = writeln!(out, "nodes/base/node = SubResource(\"AnimationNodeAnimation_s{s}\")");
+    let _ = writeln!(out, "nodes/base/position = {}", vector2(0.0, 0.0));
+    let mut connections = Vec::with_capacity(layers.len() + 1);
+    let mut previous = "base".to_owned();
+    for (l, layer) in layers.iter().enumerate() {
+        let n = l + 1;
+        let kind = if layer.additive { "AnimationNodeAdd2" } else { "AnimationNodeBlend2" };
+        let x = 200.0 * n as f32;
+        let _ = writeln!(out, "nodes/layer{n}/node = SubResource(\"AnimationNodeAnimation_s{s}_{n}\")");
+        let _ = writeln!(out, "nodes/layer{n}/position = {}", vector2(x, 160.0));
+        let _ = writeln!(out, "nodes/mix{n}/node = SubResource(\"{kind}_s{s}_{n}\")");
+        let _ = writeln!(out, "nodes/mix{n}/position = {}", vector2(x + 100.0, 0.0));
+        connections.push(format!("&\"mix{n}\", 0, &\"{previous}\", &\"mix{n}\", 1, &\"layer{n}\""));
+        previous = format!("mix{n}");
+    }
+    let _ = writeln!(out, "nodes/output/position = {}", vector2(200.0 * layers.len() as f32 + 300.0, 0.0));
+    connections.push(format!("&\"output\", 0, &\"{previous}\""));
+    let _ = writeln!(out, "node_connections = [{}]\n", connections.join(", "));
+    count + 1
+}
+
+/// Each node's track path as Godot's glTF importer names it from the `AnimationTree`'s root
+/// node, by node index: `Some("Skeleton3D:Bone")` for a skin's joint (the non-joint nodes above
+/// the skeleton's root joint, then the `Skeleton3D` node Godot makes there, then the bone, with
+/// `:` and `/` in a bone name made `_` as Godot does), `None` for other nodes. Every skin's
+/// joints are taken as one skeleton named `Skeleton3D` (Godot numbers a second one
+/// `Skeleton3D2`).
+pub fn godot_bone_paths(model: &crate::Model) -> Vec<Option<String>> {
+    let count = model.nodes().len();
+    let mut joint = vec![false; count];
+    for skin in model.skins() {
+        for j in &skin.joints {
+            if let Some(flag) = joint.get_mut(j.index()) {
+                *flag = true;
+            }
+        }
+    }
+    let is_joint = |n: crate::NodeId| joint.get(n.index()).copied().unwrap_or(false);
+    let sanitize = |name: String, bad: &[char]| -> String {
+        name.chars().map(|c| if bad.contains(&c) { '_' } else { c }).collect()
+    };
+    let mut paths = vec![None; count];
+    for node in model.node_ids().filter(|n| is_joint(*n)) {
+        // Up to the skeleton's root joint, then the non-joint nodes above it.
+        let mut root = node;
+        while let Some(parent) = model.hierarchy.parent(root).filter(|p| is_joint(*p)) {
+            root = parent;
+        }
+        let mut above = Vec::new();
+        let mut up = model.hierarchy.parent(root);
+        while let Some(parent) = up {
+            above.push(sanitize(model.node_name(parent), &['.', ':', '@', '/', '"', '%']));
+            up = model.hierarchy.parent(parent);
+        }
+        above.reverse();
+        above.push("Skeleton3D".to_owned());
+        let bone = sanitize(model.node_name(node), &[':', '/']);
+        paths[node.index()] = Some(format!("{}:{bone}", above.join("/")));
+    }
+    paths
 }
 
 fn animation_node(out: &mut String, id: &str, clip: &str) {

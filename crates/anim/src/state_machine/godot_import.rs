@@ -8,8 +8,8 @@ use glam::Vec2;
 
 use super::godot::{CURVE_POINTS, GodotError};
 use super::{
-    BlendSpaceMotion, BlendSpacePoint, Compare, Condition, Interruption, LayerMotion, LayeredMotion, ParamId,
-    ParamKind, State, StateId, StateMachine, StateMotion, StateTransition, TransitionFrom,
+    BlendSpaceMotion, BlendSpacePoint, Compare, Condition, Interruption, LayerMotion, LayeredMotion, PaintedJoint,
+    ParamId, ParamKind, State, StateId, StateMachine, StateMotion, StateTransition, TransitionFrom,
 };
 use crate::crossfade::TransitionKind;
 use crate::ids::ClipId;
@@ -101,12 +101,30 @@ pub fn import_godot(text: &str, clip_names: &[&str]) -> Result<StateMachine, God
         let section = find(&id).ok_or_else(|| parse_error(0, format!("no sub-resource \"{id}\"")))?;
         let position = resource.get(&format!("states/{name}/position")).and_then(vector2).unwrap_or(Vec2::ZERO);
         let motion = match section.kind.as_str() {
-            "AnimationNodeAnimation" => {
-                let base = node_clip(&id)?;
-                match metas.clone().find(|m| m.kind == "layered" && m.get("state") == Some(name)) {
-                    Some(meta) => StateMotion::Layered(LayeredMotion { base, layers: layers(meta, &clip)? }),
-                    None => StateMotion::Clip(base),
-                }
+            "AnimationNodeAnimation" => StateMotion::Clip(node_clip(&id)?),
+            "AnimationNodeBlendTree" => {
+                let node =
+                    |key: &str| section.get(&format!("nodes/{key}/node")).and_then(sub_resource).and_then(|n| find(&n));
+                let base = node("base").ok_or_else(|| parse_error(0, format!("state \"{name}\": no base node")))?;
+                let base = node_clip(&base.id)?;
+                let layers = match metas.clone().find(|m| m.kind == "layered" && m.get("state") == Some(name)) {
+                    Some(meta) => {
+                        let mut layers = layers(meta, &clip)?;
+                        layer_masks(&mut layers, metas.clone().filter(|m| m.get("state") == Some(name)));
+                        layers
+                    }
+                    // A file Godot re-saved: the chain of mix nodes.
+                    None => {
+                        let mut layers = Vec::new();
+                        while let (Some(mix), Some(layer)) =
+                            (node(&format!("mix{}", layers.len() + 1)), node(&format!("layer{}", layers.len() + 1)))
+                        {
+                            layers.push(godot_layer(mix, node_clip(&layer.id)?));
+                        }
+                        layers
+                    }
+                };
+                StateMotion::Layered(LayeredMotion { base, layers })
             }
             kind @ ("AnimationNodeBlendSpace1D" | "AnimationNodeBlendSpace2D") => {
                 let two_d = kind.ends_with("2D");
@@ -292,6 +310,42 @@ fn layers(meta: &Meta, clip: &impl Fn(&str) -> Result<ClipId, GodotError>) -> Re
         out.push(LayerMotion { additive: mode == "add", ..LayerMotion::new(clip(name)?, weight) });
     }
     Ok(out)
+}
+
+/// A layer's mask joints and painted weights from its `; animtune layer_mask` and `layer_paint`
+/// lines (`metas`: the state's lines).
+fn layer_masks<'a>(layers: &mut [LayerMotion], metas: impl Iterator<Item = &'a Meta>) {
+    for meta in metas {
+        let index = meta.get("layer").and_then(|l| l.parse::<usize>().ok());
+        let Some(layer) = index.and_then(|l| layers.get_mut(l)) else { continue };
+        let joint = meta.get("joint").unwrap_or_default().to_owned();
+        match meta.kind.as_str() {
+            "layer_mask" => layer.mask.push(joint),
+            "layer_paint" => layer.joint_weights.push(PaintedJoint {
+                joint,
+                weight: meta.get("weight").and_then(|w| w.parse().ok()).unwrap_or(1.0),
+                subtree: meta.get("subtree") == Some("true"),
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// A layer as Godot holds it (no animtune comments): additive for an `Add2`, its weight the
+/// node's `metadata/blend_amount` (1 without), its mask the filtered bones' names (each with its
+/// subtree, as animtune's masks name joints).
+fn godot_layer(mix: &Section, clip: ClipId) -> LayerMotion {
+    let weight = mix.get("metadata/blend_amount").and_then(|w| w.parse().ok()).unwrap_or(1.0);
+    let mut layer = LayerMotion { additive: mix.kind == "AnimationNodeAdd2", ..LayerMotion::new(clip, weight) };
+    if mix.get("filter_enabled") == Some("true") {
+        let filters = mix.get("filters").and_then(split_list).unwrap_or_default();
+        layer.mask = filters
+            .iter()
+            .filter_map(|f| string(f.strip_prefix("NodePath(")?.strip_suffix(')')?))
+            .filter_map(|path| path.rsplit_once(':').map(|(_, bone)| bone.to_owned()))
+            .collect();
+    }
+    layer
 }
 
 /// The easing whose curve is nearest the `Curve`'s points (largest difference).

@@ -24,7 +24,7 @@ pub use bevy::{
     BEVY_MASK_GROUPS, BEVY_MASK_ON_WEIGHT, BevyExport, BevyLayerMask, BevyMasks, Engine, engine_limitations,
     export_bevy,
 };
-pub use godot::{GodotError, export_godot};
+pub use godot::{FILTER_THRESHOLD, GodotBone, GodotError, export_godot, export_godot_with_bones, godot_bone_paths};
 pub use godot_import::import_godot;
 pub use runtime::{ActiveTransition, FiredEvent, MachineRuntime, ParamValue, RuntimeError, StepOutput};
 pub use validate::StateMachineError;
