@@ -7,16 +7,15 @@
 //! sidecar).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anim::state_machine::{StateId, TransitionId, export_godot};
+use anim::state_machine::{StateId, TransitionId};
 use anim::{ClipId, Model};
 use anyhow::Context as _;
 use serde::Serialize;
 
 use super::{Format, LimitArgs};
 use crate::profile::TuningProfile;
-use crate::stage::bevy_export::export_bevy_masked;
 use crate::stage::tuning::Tuning;
 use crate::stage::{ModelSource, Stage};
 use crate::transitions::{PairSettings, Rig, Sync, TransitionReport, measure};
@@ -208,23 +207,11 @@ pub fn run(args: &GraphArgs) -> anyhow::Result<String> {
     }
     let mut written = Vec::new();
     if let Some(path) = &args.export_godot {
-        let names = clip_names(stage.model());
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let text = export_godot(stage.machine().machine(), &names).context("cannot export to Godot")?;
-        write(path, &text, "the Godot export")?;
+        stage.export_godot(path)?;
         written.push(path.display().to_string());
     }
     if let Some(path) = &args.export_bevy {
-        let gltf = args
-            .model
-            .as_deref()
-            .and_then(Path::file_name)
-            .map_or_else(|| "mannequin.glb".to_owned(), |n| n.to_string_lossy().into_owned());
-        let export =
-            export_bevy_masked(stage.model(), stage.machine().machine(), &gltf).context("cannot export to Bevy")?;
-        let sidecar = bevy_sidecar(path);
-        write(path, &export.graph_ron, "the Bevy animation graph")?;
-        write(&sidecar, &export.transitions_ron, "the Bevy transitions sidecar")?;
+        let sidecar = stage.export_bevy(path)?;
         written.extend([path.display().to_string(), sidecar.display().to_string()]);
     }
     let mut report = GraphReport {
@@ -260,23 +247,6 @@ fn tuning_of(model: &Model, args: &GraphArgs) -> anyhow::Result<(Tuning, Option<
     let profile = TuningProfile::load(&path).with_context(|| format!("cannot read the profile {}", path.display()))?;
     let (tuning, _fit) = profile.to_tuning(model);
     Ok((tuning, Some(path.display().to_string())))
-}
-
-/// The name Godot's glTF importer gives each clip: the animation's name.
-fn clip_names(model: &Model) -> Vec<String> {
-    model.clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
-}
-
-/// `NAME.animgraph.ron` → `NAME.transitions.ron` beside it (any other name: `.transitions.ron`
-/// appended to its stem).
-pub fn bevy_sidecar(graph: &Path) -> PathBuf {
-    let name = graph.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let stem = name.strip_suffix(".animgraph.ron").or_else(|| name.strip_suffix(".ron")).unwrap_or(&name).to_owned();
-    graph.with_file_name(format!("{stem}.transitions.ron"))
-}
-
-fn write(path: &Path, text: &str, what: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("cannot write {what} to {}", path.display()))
 }
 
 /// The feet's touch-downs of every clip as clip events named `FOOT_down` (a repeat on one clip

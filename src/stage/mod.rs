@@ -9,6 +9,7 @@
 pub mod bevy_export;
 pub mod compare;
 pub mod crowd;
+pub mod engine_export;
 pub mod frame;
 pub mod kind_compare;
 pub mod layer_play;

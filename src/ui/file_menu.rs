@@ -28,6 +28,11 @@ pub enum PathPurpose {
     RecordClip,
     /// A second model to compare with the one on screen (A/B).
     OpenSecond,
+    /// Where the state machine's Godot 4 export goes (a `.tres`).
+    ExportGodot,
+    /// Where the state machine's Bevy export goes (a `.animgraph.ron`; its transitions sidecar
+    /// beside it).
+    ExportBevy,
 }
 
 impl PathPurpose {
@@ -39,6 +44,7 @@ impl PathPurpose {
             Self::BakeClip => "Bake",
             Self::RecordClip => "Record",
             Self::OpenSecond => "Open B",
+            Self::ExportGodot | Self::ExportBevy => "Export",
         }
     }
 
@@ -50,6 +56,8 @@ impl PathPurpose {
             Self::BakeClip => "path/to/baked.glb",
             Self::RecordClip => "path/to/clip.gif, .mp4 or folder/",
             Self::OpenSecond => "path/to/previous-export.glb",
+            Self::ExportGodot => "path/to/state_machine.tres",
+            Self::ExportBevy => "path/to/state_machine.animgraph.ron",
         }
     }
 }
@@ -71,6 +79,10 @@ pub enum FileAction {
     Record(PathBuf),
     /// Open this model as B beside the one on screen.
     OpenSecond(PathBuf),
+    /// Write the state machine for Godot 4 into this `.tres`.
+    ExportGodot(PathBuf),
+    /// Write the state machine for Bevy into this `.animgraph.ron` (and its sidecar).
+    ExportBevy(PathBuf),
     /// Save and close the window.
     Quit,
 }
@@ -185,11 +197,19 @@ impl FileMenu {
             PathPurpose::ExportProfile => self.path = default_export_path(&self.export_name),
             // A file to read that is not the model: the field starts empty (its hint says what).
             PathPurpose::ImportProfile | PathPurpose::OpenSecond => self.path.clear(),
-            PathPurpose::OpenModel | PathPurpose::BakeClip | PathPurpose::RecordClip => {}
+            PathPurpose::OpenModel
+            | PathPurpose::BakeClip
+            | PathPurpose::RecordClip
+            | PathPurpose::ExportGodot
+            | PathPurpose::ExportBevy => {}
         }
+        let godot_name = format!("{}.tres", self.export_name);
+        let bevy_name = format!("{}.animgraph.ron", self.export_name);
         let suggested = match purpose {
             PathPurpose::BakeClip => Some(&self.bake_name),
             PathPurpose::RecordClip => Some(&self.record_name),
+            PathPurpose::ExportGodot => Some(&godot_name),
+            PathPurpose::ExportBevy => Some(&bevy_name),
             _ => None,
         };
         if let Some(name) = suggested {
@@ -207,6 +227,7 @@ impl FileMenu {
         let export_name = format!("{}.animtune.json", self.export_name);
         let bake_name = self.bake_name.clone();
         let record_name = self.record_name.clone();
+        let (godot_name, bevy_name) = (godot_name.clone(), bevy_name.clone());
         let spawned = std::thread::Builder::new().name("file dialog".to_owned()).spawn(move || {
             let picked = match purpose {
                 PathPurpose::OpenModel => rfd::FileDialog::new()
@@ -241,6 +262,16 @@ impl FileMenu {
                     .set_title("Record the clip")
                     .set_file_name(record_name)
                     .add_filter("GIF or MP4", &["gif", "mp4"])
+                    .save_file(),
+                PathPurpose::ExportGodot => rfd::FileDialog::new()
+                    .set_title("Export the state machine to Godot 4 (AnimationNodeStateMachine)")
+                    .set_file_name(godot_name)
+                    .add_filter("Godot resource", &["tres"])
+                    .save_file(),
+                PathPurpose::ExportBevy => rfd::FileDialog::new()
+                    .set_title("Export the state machine to Bevy (animation graph; transitions beside it)")
+                    .set_file_name(bevy_name)
+                    .add_filter("Bevy animation graph", &["ron"])
                     .save_file(),
             };
             let _ = sender.send(picked);
@@ -278,6 +309,10 @@ impl FileMenu {
             PathPurpose::BakeClip => "edit the path and press Enter to bake",
             PathPurpose::RecordClip => "edit the path (.gif, .mp4 or a folder/) and press Enter to record",
             PathPurpose::OpenSecond => "type the path of the model to compare (B) and press Enter",
+            PathPurpose::ExportGodot => "edit the path (.tres) and press Enter to export the state machine to Godot",
+            PathPurpose::ExportBevy => {
+                "edit the path (.animgraph.ron) and press Enter to export the state machine to Bevy"
+            }
         };
         self.message = Some(format!("{why}: {what}"));
     }
@@ -339,6 +374,8 @@ impl FileMenu {
             PathPurpose::BakeClip => FileAction::Bake(path),
             PathPurpose::RecordClip => FileAction::Record(path),
             PathPurpose::OpenSecond => FileAction::OpenSecond(path),
+            PathPurpose::ExportGodot => FileAction::ExportGodot(path),
+            PathPurpose::ExportBevy => FileAction::ExportBevy(path),
         }
     }
 

@@ -132,8 +132,24 @@ pub fn machine_ui(
         ui.weak(format!("{problem}: it plays its first clip."));
     }
     let mut action = None;
-    ui.toggle_value(&mut panel.graph.open, "Graph…")
-        .on_hover_text("The states and transitions as a node graph, in a window (edits there are undo steps too)");
+    ui.horizontal_wrapped(|ui| {
+        ui.toggle_value(&mut panel.graph.open, "Graph…")
+            .on_hover_text("The states and transitions as a node graph, in a window (edits there are undo steps too)");
+        if ui
+            .button("Export to Godot…")
+            .on_hover_text("Write the machine as a Godot 4 AnimationNodeStateMachine resource (.tres)")
+            .clicked()
+        {
+            action = Some(MachineAction::ExportGodot);
+        }
+        if ui
+            .button("Export to Bevy…")
+            .on_hover_text("Write the machine as a Bevy animation graph (.animgraph.ron) and its transitions beside it")
+            .clicked()
+        {
+            action = Some(MachineAction::ExportBevy);
+        }
+    });
     if let Some(secs) = shown.rewound_secs {
         ui.colored_label(
             ui.visuals().warn_fg_color,

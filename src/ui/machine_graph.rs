@@ -44,6 +44,10 @@ pub enum MachineAction {
     Fire(ParamId),
     /// Edit the machine (one undo step; refused when the result does not validate).
     Edit(MachineEdit),
+    /// Ask where to write the machine for Godot 4.
+    ExportGodot,
+    /// Ask where to write the machine for Bevy.
+    ExportBevy,
 }
 
 impl From<ParamChange> for MachineAction {

@@ -608,3 +608,51 @@ fn pick(harness: &mut egui_kittest::Harness<'_, Viewer>, combo: &str, item: &str
     harness.get_all_by_label(item).last().expect("the item in the list").click();
     harness.run();
 }
+
+#[test]
+fn the_state_machine_section_exports_the_machine_to_godot_and_bevy_files() {
+    let mut viewer = viewer();
+    viewer.file.dialogs = crate::ui::file_menu::Dialogs::Unavailable;
+    let mut harness = machine_section(viewer, 2600.0);
+    let dir = std::env::temp_dir().join(format!("animtune-machine-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp folder");
+
+    // Godot: the button asks where (the path field, with a .tres suggested), Export writes it.
+    harness.get_by_label("Export to Godot…").click();
+    harness.run();
+    assert_eq!(harness.state().file.purpose, crate::ui::file_menu::PathPurpose::ExportGodot);
+    assert!(harness.state().file.path.ends_with("Mannequin.tres"), "{}", harness.state().file.path);
+    let tres = dir.join("loco.tres");
+    harness.state_mut().file.path = tres.display().to_string();
+    harness.run();
+    harness.get_by_label("Export").click();
+    harness.run();
+    let text = std::fs::read_to_string(&tres).expect("the .tres was written");
+    assert!(text.starts_with("[gd_resource type=\"AnimationNodeStateMachine\""), "{}", &text[..80.min(text.len())]);
+    for state in harness.state().stage.machine().machine().states() {
+        assert!(text.contains(&format!("states/{}/node", state.name)), "state {} in the .tres", state.name);
+    }
+    // The same text the command line writes (one export function).
+    let cli = dir.join("cli.tres");
+    harness.state().stage.export_godot(&cli).expect("the stage's export");
+    let expected = std::fs::read_to_string(&cli).expect("read");
+    assert_eq!(text, expected);
+    let message = harness.state().file.message.clone().unwrap_or_default();
+    assert!(message.contains("exported to Godot"), "{message}");
+
+    // Bevy: the graph and its transitions sidecar beside it.
+    harness.get_by_label("Export to Bevy…").click();
+    harness.run();
+    assert_eq!(harness.state().file.purpose, crate::ui::file_menu::PathPurpose::ExportBevy);
+    let graph = dir.join("loco.animgraph.ron");
+    harness.state_mut().file.path = graph.display().to_string();
+    harness.run();
+    harness.get_by_label("Export").click();
+    harness.run();
+    let ron = std::fs::read_to_string(&graph).expect("the .animgraph.ron was written");
+    assert!(ron.contains("mannequin.glb#Animation"), "the graph names the model's clips");
+    let sidecar = std::fs::read_to_string(dir.join("loco.transitions.ron")).expect("the sidecar beside it");
+    assert!(sidecar.contains("duration_secs"), "{sidecar}");
+    assert!(harness.state().error.is_none(), "{:?}", harness.state().error);
+    let _ = std::fs::remove_dir_all(&dir);
+}

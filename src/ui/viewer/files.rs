@@ -155,6 +155,17 @@ impl Viewer {
             },
             FileAction::Record(path) => self.record_to(&path),
             FileAction::OpenSecond(path) => self.ab.load(&path),
+            FileAction::ExportGodot(path) => match self.stage.export_godot(&path) {
+                Ok(()) => self.file.message = Some(format!("State machine exported to Godot: {}", path.display())),
+                Err(error) => self.error = Some(format!("Export to Godot failed: {error}")),
+            },
+            FileAction::ExportBevy(path) => match self.stage.export_bevy(&path) {
+                Ok(sidecar) => {
+                    self.file.message =
+                        Some(format!("State machine exported to Bevy: {} and {}", path.display(), sidecar.display()));
+                }
+                Err(error) => self.error = Some(format!("Export to Bevy failed: {error}")),
+            },
             FileAction::Quit => self.quit_requested = true,
         }
     }

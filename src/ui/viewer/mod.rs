@@ -155,7 +155,7 @@ impl Viewer {
 
     /// Display names of the model's clips.
     pub fn clip_names(&self) -> Vec<String> {
-        self.stage.model().clips().iter().enumerate().map(|(i, c)| c.display_name(i)).collect()
+        self.stage.clip_names()
     }
 
     /// True once File ▸ Quit or Ctrl+Q asked to close (the shell saves and exits).
@@ -347,6 +347,14 @@ impl Viewer {
                 if let Err(e) = self.stage.apply_machine_edit(&edit) {
                     self.error = Some(format!("State machine: edit not applied: {e}"));
                 }
+                return;
+            }
+            MachineAction::ExportGodot => {
+                self.file.request(super::file_menu::PathPurpose::ExportGodot);
+                return;
+            }
+            MachineAction::ExportBevy => {
+                self.file.request(super::file_menu::PathPurpose::ExportBevy);
                 return;
             }
             MachineAction::SetFloat(param, value) => {
