@@ -4,7 +4,7 @@
 //! command line and the viewer write the same mask groups.
 //!
 //! A node's id is what Bevy 0.18's glTF loader gives it: the names from the node a scene lists
-//! down to the node (an unnamed node is `GltfNode{index}`), hashed as bevy_animation's
+//! down to the node (an unnamed node is `GltfNode{index}`), hashed as `bevy_animation`'s
 //! `AnimationTargetId::from_names` hashes them — blake3 over Bevy's namespace UUID and the names
 //! in order, the first 16 bytes of the hash made a version-5 UUID.
 
@@ -17,7 +17,7 @@ use thiserror::Error;
 use super::layers::LayerSpecError;
 use super::machine_play::layer_spec;
 
-/// bevy_animation's `ANIMATION_TARGET_NAMESPACE`, the UUID hashed before a target's names.
+/// `bevy_animation`'s `ANIMATION_TARGET_NAMESPACE`, the UUID hashed before a target's names.
 const ANIMATION_TARGET_NAMESPACE: u128 = 0x3179_f519_d927_4ff2_b596_6fd0_7702_3911;
 
 /// Why the Bevy export failed.

@@ -39,12 +39,11 @@ impl PathPurpose {
     fn button(self) -> &'static str {
         match self {
             Self::OpenModel => "Load",
-            Self::ExportProfile => "Export",
+            Self::ExportProfile | Self::ExportGodot | Self::ExportBevy => "Export",
             Self::ImportProfile => "Import",
             Self::BakeClip => "Bake",
             Self::RecordClip => "Record",
             Self::OpenSecond => "Open B",
-            Self::ExportGodot | Self::ExportBevy => "Export",
         }
     }
 
