@@ -234,21 +234,17 @@ impl FileMenu {
                     .add_filter("glTF", &["glb", "gltf"])
                     .add_filter("all files", &["*"])
                     .pick_file(),
-                PathPurpose::ExportProfile => rfd::FileDialog::new()
-                    .set_title("Export the tuning profile")
-                    .set_file_name(export_name)
-                    .add_filter("tuning profile", &["json"])
-                    .save_file(),
+                PathPurpose::ExportProfile => {
+                    save_file("Export the tuning profile", export_name, "tuning profile", &["json"])
+                }
                 PathPurpose::ImportProfile => rfd::FileDialog::new()
                     .set_title("Import a tuning profile")
                     .add_filter("tuning profile", &["json"])
                     .add_filter("all files", &["*"])
                     .pick_file(),
-                PathPurpose::BakeClip => rfd::FileDialog::new()
-                    .set_title("Bake the clip as shown into a copy of the model")
-                    .set_file_name(bake_name)
-                    .add_filter("glTF binary", &["glb"])
-                    .save_file(),
+                PathPurpose::BakeClip => {
+                    save_file("Bake the clip as shown into a copy of the model", bake_name, "glTF binary", &["glb"])
+                }
                 PathPurpose::OpenSecond => rfd::FileDialog::new()
                     .set_title("Open a second glTF model to compare (B)")
                     .add_filter("glTF", &["glb", "gltf"])
@@ -257,21 +253,19 @@ impl FileMenu {
                 PathPurpose::RecordClip if record_name.ends_with('/') => {
                     rfd::FileDialog::new().set_title("Record the clip's frames into a folder").pick_folder()
                 }
-                PathPurpose::RecordClip => rfd::FileDialog::new()
-                    .set_title("Record the clip")
-                    .set_file_name(record_name)
-                    .add_filter("GIF or MP4", &["gif", "mp4"])
-                    .save_file(),
-                PathPurpose::ExportGodot => rfd::FileDialog::new()
-                    .set_title("Export the state machine to Godot 4 (AnimationNodeStateMachine)")
-                    .set_file_name(godot_name)
-                    .add_filter("Godot resource", &["tres"])
-                    .save_file(),
-                PathPurpose::ExportBevy => rfd::FileDialog::new()
-                    .set_title("Export the state machine to Bevy (animation graph; transitions beside it)")
-                    .set_file_name(bevy_name)
-                    .add_filter("Bevy animation graph", &["ron"])
-                    .save_file(),
+                PathPurpose::RecordClip => save_file("Record the clip", record_name, "GIF or MP4", &["gif", "mp4"]),
+                PathPurpose::ExportGodot => save_file(
+                    "Export the state machine to Godot 4 (AnimationNodeStateMachine)",
+                    godot_name,
+                    "Godot resource",
+                    &["tres"],
+                ),
+                PathPurpose::ExportBevy => save_file(
+                    "Export the state machine to Bevy (animation graph; transitions beside it)",
+                    bevy_name,
+                    "Bevy animation graph",
+                    &["ron"],
+                ),
             };
             let _ = sender.send(picked);
         });
@@ -403,6 +397,11 @@ impl FileMenu {
 
 /// Where an export goes when the user has to type it: `NAME.animtune.json` in the working
 /// folder, as an absolute path.
+/// The platform's save dialog titled `title`, suggesting `file_name`, filtered to `extensions`.
+fn save_file(title: &str, file_name: String, filter: &str, extensions: &[&str]) -> Option<PathBuf> {
+    rfd::FileDialog::new().set_title(title).set_file_name(file_name).add_filter(filter, extensions).save_file()
+}
+
 fn default_export_path(name: &str) -> String {
     let file = format!("{name}.animtune.json");
     std::path::absolute(&file).map_or(file, |p| p.display().to_string())
