@@ -21,8 +21,10 @@ use std::time::Duration;
 const MAX_GROWTH_KIB: u64 = 16 * 1024;
 /// Warm-up before memory counts (shader compilation, font atlas, first allocations).
 const WARMUP_SECS: u64 = 15;
-/// Seconds counted after the warm-up.
-const MEASURED_SECS: u64 = 62;
+/// Seconds run after the warm-up: the statistics end at the last frame before the exit, so on a
+/// loaded machine (the crowd's software-rendered frames up to 4 s apart) the measured time is
+/// up to a frame short of this; 66 leaves a full minute measured.
+const MEASURED_SECS: u64 = 66;
 /// Fewer frames than this after the warm-up cannot show a per-frame leak.
 const MIN_FRAMES: u64 = 20;
 
