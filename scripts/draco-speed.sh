@@ -4,7 +4,7 @@
 # 0, 7 and 10 and sequential at levels 0 and 10, each imported in a release build by
 # `crates/decode/examples/load_ratio.rs` interleaved with the original and with the original
 # rewritten uncompressed by the same tool (`gltf-transform copy` to .glb: the same layout, images
-# embedded, without Draco), median of 55 imports each. Ratios are printed against the original.
+# embedded, without Draco), median of 48 imports each. Ratios are printed against the original.
 # gltf-transform keeps primitives with morph targets sequential whatever --method says.
 # Variants are cached under target/variants/speed/; the example is built in $CARGO_TARGET_DIR
 # when that is set (a separate release target leaves a shared debug target alone).
