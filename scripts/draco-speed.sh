@@ -4,9 +4,10 @@
 # 0, 7 and 10 and sequential at levels 0 and 10, each imported in a release build by
 # `crates/decode/examples/load_ratio.rs` interleaved with the original and with the original
 # rewritten uncompressed by the same tool (`gltf-transform copy` to .glb: the same layout, images
-# embedded, without Draco), median of 55 imports each. Ratios are printed against the original.
+# embedded, without Draco), median of 48 imports each. Ratios are printed against the original.
 # gltf-transform keeps primitives with morph targets sequential whatever --method says.
-# Variants are cached under target/variants/speed/.
+# Variants are cached under target/variants/speed/; the example is built in $CARGO_TARGET_DIR
+# when that is set (a separate release target leaves a shared debug target alone).
 # Usage: scripts/draco-speed.sh [MODEL...]   (default: every model; MODEL as under ../shared/models)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,7 @@ else
     done
 fi
 cargo build --release -q -p animtune-decode --example load_ratio
+load_ratio="${CARGO_TARGET_DIR:-target}/release/examples/load_ratio"
 for model in "${models[@]}"; do
     name="$(basename "${model%.*}")"
     copy="$out/$name-copy.glb"
@@ -43,5 +45,5 @@ for model in "${models[@]}"; do
         fi
         files+=("$file")
     done
-    target/release/examples/load_ratio "$model" "${files[@]}"
+    "$load_ratio" "$model" "${files[@]}"
 done

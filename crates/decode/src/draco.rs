@@ -595,6 +595,32 @@ mod tests {
         }
     }
 
+    /// The importer hands a Draco attribute's decoded floats to the mesh that reads it first and
+    /// leaves the placed bytes to any later reader: two primitives sharing the accessor and the
+    /// stream (the first takes the values, the second reads the bytes) get the same points.
+    #[test]
+    fn a_shared_draco_accessor_reads_the_same_from_values_and_bytes() {
+        let stream = hex(SEQUENTIAL);
+        let mut doc = devtools::gltf::Doc::new();
+        let view = doc.add_view(&stream);
+        let primitive = serde_json::json!({"mode": 0, "attributes": {"POSITION": 0},
+            "extensions": {"KHR_draco_mesh_compression": {"bufferView": view, "attributes": {"POSITION": 0}}}});
+        doc.merge(serde_json::json!({
+            "extensionsUsed": ["KHR_draco_mesh_compression"],
+            "extensionsRequired": ["KHR_draco_mesh_compression"],
+            "accessors": [{"componentType": 5126, "type": "VEC3", "count": 10, "min": [0.0, 0.0, 0.0], "max": [1.0, 1.0, 1.0]}],
+            "meshes": [{"primitives": [primitive.clone(), primitive]}],
+            "nodes": [{"mesh": 0}],
+            "scenes": [{"nodes": [0]}],
+            "scene": 0
+        }));
+        let model = crate::load_slice(&doc.to_glb(), None, &anim::import::Limits::default()).unwrap();
+        let [first, second] = &model.meshes()[0].primitives[..] else { panic!("two primitives") };
+        assert_eq!(first.positions, second.positions);
+        let points: Vec<[f32; 3]> = first.positions.iter().map(|p| [p.x, p.y, p.z]).collect();
+        assert_same_points(&points, "shared accessor");
+    }
+
     /// A point cloud holding more points than its accessor is refused by the decoder's ceiling,
     /// not decoded and then compared.
     #[test]

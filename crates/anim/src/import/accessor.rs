@@ -363,23 +363,41 @@ impl Data<'_> {
 
     /// Decode an accessor of unsigned integer components (indices, joints) exactly.
     pub(crate) fn read_u32(&self, a: &Accessor) -> Result<Vec<u32>, ImportError> {
-        if !matches!(a.component, Component::U8 | Component::U16 | Component::U32) || a.normalized {
-            return Err(invalid(
-                &a.object,
-                Problem::BadValue {
-                    field: "componentType",
-                    reason: format!("{} where unsigned integers are required", a.describe()),
-                },
-            ));
-        }
+        check_unsigned(a)?;
         // Integers up to 2^24 are exact in f32, far beyond any vertex or joint count we accept.
         let floats = self.read_f32(a)?;
         if let Some(&big) = floats.iter().find(|&&x| x >= 16_777_216.0) {
-            return Err(invalid(
-                &a.object,
-                Problem::Limit { what: "integer value", value: big as u64, limit: 16_777_215 },
-            ));
+            return Err(too_large_integer(a, big));
         }
         Ok(floats.iter().map(|&x| x as u32).collect())
     }
+}
+
+/// Unsigned integers decoded for accessor `a` elsewhere than from its bytes (a Draco
+/// primitive's indices and joints), checked as [`Data::read_u32`] checks what it reads.
+pub(crate) fn checked_u32s(a: &Accessor, values: Vec<u32>) -> Result<Vec<u32>, ImportError> {
+    check_unsigned(a)?;
+    if let Some(&big) = values.iter().find(|&&x| x >= 16_777_216) {
+        return Err(too_large_integer(a, big as f32));
+    }
+    Ok(values)
+}
+
+/// [`Data::read_u32`]'s component types: unsigned, not normalized.
+fn check_unsigned(a: &Accessor) -> Result<(), ImportError> {
+    if !matches!(a.component, Component::U8 | Component::U16 | Component::U32) || a.normalized {
+        return Err(invalid(
+            &a.object,
+            Problem::BadValue {
+                field: "componentType",
+                reason: format!("{} where unsigned integers are required", a.describe()),
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// An integer past what `f32` holds exactly (2^24), as read.
+fn too_large_integer(a: &Accessor, value: f32) -> ImportError {
+    invalid(&a.object, Problem::Limit { what: "integer value", value: value as u64, limit: 16_777_215 })
 }

@@ -307,6 +307,11 @@ impl<'a> Builder<'a> {
     }
 
     /// The decoded attributes become new buffers (moved, not copied), one view per accessor.
+    /// Float attributes, unsigned integer attributes and the indices are also handed to the
+    /// meshes as values ([`Builder::prefetched`], [`Builder::prefetched_u32`]): what
+    /// [`Data::read_f32`](super::accessor::Data::read_f32) and
+    /// [`Data::read_u32`](super::accessor::Data::read_u32) would read back from those bytes,
+    /// without their per-component decoding of bytes the decoder just wrote.
     fn place_draco_primitive(&mut self, plan: &DracoPlan, decoded: DecodedDraco) -> Result<(), ImportError> {
         let object = &plan.object;
         if decoded.attributes.len() != plan.wanted.len() {
@@ -325,6 +330,15 @@ impl<'a> Builder<'a> {
                     "KHR_draco_mesh_compression",
                     format!("decoder returned {} bytes for {}, expected {expected}", data.len(), want.semantic),
                 ));
+            }
+            match want.component {
+                DracoComponent::F32 => {
+                    self.prefetched.get_mut().insert(accessor, le_f32s(&data));
+                }
+                DracoComponent::U8 | DracoComponent::U16 | DracoComponent::U32 if !want.normalized => {
+                    self.prefetched_u32.get_mut().insert(accessor, le_uints(&data, want.component.size()));
+                }
+                _ => {}
             }
             placed.push((accessor, data));
         }
@@ -347,6 +361,9 @@ impl<'a> Builder<'a> {
                 }
             }
             placed.push((accessor, bytes));
+            // Its bytes are these now, whatever an attribute sharing the accessor placed.
+            self.prefetched.get_mut().remove(&accessor);
+            self.prefetched_u32.get_mut().insert(accessor, decoded.indices);
         }
         for (accessor, bytes) in placed {
             let buffer = self.buffers.len();
@@ -392,6 +409,20 @@ struct DracoPlan {
     index_count: Option<usize>,
     /// The accessors of its morph targets' positions and normals (not compressed).
     targets: Vec<usize>,
+}
+
+/// Little-endian `f32` bytes as floats (a whole number of them: the caller checked the length).
+fn le_f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()
+}
+
+/// Little-endian unsigned integers of `size` bytes (1, 2 or 4) as `u32`s.
+fn le_uints(bytes: &[u8], size: usize) -> Vec<u32> {
+    match size {
+        1 => bytes.iter().map(|&b| u32::from(b)).collect(),
+        2 => bytes.chunks_exact(2).map(|b| u32::from(u16::from_le_bytes([b[0], b[1]]))).collect(),
+        _ => bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+    }
 }
 
 fn too_wide(object: &ObjectRef, index: u32) -> ImportError {

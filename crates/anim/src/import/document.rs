@@ -8,7 +8,7 @@ use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use serde_json::Value;
 
 use super::Limits;
-use super::accessor::{Accessor, Component, Data, ElementType, View, parse_accessor};
+use super::accessor::{Accessor, Component, Data, ElementType, View, checked_u32s, parse_accessor};
 use super::decoder::Decoder;
 use super::extensions::{IMAGE_EXTENSIONS, extension, survey};
 use super::json::{
@@ -97,9 +97,15 @@ pub(super) struct Builder<'a> {
     total_vertices: Cell<u64>,
     /// Indices of the primitives parsed so far (checked against `max_total_indices`).
     total_indices: Cell<u64>,
-    /// Accessors read ahead while Draco primitives decode
-    /// ([`Builder::prefetch_draco_targets`]): taken by the first read of each.
+    /// Accessors' values as [`Data::read_f32`] gives them, known before the meshes read them:
+    /// morph targets read ahead while Draco primitives decode
+    /// ([`Builder::prefetch_draco_targets`]) and float attributes Draco decoded
+    /// ([`Builder::finish_draco_primitives`]). Taken by the first read of each
+    /// ([`Builder::floats`]); a later read of the same accessor reads its bytes.
     pub(super) prefetched: RefCell<HashMap<usize, Vec<f32>>>,
+    /// Unsigned integer accessors' values as [`Data::read_u32`] gives them, decoded by Draco
+    /// (indices, joints): taken by the first read of each ([`Builder::uints`]).
+    pub(super) prefetched_u32: RefCell<HashMap<usize, Vec<u32>>>,
 }
 
 /// Build a model from the JSON document and the GLB binary chunk, if any.
@@ -132,6 +138,7 @@ pub(crate) fn build(
         total_vertices: Cell::new(0),
         total_indices: Cell::new(0),
         prefetched: RefCell::new(HashMap::new()),
+        prefetched_u32: RefCell::new(HashMap::new()),
     };
     b.load_buffers(bin, base_dir)?;
     b.parse_views()?;
@@ -505,6 +512,26 @@ impl Builder<'_> {
         Ok(materials)
     }
 
+    /// Accessor `index` (`a`) as floats: the values [`Builder::prefetched`] holds for it, taken,
+    /// or else read from its bytes ([`Data::read_f32`]).
+    fn floats(&self, index: usize, a: &Accessor) -> Result<Vec<f32>, ImportError> {
+        let prefetched = self.prefetched.borrow_mut().remove(&index);
+        match prefetched {
+            Some(floats) => Ok(floats),
+            None => self.data().read_f32(a),
+        }
+    }
+
+    /// Accessor `index` (`a`) as unsigned integers: the values [`Builder::prefetched_u32`] holds
+    /// for it, taken and checked, or else read from its bytes ([`Data::read_u32`]).
+    fn uints(&self, index: usize, a: &Accessor) -> Result<Vec<u32>, ImportError> {
+        let prefetched = self.prefetched_u32.borrow_mut().remove(&index);
+        match prefetched {
+            Some(values) => checked_u32s(a, values),
+            None => self.data().read_u32(a),
+        }
+    }
+
     fn vec3s(
         &self,
         user: &ObjectRef,
@@ -516,11 +543,7 @@ impl Builder<'_> {
         if let Some(count) = count {
             Self::check_count(user, field, index, a, count)?;
         }
-        let prefetched = self.prefetched.borrow_mut().remove(&index);
-        let floats = match prefetched {
-            Some(floats) => floats,
-            None => self.data().read_f32(a)?,
-        };
+        let floats = self.floats(index, a)?;
         if let Some(bad) = floats.iter().position(|x| !x.is_finite()) {
             return Err(invalid(user, Problem::NonFinite { field, element: bad / 3 }));
         }
@@ -559,7 +582,7 @@ impl Builder<'_> {
             Some(i) => {
                 let a = self.typed(object, "TEXCOORD_0", i, &[ElementType::Vec2], |_, _| true, "VEC2")?;
                 Self::check_count(object, "TEXCOORD_0", i, a, vertex_count)?;
-                self.data().read_f32(a)?.chunks_exact(2).map(Vec2::from_slice).collect()
+                self.floats(i, a)?.chunks_exact(2).map(Vec2::from_slice).collect()
             }
             None => Vec::new(),
         };
@@ -575,8 +598,7 @@ impl Builder<'_> {
                 )?;
                 Self::check_count(object, "COLOR_0", i, a, vertex_count)?;
                 let n = a.element.components();
-                self.data()
-                    .read_f32(a)?
+                self.floats(i, a)?
                     .chunks_exact(n)
                     .map(|c| if n == 3 { Vec4::new(c[0], c[1], c[2], 1.0) } else { Vec4::from_slice(c) })
                     .collect()
@@ -596,7 +618,7 @@ impl Builder<'_> {
                 "VEC4 of UNSIGNED_BYTE/UNSIGNED_SHORT",
             )?;
             Self::check_count(object, jk, ji, a, vertex_count)?;
-            let j = self.data().read_u32(a)?;
+            let j = self.uints(ji, a)?;
             joints.push(j.chunks_exact(4).map(|c| [c[0] as u16, c[1] as u16, c[2] as u16, c[3] as u16]).collect());
             let a = self.typed(
                 object,
@@ -607,7 +629,7 @@ impl Builder<'_> {
                 "VEC4 of FLOAT or normalized UNSIGNED_BYTE/UNSIGNED_SHORT",
             )?;
             Self::check_count(object, wk, wi, a, vertex_count)?;
-            let w = self.data().read_f32(a)?;
+            let w = self.floats(wi, a)?;
             if let Some(bad) = w.iter().position(|x| !x.is_finite()) {
                 return Err(invalid(object, Problem::NonFinite { field: wk, element: bad / 4 }));
             }
@@ -636,7 +658,7 @@ impl Builder<'_> {
                     ));
                 }
                 self.total_indices.set(total);
-                let indices = self.data().read_u32(a)?;
+                let indices = self.uints(i, a)?;
                 if let Some(bad) = indices.iter().position(|&x| x as usize >= vertex_count) {
                     return Err(bad_value(
                         object,
