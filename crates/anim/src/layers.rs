@@ -160,7 +160,9 @@ impl Kernel for Additive<'_> {
                 }
             }
             for (&(w, none, all), turn) in weights.iter().zip(&mut turns) {
-                if none != 0xff && all != 0xff {
+                if all == 0xff {
+                    *turn = hemisphere_block(isa, turn);
+                } else if none != 0xff {
                     *turn = turn_block(isa, turn, &w, all);
                 }
             }
@@ -189,7 +191,8 @@ impl Kernel for Additive<'_> {
     }
 }
 
-/// `delta = reference⁻¹ · layer` on one block, normalized, on its `w ≥ 0` hemisphere.
+/// `delta = reference⁻¹ · layer` on one block. Not normalized: the product of two unit
+/// quaternions is one to rounding, and [`compose_block`] normalizes what it is composed into.
 #[inline(always)]
 fn delta_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4]) -> [F8; 4] {
     let load = |x: &F8| V::load(isa, x);
@@ -202,8 +205,20 @@ fn delta_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4]) -> [F8; 4] 
     let dx = rw.madd(lx, rz.madd(ly, -(lw * rx) - ry * lz));
     let dy = rw.madd(ly, rx.madd(lz, -(lw * ry) - rz * lx));
     let dz = rw.madd(lz, ry.madd(lx, -(lw * rz) - rx * ly));
-    let norm = dw.madd(dw, dz.madd(dz, dy.madd(dy, dx * dx))).max(V::splat(isa, 1e-30)).rsqrt().flip_sign_by(dw);
-    [(dx * norm).store(), (dy * norm).store(), (dz * norm).store(), (dw * norm).store()]
+    [dx.store(), dy.store(), dz.store(), dw.store()]
+}
+
+/// `delta` on its `w ≥ 0` hemisphere (the whole delta, what the lanes at weight 1 take).
+#[inline(always)]
+fn hemisphere_block<I: Isa>(isa: I, delta: &[F8; 4]) -> [F8; 4] {
+    let load = |x: &F8| V::load(isa, x);
+    let dw = load(&delta[3]);
+    [
+        load(&delta[0]).flip_sign_by(dw).store(),
+        load(&delta[1]).flip_sign_by(dw).store(),
+        load(&delta[2]).flip_sign_by(dw).store(),
+        dw.abs().store(),
+    ]
 }
 
 /// The turn of one block of [`apply_additive`] from its `delta` ([`delta_block`]):
@@ -213,7 +228,7 @@ fn delta_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4]) -> [F8; 4] 
 #[inline(always)]
 fn turn_block<I: Isa>(isa: I, delta: &[F8; 4], w: &F8, all: u8) -> [F8; 4] {
     let load = |x: &F8| V::load(isa, x);
-    let (zero, one) = (V::splat(isa, 0.0), V::splat(isa, 1.0));
+    let one = V::splat(isa, 1.0);
     let [dx, dy, dz, dw] = delta;
     let (dx, dy, dz, dw) = (load(dx), load(dy), load(dz), load(dw));
     // `slerp(1, delta, w) = k·((1−w)·sinc((1−w)Ω) + delta·w·sinc(wΩ))` with Ω = acos(delta.w)
@@ -222,16 +237,19 @@ fn turn_block<I: Isa>(isa: I, delta: &[F8; 4], w: &F8, all: u8) -> [F8; 4] {
     // only Ω², which is `(1 − d)·P(d)²` (`acos_factor`): no square root.
     let take = load(w);
     let keep = one - take;
-    let d = dw.min(one).max(zero);
+    // On the delta's `w ≥ 0` hemisphere: Ω from `|delta.w|`, the delta's part of the turn
+    // negated where `delta.w` is negative.
+    let d = dw.abs().min(one);
     let p = acos_factor(d);
     let omega_squared = (one - d) * p * p;
     let wa = keep * sinc_of_square((keep * keep) * omega_squared);
-    let wb = take * sinc_of_square((take * take) * omega_squared);
+    let wb = (take * sinc_of_square((take * take) * omega_squared)).flip_sign_by(dw);
     let turn = [(dx * wb).store(), (dy * wb).store(), (dz * wb).store(), dw.madd(wb, wa).store()];
     if all == 0 {
         return turn;
     }
-    [0, 1, 2, 3].map(|c| delta[c].select_bits(turn[c], all))
+    let whole = hemisphere_block(isa, delta);
+    [0, 1, 2, 3].map(|c| whole[c].select_bits(turn[c], all))
 }
 
 /// `base · turn`, normalized, on one block.
