@@ -474,6 +474,9 @@ struct LayerState {
     sampled_secs: f32,
     /// `mask × weight × ramp`, per node, this frame.
     node_weights: Vec<f32>,
+    /// The weight `node_weights` holds the mask times (NaN: none yet): the mask does not change
+    /// after the stack is built, so a frame at the same weight leaves them as they are.
+    node_weights_for: f32,
 }
 
 /// An additive layer's reference pose and what it was sampled from.
@@ -559,6 +562,7 @@ impl LayerStack {
                 covers_pose: clip_covers_pose(model, clip),
                 sampled_secs: f32::NAN,
                 node_weights: vec![0.0; nodes],
+                node_weights_for: f32::NAN,
                 desc,
             });
         }
@@ -626,7 +630,9 @@ impl LayerStack {
             // The mask times the weight (no mask: the whole body); nodes past the mask take 0.
             // Whole slices, so the loop runs eight lanes at a time.
             let mask = layer.desc.mask.weights();
-            if mask.is_empty() {
+            if layer.node_weights_for == weight {
+                // Filled for this weight already.
+            } else if mask.is_empty() {
                 layer.node_weights.fill(weight);
             } else {
                 let masked = mask.len().min(layer.node_weights.len());
@@ -636,6 +642,7 @@ impl LayerStack {
                 }
                 past.fill(0.0);
             }
+            layer.node_weights_for = weight;
             let time_secs = layer_time(clip, base_time_secs);
             if let Some(reference) = &mut layer.reference
                 && reference.settings != *settings
