@@ -828,14 +828,21 @@ mod tests {
                 random_pose(&mut rng, nodes, scales),
                 random_pose(&mut rng, nodes, scales),
             );
-            // Weights 0 and 1 exactly, fractions, out of range, NaN; one node short.
+            // Weights 0 and 1 exactly, fractions, out of range, NaN, mixed in every block; then
+            // whole blocks of fractions only, of one weight and at weight 1 (the kernel's paths
+            // for blocks without lanes at 0 or 1, and for blocks all at 1); one node short.
             let weights: Vec<f32> = (0..nodes - 1)
-                .map(|i| match (i + round) % 7 {
-                    0 => 0.0,
-                    1 => 1.0,
-                    2 => 1.7,
-                    3 => f32::NAN,
-                    _ => rng.unit(),
+                .map(|i| match round % 4 {
+                    0 | 1 => match (i + round) % 7 {
+                        0 => 0.0,
+                        1 => 1.0,
+                        2 => 1.7,
+                        3 => f32::NAN,
+                        _ => rng.unit(),
+                    },
+                    2 => rng.range(0.01, 0.99),
+                    _ if round % 8 == 3 => 0.37,
+                    _ => 1.0,
                 })
                 .collect();
             for (name, got) in each_isa(&AdditiveOn(base.clone(), layer.clone(), reference.clone(), weights.clone())) {
