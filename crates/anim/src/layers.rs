@@ -17,7 +17,7 @@ use crate::model::Model;
 use crate::pose::{SoaPose, SoaTransforms, blend_into_per_node};
 use crate::ragdoll::RagdollRamp;
 use crate::sample::{ClipCursor, SampleSettings};
-use crate::simd8::{F8, Isa, Kernel, V, acos_factor, block_weights, dispatch, sinc_quarter_turn};
+use crate::simd8::{F8, Isa, Kernel, V, acos_factor, block_weights, dispatch, sinc_of_square};
 
 /// A weight in `[0, 1]` per node: how much of a layer each node takes. Nodes past its length
 /// take 0. Built once (it allocates), read every frame.
@@ -130,6 +130,11 @@ struct Additive<'a> {
     node_weights: &'a [f32],
 }
 
+/// Blocks of [`apply_additive`] worked on together, one step at a time: each step's blocks are
+/// independent of one another, so the CPU overlaps their chains of dependent operations (a
+/// block's turn, worked out alone, is one long chain that leaves most execution units idle).
+const ADDITIVE_GROUP: usize = 4;
+
 impl Kernel for Additive<'_> {
     type Output = ();
 
@@ -140,34 +145,57 @@ impl Kernel for Additive<'_> {
         let node_weights = &node_weights[..n];
         let (layer, reference) = (layer.blocks(), reference.blocks());
         let out = pose.blocks_mut();
-        for (b, ((o, layer), reference)) in out.iter_mut().zip(layer).zip(reference).enumerate() {
-            let (weights, none, all) = block_weights(isa, node_weights, b);
-            if none == 0xff {
-                continue;
+        let groups =
+            out.chunks_mut(ADDITIVE_GROUP).zip(layer.chunks(ADDITIVE_GROUP)).zip(reference.chunks(ADDITIVE_GROUP));
+        for (g, ((out, layer), reference)) in groups.enumerate() {
+            // Per block: (weights, lanes at 0, lanes at 1); blocks past the group's end at 0.
+            let mut weights = [(F8::ZERO, 0xff_u8, 0_u8); ADDITIVE_GROUP];
+            let mut turns = [[F8::ZERO; 4]; ADDITIVE_GROUP];
+            for (i, ((w, turn), (layer, reference))) in
+                weights.iter_mut().zip(&mut turns).zip(layer.iter().zip(reference)).enumerate()
+            {
+                *w = block_weights(isa, node_weights, g * ADDITIVE_GROUP + i);
+                if w.1 != 0xff {
+                    *turn = delta_block(isa, &layer.rotation, &reference.rotation);
+                }
+            }
+            for (&(w, none, all), turn) in weights.iter().zip(&mut turns) {
+                if all == 0xff {
+                    *turn = hemisphere_block(isa, turn);
+                } else if none != 0xff {
+                    *turn = turn_block(isa, turn, &w, all);
+                }
             }
             // In place: each plane of the base is read before it is written (no copy of the
             // block); lanes at weight 0 keep the base's exactly.
-            let turn = turn_block(isa, &layer.rotation, &reference.rotation, &weights, all);
-            let mut rotation = compose_block(isa, &o.rotation, &turn);
-            if none != 0 {
-                for (plane, kept) in rotation.iter_mut().zip(&o.rotation) {
-                    *plane = kept.select_bits(*plane, none);
+            for (o, (&(_, none, _), turn)) in out.iter_mut().zip(weights.iter().zip(&turns)) {
+                if none == 0xff {
+                    continue;
+                }
+                let mut rotation = compose_block(isa, &o.rotation, turn);
+                if none != 0 {
+                    for (plane, kept) in rotation.iter_mut().zip(&o.rotation) {
+                        *plane = kept.select_bits(*plane, none);
+                    }
+                }
+                o.rotation = rotation;
+            }
+            for (o, (&(w, none, all), (layer, reference))) in
+                out.iter_mut().zip(weights.iter().zip(layer.iter().zip(reference)))
+            {
+                if none != 0xff {
+                    translate_and_scale_block(isa, layer, reference, &w, all, none, o);
                 }
             }
-            o.rotation = rotation;
-            translate_and_scale_block(isa, layer, reference, &weights, all, none, o);
         }
     }
 }
 
-/// The turn of one block of [`apply_additive`]: `slerp(1, delta, w)` with `delta =
-/// reference⁻¹ · layer` on its `w ≥ 0` hemisphere, per lane, up to a positive factor per lane
-/// (what [`compose_block`] normalizes away; `all`: the lanes at weight 1, which take the whole
-/// delta as the scalar definition does).
+/// `delta = reference⁻¹ · layer` on one block. Not normalized: the product of two unit
+/// quaternions is one to rounding, and [`compose_block`] normalizes what it is composed into.
 #[inline(always)]
-fn turn_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4], w: &F8, all: u8) -> [F8; 4] {
+fn delta_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4]) -> [F8; 4] {
     let load = |x: &F8| V::load(isa, x);
-    let (zero, one) = (V::splat(isa, 0.0), V::splat(isa, 1.0));
     // (No `array::map` here: its closures are not inlined into the AVX2 function.)
     let [lx, ly, lz, lw] = layer;
     let (lx, ly, lz, lw) = (load(lx), load(ly), load(lz), load(lw));
@@ -177,29 +205,51 @@ fn turn_block<I: Isa>(isa: I, layer: &[F8; 4], reference: &[F8; 4], w: &F8, all:
     let dx = rw.madd(lx, rz.madd(ly, -(lw * rx) - ry * lz));
     let dy = rw.madd(ly, rx.madd(lz, -(lw * ry) - rz * lx));
     let dz = rw.madd(lz, ry.madd(lx, -(lw * rz) - rx * ly));
-    let norm = dw.madd(dw, dz.madd(dz, dy.madd(dy, dx * dx))).max(V::splat(isa, 1e-30)).rsqrt().flip_sign_by(dw);
-    let (dx, dy, dz, dw) = (dx * norm, dy * norm, dz * norm, dw * norm);
-    if all == 0xff {
-        return [dx.store(), dy.store(), dz.store(), dw.store()];
-    }
+    [dx.store(), dy.store(), dz.store(), dw.store()]
+}
 
+/// `delta` on its `w ≥ 0` hemisphere (the whole delta, what the lanes at weight 1 take).
+#[inline(always)]
+fn hemisphere_block<I: Isa>(isa: I, delta: &[F8; 4]) -> [F8; 4] {
+    let load = |x: &F8| V::load(isa, x);
+    let dw = load(&delta[3]);
+    [
+        load(&delta[0]).flip_sign_by(dw).store(),
+        load(&delta[1]).flip_sign_by(dw).store(),
+        load(&delta[2]).flip_sign_by(dw).store(),
+        dw.abs().store(),
+    ]
+}
+
+/// The turn of one block of [`apply_additive`] from its `delta` ([`delta_block`]):
+/// `slerp(1, delta, w)` per lane, up to a positive factor per lane (what [`compose_block`]
+/// normalizes away; `all`: the lanes at weight 1, which take the whole delta as the scalar
+/// definition does).
+#[inline(always)]
+fn turn_block<I: Isa>(isa: I, delta: &[F8; 4], w: &F8, all: u8) -> [F8; 4] {
+    let load = |x: &F8| V::load(isa, x);
+    let one = V::splat(isa, 1.0);
+    let [dx, dy, dz, dw] = delta;
+    let (dx, dy, dz, dw) = (load(dx), load(dy), load(dz), load(dw));
     // `slerp(1, delta, w) = k·((1−w)·sinc((1−w)Ω) + delta·w·sinc(wΩ))` with Ω = acos(delta.w)
     // ≤ π/2 and k = Ω / sin Ω ≥ 1, as `blend_poses` computes it, less its factor k: the turn
-    // is only ever composed by `compose_block`, which normalizes the product.
+    // is only ever composed by `compose_block`, which normalizes the product. The sincs take
+    // only Ω², which is `(1 − d)·P(d)²` (`acos_factor`): no square root.
     let take = load(w);
     let keep = one - take;
-    let d = dw.min(one).max(zero);
+    // On the delta's `w ≥ 0` hemisphere: Ω from `|delta.w|`, the delta's part of the turn
+    // negated where `delta.w` is negative.
+    let d = dw.abs().min(one);
     let p = acos_factor(d);
-    let one_minus_d = (one - d).max(V::splat(isa, 1e-30));
-    let omega = one_minus_d * one_minus_d.rsqrt() * p;
-    let wa = keep * sinc_quarter_turn(keep * omega);
-    let wb = take * sinc_quarter_turn(take * omega);
+    let omega_squared = (one - d) * p * p;
+    let wa = keep * sinc_of_square((keep * keep) * omega_squared);
+    let wb = (take * sinc_of_square((take * take) * omega_squared)).flip_sign_by(dw);
     let turn = [(dx * wb).store(), (dy * wb).store(), (dz * wb).store(), dw.madd(wb, wa).store()];
     if all == 0 {
         return turn;
     }
-    let delta = [dx.store(), dy.store(), dz.store(), dw.store()];
-    [0, 1, 2, 3].map(|c| delta[c].select_bits(turn[c], all))
+    let whole = hemisphere_block(isa, delta);
+    [0, 1, 2, 3].map(|c| whole[c].select_bits(turn[c], all))
 }
 
 /// `base · turn`, normalized, on one block.
@@ -247,7 +297,7 @@ fn translate_and_scale_block<I: Isa>(
     for c in 1..3 {
         apart = apart + (load(&layer.scale[c]) - load(&reference.scale[c])).abs();
     }
-    if apart.store() == F8::ZERO {
+    if apart.eq_bits(zero) == 0xff {
         return;
     }
     let infinity = V::splat(isa, f32::INFINITY);
@@ -261,11 +311,24 @@ fn translate_and_scale_block<I: Isa>(
         *half = (l - r).div(l + r);
     }
     let limit = V::splat(isa, NEAR_ONE);
-    let near_one = all != 0xff && {
-        let off = halves[0].abs().max(halves[1].abs()).max(halves[2].abs());
-        // Every lane at or below the limit (a NaN lane counts as inside: it is set to 1 below).
-        off.max(limit).eq_bits(limit) == 0xff
-    };
+    let off = halves[0].abs().max(halves[1].abs()).max(halves[2].abs());
+    if all == 0 {
+        // The usual block: no lane at weight 1, every `|s|` within the limit (a NaN `s` is not:
+        // `max` gives its second operand for NaN) and the layer's scales not negative. Then both
+        // scales are positive and finite in every lane (a zero or infinite one gives `|s| = 1`
+        // or NaN), so no lane needs the check for them below.
+        let smallest = load(&layer.scale[0]).min(load(&layer.scale[1])).min(load(&layer.scale[2]));
+        if limit.max(off).eq_bits(limit) == 0xff && smallest.max(zero).eq_bits(smallest) == 0xff {
+            for (c, &half) in halves.iter().enumerate() {
+                let factor = exp_near_zero(isa, (take + take) * atanh_near_zero(isa, half));
+                let scaled = (load(&out.scale[c]) * factor).store();
+                out.scale[c] = if none == 0 { scaled } else { out.scale[c].select_bits(scaled, none) };
+            }
+            return;
+        }
+    }
+    // Every lane at or below the limit (a NaN lane counts as inside: it is set to 1 below).
+    let near_one = all != 0xff && off.max(limit).eq_bits(limit) == 0xff;
     for (c, &half) in halves.iter().enumerate() {
         let (l, r) = (load(&layer.scale[c]), load(&reference.scale[c]));
         let factor = if all == 0xff {
@@ -411,6 +474,9 @@ struct LayerState {
     sampled_secs: f32,
     /// `mask × weight × ramp`, per node, this frame.
     node_weights: Vec<f32>,
+    /// The weight `node_weights` holds the mask times (NaN: none yet): the mask does not change
+    /// after the stack is built, so a frame at the same weight leaves them as they are.
+    node_weights_for: f32,
 }
 
 /// An additive layer's reference pose and what it was sampled from.
@@ -496,6 +562,7 @@ impl LayerStack {
                 covers_pose: clip_covers_pose(model, clip),
                 sampled_secs: f32::NAN,
                 node_weights: vec![0.0; nodes],
+                node_weights_for: f32::NAN,
                 desc,
             });
         }
@@ -563,7 +630,9 @@ impl LayerStack {
             // The mask times the weight (no mask: the whole body); nodes past the mask take 0.
             // Whole slices, so the loop runs eight lanes at a time.
             let mask = layer.desc.mask.weights();
-            if mask.is_empty() {
+            if layer.node_weights_for == weight {
+                // Filled for this weight already.
+            } else if mask.is_empty() {
                 layer.node_weights.fill(weight);
             } else {
                 let masked = mask.len().min(layer.node_weights.len());
@@ -573,6 +642,7 @@ impl LayerStack {
                 }
                 past.fill(0.0);
             }
+            layer.node_weights_for = weight;
             let time_secs = layer_time(clip, base_time_secs);
             if let Some(reference) = &mut layer.reference
                 && reference.settings != *settings
@@ -758,14 +828,21 @@ mod tests {
                 random_pose(&mut rng, nodes, scales),
                 random_pose(&mut rng, nodes, scales),
             );
-            // Weights 0 and 1 exactly, fractions, out of range, NaN; one node short.
+            // Weights 0 and 1 exactly, fractions, out of range, NaN, mixed in every block; then
+            // whole blocks of fractions only, of one weight and at weight 1 (the kernel's paths
+            // for blocks without lanes at 0 or 1, and for blocks all at 1); one node short.
             let weights: Vec<f32> = (0..nodes - 1)
-                .map(|i| match (i + round) % 7 {
-                    0 => 0.0,
-                    1 => 1.0,
-                    2 => 1.7,
-                    3 => f32::NAN,
-                    _ => rng.unit(),
+                .map(|i| match round % 4 {
+                    0 | 1 => match (i + round) % 7 {
+                        0 => 0.0,
+                        1 => 1.0,
+                        2 => 1.7,
+                        3 => f32::NAN,
+                        _ => rng.unit(),
+                    },
+                    2 => rng.range(0.01, 0.99),
+                    _ if round % 8 == 3 => 0.37,
+                    _ => 1.0,
                 })
                 .collect();
             for (name, got) in each_isa(&AdditiveOn(base.clone(), layer.clone(), reference.clone(), weights.clone())) {

@@ -726,8 +726,14 @@ pub(crate) fn vec3a(v: Vec4) -> Vec3A {
 /// `sin(x)/x` for `x` in `[0, π/2]` (Taylor to `x¹⁰`; error below 4e-8), on eight lanes.
 #[inline(always)]
 pub(crate) fn sinc_quarter_turn<I: Isa>(x: V<I>) -> V<I> {
-    let isa = x.isa;
-    let x2 = x * x;
+    sinc_of_square(x * x)
+}
+
+/// `sin(x)/x` from `x2 = x²`, for `x` in `[0, π/2]` (see [`sinc_quarter_turn`]): for callers
+/// that have the square without the root.
+#[inline(always)]
+pub(crate) fn sinc_of_square<I: Isa>(x2: V<I>) -> V<I> {
+    let isa = x2.isa;
     let mut p = V::splat(isa, -1.0 / 39_916_800.0);
     p = p.madd(x2, V::splat(isa, 1.0 / 362_880.0));
     p = p.madd(x2, V::splat(isa, -1.0 / 5040.0));
