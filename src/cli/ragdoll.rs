@@ -312,8 +312,8 @@ pub struct RagdollReport {
     pub velocity_error_per_size: f32,
     /// The clip's own non-rigid velocity at the handoff, per size per second: the largest speed
     /// at which a joint moves away from where its parent body's rigid motion carries it (limbs
-    /// stretched by translation or scale keys). A rigid ragdoll cannot follow it, so it bounds
-    /// the velocity error from below.
+    /// stretched by translation or scale keys), summed down each chain of bodies from the
+    /// pelvis. A rigid ragdoll cannot follow it: where it is large, so is the velocity error.
     pub stretch_velocity_per_size: f32,
     /// Largest per-frame joint displacement of the output in the 3 frames after the handoff over
     /// the larger of the largest in the 3 frames before and the motions' own: the clip's largest
@@ -818,8 +818,9 @@ pub fn simulate_run(model: &Model, clip: Option<ClipId>, args: &RagdollArgs) -> 
 
 /// Handoff errors (world units): the bodies after the first physics step against the animation
 /// one step on, and the animation's own non-rigid velocity there (how fast a joint moves away
-/// from where its parent body's rigid motion carries it: bones stretched by translation or scale
-/// keys, which no rigid ragdoll can follow).
+/// from where its parent body's rigid motion carries it — bones stretched by translation or
+/// scale keys, a bone between two bodies bending — summed down each chain from the pelvis, as
+/// a foot below a stretching shin is off by both; no rigid ragdoll can follow it).
 fn handoff_errors(
     player: &mut Player<'_>,
     model: &Model,
@@ -839,7 +840,7 @@ fn handoff_errors(
     model.hierarchy.local_to_model(&pose, &mut locals, &mut world_next);
     let mut position = 0.0f32;
     let mut velocity = 0.0f32;
-    let mut stretch = 0.0f32;
+    let mut own_stretch = vec![0.0f32; spec.bodies.len()];
     let rigid = |w: &Affine3A| {
         let (_, r, t) = w.to_scale_rotation_translation();
         (r.normalize(), t)
@@ -854,10 +855,25 @@ fn handoff_errors(
             let ((r0, t0), (r1, t1)) = (rigid(&world_at[parent.node.index()]), rigid(&world_next[parent.node.index()]));
             let turn = (r1 * r0.inverse()).normalize();
             let turn = if turn.w < 0.0 { -turn } else { turn };
-            let carried = (t1 - t0) / step_secs + (turn.to_scaled_axis() / step_secs).cross(at - t0);
-            stretch = stretch.max(carried.distance(animated));
+            // Where the parent's rigid motion over the step takes the joint: exactly, as a
+            // shin turning a tenth of a radian in a step is common, and the first-order form
+            // (angular velocity × lever) is then a metre per second off at the ankle.
+            let carried = (t1 - t0 + turn * (at - t0) - (at - t0)) / step_secs;
+            own_stretch[b] = carried.distance(animated);
         }
     }
+    let chain_stretch = |mut b: crate::physics::BodyId| {
+        let mut sum = 0.0;
+        for _ in 0..spec.bodies.len() {
+            sum += own_stretch.get(b.index()).copied().unwrap_or(0.0);
+            match spec.body(b).and_then(|body| body.parent) {
+                Some(parent) => b = parent,
+                None => break,
+            }
+        }
+        sum
+    };
+    let stretch = spec.body_ids().map(chain_stretch).fold(0.0f32, f32::max);
     (position, velocity, stretch)
 }
 

@@ -327,6 +327,11 @@ fn capsule_mass_properties(density: f32, a: Vec3, b: Vec3, radius: f32, mass: f3
 /// in the first steps).
 const HANDOFF_LIMIT_LOOKAHEAD_SECS: f32 = 1.0 / 30.0;
 
+/// Trial steps that correct the bodies' initial velocities at a handoff ([`Ragdoll::new`]):
+/// the first takes out the joint rows' turn of each velocity, the second what the first
+/// correction changed in the others.
+pub const HANDOFF_SHOOTING_PASSES: usize = 2;
+
 const ANGULAR_AXES: [JointAxis; 3] = [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ];
 
 impl Ragdoll {
@@ -336,7 +341,54 @@ impl Ragdoll {
     /// joint starts satisfied; limits are the spec's, widened where the handoff pose lies
     /// outside them (so nothing snaps). Every node of the skeleton rides on a body from here on
     /// (`write_world`).
+    ///
+    /// The velocities are those of the motion over `dt_before_secs`, corrected so that the
+    /// first physics step ends with them: Rapier integrates by symplectic Euler, whose joint
+    /// rows turn a swinging limb's velocity within the step (at the ankle of a running shin,
+    /// turning a tenth of a radian a step, by a metre per second), so bodies started with the
+    /// clip's velocity would end the step off it. The world is built, stepped once on trial, and
+    /// built again with each body's velocity raised by what the trial step took from it
+    /// ([`HANDOFF_SHOOTING_PASSES`] times), so the first step moves the bodies as the clip does.
     pub fn new(spec: &RagdollSpec, settings: &RagdollSettings, start: &RagdollStart<'_>) -> Self {
+        let mut ragdoll = Self::build(spec, settings, start, &[]);
+        let has_motion = start.dt_before_secs != 0.0 && start.dt_before_secs.is_finite();
+        if !settings.initial_velocity || !has_motion {
+            return ragdoll;
+        }
+        // The velocities the clip gives each simulated body (centre of mass; angular).
+        let wanted: Vec<Option<(Vec3, Vec3)>> = ragdoll
+            .handles
+            .iter()
+            .zip(&ragdoll.kinematic)
+            .map(|(&h, &kinematic)| {
+                let rb = ragdoll.world.bodies.get(h).filter(|_| !kinematic)?;
+                Some((rb.linvel(), rb.angvel()))
+            })
+            .collect();
+        let mut corrections = vec![(Vec3::ZERO, Vec3::ZERO); wanted.len()];
+        for _ in 0..HANDOFF_SHOOTING_PASSES {
+            ragdoll.world.step_with_events(&ragdoll.hooks, &());
+            for ((wanted, correction), &h) in wanted.iter().zip(&mut corrections).zip(&ragdoll.handles) {
+                let (Some((linvel, angvel)), Some(rb)) = (wanted, ragdoll.world.bodies.get(h)) else { continue };
+                let (lin, ang) = (*linvel - rb.linvel(), *angvel - rb.angvel());
+                if lin.is_finite() && ang.is_finite() {
+                    correction.0 += lin;
+                    correction.1 += ang;
+                }
+            }
+            ragdoll = Self::build(spec, settings, start, &corrections);
+        }
+        ragdoll
+    }
+
+    /// [`Self::new`]'s world, each body's initial velocity raised by `corrections` (linear at
+    /// the centre of mass, angular; simulation units; empty: none).
+    fn build(
+        spec: &RagdollSpec,
+        settings: &RagdollSettings,
+        start: &RagdollStart<'_>,
+        corrections: &[(Vec3, Vec3)],
+    ) -> Self {
         let mut world = PhysicsWorld::new();
         world.gravity = Vec3::new(0.0, -settings.gravity, 0.0);
         let metres_per_unit = settings
@@ -419,6 +471,10 @@ impl Ragdoll {
                 let delta = (rotation * rotation_before.inverse()).normalize();
                 let delta = if delta.w < 0.0 { -delta } else { delta };
                 let angvel = delta.to_scaled_axis() / start.dt_before_secs;
+                let (linvel, angvel) = match corrections.get(i) {
+                    Some(&(lin, ang)) => (linvel + lin, angvel + ang),
+                    None => (linvel, angvel),
+                };
                 if linvel.is_finite() && angvel.is_finite() {
                     builder = builder.linvel(linvel).angvel(angvel);
                 }
