@@ -151,6 +151,13 @@ pub struct RagdollStart<'a> {
     pub ground_y: Option<f32>,
 }
 
+impl RagdollStart<'_> {
+    /// Whether `world_before` gives a velocity (a finite, non-zero time apart).
+    fn has_motion(&self) -> bool {
+        self.dt_before_secs != 0.0 && self.dt_before_secs.is_finite()
+    }
+}
+
 /// Where the animation wants the bodies: the targets of kinematic bodies, joint motors and the
 /// pelvis hold, and how strongly they pull.
 #[derive(Debug, Clone, Copy)]
@@ -330,7 +337,7 @@ const HANDOFF_LIMIT_LOOKAHEAD_SECS: f32 = 1.0 / 30.0;
 /// Trial steps that correct the bodies' initial velocities at a handoff ([`Ragdoll::new`]):
 /// the first takes out the joint rows' turn of each velocity, the second what the first
 /// correction changed in the others.
-pub const HANDOFF_SHOOTING_PASSES: usize = 2;
+const HANDOFF_SHOOTING_PASSES: usize = 2;
 
 const ANGULAR_AXES: [JointAxis; 3] = [JointAxis::AngX, JointAxis::AngY, JointAxis::AngZ];
 
@@ -351,8 +358,7 @@ impl Ragdoll {
     /// ([`HANDOFF_SHOOTING_PASSES`] times), so the first step moves the bodies as the clip does.
     pub fn new(spec: &RagdollSpec, settings: &RagdollSettings, start: &RagdollStart<'_>) -> Self {
         let mut ragdoll = Self::build(spec, settings, start, &[]);
-        let has_motion = start.dt_before_secs != 0.0 && start.dt_before_secs.is_finite();
-        if !settings.initial_velocity || !has_motion {
+        if !settings.initial_velocity || !start.has_motion() {
             return ragdoll;
         }
         // The velocities the clip gives each simulated body (centre of mass; angular).
@@ -447,7 +453,7 @@ impl Ragdoll {
             &mut world.bodies,
         );
 
-        let has_motion = start.dt_before_secs != 0.0 && start.dt_before_secs.is_finite();
+        let has_motion = start.has_motion();
         let masses = body_masses(spec, settings.density, metres_per_unit);
         let masses: Vec<f32> = masses.iter().zip(&scales).map(|(m, s)| m * s.powi(3)).collect();
         let mut handles = Vec::with_capacity(count);

@@ -709,6 +709,27 @@ mod tests {
         t.chain(s).chain(r).fold(0.0, f32::max)
     }
 
+    /// Step `machine`, which stays in `state`, and `same` and `other` together for `frames`
+    /// frames at 60 Hz: the machine's largest pose difference from `same`, and from `other`.
+    fn play_in_state(
+        machine: &mut Stage,
+        state: StateId,
+        same: &mut Stage,
+        other: &mut Stage,
+        frames: usize,
+    ) -> (f32, f32) {
+        let (mut largest, mut off) = (0.0_f32, 0.0_f32);
+        for _ in 0..frames {
+            machine.step(1.0 / 60.0);
+            same.step(1.0 / 60.0);
+            other.step(1.0 / 60.0);
+            assert_eq!(machine.machine().output().state, state);
+            largest = largest.max(pose_difference(machine, same));
+            off = off.max(pose_difference(machine, other));
+        }
+        (largest, off)
+    }
+
     /// The points of the blend spaces below: (clip, x, y).
     const POINTS_1D: [(&str, f32, f32); 2] = [("Walk", 1.4, 0.0), ("Run", 3.4, 0.0)];
     const POINTS_2D: [(&str, f32, f32); 3] = [("Idle", 0.0, 0.0), ("Walk", 1.4, 0.0), ("Run", 1.4, 1.0)];
@@ -952,15 +973,7 @@ mod tests {
             LayerSpec::parse("Walk:additive:weight=0.5").expect("spec"),
         ];
         let mut idle_only = stage();
-        let (mut largest, mut off) = (0.0_f32, 0.0_f32);
-        for _ in 0..60 {
-            machine.step(1.0 / 60.0);
-            section.step(1.0 / 60.0);
-            idle_only.step(1.0 / 60.0);
-            assert_eq!(machine.machine().output().state, waving);
-            largest = largest.max(pose_difference(&machine, &section));
-            off = off.max(pose_difference(&machine, &idle_only));
-        }
+        let (largest, off) = play_in_state(&mut machine, waving, &mut section, &mut idle_only, 60);
         assert!(largest <= 1e-5, "the layered state is the Layers section's frame: {largest}");
         assert!(off > 1e-2, "and not its base alone: {off}");
     }
@@ -1003,15 +1016,7 @@ mod tests {
         section.tuning.clip_extras.layers = specs(true);
         let mut unpainted = stage();
         unpainted.tuning.clip_extras.layers = specs(false);
-        let (mut largest, mut off) = (0.0_f32, 0.0_f32);
-        for _ in 0..90 {
-            machine.step(1.0 / 60.0);
-            section.step(1.0 / 60.0);
-            unpainted.step(1.0 / 60.0);
-            assert_eq!(machine.machine().output().state, waving);
-            largest = largest.max(pose_difference(&machine, &section));
-            off = off.max(pose_difference(&machine, &unpainted));
-        }
+        let (largest, off) = play_in_state(&mut machine, waving, &mut section, &mut unpainted, 90);
         assert!(largest <= 1e-6, "the painted layered state is the Layers section's frame: {largest}");
         assert!(off > 1e-2, "and the painted weights change it: {off}");
     }
