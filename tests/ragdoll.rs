@@ -869,3 +869,35 @@ fn every_listed_naming_scheme_gives_the_same_anatomy() {
         assert_eq!(original.bodies.len(), spec.bodies.len(), "{scheme}");
     }
 }
+
+/// Fox's tail has three bones and the middle one, `b_Tail02_013`, has no vertex that follows it
+/// most: it still gets a body, jointed between the two skinned ones, so the tail bends where the
+/// clip bends it (merged, the tail bent between two bodies at a joint the clip moved against the
+/// first, and the Run's handoff at 70 % started 0.31 sizes/s off the clip).
+#[test]
+fn a_bone_without_vertices_linking_two_skinned_bones_gets_a_body() {
+    let Some(dir) = shared_models() else { return };
+    let fox = load(&dir.join("Fox").join("Fox.glb"));
+    let spec = RagdollSpec::from_model(&fox).expect("ragdoll");
+    let tail: Vec<(&str, Option<&str>)> = spec
+        .bodies
+        .iter()
+        .filter(|b| b.kind == BoneKind::Tail)
+        .map(|b| (b.name.as_str(), b.parent.and_then(|p| spec.body(p)).map(|p| p.name.as_str())))
+        .collect();
+    assert_eq!(
+        tail,
+        [
+            ("b_Tail01_012", Some("b_Hip_01")),
+            ("b_Tail02_013", Some("b_Tail01_012")),
+            ("b_Tail03_014", Some("b_Tail02_013"))
+        ]
+    );
+    assert_eq!(spec.bodies.len(), 20, "Fox: bodies");
+    // Leaf bones without vertices (the feet's and hands' ends) still get none.
+    assert!(
+        spec.bodies.iter().all(|b| !b.name.contains("_end")),
+        "{:?}",
+        spec.bodies.iter().map(|b| &b.name).collect::<Vec<_>>()
+    );
+}
