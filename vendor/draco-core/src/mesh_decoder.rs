@@ -1065,8 +1065,60 @@ impl MeshDecoder {
             let mut pending_quant: Vec<PendingQuant> = Vec::new();
             let mut pending_normals: Vec<PendingNormal> = Vec::new();
 
+            // animtune: symbols decoded beside the attribute before, for the one
+            // at hand. Each attribute's integer stream is one rANS chain, every
+            // symbol waiting on the state the one before left; two consecutive
+            // attributes' chains decoded in one loop overlap on the core (the
+            // point-cloud decoder's `pair_symbols`, which upstream uses for
+            // clouds only). Where two do not pair -- a prediction that cannot be
+            // stepped over, tagged symbols, symbols over 11 bits -- or anything
+            // goes wrong, each is decoded alone as before, which is what reports
+            // the error if there is one. The symbols are the same either way.
+            // Better still, every attribute of the leading run that can be
+            // stepped over has its symbols decoded at once, all side by side
+            // (`lane_symbols`): four or five chains overlap where a pair has
+            // two, and no attribute is left to decode alone.
+            #[cfg(feature = "point_cloud_decode")]
+            let mut ahead: Option<Vec<u32>> = None;
+            #[cfg(feature = "point_cloud_decode")]
+            let laned = if bitstream_version >= 0x0200 {
+                PointCloudDecoder::lane_symbols(
+                    mesh,
+                    buffer,
+                    att_ids,
+                    decoder_types,
+                    point_ids_for_values.len(),
+                )
+                .unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            // The attributes the lanes walked over: none of them is paired.
+            #[cfg(feature = "point_cloud_decode")]
+            let walked = laned.len();
+            #[cfg(feature = "point_cloud_decode")]
+            let mut laned = laned.into_iter();
             for (local_i, &att_id) in att_ids.iter().enumerate() {
                 let decoder_type = decoder_types[local_i];
+                #[cfg(feature = "point_cloud_decode")]
+                let mut predecoded = laned.next().flatten().or_else(|| ahead.take());
+                #[cfg(feature = "point_cloud_decode")]
+                if predecoded.is_none() && local_i + 1 >= walked && bitstream_version >= 0x0200 {
+                    if let (Some(&next_id), Some(&next_type)) =
+                        (att_ids.get(local_i + 1), decoder_types.get(local_i + 1))
+                    {
+                        if let Some((first, second)) = PointCloudDecoder::pair_symbols(
+                            mesh,
+                            buffer,
+                            (att_id, decoder_type),
+                            (next_id, next_type),
+                            point_ids_for_values.len(),
+                        ) {
+                            predecoded = Some(first);
+                            ahead = Some(second);
+                        }
+                    }
+                }
                 {
                     let att = mesh.try_attribute_mut(att_id)?;
                     if att.size() != point_ids_for_values.len() {
@@ -1087,6 +1139,10 @@ impl MeshDecoder {
                     1 => {
                         let mut att_decoder = SequentialIntegerAttributeDecoder::new();
                         att_decoder.init(&pc_decoder, att_id);
+                        #[cfg(feature = "point_cloud_decode")]
+                        if let Some(symbols) = predecoded.take() {
+                            att_decoder.set_predecoded_symbols(symbols);
+                        }
                         let portable_parent_attribute = {
                             let pos_att_id =
                                 mesh.named_attribute_id(GeometryAttributeType::Position);
@@ -1115,6 +1171,10 @@ impl MeshDecoder {
                     2 => {
                         let mut att_decoder = SequentialQuantizationAttributeDecoder::new();
                         att_decoder.init(&pc_decoder, mesh, att_id)?;
+                        #[cfg(feature = "point_cloud_decode")]
+                        if let Some(symbols) = predecoded.take() {
+                            att_decoder.set_predecoded_symbols(symbols);
+                        }
                         let portable_parent_attribute = {
                             let pos_att_id =
                                 mesh.named_attribute_id(GeometryAttributeType::Position);
@@ -1171,6 +1231,10 @@ impl MeshDecoder {
                     3 => {
                         let mut att_decoder = SequentialNormalAttributeDecoder::new();
                         att_decoder.init(&pc_decoder, mesh, att_id)?;
+                        #[cfg(feature = "point_cloud_decode")]
+                        if let Some(symbols) = predecoded.take() {
+                            att_decoder.set_predecoded_symbols(symbols);
+                        }
                         let portable_parent_attribute = {
                             let pos_att_id =
                                 mesh.named_attribute_id(GeometryAttributeType::Position);

@@ -20,7 +20,9 @@ use crate::sequential_integer_attribute_decoder::{
 #[cfg(feature = "point_cloud_decode")]
 use crate::status::{DracoError, Status};
 #[cfg(feature = "point_cloud_decode")]
-use crate::symbol_encoding::{decode_raw_symbol_pair, decode_raw_symbol_pair_in};
+use crate::symbol_encoding::{
+    decode_raw_symbol_lanes_in, decode_raw_symbol_pair, decode_raw_symbol_pair_in,
+};
 
 #[cfg(feature = "point_cloud_decode")]
 use crate::attribute_octahedron_transform::AttributeOctahedronTransform;
@@ -699,6 +701,12 @@ impl PointCloudDecoder {
     }
 }
 
+/// animtune: the widest raw symbols `lane_symbols` decodes side by side: the
+/// lanes run on steps, which only a table of at most 2^16 slots has (11-bit
+/// symbols code at 16 bits of precision).
+#[cfg(feature = "point_cloud_decode")]
+const LANE_MAX_BITS: u8 = 11;
+
 #[cfg(feature = "point_cloud_decode")]
 impl PointCloudDecoder {
     /// The symbols of two consecutive attributes' integer streams, decoded
@@ -717,7 +725,7 @@ impl PointCloudDecoder {
     ///
     /// A normal's stream codes its two octahedral coordinates, not the
     /// attribute's three components.
-    fn pair_symbols(
+    pub(crate) fn pair_symbols(
         pc: &PointCloud,
         buffer: &mut DecoderBuffer,
         first: (i32, u8),
@@ -779,6 +787,91 @@ impl PointCloudDecoder {
             PAIRED.with(|paired| paired.set(paired.get() + 2));
         }
         symbols
+    }
+
+    /// animtune: the symbols of the leading run of consecutive attributes
+    /// whose integer streams can be stepped over (as [`Self::pair_symbols`]
+    /// steps over them: raw symbols, a prediction that is none or a plain
+    /// difference), all decoded side by side
+    /// ([`decode_raw_symbol_lanes_in`]), one entry per attribute from the
+    /// first, for each attribute's decode to take instead of decoding its own
+    /// (`None` for a stream stepped over but not decoded here: symbols wider
+    /// than 11 bits). The walk stops at the first attribute it cannot step
+    /// over; fewer than two streams to decode is `None`. The buffer is left where it stood, at the first
+    /// attribute's stream, which is then decoded as ever.
+    ///
+    /// `None` where anything goes wrong; the budget is then put back as it was
+    /// and the attributes are decoded as before (in pairs where they pair),
+    /// which is what reports the error if there is one. So the decoded values
+    /// are the same either way, and only the time differs.
+    pub(crate) fn lane_symbols(
+        pc: &PointCloud,
+        buffer: &mut DecoderBuffer,
+        att_ids: &[i32],
+        decoder_types: &[u8],
+        num_points: usize,
+    ) -> Option<Vec<Option<Vec<u32>>>> {
+        #[cfg(test)]
+        if PAIRS_OFF.with(|off| off.get()) {
+            return None;
+        }
+        let start = buffer.position();
+        let budget = buffer.budget();
+        let mut streams = Vec::new();
+        let mut walk = buffer.fork_at(start).ok()?;
+        for (&att_id, &decoder_type) in att_ids.iter().zip(decoder_types) {
+            if !(1..=3).contains(&decoder_type) {
+                break;
+            }
+            let Ok(attribute) = pc.try_attribute(att_id) else {
+                break;
+            };
+            let components = coded_components(decoder_type, attribute);
+            let Some(values) = num_points.checked_mul(components) else {
+                break;
+            };
+            let at = walk.position();
+            let Ok(mut look) = walk.fork_at(at) else {
+                break;
+            };
+            // Raw symbols only (the scheme byte after the header), of at most
+            // `LANE_MAX_BITS`; a wider stream is stepped over and left to its
+            // own decode.
+            if !SequentialIntegerAttributeDecoder::seek_symbols(&mut look) {
+                break;
+            }
+            let symbols_at = look.position();
+            let laned = matches!(
+                (look.decode_u8(), look.decode_u8()),
+                (Ok(1), Ok(bits)) if (1..=LANE_MAX_BITS).contains(&bits)
+            );
+            if !matches!(
+                SequentialIntegerAttributeDecoder::skip_values(values, components, &mut walk),
+                Ok(true)
+            ) {
+                break;
+            }
+            streams.push(laned.then_some((symbols_at, values, components)));
+        }
+        let laned: Vec<(usize, usize, usize)> = streams.iter().flatten().copied().collect();
+        let symbols = if laned.len() >= 2 {
+            decode_raw_symbol_lanes_in(buffer, &laned)
+        } else {
+            None
+        };
+        // `start` is a position this buffer held a moment ago.
+        let _ = buffer.set_position(start);
+        let Some(symbols) = symbols else {
+            buffer.restore_budget(budget);
+            return None;
+        };
+        let mut symbols = symbols.into_iter();
+        Some(
+            streams
+                .iter()
+                .map(|stream| stream.and_then(|_| symbols.next()))
+                .collect(),
+        )
     }
 
     /// Decodes one attribute's values from `buffer`, in place, the way the

@@ -142,11 +142,54 @@ impl<'a> RAnsSymbolDecoder<'a> {
         true
     }
 
-    fn decode_table(&mut self, buffer: &mut DecoderBuffer) -> bool {
-        let _start_pos = buffer.position();
+    /// animtune: [`Self::create`] for a decoder that only steps over its
+    /// stream (`skip_symbols`): the probability table is read and checked as
+    /// `create` reads and checks it -- the same bytes, the same verdict -- but
+    /// the slot table, one entry per slot of the precision (a million of them
+    /// for a 14-bit position), is not built: nothing will be decoded. Stepping
+    /// over a stream built it for nothing, and a mesh stepped over each of its
+    /// streams once or twice on top of decoding them.
+    pub(crate) fn create_for_skip(&mut self, buffer: &mut DecoderBuffer) -> bool {
         self.steps.clear();
         self.buckets.clear();
         self.buckets_tried = false;
+        self.read_probability_table(buffer)
+    }
+
+    fn decode_table(&mut self, buffer: &mut DecoderBuffer) -> bool {
+        self.steps.clear();
+        self.buckets.clear();
+        self.buckets_tried = false;
+        if !self.read_probability_table(buffer) {
+            return false;
+        }
+        let num_symbols = self.num_symbols;
+        if num_symbols == 0 {
+            return true;
+        }
+        let table = &self.probability_table[..num_symbols];
+        let precision = self.rans_precision as usize;
+        self.lut = if num_symbols <= 1 << 16 {
+            Slots::Narrow(fill_slots(table, precision))
+        } else {
+            Slots::Wide(fill_slots(table, precision))
+        };
+
+        // Pad the table to a power of two so `decode_run` can mask instead of
+        // check. The entries added here carry a zero probability and cover no
+        // LUT slot, so reaching one would already mean the LUT was built by
+        // something other than the loop above.
+        let padded = num_symbols.next_power_of_two();
+        self.probability_table.resize(padded, RAnsSymbol::default());
+        self.table_mask = (padded - 1) as u32;
+        true
+    }
+
+    /// The symbol count and probability table, read and checked (the
+    /// probabilities add up to the precision): the part of `decode_table`
+    /// that reads the stream, split out by animtune for `create_for_skip`.
+    fn read_probability_table(&mut self, buffer: &mut DecoderBuffer) -> bool {
+        let _start_pos = buffer.position();
         let bitstream_version = buffer.bitstream_version();
         let num_symbols = if bitstream_version < 0x0200 {
             #[cfg(not(feature = "legacy_bitstream_decode"))]
@@ -230,25 +273,7 @@ impl<'a> RAnsSymbolDecoder<'a> {
             }
         }
 
-        if cum_prob != self.rans_precision {
-            return false;
-        }
-        let table = &self.probability_table[..num_symbols];
-        let precision = self.rans_precision as usize;
-        self.lut = if num_symbols <= 1 << 16 {
-            Slots::Narrow(fill_slots(table, precision))
-        } else {
-            Slots::Wide(fill_slots(table, precision))
-        };
-
-        // Pad the table to a power of two so `decode_run` can mask instead of
-        // check. The entries added here carry a zero probability and cover no
-        // LUT slot, so reaching one would already mean the LUT was built by
-        // something other than the loop above.
-        let padded = num_symbols.next_power_of_two();
-        self.probability_table.resize(padded, RAnsSymbol::default());
-        self.table_mask = (padded - 1) as u32;
-        true
+        cum_prob == self.rans_precision
     }
 
     /// How many distinct symbols the table holds. One or none is the case with
@@ -683,8 +708,136 @@ pub(crate) fn decode_run_pair(
     (state_a.2, state_b.2)
 }
 
+/// animtune: [`decode_run_pair`] for any number of independent streams: run
+/// `i` decodes `counts[i]` symbols onto the end of `outs[i]`; one flag per run
+/// says whether it was backed by its coded bytes, as
+/// [`RAnsSymbolDecoder::decode_run`] says.
+///
+/// A mesh's attributes are several streams of a few tens of thousands of
+/// symbols each, and a pair still leaves the core waiting on two chains where
+/// it could be working on four: the loop advances up to [`LANES`] streams by
+/// one symbol each per pass, and their chains overlap as a pair's do. When
+/// the shortest of them ends, the next stream waiting takes its place.
+/// Streams that do not suit the loop (see `ready_for_pair`: no steps) are
+/// decoded alone first; the symbols are the same either way. (Laning streams
+/// too fine for steps through the table form was measured and lost: a 14-bit
+/// position decodes faster alone through `run_buckets`.)
+#[cfg(feature = "point_cloud_decode")]
+pub(crate) fn decode_run_lanes(
+    decoders: &mut [RAnsSymbolDecoder<'_>],
+    outs: &mut [Vec<u32>],
+    counts: &[usize],
+) -> Vec<bool> {
+    let mut backed = vec![true; decoders.len()];
+    let mut ready = vec![false; decoders.len()];
+    for (index, ((decoder, out), &count)) in decoders
+        .iter_mut()
+        .zip(outs.iter_mut())
+        .zip(counts)
+        .enumerate()
+    {
+        if count > 0 && decoder.ready_for_pair(count) {
+            ready[index] = true;
+            out.reserve(count);
+        } else {
+            backed[index] = decoder.decode_run(out, count);
+        }
+    }
+    let mut ends: Vec<(usize, (u32, usize, bool))> = Vec::new();
+    {
+        let lanes = decoders
+            .iter()
+            .zip(outs.iter_mut())
+            .enumerate()
+            .filter(|(index, _)| ready[*index])
+            .map(|(index, (decoder, out))| (index, Lane::new(decoder), out, counts[index]))
+            .collect();
+        run_group(lanes, &mut ends);
+    }
+    for (index, (state, offset, lane_backed)) in ends {
+        decoders[index].ans.state = state;
+        decoders[index].ans.buf_offset = offset;
+        backed[index] = lane_backed;
+    }
+    backed
+}
+
+/// How many streams [`decode_run_lanes`] advances together: four chains keep
+/// the core busy while each waits on its table read.
+#[cfg(feature = "point_cloud_decode")]
+const LANES: usize = 4;
+
+/// A stream, its lane, its output and the symbols it has left.
+#[cfg(feature = "point_cloud_decode")]
+type Running<'o, 't> = (usize, Lane<'t>, &'o mut Vec<u32>, usize);
+
+/// Runs `waiting` (in order) through up to [`LANES`] lanes at a time until
+/// each has decoded its count; each stream's end state goes to `ends`.
+#[cfg(feature = "point_cloud_decode")]
+fn run_group(waiting: Vec<Running<'_, '_>>, ends: &mut Vec<(usize, (u32, usize, bool))>) {
+    let mut waiting = std::collections::VecDeque::from(waiting);
+    let mut running = Vec::with_capacity(LANES);
+    loop {
+        while running.len() < LANES {
+            let Some(next) = waiting.pop_front() else {
+                break;
+            };
+            running.push(next);
+        }
+        if running.is_empty() {
+            return;
+        }
+        let steps = running.iter().map(|lane| lane.3).min().unwrap_or(0);
+        match running.len() {
+            1 => run_lanes::<1>(&mut running, steps),
+            2 => run_lanes::<2>(&mut running, steps),
+            3 => run_lanes::<3>(&mut running, steps),
+            _ => run_lanes::<LANES>(&mut running, steps),
+        }
+        let mut kept = Vec::with_capacity(LANES);
+        for (index, lane, out, left) in running {
+            if left == steps {
+                ends.push((index, lane.end()));
+            } else {
+                kept.push((index, lane, out, left - steps));
+            }
+        }
+        running = kept;
+    }
+}
+
+/// `steps` symbols of each lane of `running` (which holds exactly `N`), the
+/// lanes copied into a local array for the loop, and back.
+#[cfg(feature = "point_cloud_decode")]
+fn run_lanes<const N: usize>(running: &mut [Running<'_, '_>], steps: usize) {
+    let Some(running) = running.get_mut(..N) else {
+        return;
+    };
+    let mut lanes: [Lane<'_>; N] = std::array::from_fn(|k| running[k].1.clone());
+    let outs: [&mut Vec<u32>; N] = {
+        let mut rest = &mut running[..];
+        std::array::from_fn(|_| {
+            let (first, tail) = std::mem::take(&mut rest)
+                .split_first_mut()
+                .expect("N lanes");
+            rest = tail;
+            &mut *first.2
+        })
+    };
+    for _ in 0..steps {
+        for k in 0..N {
+            let symbol = lanes[k].next();
+            outs[k].push(symbol);
+        }
+    }
+    for (slot, lane) in running.iter_mut().zip(lanes) {
+        slot.1 = lane;
+    }
+}
+
 /// One stream of [`decode_run_pair`], its tables and coder state as locals.
 #[cfg(feature = "point_cloud_decode")]
+#[derive(Clone)]
 struct Lane<'t> {
     slots: &'t [u16],
     steps: &'t [u32],

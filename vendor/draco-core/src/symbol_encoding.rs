@@ -709,7 +709,9 @@ pub(crate) fn skip_symbols(
     let mut decoder = RAnsSymbolDecoder::new(
         compute_rans_precision_from_unique_symbols_bit_length(symbols_bit_length),
     );
-    Ok(decoder.create(in_buffer) && decoder.start_decoding(in_buffer))
+    // animtune: the table read and checked without building the slot table
+    // nothing here decodes with (see `create_for_skip`).
+    Ok(decoder.create_for_skip(in_buffer) && decoder.start_decoding(in_buffer))
 }
 
 /// Reserves for what the stream could plausibly produce, not for what it says.
@@ -837,6 +839,37 @@ pub(crate) fn decode_raw_symbol_pair_in(
     let opened_b = open_raw_run((&mut other, second.1, second.2))?;
     buffer.adopt_budget(&other);
     decode_opened_pair(opened_a, first.0, opened_b, second.1)
+}
+
+/// animtune: [`decode_raw_symbol_pair_in`] for any number of streams of one
+/// buffer, decoded side by side
+/// ([`decode_run_lanes`](crate::rans_symbol_decoder::decode_run_lanes)): each
+/// `(position, values, components)` names a stream whose scheme byte is at
+/// `position` in `buffer`'s data. Each is read through a buffer of its own,
+/// opened in order, and what each charges becomes `buffer`'s, so the streams
+/// draw on one budget in the order a decode one after the other would;
+/// `buffer`'s position is left where it was. `None` where any stream is not
+/// one a pair takes or anything goes wrong, a run its coded bytes do not back
+/// included; the caller then puts the budget back as it was and decodes each
+/// stream the ordinary way, which is what reports the error if there is one.
+#[cfg(feature = "point_cloud_decode")]
+pub(crate) fn decode_raw_symbol_lanes_in(
+    buffer: &mut DecoderBuffer,
+    streams: &[(usize, usize, usize)],
+) -> Option<Vec<Vec<u32>>> {
+    let mut decoders = Vec::with_capacity(streams.len());
+    let mut outs = Vec::with_capacity(streams.len());
+    let mut counts = Vec::with_capacity(streams.len());
+    for &(position, values, components) in streams {
+        let mut own = buffer.fork_at(position).ok()?;
+        let (decoder, symbols) = open_raw_run((&mut own, values, components))?;
+        buffer.adopt_budget(&own);
+        decoders.push(decoder);
+        outs.push(symbols);
+        counts.push(values);
+    }
+    let backed = crate::rans_symbol_decoder::decode_run_lanes(&mut decoders, &mut outs, &counts);
+    backed.iter().all(|&b| b).then_some(outs)
 }
 
 /// A raw stream's coder, started, and room reserved for its symbols, or `None`
