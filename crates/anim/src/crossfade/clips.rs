@@ -109,7 +109,8 @@ impl ClipSampler {
         let secs = clip.end_secs();
         let time = wrap_time(secs, looping, layer.time_secs);
         clip.sample(time, cursor, settings, out);
-        if looping && secs > 0.0 {
+        // At `from_secs` itself (every shown frame) no seam lies between: nothing to count.
+        if looping && secs > 0.0 && layer.time_secs != from_secs {
             let loops = (layer.time_secs / secs).floor() - (from_secs / secs).floor();
             if let Some(jump) = self.seam_jumps.get(index)
                 && loops.is_finite()
