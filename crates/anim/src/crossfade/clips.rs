@@ -2,7 +2,7 @@
 //! layer's clip: [`ClipSampler`].
 
 use crate::blend_space::BlendSpacePlayer;
-use crate::clip::Clip;
+use crate::clip::{Clip, loop_secs};
 use crate::ids::ClipId;
 use crate::model::Model;
 use crate::pose::{PoseDelta, SoaPose};
@@ -127,7 +127,7 @@ pub(crate) fn wrap_time(clip_secs: f32, looping: bool, time_secs: f32) -> f32 {
     if !time_secs.is_finite() || clip_secs <= 0.0 {
         0.0
     } else if looping {
-        time_secs.rem_euclid(clip_secs)
+        loop_secs(time_secs, clip_secs)
     } else {
         time_secs.clamp(0.0, clip_secs)
     }
