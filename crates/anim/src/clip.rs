@@ -335,7 +335,7 @@ impl Clip {
 pub(crate) fn loop_secs(time_secs: f32, period_secs: f32) -> f32 {
     if (0.0..period_secs).contains(&time_secs) {
         time_secs
-    } else if time_secs >= period_secs && time_secs < 2.0 * period_secs {
+    } else if (period_secs..2.0 * period_secs).contains(&time_secs) {
         time_secs - period_secs
     } else {
         time_secs.rem_euclid(period_secs)
