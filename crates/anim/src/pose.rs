@@ -7,7 +7,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use crate::ids::NodeId;
 use crate::interp::ScaleSpace;
-use crate::simd8::{F8, Isa, Kernel, V, acos_factor, block_weights, dispatch, sinc_of_square};
+use crate::simd8::{F8, Isa, Kernel, V, acos_factor, block_weights, dispatch, sinc_quarter_turn};
 
 /// A local transform as translation, rotation, scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -774,12 +774,12 @@ fn slerp_block<I: Isa>(isa: I, a: &[F8; 4], b: &[F8; 4], keep: V<I>, take: V<I>)
     let one = V::splat(isa, 1.0);
     let d = signed.abs().min(one);
     let p = acos_factor(d);
-    // Ω = √(1−d)·P(d), k = Ω / sin Ω = P(d) / √(1+d). The sincs take only Ω² = (1−d)·P(d)²
-    // (no square root of 1 − d).
-    let omega_squared = (one - d) * p * p;
+    let one_minus_d = (one - d).max(V::splat(isa, 1e-30));
+    // Ω = √(1−d)·P(d), k = Ω / sin Ω = P(d) / √(1+d).
+    let omega = one_minus_d * one_minus_d.rsqrt() * p;
     let k = p * (one + d).rsqrt();
-    let wa = keep * k * sinc_of_square((keep * keep) * omega_squared);
-    let wb = (take * k * sinc_of_square((take * take) * omega_squared)).flip_sign_by(signed);
+    let wa = keep * k * sinc_quarter_turn(keep * omega);
+    let wb = (take * k * sinc_quarter_turn(take * omega)).flip_sign_by(signed);
     let mut out = [F8::ZERO; 4];
     for c in 0..4 {
         out[c] = b[c].madd(wb, a[c] * wa).store();
