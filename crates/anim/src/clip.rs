@@ -302,7 +302,7 @@ impl Clip {
 
     /// Wrap a playback time into `[0, end]` for looping (a zero-length clip always gives 0).
     pub fn wrap_time(&self, time_secs: f32) -> f32 {
-        if self.end_secs > 0.0 && time_secs.is_finite() { time_secs.rem_euclid(self.end_secs) } else { 0.0 }
+        if self.end_secs > 0.0 && time_secs.is_finite() { loop_secs(time_secs, self.end_secs) } else { 0.0 }
     }
 
     /// Distinct authored interpolation modes, in STEP, LINEAR, CUBICSPLINE order.
@@ -324,5 +324,43 @@ impl Clip {
         nodes.sort_unstable();
         nodes.dedup();
         nodes
+    }
+}
+
+/// `time_secs.rem_euclid(period_secs)` (`period_secs` positive), bit for bit, without the
+/// library remainder in the first two periods, where playback spends its first seconds: there
+/// the remainder is the time itself, or the time less one period (exact: the two are within a
+/// factor of 2).
+#[inline]
+pub(crate) fn loop_secs(time_secs: f32, period_secs: f32) -> f32 {
+    if (0.0..period_secs).contains(&time_secs) {
+        time_secs
+    } else if (period_secs..2.0 * period_secs).contains(&time_secs) {
+        time_secs - period_secs
+    } else {
+        time_secs.rem_euclid(period_secs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loop_secs;
+
+    #[test]
+    fn loop_secs_is_the_euclidean_remainder_bit_for_bit() {
+        let mut checked = 0;
+        for period in [0.1f32, 1.0 / 3.0, 1.25, 7.9, 10.0, 1e-3, 3e37] {
+            for k in -4000..12000 {
+                let t = period * (k as f32 / 1000.0) + (k as f32).sin() * 1e-3;
+                assert_eq!(loop_secs(t, period).to_bits(), t.rem_euclid(period).to_bits(), "{t} mod {period}");
+                checked += 1;
+            }
+            for t in
+                [0.0, -0.0, period, 2.0 * period, f32::MAX, -f32::MAX, period.next_up(), (2.0 * period).next_down()]
+            {
+                assert_eq!(loop_secs(t, period).to_bits(), t.rem_euclid(period).to_bits(), "{t} mod {period}");
+            }
+        }
+        assert!(checked > 100_000);
     }
 }

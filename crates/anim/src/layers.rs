@@ -319,8 +319,9 @@ fn translate_and_scale_block<I: Isa>(
         // or NaN), so no lane needs the check for them below.
         let smallest = load(&layer.scale[0]).min(load(&layer.scale[1])).min(load(&layer.scale[2]));
         if limit.max(off).eq_bits(limit) == 0xff && smallest.max(zero).eq_bits(smallest) == 0xff {
+            let twice = take + take;
             for (c, &half) in halves.iter().enumerate() {
-                let factor = exp_near_zero(isa, (take + take) * atanh_near_zero(isa, half));
+                let factor = exp_near_zero(isa, twice_atanh_near_zero(isa, twice, half));
                 let scaled = (load(&out.scale[c]) * factor).store();
                 out.scale[c] = if none == 0 { scaled } else { out.scale[c].select_bits(scaled, none) };
             }
@@ -335,7 +336,7 @@ fn translate_and_scale_block<I: Isa>(
             l.div(r)
         } else {
             let power = if near_one {
-                exp_near_zero(isa, (take + take) * atanh_near_zero(isa, half))
+                exp_near_zero(isa, twice_atanh_near_zero(isa, take + take, half))
             } else {
                 crate::simd8::exp(take * crate::simd8::ln(l.div(r)))
             };
@@ -348,29 +349,35 @@ fn translate_and_scale_block<I: Isa>(
 }
 
 /// How far from 0 `s = (l − r) / (l + r)` may be in every lane of a block for
-/// [`atanh_near_zero`] (scale ratios `l / r` from 0.75 to 1.33).
+/// [`twice_atanh_near_zero`] (scale ratios `l / r` from 0.75 to 1.33).
 const NEAR_ONE: f32 = 1.0 / 7.0;
 
-/// `atanh(s)` for `|s| ≤` [`NEAR_ONE`], its series `s + s³/3 + s⁵/5 + s⁷/7` (the rest is
-/// below 3e-9; `s = 0` gives exactly 0).
+/// `atanh(s) = s·(1 + s²·R(s²))` for `|s| ≤` [`NEAR_ONE`]: `R` the minimax line for
+/// `(atanh(s)/s − 1)/s²` over `s² ≤ 1/49` (the sum is within 2.3e-8 of atanh; its Taylor series
+/// needs `s⁷` for as much).
+const ATANH_NEAR_ZERO: [f32; 2] = [0.333_325_7, 0.202_962_52];
+
+/// `eʸ = 1 + y·Q(y)` for `|y| ≤ 2·atanh(NEAR_ONE) = ln(4/3)`: `Q` the minimax quartic for
+/// `(eʸ − 1)/y` over that range, highest power first (relative error of the sum below 7e-8; the
+/// Taylor series needs `y⁷` for as much).
+const EXP_NEAR_ZERO: [f32; 5] = [0.008_362_113_5, 0.041_810_572, 0.166_665_55, 0.499_997_02, 1.0];
+
+/// `twice · atanh(s)` for `|s| ≤` [`NEAR_ONE`] ([`ATANH_NEAR_ZERO`]; `s = 0` gives exactly 0).
 #[inline(always)]
-fn atanh_near_zero<I: Isa>(isa: I, s: V<I>) -> V<I> {
+fn twice_atanh_near_zero<I: Isa>(isa: I, twice: V<I>, s: V<I>) -> V<I> {
     let s2 = s * s;
-    let p = V::splat(isa, 1.0 / 7.0).madd(s2, V::splat(isa, 1.0 / 5.0));
-    let p = p.madd(s2, V::splat(isa, 1.0 / 3.0)).madd(s2, V::splat(isa, 1.0));
-    p * s
+    let r = V::splat(isa, ATANH_NEAR_ZERO[1]).madd(s2, V::splat(isa, ATANH_NEAR_ZERO[0]));
+    (twice * s) * r.madd(s2, V::splat(isa, 1.0))
 }
 
-/// `eʸ` for `|y| ≤ 2·atanh(NEAR_ONE) = ln(4/3)` (below 0.288), its Taylor series to `y⁷` (the
-/// rest is below 1.2e-9; `y = 0` gives exactly 1).
+/// `eʸ` for `|y| ≤ ln(4/3)` (below 0.288) ([`EXP_NEAR_ZERO`]; `y = 0` gives exactly 1).
 #[inline(always)]
 fn exp_near_zero<I: Isa>(isa: I, y: V<I>) -> V<I> {
-    const COEFFICIENTS: [f32; 7] = [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0];
-    let mut p = V::splat(isa, 1.0 / 5040.0);
-    for coefficient in COEFFICIENTS {
-        p = p.madd(y, V::splat(isa, coefficient));
+    let mut p = V::splat(isa, EXP_NEAR_ZERO[0]);
+    for coefficient in &EXP_NEAR_ZERO[1..] {
+        p = p.madd(y, V::splat(isa, *coefficient));
     }
-    p
+    p.madd(y, V::splat(isa, 1.0))
 }
 
 /// The pose an additive layer is measured from.

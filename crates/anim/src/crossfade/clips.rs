@@ -2,7 +2,7 @@
 //! layer's clip: [`ClipSampler`].
 
 use crate::blend_space::BlendSpacePlayer;
-use crate::clip::Clip;
+use crate::clip::{Clip, loop_secs};
 use crate::ids::ClipId;
 use crate::model::Model;
 use crate::pose::{PoseDelta, SoaPose};
@@ -109,7 +109,8 @@ impl ClipSampler {
         let secs = clip.end_secs();
         let time = wrap_time(secs, looping, layer.time_secs);
         clip.sample(time, cursor, settings, out);
-        if looping && secs > 0.0 {
+        // At `from_secs` itself (every shown frame) no seam lies between: nothing to count.
+        if looping && secs > 0.0 && layer.time_secs != from_secs {
             let loops = (layer.time_secs / secs).floor() - (from_secs / secs).floor();
             if let Some(jump) = self.seam_jumps.get(index)
                 && loops.is_finite()
@@ -126,7 +127,7 @@ pub(crate) fn wrap_time(clip_secs: f32, looping: bool, time_secs: f32) -> f32 {
     if !time_secs.is_finite() || clip_secs <= 0.0 {
         0.0
     } else if looping {
-        time_secs.rem_euclid(clip_secs)
+        loop_secs(time_secs, clip_secs)
     } else {
         time_secs.clamp(0.0, clip_secs)
     }

@@ -716,6 +716,9 @@ impl CrossFader {
 
     /// Accumulate the sources' root velocities over the last `dt_secs` into the character offset.
     fn update_root_offset(&mut self, model: &Model, settings: &SampleSettings, dt_secs: f32) {
+        if self.root.is_none() {
+            return;
+        }
         let mut weights = [0.0; MAX_LAYERS];
         let snapshot_weight = self.weights(&mut weights);
         let inertial_weight = self.inertial_weight();
