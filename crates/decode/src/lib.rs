@@ -49,14 +49,26 @@ impl Decoder for Decoders {
             MeshoptMode::Indices => meshopt::decode_index_sequence(out, view.count, stride, view.compressed),
         };
         result.map_err(|e| e.to_string())?;
+        if view.filter != MeshoptFilter::None && view.mode != MeshoptMode::Attributes {
+            return Err(format!("the {:?} filter applies to attributes, not to {:?}", view.filter, view.mode));
+        }
         match view.filter {
-            MeshoptFilter::None => {}
+            MeshoptFilter::None => Ok(()),
             MeshoptFilter::Octahedral => meshopt::filter_octahedral(out, stride),
-            MeshoptFilter::Quaternion => meshopt::filter_quaternion(out),
-            MeshoptFilter::Exponential => meshopt::filter_exponential(out),
+            MeshoptFilter::Quaternion if stride == 8 => {
+                meshopt::filter_quaternion(out);
+                Ok(())
+            }
+            MeshoptFilter::Quaternion => Err(meshopt::MeshoptError::BadRequest(format!(
+                "the quaternion filter needs a byte stride of 8, not {stride}"
+            ))),
+            MeshoptFilter::Exponential => {
+                meshopt::filter_exponential(out);
+                Ok(())
+            }
             MeshoptFilter::Color => meshopt::filter_color(out, stride),
         }
-        Ok(())
+        .map_err(|e| e.to_string())
     }
 
     fn decode_draco(&self, primitive: &DracoPrimitive<'_>) -> Result<DecodedDraco, String> {

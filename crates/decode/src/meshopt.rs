@@ -430,11 +430,20 @@ fn round_away(x: f32) -> i32 {
     (x + if x >= 0.0 { 0.5 } else { -0.5 }) as i32
 }
 
+/// The bytes per component of a filter whose elements are four 1- or 2-byte components: the
+/// stride must be 4 or 8 (the importer checks this; the decoder does not take it on trust).
+fn filter_component_bytes(filter: &str, stride: usize) -> Result<usize> {
+    match stride {
+        4 | 8 => Ok(stride / 4),
+        _ => Err(MeshoptError::BadRequest(format!("the {filter} filter needs a byte stride of 4 or 8, not {stride}"))),
+    }
+}
+
 /// Octahedral filter: each element holds signed normalized x, y (octahedral coordinates) and a
 /// z that stores 1.0, in 1- or 2-byte components; w is kept. Writes the unit vector back in the
 /// same integer format.
-pub fn filter_octahedral(data: &mut [u8], stride: usize) {
-    let component = stride / 4;
+pub fn filter_octahedral(data: &mut [u8], stride: usize) -> Result<()> {
+    let component = filter_component_bytes("octahedral", stride)?;
     let max = ((1i32 << (component * 8 - 1)) - 1) as f32;
     for element in data.chunks_exact_mut(stride) {
         let read = |e: &[u8], i: usize| -> f32 {
@@ -457,6 +466,7 @@ pub fn filter_octahedral(data: &mut [u8], stride: usize) {
             }
         }
     }
+    Ok(())
 }
 
 /// Quaternion filter: three signed 16-bit components scaled by 1/√2 and the index of the
@@ -501,8 +511,8 @@ pub fn filter_exponential(data: &mut [u8]) {
 
 /// Colour filter (`KHR_meshopt_compression`): `YCoCg` with alpha in 1- or 2-byte components;
 /// writes RGBA back in the same unsigned normalized format.
-pub fn filter_color(data: &mut [u8], stride: usize) {
-    let component = stride / 4;
+pub fn filter_color(data: &mut [u8], stride: usize) -> Result<()> {
+    let component = filter_component_bytes("colour", stride)?;
     let max = ((1u32 << (component * 8)) - 1) as f32;
     for element in data.chunks_exact_mut(stride) {
         let read = |i: usize| -> i32 {
@@ -533,6 +543,7 @@ pub fn filter_color(data: &mut [u8], stride: usize) {
             }
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -572,8 +583,21 @@ mod tests {
     fn octahedral_filter_decodes_the_pole() {
         // x = y = 0, z = 127 (1.0 in 8 bits): +Z.
         let mut data = [0u8, 0, 127, 0];
-        filter_octahedral(&mut data, 4);
+        filter_octahedral(&mut data, 4).unwrap();
         assert_eq!(data, [0, 0, 127, 0]);
+    }
+
+    /// Found by the `decoders` fuzz target: a stride the filters cannot have (the importer
+    /// refuses it; the decoder's own callers may not) is an error, not an overflow panic.
+    #[test]
+    fn filters_refuse_strides_they_cannot_have() {
+        for stride in [0, 1, 2, 3, 5, 12, 16, 256] {
+            let mut data = vec![0x7f; 2 * stride.max(1)];
+            let before = data.clone();
+            assert!(matches!(filter_octahedral(&mut data, stride), Err(MeshoptError::BadRequest(_))), "{stride}");
+            assert!(matches!(filter_color(&mut data, stride), Err(MeshoptError::BadRequest(_))), "{stride}");
+            assert_eq!(data, before, "stride {stride} touched the data");
+        }
     }
 
     #[test]

@@ -402,3 +402,31 @@ fn draco_fuzz_timeout_multi_parallelogram_is_given_up_with_an_error() {
     assert!(errors[0].contains("still decoding after"), "{errors:?}");
     assert!(errors[1..].iter().all(|e| e.contains("not decoded: an earlier Draco primitive failed")), "{errors:?}");
 }
+
+/// Found by the `decoders` fuzz target (7 December 2026, after ~900,000 inputs on each of two
+/// workers): a valid triangle index stream with the octahedral filter asked for at a 2-byte
+/// stride made the filter's component size 0 and its shift overflow (a panic). The importer
+/// never asks for that (filters are for attributes, octahedral at stride 4 or 8), but the decoder
+/// answers it with an error of its own.
+#[test]
+fn meshopt_filter_on_indices_is_an_error_not_an_overflow() {
+    let compressed = [
+        0xe1, 0x51, 0xb7, 0x2e, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xf6, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xa4, 0xf4, 0x2b, 0x90, 0xff, 0x03, 0x00, 0x00, 0xff, 0x01, 0x00, 0x79, 0x00, 0xff, 0x02, 0x89, 0x00,
+        0xff, 0x02, 0x89, 0x44, 0x0a,
+    ];
+    let view = MeshoptView {
+        extension: "EXT_meshopt_compression",
+        compressed: &compressed,
+        count: 18,
+        byte_stride: 2,
+        mode: MeshoptMode::Triangles,
+        filter: MeshoptFilter::Octahedral,
+    };
+    let mut out = vec![0u8; 18 * 2];
+    let error = decode::Decoders.decode_meshopt(&view, &mut out).expect_err("a filter on indices");
+    assert!(error.contains("filter applies to attributes"), "{error}");
+    // The same stream without the filter decodes: the error is the filter's, not the stream's.
+    let unfiltered = MeshoptView { filter: MeshoptFilter::None, ..view };
+    decode::Decoders.decode_meshopt(&unfiltered, &mut out).expect("the index stream itself is valid");
+}
