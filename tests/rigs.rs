@@ -388,8 +388,8 @@ const MAX_HANDOFF_VELOCITY_ERROR_PER_SIZE: f32 = 0.3;
 
 /// Where the clip itself is not rigid (a joint moving away from where the rigid chain of bodies
 /// above it carries it: `stretch_velocity_per_size`, e.g. `RobotExpressive`'s feet, which hang
-/// under the root with their own translation keys, 0.82 sizes/s near the end of Running; Fox's
-/// tail, whose middle bone bends between two bodies), no rigid ragdoll can follow it; there the
+/// under the root with their own translation keys, 0.82 sizes/s near the end of Running; the
+/// platformer's shins keyed with translations), no rigid ragdoll can follow it; there the
 /// error may reach this multiple of that speed (measured: at most 1.21 on the rigs of
 /// docs/ragdoll-figures.md).
 const NON_RIGID_ALLOWANCE: f32 = 1.25;

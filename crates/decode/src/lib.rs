@@ -25,6 +25,7 @@ use std::path::Path;
 
 use anim::import::{
     DecodedDraco, Decoder, DracoPrimitive, ImageSize, Limits, MeshoptFilter, MeshoptMode, MeshoptView, PendingDraco,
+    meshopt_stride_suits,
 };
 use anim::{ImportError, Model};
 
@@ -43,25 +44,26 @@ impl Decoder for Decoders {
 
     fn decode_meshopt(&self, view: &MeshoptView<'_>, out: &mut [u8]) -> Result<(), String> {
         let stride = view.byte_stride;
+        if !meshopt_stride_suits(view.mode, view.filter, stride as u64) {
+            return Err(if view.filter != MeshoptFilter::None && view.mode != MeshoptMode::Attributes {
+                format!("the {:?} filter applies to attributes, not to {:?}", view.filter, view.mode)
+            } else {
+                format!("a byte stride of {stride} does not suit mode {:?} with filter {:?}", view.mode, view.filter)
+            });
+        }
         let result = match view.mode {
             MeshoptMode::Attributes => meshopt::decode_vertex_buffer(out, view.count, stride, view.compressed),
             MeshoptMode::Triangles => meshopt::decode_index_buffer(out, view.count, stride, view.compressed),
             MeshoptMode::Indices => meshopt::decode_index_sequence(out, view.count, stride, view.compressed),
         };
         result.map_err(|e| e.to_string())?;
-        if view.filter != MeshoptFilter::None && view.mode != MeshoptMode::Attributes {
-            return Err(format!("the {:?} filter applies to attributes, not to {:?}", view.filter, view.mode));
-        }
         match view.filter {
             MeshoptFilter::None => Ok(()),
             MeshoptFilter::Octahedral => meshopt::filter_octahedral(out, stride),
-            MeshoptFilter::Quaternion if stride == 8 => {
+            MeshoptFilter::Quaternion => {
                 meshopt::filter_quaternion(out);
                 Ok(())
             }
-            MeshoptFilter::Quaternion => Err(meshopt::MeshoptError::BadRequest(format!(
-                "the quaternion filter needs a byte stride of 8, not {stride}"
-            ))),
             MeshoptFilter::Exponential => {
                 meshopt::filter_exponential(out);
                 Ok(())

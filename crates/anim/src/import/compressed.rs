@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use super::accessor::{Component, ElementType, View};
 use super::decoder::{
-    DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView, PendingDraco,
+    DecodedDraco, DracoAttribute, DracoComponent, DracoPrimitive, MeshoptFilter, MeshoptMode, MeshoptView,
+    PendingDraco, meshopt_stride_suits,
 };
 use super::document::{Builder, bad_value, object_ref};
 use super::extensions::{DRACO, MESHOPT_EXTENSIONS, extension};
@@ -53,16 +54,7 @@ impl<'a> Builder<'a> {
             "COLOR" if name == "KHR_meshopt_compression" => MeshoptFilter::Color,
             other => return Err(bad_value(object, "filter", format!("unknown filter \"{other}\""))),
         };
-        let stride_ok = match (mode, filter) {
-            (MeshoptMode::Attributes, MeshoptFilter::None | MeshoptFilter::Exponential) => {
-                stride % 4 == 0 && (4..=256).contains(&stride)
-            }
-            (MeshoptMode::Attributes, MeshoptFilter::Octahedral | MeshoptFilter::Color) => stride == 4 || stride == 8,
-            (MeshoptMode::Attributes, MeshoptFilter::Quaternion) => stride == 8,
-            (_, MeshoptFilter::None) => stride == 2 || stride == 4,
-            _ => false,
-        };
-        if !stride_ok {
+        if !meshopt_stride_suits(mode, filter, stride) {
             return Err(bad_value(
                 object,
                 "byteStride",

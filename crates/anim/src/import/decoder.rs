@@ -51,6 +51,25 @@ pub struct MeshoptView<'a> {
     pub filter: MeshoptFilter,
 }
 
+/// Whether a meshopt view of `mode` with `filter` may have elements of `byte_stride` bytes:
+/// filters only on attributes (octahedral and colour at 4 or 8 bytes, quaternion at 8,
+/// exponential and none at a multiple of 4 up to 256), indices in 2 or 4 bytes. The importer
+/// refuses other views before asking a decoder; decoders refuse them too, not taking the
+/// request on trust.
+pub fn meshopt_stride_suits(mode: MeshoptMode, filter: MeshoptFilter, byte_stride: u64) -> bool {
+    match (mode, filter) {
+        (MeshoptMode::Attributes, MeshoptFilter::None | MeshoptFilter::Exponential) => {
+            byte_stride.is_multiple_of(4) && (4..=256).contains(&byte_stride)
+        }
+        (MeshoptMode::Attributes, MeshoptFilter::Octahedral | MeshoptFilter::Color) => {
+            byte_stride == 4 || byte_stride == 8
+        }
+        (MeshoptMode::Attributes, MeshoptFilter::Quaternion) => byte_stride == 8,
+        (_, MeshoptFilter::None) => byte_stride == 2 || byte_stride == 4,
+        _ => false,
+    }
+}
+
 /// The component type the core wants a decoded Draco attribute in (the accessor's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DracoComponent {

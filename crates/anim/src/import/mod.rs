@@ -24,7 +24,7 @@ pub(crate) use glb::{is_glb, split as split_glb};
 
 pub use decoder::{
     DecodedDraco, Decoder, DracoAttribute, DracoComponent, DracoPrimitive, ImageSize, MeshoptFilter, MeshoptMode,
-    MeshoptView, NoDecoder, PendingDraco,
+    MeshoptView, NoDecoder, PendingDraco, meshopt_stride_suits,
 };
 
 use std::path::Path;
