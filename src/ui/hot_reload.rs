@@ -19,11 +19,11 @@ use crate::watch::ModelWatch;
 pub struct HotReload {
     /// Watch the open file (on by default; the toggle in the top bar).
     pub enabled: bool,
-    /// Models swapped in by a reload.
+    /// Models swapped in by a reload (this session, every file watched).
     pub reloads: u64,
-    /// Reloads that did not load (the model on screen was kept).
+    /// Reloads that did not load (the model on screen was kept; this session, every file).
     pub failed_reloads: u64,
-    /// When the last reload succeeded.
+    /// When the last reload of the watched file succeeded.
     pub last_reload: Option<Instant>,
     /// Why the last reload failed, until a later one succeeds.
     pub last_failure: Option<String>,
@@ -32,6 +32,9 @@ pub struct HotReload {
     /// Why the file cannot be watched (no such folder, watcher limits), shown in the status.
     watch_error: Option<String>,
     job: Option<LoadJob>,
+    /// The file the status line counts for, and the session's counts (`reloads`,
+    /// `failed_reloads`) when it was first watched: the status shows that file's own.
+    counted: Option<(PathBuf, u64, u64)>,
     debounce: Duration,
     /// Wakes the window's event loop when a watched file changes (given by the window shell).
     waker: Option<Waker>,
@@ -59,6 +62,7 @@ impl Default for HotReload {
             watched: None,
             watch_error: None,
             job: None,
+            counted: None,
             debounce: crate::watch::DEBOUNCE,
             waker: None,
         }
@@ -76,6 +80,18 @@ impl HotReload {
         self.watch = None;
         self.watch_error = None;
         self.watched = wanted.map(Path::to_path_buf);
+        // A reload of what was watched must never land on what is on screen now (another file
+        // opened, or hot reload turned off while it loaded).
+        if let Some(job) = self.job.take() {
+            job.cancel();
+        }
+        if let Some(path) = wanted
+            && self.counted.as_ref().is_none_or(|(counted, ..)| counted != path)
+        {
+            self.counted = Some((path.to_path_buf(), self.reloads, self.failed_reloads));
+            self.last_reload = None;
+            self.last_failure = None;
+        }
         if let Some(path) = wanted {
             let waker = self.waker.clone();
             let wake = move || {
@@ -161,9 +177,13 @@ impl HotReload {
             Some(at) => format!("reloaded {}", ago(at.elapsed())),
             None => "not reloaded yet".to_owned(),
         };
-        let failed = if self.failed_reloads > 0 { format!(", {} failed", self.failed_reloads) } else { String::new() };
+        let (reloads, failed_reloads) = match &self.counted {
+            Some((_, reloads, failed)) => (self.reloads - reloads, self.failed_reloads - failed),
+            None => (self.reloads, self.failed_reloads),
+        };
+        let failed = if failed_reloads > 0 { format!(", {failed_reloads} failed") } else { String::new() };
         let pending = if self.job.is_some() { " — reloading…" } else { "" };
-        format!("watching {name}: {last} ({} reloads{failed}){pending}", self.reloads)
+        format!("watching {name}: {last} ({reloads} reloads{failed}){pending}")
     }
 
     /// The toggle and the status line.
@@ -217,6 +237,46 @@ mod tests {
         let mut pending = false;
         assert!(hot_reload.poll(Instant::now(), &mut pending).is_none());
         assert!(pending, "a settling change keeps the window polling");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn opening_another_file_drops_the_old_files_reload_and_counts_afresh() {
+        let dir = std::env::temp_dir().join(format!("animtune-hot-reload-switch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let (old, new) = (dir.join("old.glb"), dir.join("new.glb"));
+        for path in [&old, &new] {
+            std::fs::write(path, crate::mannequin::DEFAULT_MODEL_GLB).expect("written");
+        }
+        let mut hot_reload = HotReload::default();
+        hot_reload.sync(Some(&old));
+        // One reload of the old file done and one failed, a second one still loading.
+        hot_reload.reloads = 1;
+        hot_reload.failed_reloads = 1;
+        hot_reload.last_reload = Some(Instant::now());
+        hot_reload.job = Some(LoadJob::start(&old, anim::import::Limits::default()));
+        assert!(hot_reload.status().starts_with("watching old.glb: reloaded"), "{}", hot_reload.status());
+        assert!(hot_reload.status().contains("(1 reloads, 1 failed) — reloading…"), "{}", hot_reload.status());
+
+        // Another file is opened while the old one's reload runs.
+        hot_reload.sync(Some(&new));
+        assert_eq!(hot_reload.status(), "watching new.glb: not reloaded yet (0 reloads)");
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(500) {
+            let mut pending = false;
+            assert!(
+                hot_reload.poll(Instant::now(), &mut pending).is_none(),
+                "the old file's reload landed on the new one"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The session's totals (written by `--stats-out`) keep every file's reloads.
+        assert_eq!((hot_reload.reloads, hot_reload.failed_reloads), (1, 1));
+
+        // Back to the first file: counted afresh too.
+        hot_reload.sync(Some(&old));
+        assert_eq!(hot_reload.status(), "watching old.glb: not reloaded yet (0 reloads)");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
