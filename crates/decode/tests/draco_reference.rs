@@ -3,7 +3,9 @@
 //! at the settings of [`variants::DRACO_REFERENCE_SETTINGS`] (the skinned ones at all 8, the
 //! others at one edgebreaker and one sequential row), each Draco primitive decoded by both, the
 //! triangle indices equal and every attribute value equal or within half its quantization step;
-//! then the whole file opens through the importer.
+//! then the whole file opens through the importer. Google's own test streams (every bitstream
+//! version its encoder has written, meshes and point clouds) and its Draco glTF box, kept in
+//! `tests/google-draco/`, decode bit for bit like Google's decoder.
 
 use std::path::Path;
 
@@ -73,16 +75,21 @@ struct Compared {
     worst_steps: f64,
 }
 
-/// Decode every Draco primitive the reference dumped with animtune and compare.
-fn compare(reference: &Path, settings: DracoSettings, label: &str) -> Compared {
+/// Decode every Draco primitive the reference dumped with animtune and compare: within half a
+/// quantization step of `settings` (gltf-transform's), or bit for bit without settings.
+fn compare(reference: &Path, settings: Option<DracoSettings>, label: &str) -> Compared {
     let index: serde_json::Value =
         serde_json::from_slice(&std::fs::read(reference.join("index.json")).expect("index.json")).expect("json");
     let mut compared = Compared::default();
     for primitive in index.as_array().expect("an array") {
         let name = primitive["name"].as_str().expect("name");
         let stream = std::fs::read(reference.join(format!("{name}.drc"))).expect("the stream");
-        let attributes: Vec<&serde_json::Value> =
+        let mut attributes: Vec<&serde_json::Value> =
             primitive["attributes"].as_array().expect("attributes").iter().collect();
+        // A unique id names one attribute (a glTF file names them so): where a stream before
+        // bitstream 1.3 repeats one, both decoders give its first attribute.
+        let mut seen = std::collections::HashSet::new();
+        attributes.retain(|a| seen.insert(a["uniqueId"].as_u64()));
         let wanted: Vec<DracoAttribute> = attributes
             .iter()
             .map(|a| DracoAttribute {
@@ -100,8 +107,9 @@ fn compare(reference: &Path, settings: DracoSettings, label: &str) -> Compared {
             index_count: primitive["indexCount"].as_u64().map(|n| n as usize),
         };
         let decoded = decode::draco::decode(&request).unwrap_or_else(|e| panic!("{label} {name}: {e}"));
+        // A point cloud has no triangles (and no `.idx`).
         let indices: Vec<u32> = std::fs::read(reference.join(format!("{name}.idx")))
-            .expect("indices")
+            .unwrap_or_default()
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
@@ -114,7 +122,7 @@ fn compare(reference: &Path, settings: DracoSettings, label: &str) -> Compared {
             let theirs: Vec<f64> = theirs.chunks_exact(size).map(|b| value(b, want.component)).collect();
             // The quantization step of each component: its range over 2^bits − 1 (integers
             // are not quantized further: step 0, so they must be equal).
-            let step = if want.component == DracoComponent::F32 {
+            let step = if let (DracoComponent::F32, Some(settings)) = (want.component, settings) {
                 let bits = quantization_bits(&want.semantic, settings);
                 (0..want.components)
                     .map(|c| {
@@ -170,7 +178,7 @@ fn draco_decodes_like_googles_decoder_at_every_setting() {
             let label = format!("{relative} {}", settings.tag());
             let glb = variants::draco_variant(&tool, &source, settings);
             let reference = variants::draco_reference(&glb);
-            let compared = compare(&reference, settings, &label);
+            let compared = compare(&reference, Some(settings), &label);
             // gltf-transform leaves primitives with morph targets uncompressed; every skinned
             // model has Draco primitives.
             assert!(compared.primitives > 0 || !skinned, "{label}: no Draco primitive");
@@ -192,4 +200,90 @@ fn draco_decodes_like_googles_decoder_at_every_setting() {
          the rest within {worst:.3} quantization steps"
     );
     assert!(primitives > 0, "no Draco primitive compared");
+}
+
+/// Google's test data (`tests/google-draco/`, from google/draco's `testdata/`, Apache-2.0): its
+/// Draco streams as its encoders wrote them from 0.9 to 1.5 (bitstreams 1.1 to 2.3, sequential
+/// and edgebreaker, meshes and point clouds, quantized and not, with metadata and sub-objects)
+/// and its Draco glTF box, each decoded by Google's decoder (npm `draco3d`, the full build with
+/// the older bitstreams and point clouds) and by animtune: every index and value bit-identical.
+#[test]
+fn googles_own_draco_files_decode_like_googles_decoder() {
+    if variants::gltf_transform().is_none() {
+        return;
+    }
+    let root = devtools::ci::repo_root();
+    if !root.join(".tools/node_modules/draco3d/package.json").exists() {
+        devtools::ci::skip("npm draco3d is not installed in .tools/ (scripts/install-test-deps.sh installs it)");
+        return;
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/google-draco");
+    let cache = root.join("target/variants/google-draco");
+    std::fs::create_dir_all(&cache).expect("the cache folder");
+    let mut names: Vec<String> = std::fs::read_dir(&here)
+        .expect("tests/google-draco")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".drc") || n == "Box_Draco.glb")
+        .collect();
+    names.sort();
+    let (mut streams, mut values) = (0, 0);
+    for name in &names {
+        let bytes = std::fs::read(here.join(name)).expect("the file");
+        // The reference is cached beside a copy named by the bytes, not in the source tree.
+        let copy = cache.join(format!("{:016x}-{name}", variants::fnv1a(&bytes)));
+        if !copy.exists() {
+            std::fs::write(&copy, &bytes).expect("the copy");
+        }
+        let compared = compare(&variants::draco_reference(&copy), None, name);
+        assert_eq!(compared.primitives, 1, "{name}: one Draco stream");
+        assert_eq!(compared.identical, compared.values, "{name}");
+        println!("{name}: {} values bit-identical to draco3d", compared.values);
+        streams += 1;
+        values += compared.values;
+    }
+    println!("{streams} of Google's Draco files, {values} values: every one bit-identical to draco3d");
+    assert_eq!(streams, 26, "25 streams and the glTF box");
+}
+
+/// Google's Draco glTF box opens like its uncompressed original: the same triangles (corner
+/// positions and normals within the 11-bit quantization of a unit box).
+#[test]
+fn googles_draco_box_opens_like_the_uncompressed_box() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/google-draco");
+    let limits = anim::import::Limits::default();
+    let triangles = |file: &str| -> Vec<[f32; 18]> {
+        let model = decode::load_path(&here.join(file), &limits).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut triangles: Vec<[f32; 18]> = Vec::new();
+        for primitive in model.meshes().iter().flat_map(|m| &m.primitives) {
+            let indices: Vec<u32> =
+                primitive.indices.clone().unwrap_or_else(|| (0..primitive.positions.len() as u32).collect());
+            for corners in indices.chunks_exact(3) {
+                // Each triangle from its smallest corner on, so that renumbered points and
+                // rotated corners compare equal.
+                let first = (0..3)
+                    .min_by(|&a, &b| {
+                        let (p, q) =
+                            (primitive.positions[corners[a] as usize], primitive.positions[corners[b] as usize]);
+                        p.to_array().partial_cmp(&q.to_array()).expect("finite")
+                    })
+                    .expect("three corners");
+                let mut triangle = [0.0; 18];
+                for k in 0..3 {
+                    let corner = corners[(first + k) % 3] as usize;
+                    triangle[k * 6..k * 6 + 3].copy_from_slice(&primitive.positions[corner].to_array());
+                    triangle[k * 6 + 3..k * 6 + 6].copy_from_slice(&primitive.normals[corner].to_array());
+                }
+                triangles.push(triangle);
+            }
+        }
+        triangles.sort_by(|a, b| a.partial_cmp(b).expect("finite"));
+        triangles
+    };
+    let (original, draco) = (triangles("Box.glb"), triangles("Box_Draco.glb"));
+    assert_eq!(original.len(), 12, "a box has 12 triangles");
+    assert_eq!(draco.len(), original.len());
+    for (a, b) in original.iter().zip(&draco) {
+        let off = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+        assert!(off <= 1e-3, "{a:?} against {b:?}");
+    }
 }

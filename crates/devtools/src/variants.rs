@@ -148,7 +148,8 @@ pub fn basisu() -> Option<PathBuf> {
     None
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
+/// FNV-1a of `bytes`: the cache key of a file's variants and references.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
