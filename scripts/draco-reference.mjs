@@ -5,7 +5,7 @@
 // crates/decode/tests/draco_reference.rs can compare animtune's decoder with it attribute by
 // attribute.
 //
-// Usage: node scripts/draco-reference.mjs IN.glb OUT_DIR
+// Usage: node scripts/draco-reference.mjs IN.glb OUT_DIR   (or IN.gltf, its buffer 0 a file)
 //        node scripts/draco-reference.mjs IN.drc OUT_DIR   (a bare Draco stream)
 // Writes OUT_DIR/index.json and, per primitive `m<mesh>p<prim>` (a bare stream: `stream`): the
 // compressed stream (`.drc`), the triangle indices as little-endian u32 (`.idx`), and per
@@ -46,16 +46,22 @@ if (bare) {
     bareStream(glb);
     process.exit(0);
 }
-if (glb.readUInt32LE(0) !== 0x46546c67) throw new Error(`${input}: not a .glb or a Draco stream`);
 let json = null;
 let bin = null;
-for (let at = 12; at + 8 <= glb.length;) {
-    const length = glb.readUInt32LE(at);
-    const type = glb.readUInt32LE(at + 4);
-    const chunk = glb.subarray(at + 8, at + 8 + length);
-    if (type === 0x4e4f534a) json = JSON.parse(chunk.toString('utf8'));
-    else if (type === 0x004e4942) bin = chunk;
-    at += 8 + length;
+if (input.endsWith('.gltf')) {
+    // A .gltf with its first buffer in a file beside it.
+    json = JSON.parse(glb.toString('utf8'));
+    bin = fs.readFileSync(path.join(path.dirname(input), json.buffers[0].uri));
+} else {
+    if (glb.readUInt32LE(0) !== 0x46546c67) throw new Error(`${input}: not a .glb, .gltf or Draco stream`);
+    for (let at = 12; at + 8 <= glb.length;) {
+        const length = glb.readUInt32LE(at);
+        const type = glb.readUInt32LE(at + 4);
+        const chunk = glb.subarray(at + 8, at + 8 + length);
+        if (type === 0x4e4f534a) json = JSON.parse(chunk.toString('utf8'));
+        else if (type === 0x004e4942) bin = chunk;
+        at += 8 + length;
+    }
 }
 if (!json || !bin) throw new Error(`${input}: no JSON or BIN chunk`);
 

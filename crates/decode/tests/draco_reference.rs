@@ -3,9 +3,10 @@
 //! at the settings of [`variants::DRACO_REFERENCE_SETTINGS`] (the skinned ones at all 8, the
 //! others at one edgebreaker and one sequential row), each Draco primitive decoded by both, the
 //! triangle indices equal and every attribute value equal or within half its quantization step;
-//! then the whole file opens through the importer. Google's own test streams (every bitstream
-//! version its encoder has written, meshes and point clouds) and its Draco glTF box, kept in
-//! `tests/google-draco/`, decode bit for bit like Google's decoder.
+//! then the whole file opens through the importer. Real Draco files kept in the repository —
+//! Google's own test streams (every bitstream version its encoder has written, meshes and point
+//! clouds) and its Draco glTF box, and a mesh from glTF-Transform's tests — decode bit for bit
+//! like Google's decoder.
 
 use std::path::Path;
 
@@ -202,13 +203,16 @@ fn draco_decodes_like_googles_decoder_at_every_setting() {
     assert!(primitives > 0, "no Draco primitive compared");
 }
 
-/// Google's test data (`tests/google-draco/`, from google/draco's `testdata/`, Apache-2.0): its
-/// Draco streams as its encoders wrote them from 0.9 to 1.5 (bitstreams 1.1 to 2.3, sequential
-/// and edgebreaker, meshes and point clouds, quantized and not, with metadata and sub-objects)
-/// and its Draco glTF box, each decoded by Google's decoder (npm `draco3d`, the full build with
-/// the older bitstreams and point clouds) and by animtune: every index and value bit-identical.
+/// Real Draco files from public repositories, kept with their licences: Google's test data
+/// (`tests/google-draco/`, from google/draco's `testdata/`, Apache-2.0): its Draco streams as its
+/// encoders wrote them from 0.9 to 1.5 (bitstreams 1.1 to 2.3, sequential and edgebreaker, meshes
+/// and point clouds, quantized and not, with metadata and sub-objects) and its Draco glTF box;
+/// and a skinned-attribute mesh from glTF-Transform's tests (`tests/gltf-transform-draco/`, MIT).
+/// Each is decoded by Google's decoder (npm `draco3d`, the full build with the older bitstreams
+/// and point clouds, for bare streams; draco3dgltf for glTF files) and by animtune: every index
+/// and value bit-identical.
 #[test]
-fn googles_own_draco_files_decode_like_googles_decoder() {
+fn real_draco_files_decode_like_googles_decoder() {
     if variants::gltf_transform().is_none() {
         return;
     }
@@ -217,32 +221,47 @@ fn googles_own_draco_files_decode_like_googles_decoder() {
         devtools::ci::skip("npm draco3d is not installed in .tools/ (scripts/install-test-deps.sh installs it)");
         return;
     }
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/google-draco");
-    let cache = root.join("target/variants/google-draco");
-    std::fs::create_dir_all(&cache).expect("the cache folder");
-    let mut names: Vec<String> = std::fs::read_dir(&here)
-        .expect("tests/google-draco")
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".drc") || n == "Box_Draco.glb")
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut files: Vec<std::path::PathBuf> = ["google-draco", "gltf-transform-draco"]
+        .iter()
+        .flat_map(|folder| std::fs::read_dir(tests.join(folder)).expect("the folder"))
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".drc") || name == "Box_Draco.glb" || name.ends_with(".gltf")
+        })
         .collect();
-    names.sort();
+    files.sort();
     let (mut streams, mut values) = (0, 0);
-    for name in &names {
-        let bytes = std::fs::read(here.join(name)).expect("the file");
-        // The reference is cached beside a copy named by the bytes, not in the source tree.
-        let copy = cache.join(format!("{:016x}-{name}", variants::fnv1a(&bytes)));
+    for file in &files {
+        let name = file.file_name().and_then(|n| n.to_str()).expect("a name");
+        let bytes = std::fs::read(file).expect("the file");
+        // The reference is cached beside a copy (with the files its folder holds, for a .gltf's
+        // buffer) in a folder named by the bytes, not in the source tree.
+        let dir = root.join(format!("target/variants/real-draco/{:016x}", variants::fnv1a(&bytes)));
+        let copy = dir.join(name);
         if !copy.exists() {
+            std::fs::create_dir_all(&dir).expect("the cache folder");
+            if name.ends_with(".gltf") {
+                for sibling in std::fs::read_dir(file.parent().expect("a folder")).expect("the folder") {
+                    let sibling = sibling.expect("an entry").path();
+                    std::fs::copy(&sibling, dir.join(sibling.file_name().expect("a name"))).expect("the copy");
+                }
+            }
             std::fs::write(&copy, &bytes).expect("the copy");
         }
         let compared = compare(&variants::draco_reference(&copy), None, name);
         assert_eq!(compared.primitives, 1, "{name}: one Draco stream");
         assert_eq!(compared.identical, compared.values, "{name}");
+        if name.ends_with(".gltf") || name.ends_with(".glb") {
+            decode::load_path(file, &anim::import::Limits::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
         println!("{name}: {} values bit-identical to draco3d", compared.values);
         streams += 1;
         values += compared.values;
     }
-    println!("{streams} of Google's Draco files, {values} values: every one bit-identical to draco3d");
-    assert_eq!(streams, 26, "25 streams and the glTF box");
+    println!("{streams} real Draco files, {values} values: every one bit-identical to draco3d");
+    assert_eq!(streams, 27, "Google's 25 streams and glTF box, glTF-Transform's mesh");
 }
 
 /// Google's Draco glTF box opens like its uncompressed original: the same triangles (corner
